@@ -1,0 +1,118 @@
+"""Session events: one typed union, serialized the same way by every face.
+
+The in-process bus, the web UI's SSE, `loom run --output-format stream-json` and ACP all
+carry these. Names follow seed 001 (new_message, session_status, tool_executing,
+tool_complete, permission_request, mode_changed) plus text deltas, retries, progress,
+errors and sync errors.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from loom.core.messages import Message
+
+SessionStatusName = Literal["idle", "thinking", "executing_tool"]
+ModeName = Literal["normal", "architect"]
+
+
+class _Event(BaseModel):
+    session_id: str
+
+
+class NewMessage(_Event):
+    type: Literal["new_message"] = "new_message"
+    message: Message
+
+
+class SessionStatus(_Event):
+    type: Literal["session_status"] = "session_status"
+    status: SessionStatusName
+
+
+class ToolExecuting(_Event):
+    type: Literal["tool_executing"] = "tool_executing"
+    tool_name: str
+    call_id: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolProgress(_Event):
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_name: str
+    call_id: str
+    fraction: float | None = None
+    message: str = ""
+
+
+class ToolComplete(_Event):
+    type: Literal["tool_complete"] = "tool_complete"
+    tool_name: str
+    call_id: str
+    result: str
+    is_error: bool = False
+
+
+class PermissionRequest(_Event):
+    type: Literal["permission_request"] = "permission_request"
+    tool_name: str
+    tool_path: str | None = None  # the path or command the grant would cover
+    call_id: str = ""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModeChanged(_Event):
+    type: Literal["mode_changed"] = "mode_changed"
+    mode: ModeName
+
+
+class TextDeltaEvent(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class LlmRetry(_Event):
+    type: Literal["llm_retry"] = "llm_retry"
+    attempt: int
+    delay_seconds: float
+    error: str
+
+
+class SessionError(_Event):
+    type: Literal["error"] = "error"
+    origin: Literal["Llm", "Tool", "Io"]
+    message: str
+
+
+class SyncError(_Event):
+    type: Literal["sync_error"] = "sync_error"
+    thread_id: str
+    message: str
+
+
+class TurnComplete(_Event):
+    type: Literal["turn_complete"] = "turn_complete"
+    text: str = ""
+
+
+SessionEvent = Annotated[
+    NewMessage
+    | SessionStatus
+    | ToolExecuting
+    | ToolProgress
+    | ToolComplete
+    | PermissionRequest
+    | ModeChanged
+    | TextDeltaEvent
+    | LlmRetry
+    | SessionError
+    | SyncError
+    | TurnComplete,
+    Field(discriminator="type"),
+]
+
+
+def topic_for(session_id: str) -> str:
+    return f"session:{session_id}"

@@ -1,0 +1,96 @@
+"""Message snapshots as they appear in a thread's conversation.
+
+One model per role, joined into a discriminated union on `role`. Every model keeps
+fields it does not know (`extra="allow"`) so a file written by a newer Loom, or by
+hand, survives being rewritten. Optional fields that are unset are not written.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+
+class _Snapshot(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_optionals(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {key: value for key, value in data.items() if value is not None}
+
+
+class ToolCall(_Snapshot):
+    """A model's request to run one tool."""
+
+    id: str
+    tool_name: str
+    arguments_json: dict[str, Any] = Field(default_factory=dict)
+
+
+class Usage(_Snapshot):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class _MessageBase(_Snapshot):
+    content: str = ""
+    id: str | None = None
+    created_at: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_optionals(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        # `role` first so a file reads naturally; empty tool_calls lists are noise.
+        ordered = {"role": data.pop("role")}
+        for key, value in data.items():
+            if value is not None and not (key == "tool_calls" and not value):
+                ordered[key] = value
+        return ordered
+
+
+class UserMessage(_MessageBase):
+    role: Literal["user"] = "user"
+
+
+class SystemMessage(_MessageBase):
+    role: Literal["system"] = "system"
+
+
+class AssistantMessage(_MessageBase):
+    role: Literal["assistant"] = "assistant"
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    model: str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    mode: str | None = None
+
+
+class ToolMessage(_MessageBase):
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_name: str
+    is_error: bool | None = None
+
+
+Message = Annotated[
+    UserMessage | AssistantMessage | ToolMessage | SystemMessage,
+    Field(discriminator="role"),
+]
+
+
+def message_text(message: UserMessage | AssistantMessage | ToolMessage | SystemMessage) -> str:
+    """The searchable text of a message: its content plus tool call arguments."""
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        import json
+
+        calls = " ".join(
+            f"{call.tool_name} {json.dumps(call.arguments_json, ensure_ascii=False)}"
+            for call in message.tool_calls
+        )
+        return f"{message.content} {calls}".strip()
+    return message.content

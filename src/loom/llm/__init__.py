@@ -1,0 +1,1 @@
+"""LLM providers behind one streaming Provider protocol (see `loom.llm.base`)."""

@@ -1,0 +1,115 @@
+"""The Provider protocol: one streamed request in, text deltas / tool calls / usage out.
+
+Every adapter (anthropic, openai, google, openai-compatible, scripted) implements
+`Provider.stream`. Errors are raised as `LlmError` with `transient` set, so the retry
+policy never needs to know which SDK raised them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from loom.core.messages import Message, ToolCall, Usage
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description, JSON schema of its parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LlmRequest:
+    model: str  # the model id without the provider prefix, e.g. "claude-sonnet-4-6"
+    messages: Sequence[Message]
+    system: str = ""
+    tools: Sequence[ToolSpec] = ()
+    max_tokens: int = 8192
+    temperature: float | None = None
+
+
+# -- stream events -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    """A complete tool call (adapters assemble streamed argument fragments first)."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    stop_reason: str  # "end_turn", "tool_use", "max_tokens", ...
+
+
+StreamEvent = TextDelta | ToolCallReady | UsageReport | StreamEnd
+
+
+@dataclass
+class LlmResponse:
+    """A whole response, collected from a stream."""
+
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "end_turn"
+
+
+class LlmError(Exception):
+    """A failed model call. `transient` errors (429, 5xx, 529, timeouts, connection
+    errors) are retried with backoff; permanent ones (400, 401, 403, 404) are not."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        transient: bool,
+        status: int | None = None,
+        provider: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+        self.provider = provider
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str  # "anthropic", "openai", "google", "openai-compatible", "scripted"
+
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]: ...
+
+
+async def collect(stream: AsyncIterator[StreamEvent]) -> LlmResponse:
+    """Drain a stream into one LlmResponse."""
+    response = LlmResponse()
+    parts: list[str] = []
+    async for event in stream:
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+        elif isinstance(event, ToolCallReady):
+            response.tool_calls.append(event.call)
+        elif isinstance(event, UsageReport):
+            response.usage = event.usage
+        elif isinstance(event, StreamEnd):
+            response.stop_reason = event.stop_reason
+    response.content = "".join(parts)
+    return response

@@ -1,0 +1,1 @@
+"""Local thread storage: JSON files (the truth), the SQLite index, locks, sync."""

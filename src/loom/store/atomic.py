@@ -1,0 +1,70 @@
+"""Crash-safe file replacement: temp file, fsync, rename, fsync the directory.
+
+After `atomic_write_bytes` returns, the new content is durable; if the process dies at
+any point before, the old file is untouched. Temp files are named `.<name>.<pid>.tmp`
+(hidden, never matching `T-*.json`) so a reader listing threads never sees one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from pathlib import Path
+
+
+class StorageError(OSError):
+    """A write that could not be made durable; the previous file is intact."""
+
+
+def temp_path_for(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically (and durably unless `durable=False`)."""
+    tmp = temp_path_for(path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except OSError as exc:
+        raise _explain(exc, path) from exc
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise _explain(exc, path) from exc
+    if durable:
+        fsync_dir(path.parent)
+
+
+def _remove_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _explain(exc: OSError, path: Path) -> StorageError:
+    if exc.errno == errno.ENOSPC:
+        why = "the disk is full; free some space and try again"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = f"the folder {path.parent} is not writable; check its permissions"
+    else:
+        why = exc.strerror or str(exc)
+    message = f"could not save {path.name}: {why} (the previous copy is intact)"
+    return StorageError(exc.errno or 0, message)

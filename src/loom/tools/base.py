@@ -1,0 +1,88 @@
+"""The Tool protocol, its context and result, and the registry.
+
+A tool validates its own arguments and raises `ToolError` with a message that tells the
+model how to call it right; the session turns that into an error tool result, never a
+crash. `risk` feeds the permission decision: "read" tools run freely, "write" and
+"execute" tools ask unless granted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from loom.llm.base import ToolSpec
+
+Risk = Literal["read", "write", "execute"]
+
+
+class ToolError(Exception):
+    """A tool failed in a way the model can fix (bad arguments, missing file, ...)."""
+
+
+@dataclass
+class ToolResult:
+    content: str
+    is_error: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+ProgressCallback = Callable[[float | None, str], Awaitable[None] | None]
+
+
+@dataclass
+class ToolContext:
+    project_root: Path
+    session_id: str = ""
+    thread_id: str = ""
+    progress: ProgressCallback | None = None
+    extras: dict[str, Any] = field(default_factory=dict)  # e.g. repo index, LSP supervisor
+
+    async def report(self, fraction: float | None, message: str) -> None:
+        if self.progress is not None:
+            outcome = self.progress(fraction, message)
+            if outcome is not None:
+                await outcome
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema (type: object)
+    risk: Risk
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+    def permission_subject(self, args: dict[str, Any]) -> str | None:
+        """What a grant is scoped to: a path for file tools, the command for shell."""
+        ...
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [ToolSpec(t.name, t.description, t.parameters) for t in self._tools.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)

@@ -1,0 +1,19 @@
+"""Test-wide isolation: every test gets its own LOOM_HOME and never reaches a real model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ["LOOM_ALLOW_MODEL_REQUESTS"] = "0"
+for _key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+    os.environ.pop(_key, None)
+
+
+@pytest.fixture(autouse=True)
+def loom_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("loom-home")
+    monkeypatch.setenv("LOOM_HOME", str(home))
+    return home
