@@ -1,0 +1,56 @@
+"""The local SQLite database (`loom.db`): one connection helper and ordered migrations.
+
+Each component (the thread index, permission grants, ...) owns an ordered list of small
+migration functions; `migrate` applies the ones not yet applied, in one transaction
+each, and records the component's version in `_migrations`. Add a migration by
+appending a function to the component's list; never edit or reorder applied ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+Migration = Callable[[sqlite3.Connection], None]
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open `loom.db` in WAL mode with a busy timeout (creating its folder if needed)."""
+    if readonly:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def migrate(conn: sqlite3.Connection, component: str, migrations: Sequence[Migration]) -> int:
+    """Apply `component`'s pending migrations; return its schema version afterwards."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (component TEXT PRIMARY KEY, version INTEGER)"
+    )
+    row = conn.execute(
+        "SELECT version FROM _migrations WHERE component = ?", (component,)
+    ).fetchone()
+    current = row[0] if row else 0
+    for number, step in enumerate(migrations[current:], start=current + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            step(conn)
+            conn.execute(
+                "INSERT INTO _migrations (component, version) VALUES (?, ?) "
+                "ON CONFLICT(component) DO UPDATE SET version = excluded.version",
+                (component, number),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return max(current, len(migrations))
