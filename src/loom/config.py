@@ -1,0 +1,377 @@
+"""Layered configuration: defaults < user file < project file < environment < flags.
+
+Files (TOML):
+  user     `$XDG_CONFIG_HOME/loom/config.toml` (`LoomPaths.user_config_file`)
+  project  the nearest `.loom.toml` walking up from the working directory, stopping at the
+           git root (the project root). Project rules live next to it in `LOOM.md`.
+
+Environment (each overrides the files; documented here because it is the reference):
+  LOOM_MODEL                 model.default            e.g. "anthropic:claude-sonnet-4-6"
+  LOOM_ARCHITECT_MODEL       model.architect
+  LOOM_EDITOR_MODEL          model.editor
+  LOOM_AUTO_APPROVE          permissions.auto_approve  comma-separated tool names
+  LOOM_SHELL_TIMEOUT         shell.timeout             seconds
+  LOOM_REPO_WATCH            repo.watch_enabled        1/0, true/false
+  LOOM_MAP_TOKENS            repo.map_tokens
+  LOOM_SYNC_SERVER_URL       sync.server_url
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL            providers.anthropic.*
+  OPENAI_API_KEY, OPENAI_BASE_URL                  providers.openai.*
+  GEMINI_API_KEY (or GOOGLE_API_KEY)               providers.google.api_key
+  LOOM_OPENAI_COMPATIBLE_API_KEY, LOOM_OPENAI_COMPATIBLE_BASE_URL
+                                                   providers.openai-compatible.*
+
+Flags arrive as `overrides`, a nested dict (`{"model": {"default": ...}}`) or dotted keys
+(`{"model.default": ...}`). Lists replace lists between layers, except the safety lists
+`permissions.deny` and `repo.ignore`, which add up: a project file can never drop a deny
+rule the user set.
+
+Unknown keys are reported as warnings (file, key, valid keys) and ignored; bad TOML or a
+wrong type is a `ConfigError` naming the file, line and key. This module imports only
+tomllib and pydantic so every command can afford it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from loom.paths import LoomPaths
+
+PROJECT_CONFIG_NAME = ".loom.toml"
+PROJECT_RULES_NAME = "LOOM.md"
+RULES_MAX_BYTES = 64_000
+ADDITIVE_KEYS = {("permissions", "deny"), ("repo", "ignore")}
+
+
+class ConfigError(Exception):
+    """A configuration problem a person must fix; the message says where and how."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class ModelSection(_Section):
+    default: str = "anthropic:claude-sonnet-4-6"
+    architect: str = "anthropic:claude-opus-4-6"
+    editor: str = "anthropic:claude-haiku-4-5"  # the fast model that carries out plan steps
+
+
+class ProviderSettings(_Section):
+    api_key: str | None = None
+    base_url: str | None = None
+
+
+class ProvidersSection(_Section):
+    anthropic: ProviderSettings = Field(default_factory=ProviderSettings)
+    openai: ProviderSettings = Field(default_factory=ProviderSettings)
+    google: ProviderSettings = Field(default_factory=ProviderSettings)
+    openai_compatible: ProviderSettings = Field(
+        default_factory=ProviderSettings, alias="openai-compatible"
+    )
+
+    def for_provider(self, name: str) -> ProviderSettings:
+        return getattr(self, name.replace("-", "_"), None) or ProviderSettings()
+
+
+class PermissionsSection(_Section):
+    auto_approve: list[str] = Field(default_factory=list)  # tool names that never ask
+    deny: list[str] = Field(default_factory=list)  # rules like "shell:rm *" or "file_write:.env"
+
+
+class ShellSection(_Section):
+    timeout: float = Field(default=120.0, gt=0)
+    max_output_bytes: int = Field(default=30_000, gt=0)
+
+
+class ContextSection(_Section):
+    reserved_output_tokens: int = Field(default=8192, gt=0)
+    max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
+    rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+
+
+class RepoSection(_Section):
+    watch_enabled: bool = True
+    map_tokens: int = Field(default=1024, ge=0)
+    ignore: list[str] = Field(default_factory=list)  # gitignore-style patterns
+    max_file_bytes: int = Field(default=1_000_000, gt=0)
+
+
+class LspSection(_Section):
+    enabled: bool = True
+    servers: dict[str, list[str]] = Field(
+        default_factory=lambda: {"python": ["basedpyright-langserver", "--stdio"]}
+    )
+
+
+class SyncSection(_Section):
+    server_url: str | None = None  # the token lives in the credentials file, never here
+
+
+class UiSection(_Section):
+    editing_mode: Literal["emacs", "vi"] = "emacs"
+    show_tool_output: bool = True  # print a short preview of each tool result in the REPL
+
+
+class LoomConfig(_Section):
+    model: ModelSection = Field(default_factory=ModelSection)
+    providers: ProvidersSection = Field(default_factory=ProvidersSection)
+    permissions: PermissionsSection = Field(default_factory=PermissionsSection)
+    shell: ShellSection = Field(default_factory=ShellSection)
+    context: ContextSection = Field(default_factory=ContextSection)
+    repo: RepoSection = Field(default_factory=RepoSection)
+    lsp: LspSection = Field(default_factory=LspSection)
+    sync: SyncSection = Field(default_factory=SyncSection)
+    ui: UiSection = Field(default_factory=UiSection)
+
+    # Where this configuration came from; not configurable themselves.
+    project_root: Path = Field(default_factory=Path.cwd, exclude=True)
+    sources: list[Path] = Field(default_factory=list, exclude=True)
+    warnings: list[str] = Field(default_factory=list, exclude=True)
+
+
+_NOT_CONFIGURABLE = {"project_root", "sources", "warnings"}
+
+
+@dataclass
+class _Layer:
+    name: str  # a file path, "environment" or "flags"
+    data: dict[str, Any]
+    text: str = ""  # the TOML source, to find line numbers
+    path: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+# -- loading ------------------------------------------------------------------------
+
+
+def load_config(
+    cwd: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    *,
+    paths: LoomPaths | None = None,
+    environ: dict[str, str] | None = None,
+) -> LoomConfig:
+    """Read every layer and return the effective configuration.
+
+    Raises ConfigError for unreadable files, bad TOML and values of the wrong type.
+    """
+    cwd = (cwd or Path.cwd()).resolve()
+    paths = paths or LoomPaths.from_env()
+    env = os.environ if environ is None else environ
+    project_root, project_file = find_project(cwd)
+
+    layers: list[_Layer] = []
+    for path in (paths.user_config_file, project_file):
+        if path is not None and path.is_file():
+            layers.append(_read_toml(path))
+    layers.append(_Layer("environment", _from_environment(env)))
+    layers.append(_Layer("flags", _expand_dotted(overrides or {})))
+
+    merged: dict[str, Any] = {}
+    warnings: list[str] = []
+    for layer in layers:
+        _report_unknown(layer, LoomConfig, layer.data, (), warnings)
+        _validate(layer)  # name the layer that holds a bad value, not the merge
+        _merge(merged, layer.data, ())
+    config = _validate(_Layer("merged configuration", merged))
+    config.project_root = project_root
+    config.sources = [layer.path for layer in layers if layer.path is not None]
+    config.warnings = warnings
+    return config
+
+
+def find_project(cwd: Path) -> tuple[Path, Path | None]:
+    """(project root, nearest .loom.toml or None). The root is the git root when there is
+    one, else the folder holding .loom.toml, else `cwd`."""
+    config_file: Path | None = None
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / PROJECT_CONFIG_NAME
+        if config_file is None and candidate.is_file():
+            config_file = candidate
+        if (folder / ".git").exists():
+            return folder, config_file
+    if config_file is not None:
+        return config_file.parent, config_file
+    return cwd, None
+
+
+def load_project_rules(project_root: Path, cwd: Path | None = None) -> str:
+    """The project's rules for the system prompt: LOOM.md at the project root, plus a
+    LOOM.md in the working directory when it differs. Empty when there are none."""
+    candidates = [project_root / PROJECT_RULES_NAME]
+    if cwd is not None and cwd.resolve() != project_root.resolve():
+        candidates.append(cwd / PROJECT_RULES_NAME)
+    parts: list[str] = []
+    for path in candidates:
+        try:
+            raw = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            continue
+        text = raw[:RULES_MAX_BYTES].decode("utf-8", errors="replace").strip()
+        if len(raw) > RULES_MAX_BYTES:
+            text += f"\n\n[{path.name} truncated at {RULES_MAX_BYTES} bytes]"
+        if text:
+            parts.append(text)
+    return "\n\n".join(parts)
+
+
+def valid_keys(model: type[BaseModel]) -> list[str]:
+    return sorted(
+        (info.alias or name)
+        for name, info in model.model_fields.items()
+        if name not in _NOT_CONFIGURABLE
+    )
+
+
+# -- layers -------------------------------------------------------------------------
+
+
+def _read_toml(path: Path) -> _Layer:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc}); fix or remove it") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid TOML: {exc}. Fix the syntax there or move the file aside."
+        ) from exc
+    return _Layer(str(path), data, text, path)
+
+
+_ENV_KEYS: dict[str, tuple[str, ...]] = {
+    "LOOM_MODEL": ("model", "default"),
+    "LOOM_ARCHITECT_MODEL": ("model", "architect"),
+    "LOOM_EDITOR_MODEL": ("model", "editor"),
+    "LOOM_AUTO_APPROVE": ("permissions", "auto_approve"),
+    "LOOM_SHELL_TIMEOUT": ("shell", "timeout"),
+    "LOOM_REPO_WATCH": ("repo", "watch_enabled"),
+    "LOOM_MAP_TOKENS": ("repo", "map_tokens"),
+    "LOOM_SYNC_SERVER_URL": ("sync", "server_url"),
+    "ANTHROPIC_API_KEY": ("providers", "anthropic", "api_key"),
+    "ANTHROPIC_BASE_URL": ("providers", "anthropic", "base_url"),
+    "OPENAI_API_KEY": ("providers", "openai", "api_key"),
+    "OPENAI_BASE_URL": ("providers", "openai", "base_url"),
+    "GOOGLE_API_KEY": ("providers", "google", "api_key"),
+    "GEMINI_API_KEY": ("providers", "google", "api_key"),  # wins over GOOGLE_API_KEY
+    "LOOM_OPENAI_COMPATIBLE_API_KEY": ("providers", "openai-compatible", "api_key"),
+    "LOOM_OPENAI_COMPATIBLE_BASE_URL": ("providers", "openai-compatible", "base_url"),
+}
+ENVIRONMENT_VARIABLES = tuple(_ENV_KEYS)
+
+
+def _from_environment(env: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for var, key in _ENV_KEYS.items():
+        value = env.get(var)
+        if value is None or value == "":
+            continue
+        parsed: Any = value
+        if key == ("permissions", "auto_approve"):
+            parsed = [part.strip() for part in value.split(",") if part.strip()]
+        _set(data, key, parsed)
+    return data
+
+
+def _expand_dotted(overrides: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if value is None:
+            continue  # an unset flag overrides nothing
+        if isinstance(value, dict) and "." not in key:
+            _merge(data, {key: _expand_dotted(value)}, ())
+        else:
+            _set(data, tuple(key.split(".")), value)
+    return data
+
+
+def _set(data: dict[str, Any], key: tuple[str, ...], value: Any) -> None:
+    for part in key[:-1]:
+        data = data.setdefault(part, {})
+    data[key[-1]] = value
+
+
+def _merge(into: dict[str, Any], new: dict[str, Any], prefix: tuple[str, ...]) -> None:
+    for key, value in new.items():
+        here = (*prefix, key)
+        old = into.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            _merge(old, value, here)
+        elif here in ADDITIVE_KEYS and isinstance(old, list) and isinstance(value, list):
+            into[key] = old + [item for item in value if item not in old]
+        else:
+            into[key] = value
+
+
+# -- checking -----------------------------------------------------------------------
+
+
+def _report_unknown(
+    layer: _Layer,
+    model: type[BaseModel],
+    data: dict[str, Any],
+    prefix: tuple[str, ...],
+    warnings: list[str],
+) -> None:
+    fields = {(info.alias or name): info for name, info in model.model_fields.items()}
+    fields.update({name: info for name, info in model.model_fields.items()})
+    for key in list(data):
+        info = fields.get(key)
+        dotted = ".".join((*prefix, key))
+        if info is None or key in _NOT_CONFIGURABLE:
+            where = layer.name
+            if layer.path is not None:
+                where += f":{_line_of(layer.text, (*prefix, key))}"
+            section = f" in [{'.'.join(prefix)}]" if prefix else ""
+            warnings.append(
+                f"{where}: unknown config key '{dotted}' (ignored); valid keys{section}: "
+                + ", ".join(valid_keys(model))
+            )
+            del data[key]
+            continue
+        sub = info.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel) and isinstance(data[key], dict):
+            _report_unknown(layer, sub, data[key], (*prefix, key), warnings)
+
+
+def _validate(layer: _Layer) -> LoomConfig:
+    try:
+        return LoomConfig.model_validate(layer.data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            loc = tuple(str(part) for part in error["loc"])
+            where = layer.name
+            if layer.path is not None:
+                where += f":{_line_of(layer.text, loc)}"
+            problems.append(
+                f"{where}: '{'.'.join(loc)}' {error['msg'].lower()} (got {error.get('input')!r})"
+            )
+        hint = "fix the value" + (" in that file" if layer.path else f" in the {layer.name}")
+        raise ConfigError("; ".join(problems) + f"; {hint}") from exc
+
+
+def _line_of(text: str, key: tuple[str, ...]) -> int:
+    """Best-effort line number of `key` in TOML text: the `[section]` header, then the key."""
+    lines = text.splitlines()
+    start = 0
+    if len(key) > 1:
+        for index, line in enumerate(lines):
+            header = line.strip().strip("[]").strip().replace('"', "")
+            if line.strip().startswith("[") and header == ".".join(key[:-1]):
+                start = index + 1
+                break
+    for index in range(start, len(lines)):
+        stripped = lines[index].strip()
+        for candidate in (key[-1], ".".join(key)):
+            rest = stripped[len(candidate) :].lstrip()
+            if stripped.startswith(candidate) and rest.startswith("="):
+                return index + 1
+    return start or 1
