@@ -13,7 +13,10 @@ from loom.gitmeta import normalize_remote_url, snapshot_git_state
 def git(repo: Path, *args: str) -> str:
     env = dict(
         os.environ,
-        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@e",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@e",
     )
     return subprocess.run(
         ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
@@ -91,7 +94,7 @@ def test_empty_repo_and_detached_head(tmp_path: Path, repo: Path) -> None:
     ("url", "slug"),
     [
         ("git@github.com:ana/proj.git", "github.com/ana/proj"),
-        ("ssh://git@gitlab.example.com:2222/group/sub/proj.git", "gitlab.example.com/group/sub/proj"),
+        ("ssh://git@gl.example.com:2222/group/sub/proj.git", "gl.example.com/group/sub/proj"),
         ("https://x-access-token:ghp_abc@github.com/ana/proj", "github.com/ana/proj"),
         ("http://user@host.io/o/r/", "host.io/o/r"),
         ("file:///srv/git/proj.git", "/srv/git/proj"),

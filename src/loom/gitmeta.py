@@ -96,10 +96,8 @@ def normalize_remote_url(url: str) -> str:
             return _strip_git_suffix(rest.rstrip("/"))
         authority, _, path = rest.partition("/")
         host = authority.rsplit("@", 1)[-1]  # drop user:password@
-        if host.startswith("["):  # IPv6 literal, keep the brackets
-            host = host[: host.find("]") + 1]
-        else:
-            host = host.split(":", 1)[0]  # drop :port
+        # drop :port (an IPv6 literal keeps its brackets)
+        host = host[: host.find("]") + 1] if host.startswith("[") else host.split(":", 1)[0]
         return _strip_git_suffix(f"{host.lower()}/{path.strip('/')}".rstrip("/"))
     match = _SCP_LIKE.match(url)
     if match and not os.path.isabs(url):
