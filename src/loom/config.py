@@ -16,9 +16,10 @@ Environment (each overrides the files; documented here because it is the referen
   LOOM_SYNC_SERVER_URL       sync.server_url
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL            providers.anthropic.*
   OPENAI_API_KEY, OPENAI_BASE_URL                  providers.openai.*
-  GEMINI_API_KEY (or GOOGLE_API_KEY)               providers.google.api_key
-  LOOM_OPENAI_COMPATIBLE_API_KEY, LOOM_OPENAI_COMPATIBLE_BASE_URL
-                                                   providers.openai-compatible.*
+  GEMINI_API_KEY (or GOOGLE_API_KEY), GOOGLE_GEMINI_BASE_URL   providers.google.*
+  OPENAI_COMPATIBLE_API_KEY, OPENAI_COMPATIBLE_BASE_URL       providers.openai-compatible.*
+(the same variables loom.llm.registry reads, so a key set in the environment beats one in
+a file, as the layering promises).
 
 Flags arrive as `overrides`, a nested dict (`{"model": {"default": ...}}`) or dotted keys
 (`{"model.default": ...}`). Lists replace lists between layers, except the safety lists
@@ -261,8 +262,9 @@ _ENV_KEYS: dict[str, tuple[str, ...]] = {
     "OPENAI_BASE_URL": ("providers", "openai", "base_url"),
     "GOOGLE_API_KEY": ("providers", "google", "api_key"),
     "GEMINI_API_KEY": ("providers", "google", "api_key"),  # wins over GOOGLE_API_KEY
-    "LOOM_OPENAI_COMPATIBLE_API_KEY": ("providers", "openai-compatible", "api_key"),
-    "LOOM_OPENAI_COMPATIBLE_BASE_URL": ("providers", "openai-compatible", "base_url"),
+    "GOOGLE_GEMINI_BASE_URL": ("providers", "google", "base_url"),
+    "OPENAI_COMPATIBLE_API_KEY": ("providers", "openai-compatible", "api_key"),
+    "OPENAI_COMPATIBLE_BASE_URL": ("providers", "openai-compatible", "base_url"),
 }
 ENVIRONMENT_VARIABLES = tuple(_ENV_KEYS)
 
