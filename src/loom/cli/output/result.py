@@ -1,0 +1,90 @@
+"""What a headless run reports at the end, accumulated from the session's events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loom.core.events import NewMessage, PermissionRequest
+from loom.core.messages import AssistantMessage
+
+ResultSubtype = Literal["success", "error_max_turns", "error_during_execution"]
+
+
+@dataclass
+class RunTally:
+    """Counts turns, tokens and cost as events arrive; remembers the last answer."""
+
+    num_turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    total_cost_usd: float = 0.0
+    last_text: str = ""
+    permission_denials: list[dict[str, Any]] = field(default_factory=list)
+
+    def observe(self, event: object) -> None:
+        if isinstance(event, NewMessage) and isinstance(event.message, AssistantMessage):
+            message = event.message
+            self.num_turns += 1
+            if message.content:
+                self.last_text = message.content
+            usage = message.usage
+            if usage is not None:
+                self.input_tokens += usage.input_tokens
+                self.output_tokens += usage.output_tokens
+                self.cache_read_input_tokens += usage.cache_read_tokens or 0
+                self.cache_creation_input_tokens += usage.cache_write_tokens or 0
+                self.total_cost_usd += usage.cost_usd or 0.0
+
+    def denied(self, request: PermissionRequest) -> None:
+        self.permission_denials.append(
+            {
+                "tool_name": request.tool_name,
+                "tool_use_id": request.call_id,
+                "tool_input": request.arguments,
+            }
+        )
+
+    def usage(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
+
+
+@dataclass
+class RunResult:
+    subtype: ResultSubtype
+    result: str
+    session_id: str
+    thread_id: str
+    duration_ms: int
+    tally: RunTally
+    error: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.subtype != "success"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Claude Code's result object, plus Loom's `thread_id` (and `error` on failure)."""
+        data: dict[str, Any] = {
+            "type": "result",
+            "subtype": self.subtype,
+            "is_error": self.is_error,
+            "result": self.result,
+            "session_id": self.session_id,
+            "num_turns": self.tally.num_turns,
+            "duration_ms": self.duration_ms,
+            "total_cost_usd": round(self.tally.total_cost_usd, 6),
+            "usage": self.tally.usage(),
+            "permission_denials": self.tally.permission_denials,
+            "thread_id": self.thread_id,
+        }
+        if self.error is not None:
+            data["error"] = self.error
+        return data

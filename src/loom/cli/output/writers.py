@@ -1,0 +1,167 @@
+"""Render a headless run: final text, one JSON result, or one JSON event per line.
+
+stream-json lines, in the shape of Claude Code's stream-json:
+  {"type":"system","subtype":"init","session_id","tools","model","cwd",...}   first line
+  {"type":"user","message":{"role":"user","content":[{"type":"text","text"}]}} the prompt
+  {"type":"assistant","message":{"role":"assistant","content":[text, tool_use...]}}
+  {"type":"user","message":{"role":"user","content":[{"type":"tool_result",...}]}}
+  {"type":"stream_event","event":{"type":"content_block_delta",...}}  with partial messages
+  {"type":"system","subtype":"api_retry","attempt","retry_delay_ms","error"}  a retried call
+  {"type":"result","subtype":"success"|"error_max_turns"|"error_during_execution",...}  last
+Loom's other events (tool_executing, tool_progress, tool_complete, permission_request,
+session_status, mode_changed, error, sync_error) are lines of type "loom.<event>" carrying
+the event's own fields, so a Claude Code reader skips them and a Loom reader sees everything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol, TextIO
+
+from loom.cli.output.result import RunResult
+from loom.core.events import LlmRetry, NewMessage, TextDeltaEvent, TurnComplete
+from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
+
+
+class OutputWriter(Protocol):
+    def start(self, init: dict[str, Any]) -> None: ...
+    def event(self, event: Any) -> None: ...
+    def finish(self, result: RunResult) -> None: ...
+
+
+class TextWriter:
+    """Prints the final answer, nothing else (errors go to stderr from the caller)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def start(self, init: dict[str, Any]) -> None:
+        pass
+
+    def event(self, event: Any) -> None:
+        pass
+
+    def finish(self, result: RunResult) -> None:
+        if result.result:
+            self.out.write(result.result.rstrip("\n") + "\n")
+            self.out.flush()
+
+
+class JsonWriter(TextWriter):
+    """Prints one result object when the run ends."""
+
+    def finish(self, result: RunResult) -> None:
+        self.out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class StreamJsonWriter:
+    def __init__(self, out: TextIO, *, partial_messages: bool = False) -> None:
+        self.out = out
+        self.partial_messages = partial_messages
+
+    def _line(self, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        self.out.flush()  # a reader acts on each line as it comes
+
+    def start(self, init: dict[str, Any]) -> None:
+        self._line({"type": "system", "subtype": "init", **init})
+
+    def event(self, event: Any) -> None:
+        line = stream_json_line(event, partial_messages=self.partial_messages)
+        if line is not None:
+            self._line(line)
+
+    def finish(self, result: RunResult) -> None:
+        self._line(result.to_dict())
+
+
+def stream_json_line(event: Any, *, partial_messages: bool = False) -> dict[str, Any] | None:
+    """One session event as a stream-json line, or None when it has no line."""
+    session_id = event.session_id
+    if isinstance(event, NewMessage):
+        return _message_line(event.message, session_id)
+    if isinstance(event, TextDeltaEvent):
+        if not partial_messages:
+            return None
+        delta = {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": event.text},
+        }
+        return {
+            "type": "stream_event",
+            "event": delta,
+            "parent_tool_use_id": None,
+            "session_id": session_id,
+        }
+    if isinstance(event, LlmRetry):
+        return {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": event.attempt,
+            "retry_delay_ms": round(event.delay_seconds * 1000),
+            "error": event.error,
+            "session_id": session_id,
+        }
+    if isinstance(event, TurnComplete):
+        return None  # the result line says it
+    data = event.model_dump(mode="json")
+    return {**data, "type": f"loom.{data['type']}"}
+
+
+def _message_line(message: Any, session_id: str) -> dict[str, Any] | None:
+    if isinstance(message, AssistantMessage):
+        content: list[dict[str, Any]] = []
+        if message.content:
+            content.append({"type": "text", "text": message.content})
+        for call in message.tool_calls:
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.tool_name,
+                    "input": call.arguments_json,
+                }
+            )
+        body: dict[str, Any] = {
+            "id": message.id,
+            "type": "message",
+            "role": "assistant",
+            "model": message.model,
+            "content": content,
+            "stop_reason": message.stop_reason,
+        }
+        if message.usage is not None:
+            body["usage"] = {
+                "input_tokens": message.usage.input_tokens,
+                "output_tokens": message.usage.output_tokens,
+            }
+        return {
+            "type": "assistant",
+            "message": body,
+            "parent_tool_use_id": None,
+            "session_id": session_id,
+        }
+    if isinstance(message, ToolMessage):
+        block = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": message.content,
+            "is_error": bool(message.is_error),
+        }
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [block]},
+            "parent_tool_use_id": None,
+            "session_id": session_id,
+        }
+    if isinstance(message, UserMessage):
+        block = {"type": "text", "text": message.content}
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [block]},
+            "parent_tool_use_id": None,
+            "session_id": session_id,
+        }
+    return None  # system messages are Loom's own business
