@@ -1,0 +1,145 @@
+"""Model catalog: context window, output limit and prices per model.
+
+Prices are US dollars per million tokens, list prices as published by each provider
+(standard tier, prompts under any long-context surcharge threshold). Lookups accept
+dated or suffixed ids (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`,
+`gemini-2.5-flash-preview-05-20`) by longest known prefix. Unknown models (local ones
+behind `openai-compatible`, new releases) get a conservative default with zero price
+and `known=False`, so budgeting still works and cost shows as unknown rather than wrong.
+
+Usage convention (all adapters report it this way): `input_tokens` are prompt tokens
+billed at the full input price, i.e. *excluding* cache reads and cache writes, which
+are reported separately in `cache_read_tokens` / `cache_write_tokens`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from loom.core.messages import Usage
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    provider: str
+    model_id: str
+    context_window: int
+    max_output_tokens: int
+    input_price_per_mtok: float
+    output_price_per_mtok: float
+    cache_read_price_per_mtok: float | None = None  # None: same as input price
+    cache_write_price_per_mtok: float | None = None  # None: same as input price
+    supports_tools: bool = True
+    known: bool = True
+
+
+def _m(
+    provider: str,
+    model_id: str,
+    context: int,
+    output: int,
+    price_in: float,
+    price_out: float,
+    cache_read: float | None = None,
+    cache_write: float | None = None,
+) -> ModelInfo:
+    return ModelInfo(provider, model_id, context, output, price_in, price_out,
+                     cache_read, cache_write)
+
+
+def _anthropic(model_id: str, output: int, price_in: float, price_out: float) -> ModelInfo:
+    # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x.
+    return _m("anthropic", model_id, 200_000, output, price_in, price_out,
+              round(price_in * 0.1, 4), round(price_in * 1.25, 4))
+
+
+_CATALOG: tuple[ModelInfo, ...] = (
+    # -- Anthropic --------------------------------------------------------------------
+    _anthropic("claude-opus-4-6", 128_000, 5.0, 25.0),
+    _anthropic("claude-sonnet-4-6", 64_000, 3.0, 15.0),
+    _anthropic("claude-opus-4-5", 64_000, 5.0, 25.0),
+    _anthropic("claude-sonnet-4-5", 64_000, 3.0, 15.0),
+    _anthropic("claude-haiku-4-5", 64_000, 1.0, 5.0),
+    _anthropic("claude-opus-4-1", 32_000, 15.0, 75.0),
+    _anthropic("claude-opus-4", 32_000, 15.0, 75.0),
+    _anthropic("claude-sonnet-4", 64_000, 3.0, 15.0),
+    _anthropic("claude-3-7-sonnet", 64_000, 3.0, 15.0),
+    _anthropic("claude-3-5-sonnet", 8_192, 3.0, 15.0),
+    _anthropic("claude-3-5-haiku", 8_192, 0.8, 4.0),
+    _anthropic("claude-3-haiku", 4_096, 0.25, 1.25),
+    # -- OpenAI -----------------------------------------------------------------------
+    _m("openai", "gpt-5.2", 400_000, 128_000, 1.75, 14.0, 0.175),
+    _m("openai", "gpt-5.1", 400_000, 128_000, 1.25, 10.0, 0.125),
+    _m("openai", "gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125),
+    _m("openai", "gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025),
+    _m("openai", "gpt-5-nano", 400_000, 128_000, 0.05, 0.40, 0.005),
+    _m("openai", "gpt-5-codex", 400_000, 128_000, 1.25, 10.0, 0.125),
+    _m("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5),
+    _m("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.40, 1.60, 0.10),
+    _m("openai", "gpt-4.1-nano", 1_047_576, 32_768, 0.10, 0.40, 0.025),
+    _m("openai", "gpt-4o", 128_000, 16_384, 2.50, 10.0, 1.25),
+    _m("openai", "gpt-4o-mini", 128_000, 16_384, 0.15, 0.60, 0.075),
+    _m("openai", "o1", 200_000, 100_000, 15.0, 60.0, 7.5),
+    _m("openai", "o3", 200_000, 100_000, 2.0, 8.0, 0.5),
+    _m("openai", "o3-pro", 200_000, 100_000, 20.0, 80.0),
+    _m("openai", "o3-mini", 200_000, 100_000, 1.10, 4.40, 0.55),
+    _m("openai", "o4-mini", 200_000, 100_000, 1.10, 4.40, 0.275),
+    # -- Google -----------------------------------------------------------------------
+    _m("google", "gemini-3-pro", 1_048_576, 65_536, 2.0, 12.0, 0.20),
+    _m("google", "gemini-3-flash", 1_048_576, 65_536, 0.50, 3.0, 0.05),
+    _m("google", "gemini-2.5-pro", 1_048_576, 65_536, 1.25, 10.0, 0.125),
+    _m("google", "gemini-2.5-flash", 1_048_576, 65_536, 0.30, 2.50, 0.03),
+    _m("google", "gemini-2.5-flash-lite", 1_048_576, 65_536, 0.10, 0.40, 0.01),
+    _m("google", "gemini-2.0-flash", 1_048_576, 8_192, 0.10, 0.40, 0.025),
+    _m("google", "gemini-2.0-flash-lite", 1_048_576, 8_192, 0.075, 0.30),
+)
+
+_BY_ID: dict[str, ModelInfo] = {info.model_id: info for info in _CATALOG}
+
+# Unknown models: a window small enough for most local models to honour.
+DEFAULT_CONTEXT_WINDOW = 32_768
+DEFAULT_MAX_OUTPUT_TOKENS = 4_096
+
+
+def known_models(provider: str | None = None) -> list[ModelInfo]:
+    """Every catalogued model, optionally only one provider's."""
+    return [info for info in _CATALOG if provider is None or info.provider == provider]
+
+
+def model_info(provider: str, model_id: str) -> ModelInfo:
+    """Facts about `provider:model_id`; a conservative, zero-price default if unknown.
+
+    The catalog is consulted for every provider, so `openai-compatible:gpt-4o` (e.g.
+    through a proxy) still gets gpt-4o's window, and ids such as
+    `anthropic/claude-sonnet-4-6` (OpenRouter style) match on their last segment.
+    """
+    key = model_id.strip().lower().rsplit("/", 1)[-1]
+    found = _BY_ID.get(key)
+    if found is None:
+        # Longest catalogued prefix followed by a separator: "gpt-4o-2024-08-06" -> gpt-4o,
+        # but "gpt-4o-mini-..." -> gpt-4o-mini because it is longer.
+        candidates = [
+            info for known_id, info in _BY_ID.items()
+            if key.startswith(known_id) and key[len(known_id):len(known_id) + 1] in ("-", "@", ":")
+        ]
+        if candidates:
+            found = max(candidates, key=lambda info: len(info.model_id))
+    if found is None:
+        return ModelInfo(provider, model_id, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS,
+                         0.0, 0.0, known=False)
+    return replace(found, provider=provider, model_id=model_id)
+
+
+def cost_usd(info: ModelInfo, usage: Usage) -> float:
+    """Dollar cost of one response's usage (see the module docstring's convention)."""
+    cache_read_price = (info.input_price_per_mtok if info.cache_read_price_per_mtok is None
+                        else info.cache_read_price_per_mtok)
+    cache_write_price = (info.input_price_per_mtok if info.cache_write_price_per_mtok is None
+                         else info.cache_write_price_per_mtok)
+    total = (
+        usage.input_tokens * info.input_price_per_mtok
+        + usage.output_tokens * info.output_price_per_mtok
+        + (usage.cache_read_tokens or 0) * cache_read_price
+        + (usage.cache_write_tokens or 0) * cache_write_price
+    )
+    return total / 1_000_000

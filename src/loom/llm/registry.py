@@ -1,0 +1,178 @@
+"""Model names (`provider:model-id`) and building a Provider with its key and endpoint.
+
+Keys and endpoints come from explicit arguments (config, flags) first, then the
+environment variables users of each SDK already set:
+
+| provider            | API key                                | endpoint                    |
+|---------------------|----------------------------------------|-----------------------------|
+| `anthropic`         | ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN | ANTHROPIC_BASE_URL         |
+| `openai`            | OPENAI_API_KEY                         | OPENAI_BASE_URL             |
+| `google`            | GEMINI_API_KEY or GOOGLE_API_KEY       | GOOGLE_GEMINI_BASE_URL      |
+| `openai-compatible` | OPENAI_COMPATIBLE_API_KEY (optional)   | OPENAI_COMPATIBLE_BASE_URL  |
+
+(`openai-compatible` requires its base URL.)
+
+The adapters (and their SDKs) are imported only when a provider is created, so
+importing this module stays cheap. Extra providers (e.g. the scripted test provider)
+can be added with `register_provider`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from loom.llm.base import LlmError, Provider
+
+DEFAULT_TIMEOUT = 600.0  # seconds; a long answer streams for minutes
+
+
+class ModelConfigError(LlmError, ValueError):
+    """A model name or provider setting is wrong; retrying will not help."""
+
+    def __init__(self, message: str, *, provider: str | None = None) -> None:
+        super().__init__(message, transient=False, provider=provider)
+
+
+@dataclass(frozen=True)
+class _ProviderSpec:
+    factory: str  # "module:Class", imported on first use
+    key_vars: tuple[str, ...]
+    base_url_vars: tuple[str, ...]
+    key_required: bool = True
+    base_url_required: bool = False
+
+
+_PROVIDERS: dict[str, _ProviderSpec] = {
+    "anthropic": _ProviderSpec(
+        "loom.llm.anthropic:AnthropicProvider",
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), ("ANTHROPIC_BASE_URL",)),
+    "openai": _ProviderSpec(
+        "loom.llm.openai:OpenAIProvider", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)),
+    "google": _ProviderSpec(
+        "loom.llm.google:GoogleProvider",
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"), ("GOOGLE_GEMINI_BASE_URL",)),
+    "openai-compatible": _ProviderSpec(
+        "loom.llm.openai:OpenAICompatibleProvider",
+        ("OPENAI_COMPATIBLE_API_KEY",), ("OPENAI_COMPATIBLE_BASE_URL",),
+        key_required=False, base_url_required=True),
+}
+_ALIASES = {"gemini": "google", "claude": "anthropic", "openai_compatible": "openai-compatible"}
+_CUSTOM: dict[str, Callable[..., Provider]] = {}
+
+
+def provider_names() -> list[str]:
+    """Every provider name `parse_model_name` accepts (aliases excluded)."""
+    return sorted({*_PROVIDERS, *_CUSTOM})
+
+
+def register_provider(name: str, factory: Callable[..., Provider]) -> None:
+    """Add a provider; `factory(api_key=, base_url=, timeout=)` builds it."""
+    _CUSTOM[name] = factory
+
+
+def _known_list() -> str:
+    return ", ".join(provider_names())
+
+
+def parse_model_name(name: str) -> tuple[str, str]:
+    """Split `provider:model-id` into (provider, model_id).
+
+    Only the first colon separates, so local ids such as `openai-compatible:llama3.1:8b`
+    keep theirs. Raises ModelConfigError for malformed names and unknown providers.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ModelConfigError(
+            "No model given. Name one as provider:model-id, e.g. anthropic:claude-sonnet-4-6.")
+    text = name.strip()
+    provider, sep, model_id = text.partition(":")
+    provider, model_id = provider.strip().lower(), model_id.strip()
+    if not sep:
+        raise ModelConfigError(
+            f"Model name {text!r} has no provider. Write it as provider:model-id, "
+            f"e.g. {_guess_provider(text)}:{text} (providers: {_known_list()}).")
+    if not provider or not model_id:
+        raise ModelConfigError(
+            f"Model name {text!r} is malformed: both parts of provider:model-id are needed, "
+            "e.g. anthropic:claude-sonnet-4-6.")
+    provider = _ALIASES.get(provider, provider)
+    if provider not in _PROVIDERS and provider not in _CUSTOM:
+        raise ModelConfigError(
+            f"Unknown provider {provider!r} in model name {text!r}. "
+            f"Known providers: {_known_list()}. For a local or other OpenAI-style server "
+            "use openai-compatible:<model> with a base URL.", provider=provider)
+    return provider, model_id
+
+
+def _guess_provider(model_id: str) -> str:
+    lowered = model_id.lower()
+    if lowered.startswith("claude"):
+        return "anthropic"
+    if lowered.startswith("gemini"):
+        return "google"
+    if lowered.startswith(("gpt", "o1", "o3", "o4", "chatgpt")):
+        return "openai"
+    return "openai-compatible"
+
+
+def _first_env(names: tuple[str, ...]) -> tuple[str | None, str | None]:
+    for var in names:
+        value = os.environ.get(var, "").strip()
+        if value:
+            return value, var
+    return None, None
+
+
+def create_provider(
+    provider: str,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Provider:
+    """Build the named provider; arguments win over environment variables.
+
+    Raises ModelConfigError (permanent, a ValueError) when the provider is unknown, its
+    API key is missing, or `openai-compatible` has no base URL.
+    """
+    name = _ALIASES.get(provider.strip().lower(), provider.strip().lower())
+    if name in _CUSTOM:
+        return _CUSTOM[name](api_key=api_key, base_url=base_url, timeout=timeout)
+    spec = _PROVIDERS.get(name)
+    if spec is None:
+        raise ModelConfigError(
+            f"Unknown provider {provider!r}. Known providers: {_known_list()}.", provider=provider)
+    key_var = None
+    if not api_key:
+        api_key, key_var = _first_env(spec.key_vars)
+    if not base_url:
+        base_url, _ = _first_env(spec.base_url_vars)
+    if spec.key_required and not api_key:
+        raise ModelConfigError(
+            f"No API key for {name}: set {' or '.join(spec.key_vars)}, or add api_key under "
+            f"[providers.{name}] in ~/.config/loom/config.toml.", provider=name)
+    if spec.base_url_required and not base_url:
+        raise ModelConfigError(
+            f"{name} needs a base URL (e.g. http://localhost:11434/v1 for Ollama): set "
+            f"{spec.base_url_vars[0]} or add base_url under [providers.{name}] in "
+            "~/.config/loom/config.toml.", provider=name)
+    module_name, _, class_name = spec.factory.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}
+    if key_var == "ANTHROPIC_AUTH_TOKEN":
+        kwargs["bearer"] = True
+    return cls(**kwargs)
+
+
+def provider_for_model(
+    model: str,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> tuple[Provider, str]:
+    """`parse_model_name` + `create_provider`: returns (provider, model_id)."""
+    provider, model_id = parse_model_name(model)
+    return create_provider(provider, api_key=api_key, base_url=base_url, timeout=timeout), model_id
