@@ -1,0 +1,117 @@
+"""The floor: shell commands no grant, auto-approval or `auto_approve_all` ever covers.
+
+They always go back to the person (or are refused, if the policy is configured with
+`dangerous="deny"`). The list is deliberately small and aimed at damage that cannot be
+undone: wiping the disk or home folder, formatting devices, fork bombs, piping a download
+into a shell, force-pushing main, opening up permissions on the whole system, shutting
+the machine down.
+"""
+
+from __future__ import annotations
+
+import re
+
+from loom.permissions.shell_rules import SimpleCommand, parse_command, strip_wrappers
+
+_SYSTEM_DIRS = {
+    "bin", "boot", "dev", "etc", "home", "lib", "lib64", "opt", "proc", "root", "sbin",
+    "srv", "sys", "usr", "var", "Users", "System", "Library", "Applications",
+}
+_SHELLS = r"(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php"
+_RAW_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(\w+|:)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&"), "a fork bomb"),
+    (
+        re.compile(rf"\b(?:curl|wget|fetch)\b[^|;&]*\|\s*(?:sudo\s+)?(?:\S*/)?(?:{_SHELLS})\b"),
+        "piping a download into a shell",
+    ),
+    (
+        re.compile(rf"\b(?:{_SHELLS})\b[^|;&]*(?:<\(|\$\(|`)\s*(?:curl|wget|fetch)\b"),
+        "running a downloaded script",
+    ),
+    (re.compile(r">\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md)\w*"), "writing to a disk device"),
+]
+
+
+def _root_like(target: str) -> bool:
+    """`/`, `/*`, `~`, `$HOME`, `/usr`, `.`, `..`, `*`: targets of a wipe-everything."""
+    bare = target.rstrip("/") or "/"
+    if bare in {"/", "/*", "~", "~/*", "$HOME", "${HOME}", "$HOME/*", ".", "..", "*", "./*"}:
+        return True
+    parts = [p for p in bare.split("/") if p]
+    return bare.startswith("/") and len(parts) == 1 and parts[0].rstrip("*") in _SYSTEM_DIRS
+
+
+def _flags(words: tuple[str, ...]) -> set[str]:
+    found: set[str] = set()
+    for word in words:
+        if word.startswith("--"):
+            found.add(word)
+        elif word.startswith("-") and len(word) > 1:
+            found.update(f"-{ch}" for ch in word[1:])
+    return found
+
+
+def _simple_reason(simple: SimpleCommand) -> str | None:
+    words = strip_wrappers(simple.words)
+    if not words:
+        return None
+    program, args = words[0], words[1:]
+    if program in {"sh", "bash", "zsh", "dash", "ksh", "eval"}:  # `bash -c "rm -rf /"`
+        inner = args[args.index("-c") + 1 :] if "-c" in args else args
+        if program == "eval" or "-c" in args:
+            return dangerous_reason(" ".join(inner)) if inner else None
+    flags = _flags(args)
+    targets = [a for a in args if not a.startswith("-")]
+    recursive = bool(flags & {"-r", "-R", "--recursive"})
+    if program == "rm" and (
+        "--no-preserve-root" in flags or (recursive and any(map(_root_like, targets)))
+    ):
+        return "recursively deleting the root, home or project folder"
+    if program.startswith("mkfs") or program in {"mke2fs", "wipefs"}:
+        return "formatting a file system"
+    if program == "dd" and any(a.startswith("of=/dev/") for a in args):
+        return "writing raw data to a device"
+    if program in {"chmod", "chown", "chgrp"} and any(map(_root_like, targets[1:])) and (
+        recursive or any(t.rstrip("/") == "" for t in targets[1:])
+    ):
+        return f"{program} on the whole system"
+    if program in {"shutdown", "reboot", "halt", "poweroff"}:
+        return "shutting the machine down"
+    if program == "init" and targets[:1] in (["0"], ["6"]):
+        return "shutting the machine down"
+    if program == "systemctl" and targets[:1] and targets[0] in {
+        "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"
+    }:
+        return "shutting the machine down"
+    if program in {"kill", "pkill"} and "-1" in args:
+        return "killing every process"
+    if program == "git" and "push" in targets[:3]:  # also `git -C dir push ...`
+        return _force_push_reason(args[args.index("push") :])
+    return None
+
+
+def _force_push_reason(args: tuple[str, ...]) -> str | None:
+    flags = _flags(args)
+    refspecs = [a for a in args[1:] if not a.startswith("-")][1:]  # after the remote
+    forced = bool(flags & {"-f", "--force", "--force-with-lease", "--mirror"}) or any(
+        r.startswith("+") for r in refspecs
+    )
+    if not forced:
+        return None
+    protected = {"main", "master", "trunk", "HEAD"}
+    names = {r.lstrip("+").split(":")[-1].removeprefix("refs/heads/") for r in refspecs}
+    if not refspecs or names & protected or "--mirror" in flags:
+        return "force-pushing the main branch"
+    return None
+
+
+def dangerous_reason(command: str) -> str | None:
+    """Why `command` is on the floor, or None when it is not."""
+    for pattern, reason in _RAW_PATTERNS:
+        if pattern.search(command):
+            return reason
+    for simple in parse_command(command).commands:
+        reason = _simple_reason(simple)
+        if reason:
+            return reason
+    return None
