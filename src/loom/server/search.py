@@ -1,0 +1,66 @@
+"""Full-text search: PostgreSQL (tsvector + GIN, ts_rank, ts_headline) and SQLite (FTS5).
+
+User text never reaches a query parser as syntax: PostgreSQL gets it through
+websearch_to_tsquery (which accepts anything); for FTS5 every word is quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import Select, desc, func, literal_column, select, table
+
+from loom.server.access import readable_clause
+from loom.server.identity import Principal
+from loom.server.models import ThreadRow
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_WORDS = 32
+HEADLINE_OPTIONS = "StartSel=[, StopSel=], MaxWords=24, MinWords=10, MaxFragments=2"
+
+
+def fts5_query(text: str) -> str | None:
+    """Quote each word so FTS5 sees plain terms (implicit AND); None if no words."""
+    words = _WORD.findall(text)[:MAX_QUERY_WORDS]
+    if not words:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+def postgres_search(p: Principal, text: str, limit: int, columns: list[Any]) -> Select:
+    query = func.websearch_to_tsquery("english", text)
+    vector = literal_column("threads.search_vector")
+    rank = func.ts_rank(vector, query).label("rank")
+    hits = (
+        select(ThreadRow.id.label("hit_id"), rank)
+        .where(vector.op("@@")(query), readable_clause(p))
+        .order_by(desc("rank"), ThreadRow.last_activity_at.desc())
+        .limit(limit)
+        .subquery()
+    )
+    snippet = func.ts_headline("english", ThreadRow.search_text, query, HEADLINE_OPTIONS)
+    return (
+        select(*columns, hits.c.rank, snippet.label("snippet"))
+        .join(hits, hits.c.hit_id == ThreadRow.id)
+        .order_by(hits.c.rank.desc(), ThreadRow.last_activity_at.desc())
+    )
+
+
+def sqlite_search(p: Principal, text: str, limit: int, columns: list[Any]) -> Select | None:
+    match = fts5_query(text)
+    if match is None:
+        return None
+    fts = table("threads_fts")
+    fts_rowid = literal_column("threads_fts.rowid")
+    # bm25 is lower-is-better; negate it so larger means more relevant, as in PostgreSQL.
+    rank = (-func.bm25(literal_column("threads_fts"))).label("rank")
+    snippet = func.snippet(literal_column("threads_fts"), 1, "[", "]", "…", 16).label("snippet")
+    return (
+        select(*columns, rank, snippet)
+        .select_from(fts)
+        .join(ThreadRow, literal_column("threads.rowid") == fts_rowid)
+        .where(literal_column("threads_fts").op("MATCH")(match), readable_clause(p))
+        .order_by(desc("rank"), ThreadRow.last_activity_at.desc())
+        .limit(limit)
+    )

@@ -1,0 +1,290 @@
+"""Thread operations on the database: optimistic-locking upsert, read, list, search,
+soft delete and sharing. Everything is decided from the database row, never from
+process memory, so any number of server processes can serve one database.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, tuple_, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from loom.core.clock import now_iso
+from loom.core.thread import Thread
+from loom.server.access import can_read, readable_clause
+from loom.server.history import extends
+from loom.server.identity import Principal
+from loom.server.models import ThreadRow, User
+from loom.server.rows import BadThread, new_share_token, thread_columns
+from loom.server.search import postgres_search, sqlite_search
+
+SUMMARY_COLUMNS = [
+    ThreadRow.id,
+    ThreadRow.title,
+    ThreadRow.version,
+    ThreadRow.last_activity_at,
+    ThreadRow.message_count,
+    ThreadRow.agent_state_kind,
+    ThreadRow.git_branch,
+    ThreadRow.git_remote_url,
+    ThreadRow.visibility,
+    ThreadRow.is_shared_with_support,
+    User.name.label("owner"),
+]
+
+
+class NotFound(LookupError):
+    pass
+
+
+class Forbidden(PermissionError):
+    pass
+
+
+class BadCursor(ValueError):
+    pass
+
+
+class Conflict(Exception):
+    """The write was based on an older copy; carries the server's copy."""
+
+    def __init__(self, message: str, server_version: int, server_thread: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.server_version = server_version
+        self.server_thread = server_thread
+
+
+@dataclass(frozen=True)
+class Written:
+    id: str
+    version: int
+    created: bool
+
+
+def summary(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "title": row.title,
+        "version": row.version,
+        "last_activity_at": row.last_activity_at,
+        "message_count": row.message_count,
+        "agent_state_kind": row.agent_state_kind,
+        "git_branch": row.git_branch,
+        "git_remote_url": row.git_remote_url,
+        "visibility": row.visibility,
+        "is_shared_with_support": bool(row.is_shared_with_support),
+        "owner": row.owner,
+    }
+
+
+def encode_cursor(last_activity_at: str, thread_id: str) -> str:
+    raw = json.dumps([last_activity_at, thread_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        value = json.loads(raw)
+        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+            return value[0], value[1]
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        pass
+    raise BadCursor("cursor is not one this server gave out; start again without `cursor`")
+
+
+class ThreadRepository:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], dialect: str) -> None:
+        self.sessions = sessions
+        self.dialect = dialect
+
+    async def _row(self, session: AsyncSession, thread_id: str) -> ThreadRow | None:
+        return await session.get(ThreadRow, thread_id, populate_existing=True)
+
+    async def get(self, p: Principal, thread_id: str) -> dict[str, Any]:
+        async with self.sessions() as session:
+            row = await self._row(session, thread_id)
+            if row is None or not can_read(p, row):
+                raise NotFound(thread_id)
+            return json.loads(row.data)
+
+    async def get_shared(self, share_token: str) -> dict[str, Any]:
+        async with self.sessions() as session:
+            row = await session.scalar(
+                select(ThreadRow).where(ThreadRow.share_token == share_token)
+            )
+            if row is None or row.deleted_at is not None or row.visibility != "public":
+                raise NotFound(share_token)
+            return json.loads(row.data)
+
+    async def write(self, p: Principal, thread: Thread, expected: int | None) -> Written:
+        """Create or update. `expected` is the version the writer last saw (None/0: new)."""
+        columns = thread_columns(thread)
+        async with self.sessions() as session:
+            row = await self._row(session, thread.id)
+            await session.commit()  # end the read before writing (SQLite lock upgrade)
+            if row is None:
+                return await self._insert(session, p, thread, columns)
+            if row.owner_id != p.user_id:
+                if can_read(p, row):
+                    raise Forbidden(f"thread {thread.id} belongs to another user")
+                raise NotFound(thread.id)
+            if row.deleted_at is None:
+                self._check_update(row, thread, expected)
+            condition = (ThreadRow.id == thread.id) & (ThreadRow.version == row.version)
+            values = {**columns, "server_updated_at": now_iso(), "deleted_at": None}
+            result = await session.execute(update(ThreadRow).where(condition).values(values))
+            await session.commit()
+            if result.rowcount != 1:  # someone wrote between our read and our write
+                current = await self._row(session, thread.id)
+                assert current is not None
+                raise self._conflict(current, "the thread changed on the server meanwhile")
+            return Written(thread.id, thread.version, created=False)
+
+    def _check_update(self, row: ThreadRow, thread: Thread, expected: int | None) -> None:
+        if expected != row.version:
+            said = "no expected_version" if expected is None else f"expected_version {expected}"
+            raise self._conflict(row, f"sent {said} but the server has version {row.version}")
+        if thread.version <= row.version:
+            raise self._conflict(
+                row, f"version {thread.version} is not newer than the server's {row.version}"
+            )
+        if not extends(thread.messages, row.message_count, row.history_hash):
+            raise self._conflict(
+                row, "this copy does not contain the server's history; merge and retry"
+            )
+
+    async def _insert(
+        self, session: AsyncSession, p: Principal, thread: Thread, columns: dict[str, Any]
+    ) -> Written:
+        session.add(
+            ThreadRow(
+                id=thread.id,
+                owner_id=p.user_id,
+                org_id=p.org_id,
+                share_token=new_share_token(),
+                server_updated_at=now_iso(),
+                **columns,
+            )
+        )
+        try:
+            await session.commit()
+        except IntegrityError:
+            await session.rollback()
+            current = await self._row(session, thread.id)
+            if current is None:
+                raise
+            if current.owner_id != p.user_id:
+                raise NotFound(thread.id) from None
+            raise self._conflict(current, "the thread already exists on the server") from None
+        return Written(thread.id, thread.version, created=True)
+
+    @staticmethod
+    def _conflict(row: ThreadRow, why: str) -> Conflict:
+        return Conflict(f"version conflict on {row.id}: {why}", row.version, json.loads(row.data))
+
+    async def list(
+        self, p: Principal, limit: int, cursor: str | None, mine: bool = False
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        query = (
+            select(*SUMMARY_COLUMNS)
+            .join(User, User.id == ThreadRow.owner_id)
+            .where(readable_clause(p))
+            .order_by(ThreadRow.last_activity_at.desc(), ThreadRow.id.desc())
+            .limit(limit + 1)
+        )
+        if mine:
+            query = query.where(ThreadRow.owner_id == p.user_id)
+        if cursor:
+            at, thread_id = decode_cursor(cursor)
+            query = query.where(tuple_(ThreadRow.last_activity_at, ThreadRow.id) < (at, thread_id))
+        async with self.sessions() as session:
+            rows = (await session.execute(query)).all()
+        items = [summary(r) for r in rows[:limit]]
+        next_cursor = None
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            next_cursor = encode_cursor(last.last_activity_at, last.id)
+        return items, next_cursor
+
+    async def search(self, p: Principal, text: str, limit: int) -> list[dict[str, Any]]:
+        if self.dialect == "postgresql":
+            query = postgres_search(p, text, limit, SUMMARY_COLUMNS)
+        else:
+            query = sqlite_search(p, text, limit, SUMMARY_COLUMNS)
+            if query is None:
+                return []
+        query = query.join(User, User.id == ThreadRow.owner_id)
+        async with self.sessions() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            {**summary(r), "rank": float(r.rank or 0.0), "snippet": r.snippet or ""} for r in rows
+        ]
+
+    async def _owned(self, session: AsyncSession, p: Principal, thread_id: str) -> ThreadRow:
+        row = await self._row(session, thread_id)
+        if row is None or not can_read(p, row):
+            raise NotFound(thread_id)
+        if row.owner_id != p.user_id:
+            raise Forbidden(f"only the owner may change thread {thread_id}")
+        return row
+
+    async def delete(self, p: Principal, thread_id: str) -> None:
+        async with self.sessions() as session:
+            await self._owned(session, p, thread_id)
+            await session.commit()
+            await session.execute(
+                update(ThreadRow)
+                .where(ThreadRow.id == thread_id)
+                .values(deleted_at=now_iso(), server_updated_at=now_iso())
+            )
+            await session.commit()
+
+    async def share(
+        self, p: Principal, thread_id: str, visibility: str | None, support: bool | None
+    ) -> dict[str, Any]:
+        """Change who may read a thread; bumps the version so clients pull the change."""
+        for _attempt in range(5):
+            async with self.sessions() as session:
+                row = await self._owned(session, p, thread_id)
+                await session.commit()
+                if visibility is None and support is None:
+                    return self._share_info(row)
+                data = json.loads(row.data)
+                if visibility is not None:
+                    data["visibility"] = visibility
+                if support is not None:
+                    data["is_shared_with_support"] = support
+                data["version"] = row.version + 1
+                data["updated_at"] = now_iso()
+                try:
+                    columns = thread_columns(Thread.model_validate(data))
+                except BadThread:
+                    raise
+                result = await session.execute(
+                    update(ThreadRow)
+                    .where(ThreadRow.id == thread_id, ThreadRow.version == row.version)
+                    .values({**columns, "server_updated_at": now_iso()})
+                )
+                await session.commit()
+                if result.rowcount == 1:
+                    updated = await self._row(session, thread_id)
+                    assert updated is not None
+                    return self._share_info(updated)
+        raise self._conflict(row, "the thread kept changing; try again")
+
+    @staticmethod
+    def _share_info(row: ThreadRow) -> dict[str, Any]:
+        return {
+            "id": row.id,
+            "version": row.version,
+            "visibility": row.visibility,
+            "is_shared_with_support": bool(row.is_shared_with_support),
+            "share_path": f"/shared/{row.share_token}" if row.visibility == "public" else None,
+        }
