@@ -4,6 +4,8 @@
 | threads         | data/threads/T-<uuidv7>.json            |
 | local database  | data/loom.db                            |
 | quarantine      | data/quarantine/                        |
+| deleted threads | data/trash/ (restorable for 30 days)    |
+| writer locks    | data/locks/T-<uuidv7>.lock              |
 | pending sync    | state/sync/pending.json                 |
 | caches          | cache/                                  |
 | user config     | config/config.toml                      |
@@ -52,6 +54,14 @@ class LoomPaths:
     @property
     def quarantine_dir(self) -> Path:
         return self.data / "quarantine"
+
+    @property
+    def trash_dir(self) -> Path:
+        return self.data / "trash"
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.data / "locks"
 
     @property
     def database(self) -> Path:

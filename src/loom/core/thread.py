@@ -2,6 +2,10 @@
 
 Field names follow seed 002 and the file format in design.md. The JSON on disk is
 `Thread.model_dump_json(indent=2)`; unknown fields are kept when a file is rewritten.
+
+History is append-only: once another message follows a message, do not mutate it
+(replace the object if you must). The store relies on this to serialize and index
+only new messages when a long thread is saved.
 """
 
 from __future__ import annotations
@@ -9,14 +13,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from loom.core.clock import now_iso
 from loom.core.ids import new_thread_id
 from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage
+from loom.core.schema import SCHEMA_VERSION
 
-SCHEMA_VERSION = 1
-"""The newest thread file schema this Loom reads and writes."""
+__all__ = ["SCHEMA_VERSION", "AgentStateKind", "Thread", "ThreadVisibility", "derive_title"]
 
 TITLE_MAX_CHARS = 80
 
@@ -90,6 +94,9 @@ class Thread(_Open):
     visibility: ThreadVisibility = ThreadVisibility.ORGANIZATION
     is_shared_with_support: bool = False
 
+    # (message, its JSON) for messages followed by another one; see store.serialize.
+    _serialization_cache: list[tuple[Any, bytes]] = PrivateAttr(default_factory=list)
+
     # -- construction -------------------------------------------------------------
 
     @classmethod
@@ -134,6 +141,11 @@ class Thread(_Open):
     @property
     def messages(self) -> list[Any]:
         return self.conversation.messages
+
+    @property
+    def serialization_cache(self) -> list[tuple[Any, bytes]]:
+        """Used by the store to re-serialize only new messages on save."""
+        return self._serialization_cache
 
     @property
     def title(self) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from loom.core.thread import Thread
+if TYPE_CHECKING:  # this module stays pydantic-free: `loom list` imports it at start-up
+    from loom.core.thread import Thread
 
 
 class ThreadNotFound(LookupError):
@@ -22,6 +23,31 @@ class AmbiguousThreadId(LookupError):
         )
         self.ref = ref
         self.candidates = candidates
+
+
+class ThreadUnreadable(ValueError):
+    """A thread file exists but cannot be read; it has been moved to quarantine."""
+
+    def __init__(self, thread_id: str, reason: str, moved_to: str | None) -> None:
+        where = f"; moved to {moved_to}" if moved_to else ""
+        super().__init__(
+            f"thread {thread_id} could not be read ({reason}){where}; run `loom doctor`"
+        )
+        self.thread_id = thread_id
+        self.reason = reason
+        self.moved_to = moved_to
+
+
+class ThreadLocked(RuntimeError):
+    """Another process holds the writer lock of a thread."""
+
+    def __init__(self, thread_id: str, holder: str) -> None:
+        super().__init__(
+            f"thread {thread_id} is open for writing by {holder}; "
+            "close that session first (a lock left by a dead process is recovered automatically)"
+        )
+        self.thread_id = thread_id
+        self.holder = holder
 
 
 @dataclass(frozen=True)

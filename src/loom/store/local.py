@@ -1,22 +1,60 @@
-"""LocalThreadStore: one pretty-printed JSON file per thread, written atomically.
+"""LocalThreadStore: one pretty-printed JSON file per thread, written atomically, indexed.
 
-SKELETON: save/load work; the index, list, search, soft delete, quarantine and the
-writer lock are filled in by the threads issue. Keep the public method names.
+The JSON files are the truth. The index in loom.db (summary rows + FTS5) answers
+`list`, `search` and id prefixes, and is brought up to date from the files before every
+read (cheap: see `loom.store.index_sync`). A save writes the file first, then updates
+the index incrementally; if the index cannot be updated the save still stands and the
+next read repairs the index.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
+from loom.core.ids import is_thread_id
+from loom.core.messages import message_text
+from loom.core.schema import SCHEMA_VERSION
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
-from loom.store.atomic import atomic_write_bytes
-from loom.store.base import ThreadSummary
+from loom.store.atomic import StorageError, atomic_write_bytes, fsync_dir
+from loom.store.base import (
+    AmbiguousThreadId,
+    SearchHit,
+    ThreadLocked,
+    ThreadNotFound,
+    ThreadSummary,
+    ThreadUnreadable,
+)
+from loom.store.index import MAX_MESSAGES_INDEXED, ThreadIndex
+from loom.store.index_sync import ScanReport, ensure_fresh, open_index, write_transaction
+from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
+from loom.store.quarantine import quarantine_file
+from loom.store.serialize import thread_to_bytes
+from loom.store.summary import (
+    MAX_INDEXED_CHARS_PER_MESSAGE,
+    BadThreadFile,
+    IndexRecord,
+    parse_thread_bytes,
+)
+
+TRASH_RETENTION_S = 30 * 86400
 
 
 class LocalThreadStore:
     def __init__(self, paths: LoomPaths | None = None) -> None:
         self.paths = paths or LoomPaths.from_env()
+        self._index: ThreadIndex | None = None
+        self.index_note: str | None = None
+        """Why the on-disk index is not in use (then an in-memory one is), if it is not."""
+        self.last_scan = ScanReport()
+
+    # -- paths ---------------------------------------------------------------------
 
     @property
     def threads_dir(self) -> Path:
@@ -25,20 +63,215 @@ class LocalThreadStore:
     def path_for(self, thread_id: str) -> Path:
         return self.threads_dir / f"{thread_id}.json"
 
-    def save(self, thread: Thread) -> None:
-        self.threads_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.path_for(thread.id), thread.to_json().encode())
+    @property
+    def index(self) -> ThreadIndex:
+        if self._index is None:
+            self._index, self.index_note = open_index(self.paths)
+        return self._index
 
-    def load(self, thread_id: str) -> Thread | None:
-        path = self.path_for(thread_id)
+    def fresh_index(self) -> ThreadIndex:
+        index = self.index
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        return Thread.from_json(data)
+            self.last_scan = ensure_fresh(index, self.paths)
+        except sqlite3.Error as exc:  # e.g. a read-only loom.db: read files into memory
+            self.close()
+            self._index, self.index_note = open_index_in_memory(self.paths, exc)
+            self.last_scan = ensure_fresh(self._index, self.paths)
+        return self._index
 
-    def list(self, limit: int = 50) -> list[ThreadSummary]:
-        raise NotImplementedError
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.conn.close()
+            self._index = None
+
+    # -- ThreadStore -----------------------------------------------------------------
+
+    def save(self, thread: Thread) -> None:
+        """Write the thread durably (temp, fsync, rename, fsync dir), then index it.
+
+        Raises StorageError (previous file intact) when the folder is read-only or full.
+        """
+        try:
+            self.threads_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                exc.errno or 0,
+                f"could not create {self.threads_dir}: {exc.strerror}; check its permissions",
+            ) from exc
+        path = self.path_for(thread.id)
+        atomic_write_bytes(path, thread_to_bytes(thread))
+        try:
+            st = os.stat(path)
+            self._index_saved(thread, (st.st_ino, st.st_size, st.st_mtime_ns))
+        except (OSError, sqlite3.Error) as exc:
+            # The file is saved; the next list/search re-indexes it from the file.
+            print(f"loom: note: search index not updated ({exc})", file=sys.stderr)
+
+    def _index_saved(self, thread: Thread, file_stat: tuple[int, int, int]) -> None:
+        index = self.index
+        messages = thread.conversation.messages
+        with write_transaction(index):
+            before = index.indexed_message_count(thread.id)
+            # Re-index the previously last message too: it may have grown (streaming).
+            first = 0 if before is None or before > len(messages) else max(before - 1, 0)
+            first = min(first, MAX_MESSAGES_INDEXED)
+            record = IndexRecord(
+                id=thread.id,
+                title=thread.metadata.title or "(untitled)",
+                version=thread.version,
+                created_at=thread.created_at,
+                last_activity_at=thread.last_activity_at,
+                message_count=len(messages),
+                git_branch=thread.git_branch,
+                git_remote_url=thread.git_remote_url,
+                workspace_root=thread.workspace_root,
+                agent_state_kind=str(thread.agent_state.kind),
+                is_private=thread.is_private,
+                visibility=str(thread.visibility),
+                tags=list(thread.metadata.tags),
+                commits=list(thread.git_commits),
+                message_texts=[
+                    message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE] for m in messages[first:]
+                ],
+                first_message=first,
+            )
+            index.upsert(record, file_stat)
 
     def save_and_sync(self, thread: Thread) -> None:
         self.save(thread)
+
+    def load(self, thread_id: str) -> Thread | None:
+        """The thread, or None if there is no such file.
+
+        An unreadable file is moved to quarantine and ThreadUnreadable is raised.
+        """
+        path = self.path_for(thread_id)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            thread = Thread.from_json(raw)
+            if thread.schema_version > SCHEMA_VERSION or thread.id != thread_id:
+                parse_thread_bytes(raw, thread_id)  # raises with the precise reason
+            return thread
+        except ValueError as exc:  # pydantic's ValidationError, or BadThreadFile
+            reason = str(exc) if isinstance(exc, BadThreadFile) else _reason(raw, thread_id, exc)
+        moved = quarantine_file(path, self.paths.quarantine_dir, reason)
+        with contextlib.suppress(sqlite3.Error), write_transaction(self.index):
+            self.index.remove(thread_id)
+        raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
+
+    def list(self, limit: int = 50) -> list[ThreadSummary]:
+        """Newest activity first."""
+        return self.fresh_index().list(limit)
+
+    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """Ranked full-text search over titles, tags, git metadata and messages."""
+        return self.fresh_index().search(query, limit)
+
+    def resolve(self, ref: str) -> str:
+        """The full id for an id or unique id prefix (`T-` optional), like git."""
+        ref = ref.strip()
+        if not ref:
+            raise ThreadNotFound(ref)
+        if is_thread_id(ref) and self.path_for(ref).exists():
+            return ref
+        matches = self.fresh_index().resolve(ref, limit=10)
+        if not matches:
+            raise ThreadNotFound(ref)
+        if len(matches) > 1:
+            raise AmbiguousThreadId(ref, matches)
+        return matches[0]
+
+    def delete(self, thread_id: str) -> None:
+        """Soft delete: move the file to the trash (restorable for 30 days)."""
+        holder = lock_holder(self.paths.locks_dir, thread_id)
+        if holder:
+            raise ThreadLocked(thread_id, holder)
+        source = self.path_for(thread_id)
+        if not source.exists():
+            raise ThreadNotFound(thread_id)
+        trash = self.paths.trash_dir
+        _move(source, trash / source.name, f"could not delete {thread_id}")
+        with contextlib.suppress(sqlite3.Error), write_transaction(self.index):
+            self.index.remove(thread_id)
+        self._purge_old_trash()
+
+    def restore(self, ref: str) -> str:
+        """Bring a deleted thread back; `ref` may be a prefix. Returns the full id."""
+        thread_id = self._resolve_deleted(ref)
+        target = self.path_for(thread_id)
+        if target.exists():
+            raise StorageError(0, f"{thread_id} exists already; nothing to restore")
+        self.threads_dir.mkdir(parents=True, exist_ok=True)
+        _move(self.paths.trash_dir / target.name, target, f"could not restore {thread_id}")
+        return thread_id
+
+    def deleted(self) -> list[str]:
+        try:
+            names = os.listdir(self.paths.trash_dir)
+        except FileNotFoundError:
+            return []
+        return sorted(n[:-5] for n in names if n.startswith("T-") and n.endswith(".json"))
+
+    # -- writer lock -------------------------------------------------------------------
+
+    def acquire_writer(self, thread_id: str) -> WriterLock:
+        """Hold the writer lock of `thread_id` until `release()` (ThreadLocked if taken)."""
+        return acquire_writer_lock(self.paths.locks_dir, thread_id)
+
+    @contextlib.contextmanager
+    def open_for_writing(self, thread_id: str) -> Iterator[WriterLock]:
+        lock = self.acquire_writer(thread_id)
+        try:
+            yield lock
+        finally:
+            lock.release()
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _resolve_deleted(self, ref: str) -> str:
+        ref = ref.strip()
+        full = ref if ref.startswith("T-") else f"T-{ref}"
+        matches = [tid for tid in self.deleted() if tid.startswith(full)]
+        if not ref or not matches:
+            raise ThreadNotFound(ref)
+        if len(matches) > 1 and full not in matches:
+            raise AmbiguousThreadId(ref, matches)
+        return full if full in matches else matches[0]
+
+    def _purge_old_trash(self) -> None:
+        cutoff = time.time() - TRASH_RETENTION_S
+        for tid in self.deleted():
+            path = self.paths.trash_dir / f"{tid}.json"
+            with contextlib.suppress(OSError):
+                if path.stat().st_ctime < cutoff:  # ctime: when it was moved to the trash
+                    path.unlink()
+
+
+def open_index_in_memory(paths: LoomPaths, why: Exception) -> tuple[ThreadIndex, str]:
+    from loom.store.index_sync import _open_memory
+
+    return _open_memory(), f"the index in {paths.database} is not usable ({why})"
+
+
+def _move(source: Path, target: Path, what: str) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(source, target)
+        fsync_dir(target.parent)
+        fsync_dir(source.parent)
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"{what}: {exc.strerror or exc}") from exc
+
+
+def _reason(raw: bytes, thread_id: str, exc: Exception) -> str:
+    """The index's explanation if it has one, else pydantic's first lines."""
+    try:
+        parse_thread_bytes(raw, thread_id)
+    except BadThreadFile as bad:
+        return str(bad)
+    lines = str(exc).splitlines()
+    detail = " ".join(line.strip() for line in lines[:3]) if lines else type(exc).__name__
+    return f"the file does not match the thread format ({detail})"

@@ -1,0 +1,208 @@
+"""Keeping the index in step with the thread files, cheaply.
+
+Freshness check (every `loom list` / `loom search`): one `stat` of `threads/`. Every
+save renames a temp file into that folder, and every create/delete/rename changes a
+folder's mtime, so if the folder's (device, inode, mtime) equals the marker recorded
+by the last scan, no file was added, replaced or removed since. Otherwise a scan
+`stat`s every `T-*.json` and re-reads only files whose (inode, size, mtime) differ from
+their index row (an atomic save always makes a new inode), indexes new files, drops
+rows of vanished ones and quarantines unreadable ones.
+
+Races: the marker is the folder stat taken *before* the scan, so a change during the
+scan leaves the marker behind and the next call scans again. Folder timestamps are
+coarse (a kernel tick), so when the folder changed less than RACY_WINDOW_NS before the
+scan, no marker is recorded at all ("racy", as git calls it). Saves do not move the
+marker: a save that died between its rename and its index update is still found.
+Not detected: a file edited in place (no rename) to the same size within one tick;
+`loom doctor` compares every file's content hash-free stat and catches the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loom.core.ids import is_thread_id
+from loom.paths import LoomPaths
+from loom.store.db import connect, migrate
+from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
+from loom.store.quarantine import quarantine_file
+from loom.store.summary import BadThreadFile, parse_thread_bytes
+
+MARKER_KEY = "threads_dir_marker"
+RACY_WINDOW_NS = 2_000_000_000
+BATCH = 200
+
+
+@dataclass
+class ScanReport:
+    scanned: bool = False
+    indexed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    quarantined: list[tuple[Path, str]] = field(default_factory=list)
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
+    """The index in loom.db, or an in-memory one (with a note why) if loom.db is unusable.
+
+    A damaged loom.db is moved aside (`loom.db.damaged-<time>`) and rebuilt.
+    """
+    try:
+        return _open_file(paths.database), None
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and not _damaged(exc):
+            return _open_memory(), f"the index in {paths.database} is not usable ({exc})"
+        moved = _move_aside(paths.database)
+        if moved is None:
+            return _open_memory(), f"the index in {paths.database} is damaged ({exc})"
+        try:
+            return _open_file(paths.database), f"the damaged index was moved to {moved}"
+        except sqlite3.Error as again:
+            return _open_memory(), f"the index in {paths.database} is not usable ({again})"
+
+
+def _open_file(path: Path) -> ThreadIndex:
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = connect(path)
+    try:
+        migrate(conn, COMPONENT, MIGRATIONS)
+        conn.execute("SELECT 1 FROM thread_index_fts LIMIT 0").fetchall()
+    except BaseException:
+        conn.close()
+        raise
+    return ThreadIndex(conn)
+
+
+def _open_memory() -> ThreadIndex:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(conn, COMPONENT, MIGRATIONS)
+    return ThreadIndex(conn)
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text or "no such table" in text
+
+
+def _move_aside(path: Path) -> Path | None:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    try:
+        os.rename(path, target)
+    except OSError:
+        return None
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+    return target
+
+
+@contextlib.contextmanager
+def write_transaction(index: ThreadIndex) -> Iterator[ThreadIndex]:
+    index.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield index
+    except BaseException:
+        index.conn.execute("ROLLBACK")
+        raise
+    index.conn.execute("COMMIT")
+
+
+def dir_marker(threads_dir: Path) -> tuple[str, int]:
+    """The folder's identity + mtime as the marker text, and the mtime in ns."""
+    try:
+        st = os.stat(threads_dir)
+    except FileNotFoundError:
+        return "missing", 0
+    return f"{st.st_dev}:{st.st_ino}:{st.st_mtime_ns}", st.st_mtime_ns
+
+
+def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -> ScanReport:
+    """Bring the index up to date with the files if the folder changed (see module doc)."""
+    marker, mtime_ns = dir_marker(paths.threads_dir)
+    if not force and index.get_state(MARKER_KEY) == marker:
+        return ScanReport()
+    report = ScanReport(scanned=True)
+    on_disk = scan_files(paths.threads_dir)
+    known = index.file_stats()
+    changed = [tid for tid, st in on_disk.items() if known.get(tid) != st]
+    gone = [tid for tid in known if tid not in on_disk]
+    pending: list[str] = []
+    for start in range(0, max(len(changed), 1), BATCH):
+        batch = changed[start : start + BATCH]
+        with write_transaction(index):
+            if start == 0:
+                for tid in gone:
+                    index.remove(tid)
+                report.removed.extend(gone)
+            for tid in batch:
+                _reindex_file(index, paths, tid, report, pending)
+    with write_transaction(index):
+        racy = time.time_ns() - mtime_ns < RACY_WINDOW_NS
+        index.set_state(MARKER_KEY, "racy" if racy or pending else marker)
+    return report
+
+
+def scan_files(threads_dir: Path) -> dict[str, tuple[int, int, int]]:
+    """`{thread id: (inode, size, mtime_ns)}` for every `T-*.json` in the folder."""
+    found: dict[str, tuple[int, int, int]] = {}
+    try:
+        entries = os.scandir(threads_dir)
+    except FileNotFoundError:
+        return found
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith("T-") and name.endswith(".json"):
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found[name[:-5]] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _reindex_file(
+    index: ThreadIndex, paths: LoomPaths, tid: str, report: ScanReport, pending: list[str]
+) -> None:
+    path = paths.threads_dir / f"{tid}.json"
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            raw = handle.read()
+    except FileNotFoundError:
+        index.remove(tid)
+        return
+    except OSError as exc:
+        report.unreadable.append((path, exc.strerror or str(exc)))
+        pending.append(tid)
+        return
+    try:
+        if not is_thread_id(tid):
+            raise BadThreadFile("the file name is not a thread id (T-<uuidv7>.json)")
+        record = parse_thread_bytes(raw, tid)
+    except BadThreadFile as exc:
+        index.remove(tid)
+        moved = quarantine_file(path, paths.quarantine_dir, str(exc))
+        if moved is None:
+            report.unreadable.append((path, str(exc)))
+            pending.append(tid)
+        else:
+            report.quarantined.append((moved, str(exc)))
+        return
+    index.upsert(record, (st.st_ino, st.st_size, st.st_mtime_ns))
+    report.indexed.append(tid)
+
+
+def rebuild(index: ThreadIndex, paths: LoomPaths) -> ScanReport:
+    """Drop everything and index every file again."""
+    with write_transaction(index):
+        index.clear()
+    return ensure_fresh(index, paths, force=True)

@@ -1,0 +1,169 @@
+"""What the index needs from a thread file, read with the standard library only.
+
+`extract_record(data, file_id)` checks the structure of a parsed thread file (the
+checks that decide quarantine: not an object, wrong types, a newer `schema_version`,
+an id that does not match the file name) and returns an `IndexRecord`. It runs on the
+`loom list` fast path, so it must not import pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from loom.core.schema import SCHEMA_VERSION
+
+MAX_INDEXED_CHARS_PER_MESSAGE = 32_000
+"""Longer message text (typically a tool's output) is indexed up to this many characters."""
+
+ROLES = ("user", "assistant", "tool", "system")
+
+
+class BadThreadFile(ValueError):
+    """A thread file that cannot be used; the message is the quarantine reason."""
+
+
+@dataclass
+class IndexRecord:
+    id: str
+    title: str
+    version: int
+    created_at: str
+    last_activity_at: str
+    message_count: int
+    git_branch: str | None = None
+    git_remote_url: str | None = None
+    workspace_root: str | None = None
+    agent_state_kind: str | None = None
+    is_private: bool = False
+    visibility: str = "organization"
+    tags: list[str] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    message_texts: list[str] = field(default_factory=list)
+    """Searchable text of messages[first_message:] (all of them unless incremental)."""
+    first_message: int = 0
+
+    @property
+    def meta_text(self) -> str:
+        """The header row of the search index: everything but the conversation."""
+        parts = [
+            *self.tags,
+            self.git_branch or "",
+            self.git_remote_url or "",
+            self.workspace_root or "",
+            *self.commits,
+            self.id,
+        ]
+        return " ".join(p for p in parts if p)
+
+
+def parse_thread_bytes(raw: bytes, file_id: str) -> IndexRecord:
+    """Parse and check a thread file's bytes; raise BadThreadFile with the reason."""
+    if not raw.strip():
+        raise BadThreadFile("the file is empty")
+    if b"\x00" in raw:
+        raise BadThreadFile("the file contains NUL bytes (truncated or padded by a crash)")
+    try:
+        data = json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise BadThreadFile(f"the file is not UTF-8 text ({exc.reason})") from None
+    except ValueError as exc:
+        raise BadThreadFile(f"the file is not valid JSON ({exc})") from None
+    return extract_record(data, file_id)
+
+
+def extract_record(data: Any, file_id: str | None) -> IndexRecord:
+    if not isinstance(data, dict):
+        raise BadThreadFile(f"expected a JSON object, found {type(data).__name__}")
+    schema = data.get("schema_version", 1)
+    if not _is_int(schema):
+        raise BadThreadFile("schema_version must be an integer")
+    if schema > SCHEMA_VERSION:
+        raise BadThreadFile(
+            f"written by a newer Loom (schema_version {schema}; this Loom reads up to "
+            f"{SCHEMA_VERSION}); upgrade Loom to read it"
+        )
+    thread_id = _field(data, "id", str)
+    if file_id is not None and thread_id != file_id:
+        raise BadThreadFile(f"the id inside ({thread_id}) does not match the file name")
+    version = _field(data, "version", int)
+    created_at = _field(data, "created_at", str)
+    last_activity = data.get("last_activity_at") or data.get("updated_at") or created_at
+    if not isinstance(last_activity, str):
+        raise BadThreadFile("last_activity_at must be a string")
+    conversation = _field(data, "conversation", dict, default={})
+    messages = _field(conversation, "messages", list, default=[], where="conversation.")
+    texts = [message_text_of(m, i) for i, m in enumerate(messages)]
+    metadata = _field(data, "metadata", dict, default={})
+    agent_state = _field(data, "agent_state", dict, default={})
+    tags = _field(metadata, "tags", list, default=[], where="metadata.")
+    commits = _field(data, "git_commits", list, default=[])
+    if not all(isinstance(t, str) for t in tags + commits):
+        raise BadThreadFile("metadata.tags and git_commits must be lists of strings")
+    title = _optional(metadata, "title", str, "metadata.") or "(untitled)"
+    return IndexRecord(
+        id=thread_id,
+        title=title,
+        version=version,
+        created_at=created_at,
+        last_activity_at=last_activity,
+        message_count=len(messages),
+        git_branch=_optional(data, "git_branch", str),
+        git_remote_url=_optional(data, "git_remote_url", str),
+        workspace_root=_optional(data, "workspace_root", str),
+        agent_state_kind=_optional(agent_state, "kind", str, "agent_state."),
+        is_private=bool(_optional(data, "is_private", bool)),
+        visibility=_optional(data, "visibility", str) or "organization",
+        tags=tags,
+        commits=commits,
+        message_texts=texts,
+    )
+
+
+def message_text_of(message: Any, index: int = 0) -> str:
+    """The searchable text of a message dict (same as core.messages.message_text)."""
+    if not isinstance(message, dict):
+        raise BadThreadFile(f"message {index} is not an object")
+    role = message.get("role")
+    if role not in ROLES:
+        raise BadThreadFile(f"message {index} has an unknown role {role!r}")
+    content = message.get("content", "")
+    if not isinstance(content, str):
+        raise BadThreadFile(f"message {index} content must be a string")
+    calls = message.get("tool_calls") or []
+    if role == "assistant" and calls:
+        if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+            raise BadThreadFile(f"message {index} tool_calls must be a list of objects")
+        parts = " ".join(
+            f"{c.get('tool_name')} {json.dumps(c.get('arguments_json', {}), ensure_ascii=False)}"
+            for c in calls
+        )
+        content = f"{content} {parts}".strip()
+    if role == "tool" and not (
+        isinstance(message.get("tool_call_id"), str) and isinstance(message.get("tool_name"), str)
+    ):
+        raise BadThreadFile(f"message {index} (tool) needs tool_call_id and tool_name strings")
+    return content[:MAX_INDEXED_CHARS_PER_MESSAGE]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _field(data: dict[str, Any], key: str, kind: type, default: Any = None, where: str = "") -> Any:
+    if key not in data:
+        if default is not None:
+            return default
+        raise BadThreadFile(f"the field {where}{key} is missing")
+    value = data[key]
+    if (kind is int and not _is_int(value)) or not isinstance(value, kind):
+        raise BadThreadFile(f"the field {where}{key} must be of type {kind.__name__}")
+    return value
+
+
+def _optional(data: dict[str, Any], key: str, kind: type, where: str = "") -> Any:
+    value = data.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise BadThreadFile(f"the field {where}{key} must be of type {kind.__name__} or null")
+    return value
