@@ -1,0 +1,86 @@
+"""Git's ignore rules: nested .gitignore files (negations too), .git/info/exclude and a
+configured ignore list. The deepest file with a matching pattern decides, as in git."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pathspec
+
+ALWAYS_IGNORED = frozenset({".git", ".hg", ".svn"})
+DEFAULT_IGNORES: tuple[str, ...] = (
+    "__pycache__/", "node_modules/", ".venv/", "venv/", ".tox/", ".mypy_cache/",
+    ".pytest_cache/", ".ruff_cache/", "*.egg-info/", ".DS_Store",
+)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """The rules of one ignore file, relative to the directory it applies to."""
+
+    base: str  # "" for the project root, else "sub/dir/"
+    spec: pathspec.PathSpec
+
+    def decide(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by a negation, None: no pattern matched."""
+        local = rel_path[len(self.base):]
+        return self.spec.check_file(local + "/" if is_dir else local).include
+
+
+def _layer(base: str, lines: Iterable[str]) -> Layer | None:
+    lines = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        return None
+    return Layer(base, pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
+
+
+class IgnoreRules:
+    """Root layers plus one layer per directory that holds a .gitignore."""
+
+    def __init__(self, root: str, extra_patterns: Iterable[str] = DEFAULT_IGNORES) -> None:
+        self.root = root
+        layers = [
+            _layer("", extra_patterns),
+            _layer("", _read_lines(os.path.join(root, ".git", "info", "exclude"))),
+        ]
+        self.root_layers: tuple[Layer, ...] = tuple(layer for layer in layers if layer)
+
+    def layers_for(self, rel_dir: str, parent: tuple[Layer, ...]) -> tuple[Layer, ...]:
+        """`parent` plus the .gitignore inside `rel_dir`, if any ("" is the root)."""
+        base = rel_dir + "/" if rel_dir else ""
+        layer = _layer(base, _read_lines(os.path.join(self.root, base, ".gitignore")))
+        return (*parent, layer) if layer else parent
+
+    @staticmethod
+    def is_ignored(rel_path: str, is_dir: bool, layers: tuple[Layer, ...]) -> bool:
+        name = rel_path.rsplit("/", 1)[-1]
+        if name in ALWAYS_IGNORED:
+            return True
+        for layer in reversed(layers):
+            decision = layer.decide(rel_path, is_dir)
+            if decision is not None:
+                return decision
+        return False
+
+    def path_is_ignored(self, rel_path: str, is_dir: bool = False) -> bool:
+        """Whether a path (or any directory above it) is ignored."""
+        parts = rel_path.split("/")
+        layers = self.layers_for("", self.root_layers)
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            last = depth == len(parts)
+            if self.is_ignored(prefix, is_dir or not last, layers):
+                return True
+            if not last:
+                layers = self.layers_for(prefix, layers)
+        return False

@@ -1,0 +1,182 @@
+"""Symbols of one file: definitions (name, line, kind, source line) and referenced names.
+
+tree-sitter with the grammar wheel's tags query where we have one; a regex extractor for
+other languages. Pure functions over bytes, so they run the same in a worker process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from loom.repointel.languages import grammar_for, has_grammar
+
+BINARY_SNIFF_BYTES = 8192
+MAX_LINE_CHARS = 160
+
+
+@dataclass
+class Definition:
+    name: str
+    line: int  # 1-based
+    kind: str  # function, class, method, module, ...
+    text: str  # the source line, right-stripped and shortened
+
+
+@dataclass
+class FileSymbols:
+    definitions: list[Definition] = field(default_factory=list)
+    references: dict[str, int] = field(default_factory=dict)  # name -> count
+
+    def to_plain(self) -> tuple:
+        return (
+            [(d.name, d.line, d.kind, d.text) for d in self.definitions],
+            self.references,
+        )
+
+    @classmethod
+    def from_plain(cls, plain: tuple) -> FileSymbols:
+        defs, refs = plain
+        if not isinstance(refs, dict):
+            raise ValueError("references must be a mapping")
+        return cls([Definition(str(n), int(ln), str(k), str(t)) for n, ln, k, t in defs],
+                   {str(k): int(v) for k, v in refs.items()})
+
+
+class BinaryFile(ValueError):
+    """The file holds NUL bytes in its first block: it is not source text."""
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def _line_text(lines: list[bytes], row: int) -> str:
+    if row >= len(lines):
+        return ""
+    text = lines[row].decode("utf-8", "replace").rstrip()
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
+
+
+def extract_symbols(data: bytes, language: str) -> FileSymbols:
+    """Definitions and references in `data`. Raises BinaryFile for binary content.
+
+    Syntax errors are fine: tree-sitter recovers and we keep what it could read.
+    """
+    if is_binary(data):
+        raise BinaryFile("binary content")
+    if has_grammar(language):
+        grammar = grammar_for(language)
+        if grammar is not None:
+            return _extract_tree_sitter(data, grammar)
+    return _extract_regex(data)
+
+
+def _extract_tree_sitter(data: bytes, grammar) -> FileSymbols:
+    import tree_sitter
+
+    tree = tree_sitter.Parser(grammar.ts_language).parse(data)
+    lines = data.split(b"\n")
+    symbols = FileSymbols()
+    refs: Counter[str] = Counter()
+    seen_defs: set[tuple[str, int]] = set()
+    for _pattern, captures in tree_sitter.QueryCursor(grammar.query).matches(tree.root_node):
+        role = next((key for key in captures if key.startswith(("definition.", "reference."))),
+                    None)
+        names = captures.get("name")
+        if role is None or not names:
+            continue
+        for node in names:
+            name = (node.text or b"").decode("utf-8", "replace")
+            if not name:
+                continue
+            if role.startswith("definition."):
+                row = captures[role][0].start_point[0]
+                if (name, row) in seen_defs:
+                    continue
+                seen_defs.add((name, row))
+                symbols.definitions.append(
+                    Definition(name, row + 1, role.split(".", 1)[1], _line_text(lines, row)))
+            else:
+                refs[name] += 1
+    symbols.definitions.sort(key=lambda d: d.line)
+    symbols.references = dict(refs)
+    return symbols
+
+
+_DEF_RE = re.compile(
+    rb"^[ \t]*(?:(?:export|public|private|protected|internal|static|abstract|final|async|"
+    rb"override|open|inline|pub|local|sealed|data|default)\s+)*"
+    rb"(def|defp|function|func|fun|fn|class|struct|interface|trait|enum|module|object|"
+    rb"protocol|sub|type|record|impl)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
+_IDENT_RE = re.compile(rb"\b[A-Za-z_][A-Za-z0-9_]{2,}\b")
+_KIND = {b"def": "function", b"defp": "function", b"function": "function", b"func": "function",
+         b"fun": "function", b"fn": "function", b"sub": "function"}
+
+
+def _extract_regex(data: bytes) -> FileSymbols:
+    lines = data.split(b"\n")
+    symbols = FileSymbols()
+    defined: Counter[str] = Counter()
+    for match in _DEF_RE.finditer(data):
+        row = data.count(b"\n", 0, match.start())
+        name = match.group(2).decode("utf-8", "replace")
+        kind = _KIND.get(match.group(1), "class")
+        symbols.definitions.append(Definition(name, row + 1, kind, _line_text(lines, row)))
+        defined[name] += 1
+    refs: Counter[str] = Counter(m.decode("ascii") for m in _IDENT_RE.findall(data))
+    refs.subtract(defined)  # a definition's own name is not a use of it
+    symbols.references = {name: n for name, n in refs.items() if n > 0}
+    return symbols
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    size: int
+    mtime_ns: int
+    digest: str
+    language: str | None
+    symbols: FileSymbols | None
+    error: str | None = None
+
+
+def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile | None:
+    """Read one file, hash it, extract its symbols. None if it vanished meanwhile."""
+    try:
+        with open(os.path.join(root, path), "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # permission denied, symlink loop, is a directory, ...
+        return ParsedFile(path, 0, 0, "", language, None, f"unreadable: {exc.strerror or exc}")
+    parsed = ParsedFile(path, stat.st_size, stat.st_mtime_ns, content_digest(data), language, None)
+    if language is None:
+        return parsed
+    try:
+        parsed.symbols = extract_symbols(data, language)
+    except BinaryFile:
+        parsed.language, parsed.error = None, "binary"
+    except (ValueError, RuntimeError, RecursionError) as exc:
+        parsed.error = f"parse failed: {exc}"
+    return parsed
+
+
+def parse_batch(root: str, items: list[tuple[str, str | None]]) -> list[ParsedFile]:
+    """Worker entry point for the process pool: one chunk of files."""
+    out: list[ParsedFile] = []
+    for path, language in items:
+        parsed = read_and_extract(root, path, language)
+        if parsed is not None:
+            out.append(parsed)
+    return out
