@@ -11,6 +11,7 @@ from loom import __version__
 
 COMMAND_MODULES: list[str] = [
     # e.g. "loom.cli.threads"
+    "loom.cli.repo",
 ]
 
 app = typer.Typer(
