@@ -1,0 +1,82 @@
+"""The agent's tools over repo intelligence: `repo_map` and `symbol_search`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from loom.repointel.service import RepoIntel
+from loom.tools._builtin import BuiltinTool, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+
+def intel_for(ctx: ToolContext) -> RepoIntel:
+    """The session's RepoIntel (ctx.extras["repointel"]) or the shared one for the root."""
+    intel = ctx.extras.get("repointel")
+    return intel if isinstance(intel, RepoIntel) else RepoIntel.for_root(ctx.project_root)
+
+
+class RepoMapTool(BuiltinTool):
+    name = "repo_map"
+    description = (
+        "A ranked map of the project: the files and definitions (with line numbers) that "
+        "matter most, fitted to a token budget. Pass the files you are working on as "
+        "`focus_files` and names you care about as `mentioned_identifiers` to rank what they "
+        "use higher. Use it to find where things live before reading files."
+    )
+    parameters = schema({
+        "tokens": {"type": "integer", "minimum": 64, "maximum": 32000,
+                   "description": "Token budget for the map (default: repo.map_tokens)."},
+        "focus_files": {"type": "array", "items": {"type": "string"}, "default": [],
+                        "description": "Project-relative paths of files in the conversation."},
+        "mentioned_identifiers": {"type": "array", "items": {"type": "string"}, "default": [],
+                                  "description": "Function, class or variable names."},
+    })
+    risk = "read"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        intel = intel_for(ctx)
+        text = await asyncio.to_thread(intel.repo_map, args.get("tokens"),
+                                       args["focus_files"], args["mentioned_identifiers"])
+        if not text:
+            return ToolResult("(no source files with definitions were found in this project)",
+                              metadata={"files": 0})
+        return ToolResult(text, metadata={"files": sum(1 for line in text.splitlines()
+                                                       if line.endswith(":"))})
+
+
+class SymbolSearchTool(BuiltinTool):
+    name = "symbol_search"
+    description = (
+        "Find where a function, class, method or constant is defined: give its name or the "
+        "start of it. Returns `path:line  kind  name` with the defining line."
+    )
+    parameters = schema({
+        "query": {"type": "string", "minLength": 1,
+                  "description": "A symbol name or prefix, e.g. `parse_args` or `Http`."},
+        "exact": {"type": "boolean", "default": False,
+                  "description": "Only names equal to the query."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
+    }, required=("query",))
+    risk = "read"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        query = args["query"].strip()
+        if not query:
+            raise self.fail("query is blank; give a symbol name or prefix")
+        intel = intel_for(ctx)
+        hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1,
+                                       args["exact"])
+        if not hits:
+            raise ToolError(f"no definition named {query!r} (or starting with it) in the "
+                            "project; try a shorter prefix or content_search for text")
+        more = len(hits) > args["limit"]
+        hits = hits[: args["limit"]]
+        lines = [f"{h.path}:{h.line}  {h.kind}  {h.name}  —  {h.text}" for h in hits]
+        if more:
+            lines.append(f"(more than {args['limit']} matches; give a longer prefix)")
+        return ToolResult("\n".join(lines), metadata={"matches": len(hits)})
+
+
+def repointel_tools(project_root: Any = None) -> list[BuiltinTool]:
+    return [RepoMapTool(project_root), SymbolSearchTool(project_root)]
