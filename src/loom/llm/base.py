@@ -113,3 +113,32 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> LlmResponse:
             response.stop_reason = event.stop_reason
     response.content = "".join(parts)
     return response
+
+
+# -- tool-call arguments as streamed by models -------------------------------------------
+
+# When a model streams tool-call arguments that are not a JSON object, the adapter keeps
+# the raw text under this key (the only key) so the session can tell the model exactly
+# what it sent and how to fix it, instead of crashing or silently running with {}.
+RAW_ARGUMENTS_KEY = "_raw_arguments"
+
+
+def parse_tool_arguments(text: str) -> dict[str, Any]:
+    """Arguments text -> dict; `{RAW_ARGUMENTS_KEY: text}` if it is not a JSON object."""
+    import json
+
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {RAW_ARGUMENTS_KEY: text}
+    return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: text}
+
+
+def invalid_arguments_text(call: ToolCall) -> str | None:
+    """The raw text of a call whose arguments were not a JSON object, else None."""
+    args = call.arguments_json
+    if len(args) == 1 and isinstance(args.get(RAW_ARGUMENTS_KEY), str):
+        return args[RAW_ARGUMENTS_KEY]
+    return None

@@ -1,0 +1,74 @@
+"""Conversation clean-up shared by every adapter before it maps messages to a wire format.
+
+All three APIs reject a history where a tool call is not answered by its result right
+after it, or where a result answers no call. A thread can hold either (a turn cut short
+by Ctrl-C, a crash between call and result, hand-edited files), so adapters send
+`paired_history(...)`: calls answered in order, missing results filled in, stray results
+turned into plain user notes. Nothing is removed from the thread itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from loom.core.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from loom.llm.base import LlmRequest
+
+MISSING_RESULT = "(no result: this tool call was interrupted before it finished)"
+
+
+def system_prompt(request: LlmRequest) -> str:
+    """The request's system prompt plus any system messages in the history, in order."""
+    parts = [request.system] if request.system else []
+    parts += [m.content for m in request.messages if isinstance(m, SystemMessage) and m.content]
+    return "\n\n".join(parts)
+
+
+def paired_history(messages: Sequence[Message]) -> list[Message]:
+    """Non-system messages with every tool call immediately followed by its result."""
+    out: list[Message] = []
+    items = [m for m in messages if not isinstance(m, SystemMessage)]
+    i = 0
+    while i < len(items):
+        message = items[i]
+        i += 1
+        if isinstance(message, ToolMessage):
+            out.append(_stray_result(message))
+            continue
+        out.append(message)
+        if not (isinstance(message, AssistantMessage) and message.tool_calls):
+            continue
+        results: dict[str, ToolMessage] = {}
+        while i < len(items) and isinstance(items[i], ToolMessage):
+            result = items[i]
+            assert isinstance(result, ToolMessage)
+            results.setdefault(result.tool_call_id, result)
+            i += 1
+        strays = [r for r in results.values()
+                  if r.tool_call_id not in {c.id for c in message.tool_calls}]
+        for call in message.tool_calls:
+            out.append(results.get(call.id) or ToolMessage(
+                tool_call_id=call.id, tool_name=call.tool_name, content=MISSING_RESULT,
+                is_error=True))
+        out.extend(_stray_result(r) for r in strays)
+    return out
+
+
+def _stray_result(message: ToolMessage) -> UserMessage:
+    return UserMessage(content=f"[result of an earlier {message.tool_name} call]\n"
+                               f"{message.content}")
+
+
+def normalize_stop_reason(reason: str | None, *, has_tool_calls: bool) -> str:
+    """Map each API's stop reason onto Anthropic's names, which the loop uses."""
+    mapped = {
+        None: "end_turn", "": "end_turn", "stop": "end_turn", "end_turn": "end_turn",
+        "STOP": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
+        "tool_use": "tool_use", "length": "max_tokens", "max_tokens": "max_tokens",
+        "MAX_TOKENS": "max_tokens", "content_filter": "refusal", "SAFETY": "refusal",
+        "RECITATION": "refusal", "PROHIBITED_CONTENT": "refusal", "BLOCKLIST": "refusal",
+        "refusal": "refusal", "stop_sequence": "stop_sequence", "pause_turn": "pause_turn",
+    }.get(reason, str(reason).lower())
+    if has_tool_calls and mapped == "end_turn":
+        return "tool_use"  # Gemini says STOP even when it asks for tools
+    return mapped

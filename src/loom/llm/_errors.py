@@ -1,0 +1,133 @@
+"""SDK exceptions -> LlmError with a message a person can act on.
+
+Works by duck typing (status_code / code, response headers, class names) so it serves
+the anthropic, openai and google-genai SDKs alike without importing any of them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from loom.llm.base import LlmError
+from loom.llm.guard import ModelRequestBlocked, find_cause
+from loom.llm.retry import parse_retry_after, status_is_transient
+
+_TIMEOUT_NAMES = {"APITimeoutError", "TimeoutException", "ReadTimeout", "ConnectTimeout",
+                  "WriteTimeout", "PoolTimeout", "TimeoutError"}
+_CONNECTION_NAMES = {"APIConnectionError", "ConnectError", "ReadError", "RemoteProtocolError",
+                     "NetworkError", "ConnectionError", "ConnectionRefusedError",
+                     "ServerDisconnectedError", "ClientConnectorError"}
+_UNREADABLE_NAMES = {"JSONDecodeError", "APIResponseValidationError", "ValidationError",
+                     "UnknownApiResponseError", "UnicodeDecodeError"}
+
+
+def _names(error: BaseException) -> set[str]:
+    names: set[str] = set()
+    current: BaseException | None = error
+    while current is not None and len(names) < 50:
+        names.update(cls.__name__ for cls in type(current).__mro__)
+        current = current.__cause__ or current.__context__
+    return names
+
+
+def _status_of(error: BaseException) -> int | None:
+    for attribute in ("status_code", "code"):
+        value = getattr(error, attribute, None)
+        if isinstance(value, int) and 100 <= value <= 599:
+            return value
+    return None
+
+
+def _server_message(error: BaseException) -> str:
+    """The provider's own error message, if the body had one."""
+    message = getattr(error, "message", None)
+    body = getattr(error, "body", None) or getattr(error, "details", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    if isinstance(message, str) and message:
+        return message
+    return str(error)
+
+
+def _retry_after(error: BaseException) -> float | None:
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    if headers is None:
+        return None
+    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds is not None:
+            return float(milliseconds) / 1000.0
+    except (TypeError, ValueError):
+        pass
+    return parse_retry_after(headers.get("retry-after"))
+
+
+_HINTS = {
+    401: "check the API key ({key_hint})",
+    403: "the key lacks access to this model or endpoint",
+    404: "check the model id and the base URL",
+    413: "the request is too large; the conversation needs pruning",
+    429: "rate limited; Loom retries with backoff",
+    529: "the provider is overloaded; Loom retries with backoff",
+}
+
+
+def map_sdk_error(
+    error: BaseException, *, provider: str, endpoint: str = "", key_hint: str = ""
+) -> LlmError:
+    """Turn whatever an SDK raised into one LlmError (transient or permanent)."""
+    blocked = find_cause(error, ModelRequestBlocked)
+    if blocked is not None:
+        assert isinstance(blocked, LlmError)
+        blocked.provider = provider
+        return blocked
+    if isinstance(error, LlmError):
+        return error
+    status = _status_of(error)
+    if status is not None:
+        hint = _HINTS.get(status, "")
+        if hint:
+            hint = "; " + hint.format(key_hint=key_hint or "the provider's API key variable")
+        return LlmError(
+            f"{provider} returned HTTP {status}: {_server_message(error)}{hint}",
+            transient=status_is_transient(status), status=status, provider=provider,
+            retry_after=_retry_after(error))
+    names = _names(error)
+    where = f" at {endpoint}" if endpoint else ""
+    if names & _TIMEOUT_NAMES:
+        return LlmError(f"{provider} timed out{where}; Loom retries with backoff",
+                        transient=True, provider=provider)
+    if names & _CONNECTION_NAMES:
+        cause = error.__cause__ or error.__context__
+        detail = f" ({cause})" if cause is not None and str(cause) else ""
+        return LlmError(
+            f"Could not connect to {provider}{where}{detail}; check the network and the "
+            "base URL. Loom retries with backoff.", transient=True, provider=provider)
+    if names & _UNREADABLE_NAMES or isinstance(error, json.JSONDecodeError | ValueError):
+        return LlmError(
+            f"{provider} sent a response Loom could not read{where}: {_short(error)}. "
+            "Is the base URL an API endpoint for this provider?",
+            transient=False, provider=provider)
+    return LlmError(f"{provider} request failed{where}: {type(error).__name__}: {_short(error)}",
+                    transient=False, provider=provider)
+
+
+def unreadable(provider: str, what: Any, endpoint: str = "", *,
+               transient: bool = True) -> LlmError:
+    """A response that parsed but makes no sense.
+
+    Transient when the stream started and stopped early (a dropped connection);
+    permanent when nothing in it was the provider's format (wrong base URL, a proxy page).
+    """
+    where = f" at {endpoint}" if endpoint else ""
+    hint = "" if transient else " Is the base URL an API endpoint for this provider?"
+    return LlmError(f"{provider} sent an incomplete or malformed response{where}: {what}.{hint}",
+                    transient=transient, provider=provider)
+
+
+def _short(error: BaseException, limit: int = 300) -> str:
+    text = str(error) or type(error).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
