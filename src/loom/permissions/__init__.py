@@ -1,8 +1,8 @@
 """Permissions: may a tool call run, must a person be asked, or is it refused?
 
-    policy = PermissionPolicy(GrantStore(project_root), auto_approve_tools={"file_write"})
-    policy.decide(tool, args)                    # Decision.ALLOW / ASK / DENY
-    policy.record(tool, args, "allow_always")    # saves a scoped grant in loom.db
+policy = PermissionPolicy(GrantStore(project_root), auto_approve_tools={"file_write"})
+policy.decide(tool, args)                    # Decision.ALLOW / ASK / DENY
+policy.record(tool, args, "allow_always")    # saves a scoped grant in loom.db
 """
 
 from loom.permissions.dangerous import dangerous_reason

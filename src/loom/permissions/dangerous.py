@@ -14,8 +14,25 @@ import re
 from loom.permissions.shell_rules import SimpleCommand, parse_command, strip_wrappers
 
 _SYSTEM_DIRS = {
-    "bin", "boot", "dev", "etc", "home", "lib", "lib64", "opt", "proc", "root", "sbin",
-    "srv", "sys", "usr", "var", "Users", "System", "Library", "Applications",
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "home",
+    "lib",
+    "lib64",
+    "opt",
+    "proc",
+    "root",
+    "sbin",
+    "srv",
+    "sys",
+    "usr",
+    "var",
+    "Users",
+    "System",
+    "Library",
+    "Applications",
 }
 _SHELLS = r"(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php"
 _RAW_PATTERNS: list[tuple[re.Pattern[str], str]] = [
@@ -71,17 +88,21 @@ def _simple_reason(simple: SimpleCommand) -> str | None:
         return "formatting a file system"
     if program == "dd" and any(a.startswith("of=/dev/") for a in args):
         return "writing raw data to a device"
-    if program in {"chmod", "chown", "chgrp"} and any(map(_root_like, targets[1:])) and (
-        recursive or any(t.rstrip("/") == "" for t in targets[1:])
+    if (
+        program in {"chmod", "chown", "chgrp"}
+        and any(map(_root_like, targets[1:]))
+        and (recursive or any(t.rstrip("/") == "" for t in targets[1:]))
     ):
         return f"{program} on the whole system"
     if program in {"shutdown", "reboot", "halt", "poweroff"}:
         return "shutting the machine down"
     if program == "init" and targets[:1] in (["0"], ["6"]):
         return "shutting the machine down"
-    if program == "systemctl" and targets[:1] and targets[0] in {
-        "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"
-    }:
+    if (
+        program == "systemctl"
+        and targets[:1]
+        and targets[0] in {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"}
+    ):
         return "shutting the machine down"
     if program in {"kill", "pkill"} and "-1" in args:
         return "killing every process"

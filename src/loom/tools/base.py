@@ -4,6 +4,12 @@ A tool validates its own arguments and raises `ToolError` with a message that te
 model how to call it right; the session turns that into an error tool result, never a
 crash. `risk` feeds the permission decision: "read" tools run freely, "write" and
 "execute" tools ask unless granted.
+
+Optional attributes the permission policy also reads (by duck typing):
+- `subject_kind`: "path" (grants are per file or folder), "command" (per command prefix,
+  and the dangerous-command floor applies to `args["command"]`) or "exact" (the default).
+- `risk_for(args) -> Risk`: a risk that depends on the arguments (`git status` reads,
+  `git commit` writes).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from loom.llm.base import ToolSpec
 
 Risk = Literal["read", "write", "execute"]
+SubjectKind = Literal["path", "command", "exact"]
 
 
 class ToolError(Exception):

@@ -1,0 +1,60 @@
+"""The base class of the built-in tools: schema checking, path confinement, subjects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from loom.tools._paths import confine, subject_path
+from loom.tools._schema import usage, validate_args
+from loom.tools.base import Risk, SubjectKind, ToolContext, ToolError, ToolResult
+
+
+class BuiltinTool:
+    """Subclasses set the class attributes and implement `execute(args, ctx)`.
+
+    `run` validates the arguments against `parameters` first, so `execute` gets clean,
+    typed arguments with defaults filled in. `project_root` (given at construction) is
+    what `permission_subject` normalizes paths against; `run` confines paths to
+    `ctx.project_root`, which the session sets to the same folder.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+    risk: ClassVar[Risk]
+    subject_kind: ClassVar[SubjectKind] = "exact"
+
+    def __init__(self, project_root: Path | None = None) -> None:
+        self.project_root = Path(project_root or Path.cwd()).resolve()
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        clean = validate_args(self.name, self.parameters, args)
+        return await self.execute(clean, ctx)
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+    def permission_subject(self, args: dict[str, Any]) -> str | None:
+        if self.subject_kind == "path" and isinstance(args, dict):
+            return subject_path(self.project_root, args.get("path", "."))
+        return None
+
+    def usage(self) -> str:
+        return usage(self.name, self.parameters)
+
+    def fail(self, message: str) -> ToolError:
+        return ToolError(f"{message} (usage: {self.usage()})")
+
+
+def resolve(ctx: ToolContext, raw: str) -> tuple[Path, str]:
+    return confine(ctx.project_root, raw)
+
+
+def schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }

@@ -1,0 +1,62 @@
+"""Confine a path the model gave to the project root.
+
+Relative paths are taken from the root. Absolute paths must lie inside it. `..` may not
+climb out, and neither may a symlink anywhere along the way (the final file, a folder
+in between, or a dangling link whose target would be outside): the path is resolved
+and the result must still be inside the root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from loom.tools.base import ToolError
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def confine(root: Path, raw: str) -> tuple[Path, str]:
+    """(the resolved absolute path, its posix path relative to the root: "." for the root)."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise ToolError("the path is empty; give a path relative to the project root")
+    if "\x00" in raw:
+        raise ToolError("the path contains a NUL character")
+    root_abs = os.path.abspath(root)
+    root_real = os.path.realpath(root)
+    text = raw.strip()
+    if text.startswith("~"):
+        raise ToolError(
+            f"{raw!r} points at the home folder, which is outside the project; "
+            "give a path relative to the project root"
+        )
+    candidate = os.path.normpath(text if os.path.isabs(text) else os.path.join(root_real, text))
+    for base in (root_real, root_abs):
+        if _inside(candidate, base):
+            rel = os.path.relpath(candidate, base)
+            break
+    else:
+        raise ToolError(
+            f"{raw!r} is outside the project root {root_real}; "
+            "only paths inside the project can be used"
+        )
+    resolved = os.path.realpath(os.path.join(root_real, rel))
+    if not _inside(resolved, root_real):
+        raise ToolError(
+            f"{raw!r} goes through a symlink that leads outside the project root "
+            f"(to {resolved}); only paths inside the project can be used"
+        )
+    rel_real = os.path.relpath(resolved, root_real)
+    return Path(resolved), PurePosixPath(Path(rel_real)).as_posix()
+
+
+def subject_path(root: Path, raw: object) -> str | None:
+    """The normalized relative path for permission grants; the raw text if it escapes."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        return confine(root, raw)[1]
+    except ToolError:
+        return raw

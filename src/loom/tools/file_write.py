@@ -1,0 +1,182 @@
+"""`file_write` and `file_edit`: change files, atomically, inside the project."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from loom.store.atomic import atomic_write_bytes
+from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.file_read import binary_kind, numbered
+
+
+def write_text(path: Path, text: str) -> bool:
+    """Replace `path` atomically, keeping its permission bits; True when it was created."""
+    existed = path.exists()
+    mode = stat.S_IMODE(path.stat().st_mode) if existed else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, text.encode("utf-8"))
+    if mode is not None and mode != 0o644:
+        os.chmod(path, mode)
+    return not existed
+
+
+class FileWrite(BuiltinTool):
+    name = "file_write"
+    description = (
+        "Create a file or replace its whole content. Parent folders are created. "
+        "To change part of an existing file, prefer file_edit."
+    )
+    parameters = schema(
+        {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "content": {"type": "string", "description": "The complete new content."},
+        },
+        required=("path", "content"),
+    )
+    risk = "write"
+    subject_kind = "path"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path, rel = resolve(ctx, args["path"])
+        if rel == "." or path.is_dir():
+            raise ToolError(f"{rel} is a directory; give the path of a file to write")
+        content: str = args["content"]
+        try:
+            created = write_text(path, content)
+        except OSError as exc:
+            raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from None
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        verb = "Created" if created else "Overwrote"
+        return ToolResult(
+            f"{verb} {rel} ({lines} lines, {len(content.encode('utf-8')):,} bytes).",
+            metadata={"path": rel, "created": created},
+        )
+
+
+class FileEdit(BuiltinTool):
+    name = "file_edit"
+    description = (
+        "Replace exact text in a file. `old_string` must match the file exactly "
+        "(whitespace and indentation included) and be unique, unless `replace_all` is true. "
+        "Read the file first with file_read; do not include the line-number prefixes."
+    )
+    parameters = schema(
+        {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "old_string": {"type": "string", "minLength": 1, "description": "Text to replace."},
+            "new_string": {"type": "string", "description": "Replacement text."},
+            "replace_all": {
+                "type": "boolean",
+                "default": False,
+                "description": "Replace every occurrence instead of exactly one.",
+            },
+        },
+        required=("path", "old_string", "new_string"),
+    )
+    risk = "write"
+    subject_kind = "path"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path, rel = resolve(ctx, args["path"])
+        old, new = args["old_string"], args["new_string"]
+        if old == new:
+            raise ToolError("old_string and new_string are the same; there is nothing to change")
+        text = _read_for_edit(path, rel)
+        if "\r\n" in text and "\r" not in old:  # the model writes \n; the file uses \r\n
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
+        if count == 0:
+            raise ToolError(_not_found_message(text, old, rel))
+        if count > 1 and not args["replace_all"]:
+            lines = _match_lines(text, old)
+            shown = ", ".join(map(str, lines[:10])) + (" …" if len(lines) > 10 else "")
+            raise ToolError(
+                f"old_string occurs {count} times in {rel} (at lines {shown}). Include more "
+                "surrounding lines in old_string so it matches exactly one place, or set "
+                "replace_all=true to change every occurrence."
+            )
+        first_line = text[: text.index(old)].count("\n") + 1
+        updated = text.replace(old, new) if args["replace_all"] else text.replace(old, new, 1)
+        try:
+            write_text(path, updated)
+        except OSError as exc:
+            raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from None
+        snippet_lines = updated.splitlines()
+        start = max(first_line - 3, 1)
+        end = min(first_line + new.count("\n") + 3, len(snippet_lines))
+        snippet = numbered(snippet_lines[start - 1 : end], start)
+        what = f"{count} occurrences" if count > 1 else f"1 occurrence at line {first_line}"
+        return ToolResult(
+            f"Edited {rel}: replaced {what}.\n{snippet}",
+            metadata={"path": rel, "replacements": count, "line": first_line},
+        )
+
+
+def _read_for_edit(path: Path, rel: str) -> str:
+    if path.is_dir():
+        raise ToolError(f"{rel} is a directory; file_edit changes files")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(
+            f"{rel} does not exist; use file_write to create it, or file_search to find it"
+        ) from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
+    kind = binary_kind(data[:8192])
+    if kind:
+        raise ToolError(f"{rel} is {kind}, not a text file; file_edit changes text files only")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"{rel} is not valid UTF-8; file_edit cannot change it without corrupting it"
+        ) from None
+
+
+def _match_lines(text: str, old: str) -> list[int]:
+    lines, start = [], 0
+    while (index := text.find(old, start)) != -1:
+        lines.append(text.count("\n", 0, index) + 1)
+        start = index + 1
+    return lines
+
+
+def _not_found_message(text: str, old: str, rel: str) -> str:
+    """Point at the closest text, so the model can copy it exactly."""
+    lines = text.splitlines()
+    wanted = old.strip("\n").splitlines() or [old]
+    width = len(wanted)
+    head = wanted[0].strip()
+    candidates = [i for i, line in enumerate(lines) if line.strip() == head] or [
+        i
+        for i, line in enumerate(lines)
+        if difflib.SequenceMatcher(None, line.strip(), head).quick_ratio() > 0.6
+    ]
+    best, best_ratio = None, 0.0
+    target = "\n".join(w.strip() for w in wanted)
+    for i in candidates[:200]:
+        window = "\n".join(w.strip() for w in lines[i : i + width])
+        ratio = difflib.SequenceMatcher(None, window, target).ratio()
+        if ratio > best_ratio:
+            best, best_ratio = i, ratio
+    message = f"old_string was not found in {rel}."
+    if best is not None and best_ratio > 0.5:
+        shown = numbered(lines[best : best + width], best + 1)
+        why = (
+            " The lines differ only in whitespace or indentation."
+            if "\n".join(lines[best : best + width]).split() == old.split()
+            else ""
+        )
+        message += (
+            f" The closest text is at line {best + 1}:{why}\n{shown}\n"
+            "Copy it exactly (without the line-number prefix) into old_string."
+        )
+    else:
+        message += " Read the file with file_read and copy the exact text into old_string."
+    return message
