@@ -11,6 +11,8 @@ from loom import __version__
 
 COMMAND_MODULES: list[str] = [
     # e.g. "loom.cli.threads"
+    "loom.cli.threads",
+    "loom.cli.server",
     "loom.cli.repo",
 ]
 
@@ -34,7 +36,11 @@ def _version_callback(value: bool) -> None:
 def _root(
     ctx: typer.Context,
     version: bool = typer.Option(
-        False, "--version", "-V", help="Print the version and exit.", callback=_version_callback,
+        False,
+        "--version",
+        "-V",
+        help="Print the version and exit.",
+        callback=_version_callback,
         is_eager=True,
     ),
 ) -> None:

@@ -1,11 +1,184 @@
-"""Fast paths for the commands people run most (`loom list`, `loom search`).
+"""`loom list` and `loom search`, answered from the SQLite index with the stdlib only.
 
-They answer from the SQLite index with the standard library only, skipping Typer,
-pydantic and the SDKs. Return None to fall through to the full Typer app.
+`__main__` calls `try_fast_path` before Typer, pydantic or any SDK is imported (Typer
+alone costs ~120 ms). The Typer commands of the same name call `run_list` and
+`run_search` below, so there is one implementation; the fast path only skips the
+framework. Anything unusual (`--help`, `--remote`, an unknown option) returns None and
+the full Typer app handles it.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from loom.store.index import ThreadIndex
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
 
 def try_fast_path(args: list[str]) -> int | None:
-    return None
+    if not args or args[0] not in ("list", "search"):
+        return None
+    parsed = _parse(args[1:], wants_query=args[0] == "search")
+    if parsed is None:
+        return None
+    limit, as_json, words = parsed
+    if args[0] == "list" and words:
+        return None
+    if args[0] == "search" and not words:
+        return None  # let Typer explain the missing QUERY
+    try:
+        if args[0] == "list":
+            return run_list(50 if limit is None else limit, as_json)
+        return run_search(" ".join(words), 20 if limit is None else limit, as_json)
+    except BrokenPipeError:  # `loom list | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[str]] | None:
+    limit: int | None = None
+    as_json = False
+    words: list[str] = []
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--json":
+            as_json = True
+        elif arg in ("--limit", "-n") and i + 1 < len(rest) and rest[i + 1].isdigit():
+            limit = int(rest[i + 1])
+            i += 1
+        elif arg.startswith("--limit=") and arg[8:].isdigit():
+            limit = int(arg[8:])
+        elif arg == "--":
+            words.extend(rest[i + 1 :])
+            break
+        elif arg.startswith("-") or not wants_query:
+            return None
+        else:
+            words.append(arg)
+        i += 1
+    return limit, as_json, words
+
+
+# -- the commands (also called by the Typer commands) ------------------------------------
+
+
+def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) -> int:
+    index = _fresh_index()
+    rows = index.list(limit)
+    out = out or sys.stdout
+    if as_json:
+        out.write(json.dumps([_summary_dict(r) for r in rows], indent=2, ensure_ascii=False))
+        out.write("\n")
+        return 0
+    if not rows:
+        out.write("No threads yet. Start one with `loom`.\n")
+        return 0
+    out.write(format_table(rows))
+    return 0
+
+
+def run_search(
+    query: str, limit: int = 20, as_json: bool = False, out: TextIO | None = None
+) -> int:
+    from loom.store.index import fts_query
+
+    out = out or sys.stdout
+    if fts_query(query) is None:
+        sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
+        return 1
+    hits = _fresh_index().search(query, limit)
+    if as_json:
+        data = [{**_summary_dict(h.summary), "snippet": h.snippet, "rank": h.rank} for h in hits]
+        out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    if not hits:
+        out.write(f"No threads match '{query}'. Try fewer or shorter words.\n")
+        return 0
+    from loom.core.clock import humanize_age
+
+    tty = out.isatty() and not os.environ.get("NO_COLOR")
+    for hit in hits:
+        s = hit.summary
+        where = ", ".join(p for p in (s.git_branch, humanize_age(s.last_activity_at)) if p)
+        out.write(f"{_bold(s.id, tty)}  {s.title}  ({where})\n")
+        out.write(f"    {_highlight(hit.snippet, tty)}\n")
+    return 0
+
+
+def _fresh_index() -> ThreadIndex:
+    from loom.paths import LoomPaths
+    from loom.store.index_sync import open_index, refresh
+
+    paths = LoomPaths.from_env()
+    index, note = open_index(paths)
+    index, report, fallback = refresh(index, paths)
+    note = note or fallback
+    if note:
+        sys.stderr.write(f"loom: note: {note}; reading thread files directly\n")
+    if report.quarantined:
+        sys.stderr.write(
+            f"loom: moved {len(report.quarantined)} unreadable thread file(s) to "
+            f"{paths.quarantine_dir} (see `loom doctor`)\n"
+        )
+    for path, why in report.unreadable:
+        sys.stderr.write(f"loom: skipped {path}: {why}\n")
+    return index
+
+
+# -- plain-text rendering ----------------------------------------------------------------
+
+
+def format_table(rows: list) -> str:
+    from loom.core.clock import humanize_age
+
+    width = shutil.get_terminal_size((120, 24)).columns
+    cells = [
+        (
+            r.id,
+            r.title,
+            r.git_branch or "-",
+            str(r.message_count),
+            humanize_age(r.last_activity_at),
+        )
+        for r in rows
+    ]
+    header = ("ID", "TITLE", "BRANCH", "MSGS", "LAST ACTIVITY")
+    branch_w = min(24, max(len(header[2]), *(len(c[2]) for c in cells)))
+    age_w = max(len(header[4]), *(len(c[4]) for c in cells))
+    msgs_w = max(len(header[3]), *(len(c[3]) for c in cells))
+    fixed = 38 + branch_w + msgs_w + age_w + 8
+    title_w = max(12, min(60, width - fixed))
+    lines = []
+    for ident, title, branch, msgs, age in (header, *cells):
+        lines.append(
+            f"{ident:<38}  {_cut(title, title_w):<{title_w}}  {_cut(branch, branch_w):<{branch_w}}"
+            f"  {msgs:>{msgs_w}}  {age}"
+        )
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _bold(text: str, tty: bool) -> str:
+    return f"\x1b[1m{text}\x1b[0m" if tty else text
+
+
+def _highlight(snippet: str, tty: bool) -> str:
+    return _BOLD.sub("\x1b[1;33m\\1\x1b[0m", snippet) if tty else snippet
+
+
+def _summary_dict(summary: object) -> dict[str, object]:
+    from dataclasses import asdict
+
+    return asdict(summary)  # type: ignore[call-overload]

@@ -67,6 +67,17 @@ def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
             return _open_memory(), f"the index in {paths.database} is not usable ({again})"
 
 
+def refresh(index: ThreadIndex, paths: LoomPaths) -> tuple[ThreadIndex, ScanReport, str | None]:
+    """`ensure_fresh`, falling back to an in-memory index when loom.db cannot be written."""
+    try:
+        return index, ensure_fresh(index, paths), None
+    except sqlite3.Error as exc:
+        index.conn.close()
+        memory = _open_memory()
+        note = f"the index in {paths.database} is not writable ({exc})"
+        return memory, ensure_fresh(memory, paths), note
+
+
 def _open_file(path: Path) -> ThreadIndex:
     if not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)

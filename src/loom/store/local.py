@@ -32,7 +32,7 @@ from loom.store.base import (
     ThreadUnreadable,
 )
 from loom.store.index import MAX_MESSAGES_INDEXED, ThreadIndex
-from loom.store.index_sync import ScanReport, ensure_fresh, open_index, write_transaction
+from loom.store.index_sync import ScanReport, open_index, refresh, write_transaction
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
 from loom.store.serialize import thread_to_bytes
@@ -70,13 +70,9 @@ class LocalThreadStore:
         return self._index
 
     def fresh_index(self) -> ThreadIndex:
-        index = self.index
-        try:
-            self.last_scan = ensure_fresh(index, self.paths)
-        except sqlite3.Error as exc:  # e.g. a read-only loom.db: read files into memory
-            self.close()
-            self._index, self.index_note = open_index_in_memory(self.paths, exc)
-            self.last_scan = ensure_fresh(self._index, self.paths)
+        """The index, brought up to date with the files (in memory if loom.db is read-only)."""
+        self._index, self.last_scan, note = refresh(self.index, self.paths)
+        self.index_note = self.index_note or note
         return self._index
 
     def close(self) -> None:
@@ -248,12 +244,6 @@ class LocalThreadStore:
             with contextlib.suppress(OSError):
                 if path.stat().st_ctime < cutoff:  # ctime: when it was moved to the trash
                     path.unlink()
-
-
-def open_index_in_memory(paths: LoomPaths, why: Exception) -> tuple[ThreadIndex, str]:
-    from loom.store.index_sync import _open_memory
-
-    return _open_memory(), f"the index in {paths.database} is not usable ({why})"
 
 
 def _move(source: Path, target: Path, what: str) -> None:

@@ -1,0 +1,193 @@
+"""History commands: list, search, show, export, delete, restore, resume, doctor.
+
+`list` and `search` usually never get here: `loom.cli.fast` answers them before Typer
+is imported, with the same functions these commands call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from loom.core.thread import Thread
+    from loom.store.local import LocalThreadStore
+
+ID_HELP = "Thread id, or a unique prefix of it (the `T-` may be left out), as `loom list` shows."
+
+
+def register(app: typer.Typer) -> None:
+    commands: list[tuple[str, Callable[..., None], str]] = [
+        ("list", list_command, "List threads, newest activity first."),
+        ("search", search_command, "Search threads by title, tag, branch, repo, commit, text."),
+        ("show", show_command, "Show a thread's conversation for reading."),
+        ("export", export_command, "Export a thread as JSON or Markdown."),
+        ("delete", delete_command, "Delete a thread (it can be restored for 30 days)."),
+        ("restore", restore_command, "Restore a deleted thread."),
+        ("resume", resume_command, "Show where a thread left off, to continue it."),
+        ("doctor", doctor_command, "Check the thread files and the search index; --repair fixes."),
+    ]
+    for name, function, help_text in commands:
+        app.command(name, help=help_text)(function)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Store errors become one clear line on stderr and exit code 1."""
+    from loom.store.atomic import StorageError
+    from loom.store.base import AmbiguousThreadId, ThreadLocked, ThreadNotFound, ThreadUnreadable
+
+    try:
+        yield
+    except (ThreadNotFound, AmbiguousThreadId, ThreadUnreadable, ThreadLocked) as exc:
+        _fail(str(exc))
+    except StorageError as exc:
+        _fail(exc.strerror or str(exc))
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]loom: error:[/red] {message}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _store() -> LocalThreadStore:
+    from loom.store.local import LocalThreadStore
+
+    return LocalThreadStore()
+
+
+def _load(store: LocalThreadStore, ref: str) -> Thread:
+    from loom.store.base import ThreadNotFound
+
+    thread_id = store.resolve(ref)
+    thread = store.load(thread_id)
+    if thread is None:  # deleted between resolve and load
+        raise ThreadNotFound(ref)
+    return thread
+
+
+def list_command(
+    limit: int = typer.Option(50, "--limit", "-n", min=0, help="Show at most this many."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    remote: bool = typer.Option(False, "--remote", help="List the sync server's threads."),
+) -> None:
+    """List threads, newest activity first: id, title, branch, messages, last activity."""
+    if remote:
+        from loom.cli.remote import remote_list
+
+        remote_list(limit, as_json)
+        return
+    from loom.cli.fast import run_list
+
+    raise typer.Exit(run_list(limit, as_json))
+
+
+def search_command(
+    query: list[str] = typer.Argument(..., help="Words to find (prefixes match: `auth`)."),
+    limit: int = typer.Option(20, "--limit", "-n", min=0, help="Show at most this many."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (with snippets)."),
+    remote: bool = typer.Option(False, "--remote", help="Search on the sync server."),
+) -> None:
+    """Search threads: title, tags, branch, repo URL, commit SHA prefix and message text.
+
+    Prints the best matches with a highlighted snippet and the full thread id.
+    """
+    text = " ".join(query)
+    if remote:
+        from loom.cli.remote import remote_search
+
+        remote_search(text, limit, as_json)
+        return
+    from loom.cli.fast import run_search
+
+    raise typer.Exit(run_search(text, limit, as_json))
+
+
+def show_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
+    """Show a thread's conversation: messages, tool calls and (shortened) tool output."""
+    from loom.cli.render_thread import render_thread
+
+    with _errors():
+        render_thread(_load(_store(), ref), Console())
+
+
+def export_command(
+    ref: str = typer.Argument(..., help=ID_HELP),
+    fmt: str = typer.Option("json", "--format", "-f", help="json (the thread file) or markdown."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write to this file, not stdout."),
+) -> None:
+    """Export a thread as JSON (exactly the thread file format) or readable Markdown."""
+    if fmt not in ("json", "markdown", "md"):
+        _fail(f"unknown format '{fmt}'; use --format json or --format markdown")
+    with _errors():
+        thread = _load(_store(), ref)
+        if fmt == "json":
+            from loom.store.serialize import thread_to_bytes
+
+            data = thread_to_bytes(thread) + b"\n"
+        else:
+            from loom.cli.render_thread import thread_to_markdown
+
+            data = thread_to_markdown(thread).encode()
+        if output is None:
+            sys.stdout.buffer.write(data)
+            return
+        from loom.store.atomic import atomic_write_bytes
+
+        atomic_write_bytes(output, data)
+        Console(stderr=True).print(f"Exported {thread.id} to {output}", highlight=False)
+
+
+def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
+    """Delete a thread. It moves to the trash and `loom restore ID` brings it back."""
+    with _errors():
+        store = _store()
+        thread_id = store.resolve(ref)
+        store.delete(thread_id)
+    Console().print(f"Deleted {thread_id}. Undo with: loom restore {thread_id}", highlight=False)
+
+
+def restore_command(
+    ref: str = typer.Argument(None, help="Id or prefix of a deleted thread; omit to list them."),
+) -> None:
+    """Restore a deleted thread (kept for 30 days after `loom delete`)."""
+    store = _store()
+    if ref is None:
+        deleted = store.deleted()
+        Console().print("\n".join(deleted) if deleted else "No deleted threads.", highlight=False)
+        return
+    with _errors():
+        thread_id = store.restore(ref)
+    Console().print(f"Restored {thread_id}.", highlight=False)
+
+
+def resume_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
+    """Show where a thread left off: title, messages, last activity, git state, warnings."""
+    from loom.cli.render_thread import print_resume_summary
+
+    with _errors():
+        print_resume_summary(_load(_store(), ref), Console())
+
+
+def doctor_command(
+    repair: bool = typer.Option(False, "--repair", help="Rebuild the index and clean up."),
+) -> None:
+    """Check thread files against the search index; list quarantined files.
+
+    Exit code 1 when something needs attention (after --repair: when something is left).
+    """
+    from loom.cli.render_doctor import print_doctor_report
+    from loom.paths import LoomPaths
+    from loom.store import doctor
+
+    paths = LoomPaths.from_env()
+    report = doctor.repair(paths) if repair else doctor.diagnose(paths)
+    print_doctor_report(report, paths, Console(), repaired=repair)
+    if not report.healthy:
+        raise typer.Exit(1)
