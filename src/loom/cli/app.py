@@ -13,6 +13,7 @@ COMMAND_MODULES: list[str] = [
     # e.g. "loom.cli.threads"
     "loom.cli.threads",
     "loom.cli.server",
+    "loom.cli.sync",
     "loom.cli.repo",
 ]
 

@@ -14,6 +14,7 @@ unioned in order. The result's version is above both inputs so the server accept
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -83,6 +84,23 @@ def _union(first: list[Any], second: list[Any]) -> list[Any]:
     return out
 
 
+def _not_in(messages: list[Any], keys: list[str]) -> list[Any]:
+    """`messages` minus those already in `keys`, counting repeats (multiset difference).
+
+    A copy that was merged before and then extended carries the other tail already;
+    it must not be appended a second time.
+    """
+    remaining = Counter(keys)
+    kept = []
+    for message in messages:
+        key = message_key(message)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            kept.append(message)
+    return kept
+
+
 def merge_threads(local: Thread, remote: Thread) -> MergeResult:
     """Merge our copy (`local`) with the server's (`remote`) of the same thread."""
     if local.id != remote.id:
@@ -91,7 +109,8 @@ def merge_threads(local: Thread, remote: Thread) -> MergeResult:
     local_keys = [message_key(m) for m in local_msgs]
     remote_keys = [message_key(m) for m in remote_msgs]
     prefix = common_prefix_length(local_keys, remote_keys)
-    local_only = len(local_keys) - prefix
+    local_extra = _not_in(local_msgs[prefix:], remote_keys[prefix:])
+    local_only = len(local_extra)
     remote_only = len(remote_keys) - prefix
 
     if local_only == 0 and remote_only == 0:
@@ -108,7 +127,7 @@ def merge_threads(local: Thread, remote: Thread) -> MergeResult:
     data = older.model_dump(mode="json")
     data.update(newer.model_dump(mode="json"))
     messages = [m.model_dump(mode="json") for m in remote_msgs] + [
-        m.model_dump(mode="json") for m in local_msgs[prefix:]
+        m.model_dump(mode="json") for m in local_extra
     ]
     data["conversation"] = {**data.get("conversation", {}), "messages": messages}
     data["git_commits"] = _union(remote.git_commits, local.git_commits)

@@ -60,8 +60,12 @@ def save_credentials(paths: LoomPaths, creds: Credentials) -> Path:
     path = credentials_path(paths)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(
-        {"server_url": creds.server_url, "token": creds.token, "user": creds.user,
-         "org": creds.org},
+        {
+            "server_url": creds.server_url,
+            "token": creds.token,
+            "user": creds.user,
+            "org": creds.org,
+        },
         indent=2,
     ).encode()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

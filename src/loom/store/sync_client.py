@@ -99,8 +99,7 @@ class ThreadSyncClient:
             raise SyncUnavailable(
                 f"the sync server had a problem ({response.status_code}: {detail}); will retry"
             )
-        raise SyncRejected(f"the sync server rejected the request: {detail}",
-                           response.status_code)
+        raise SyncRejected(f"the sync server rejected the request: {detail}", response.status_code)
 
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/health").json()
@@ -119,8 +118,9 @@ class ThreadSyncClient:
         )
         if response.status_code == 409:
             body = response.json()
-            raise SyncConflict(body.get("detail", "version conflict"),
-                               Thread.model_validate(body["server_thread"]))
+            raise SyncConflict(
+                body.get("detail", "version conflict"), Thread.model_validate(body["server_thread"])
+            )
         data = response.json()
         return UpsertResult(data["id"], int(data["version"]), bool(data["created"]))
 

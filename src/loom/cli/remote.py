@@ -1,0 +1,109 @@
+"""Server-side listing and search for `loom list --remote` and `loom search --remote`.
+
+Both print (a table, or JSON with `as_json`) and return an exit code. Search falls back
+to the local index when the server cannot be reached, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+
+
+def _client() -> Any:
+    from loom.paths import LoomPaths
+    from loom.store.credentials import CredentialsError, load_credentials
+    from loom.store.sync_client import ThreadSyncClient
+
+    try:
+        creds = load_credentials(LoomPaths.from_env())
+    except CredentialsError as exc:
+        typer.secho(f"error: {exc}", err=True, fg="red")
+        return None
+    if creds is None:
+        typer.secho(
+            "error: not logged in to a sync server; run `loom login --server URL --token T`",
+            err=True,
+            fg="red",
+        )
+        return None
+    return ThreadSyncClient(creds.server_url, creds.token)
+
+
+def _print_rows(rows: list[dict[str, Any]], with_snippet: bool = False) -> None:
+    if not rows:
+        typer.echo("no threads")
+        return
+    for row in rows:
+        when = row.get("last_activity_at", "")[:16].replace("T", " ")
+        owner = row.get("owner", "")
+        typer.echo(f"{row['id']}  {when}  {owner:<12} {row.get('title') or '(untitled)'}")
+        if with_snippet and row.get("snippet"):
+            typer.echo(f"    {' '.join(row['snippet'].split())[:160]}")
+
+
+def remote_list(limit: int = 50, as_json: bool = False) -> int:
+    """Threads on the server visible to this user, newest activity first."""
+    from loom.store.sync_client import SyncClientError
+
+    client = _client()
+    if client is None:
+        return 1
+    with client:
+        try:
+            rows, _cursor = client.list_page(limit)
+        except SyncClientError as exc:
+            typer.secho(f"error: {exc}", err=True, fg="red")
+            return 1
+    if as_json:
+        typer.echo(json.dumps({"source": "server", "threads": rows}))
+    else:
+        _print_rows(rows)
+    return 0
+
+
+def remote_search(query: str, limit: int = 20, as_json: bool = False) -> int:
+    """Full-text search on the server; local search when the server is unreachable."""
+    from loom.store.sync_client import SyncClientError, SyncUnavailable
+
+    client = _client()
+    if client is None:
+        return 1
+    with client:
+        try:
+            hits = client.search(query, limit)
+        except SyncUnavailable as exc:
+            typer.secho(f"{exc}; showing local results instead", err=True, fg="yellow")
+            return _local_search(query, limit, as_json)
+        except SyncClientError as exc:
+            typer.secho(f"error: {exc}", err=True, fg="red")
+            return 1
+    if as_json:
+        typer.echo(json.dumps({"source": "server", "hits": hits}))
+    else:
+        _print_rows(hits, with_snippet=True)
+    return 0
+
+
+def _local_search(query: str, limit: int, as_json: bool) -> int:
+    from dataclasses import asdict
+
+    from loom.paths import LoomPaths
+    from loom.store.local import LocalThreadStore
+
+    try:
+        hits = LocalThreadStore(LoomPaths.from_env()).search(query, limit)
+    except Exception as exc:  # the fallback must say what went wrong, not crash
+        typer.secho(f"error: local search failed too: {exc}", err=True, fg="red")
+        return 1
+    rows = [
+        {**asdict(hit.summary), "owner": "local", "snippet": hit.snippet, "rank": hit.rank}
+        for hit in hits
+    ]
+    if as_json:
+        typer.echo(json.dumps({"source": "local", "hits": rows}))
+    else:
+        _print_rows(rows, with_snippet=True)
+    return 0
