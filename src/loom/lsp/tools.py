@@ -1,0 +1,220 @@
+"""The agent's language-server tools: lsp_diagnostics, lsp_definition, lsp_references,
+lsp_hover. Each syncs the file's current text to the server before asking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from loom.lsp.client import LspClient, LspError, uri_to_path
+from loom.lsp.supervisor import LspSupervisor, supervisor_for
+from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+_RANK = {name: level for level, name in SEVERITIES.items()}
+MAX_RESULTS = 200
+
+
+def supervisor_from(ctx: ToolContext) -> LspSupervisor:
+    supervisor = ctx.extras.get("lsp_supervisor")
+    if isinstance(supervisor, LspSupervisor):
+        return supervisor
+    return supervisor_for(ctx.project_root, ctx.extras.get("config"))
+
+
+def _read_text(path: Path, rel: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        raise ToolError(f"{rel} does not exist; check the path (relative to the project "
+                        "root)") from None
+    except IsADirectoryError:
+        raise ToolError(f"{rel} is a directory; give a file") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
+
+
+class _LspTool(BuiltinTool):
+    risk = "read"
+    subject_kind = "path"
+
+    async def _client(self, ctx: ToolContext, args: dict[str, Any]
+                      ) -> tuple[LspClient, Path, str, str]:
+        path, rel = resolve(ctx, args["path"])
+        text = _read_text(path, rel)
+        try:
+            client = await supervisor_from(ctx).client_for(path)
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        return client, path, rel, text
+
+    def _where(self, ctx: ToolContext, uri: str, line0: int, char0: int) -> str:
+        path = uri_to_path(uri)
+        try:
+            shown = path.resolve().relative_to(Path(ctx.project_root).resolve()).as_posix()
+        except ValueError:
+            shown = str(path)
+        source = ""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for number, text in enumerate(handle):
+                    if number == line0:
+                        source = text.strip()[:160]
+                        break
+        except OSError:
+            pass
+        return f"{shown}:{line0 + 1}:{char0 + 1}" + (f"  {source}" if source else "")
+
+
+_POSITION = {
+    "path": {"type": "string", "description": "File path relative to the project root."},
+    "line": {"type": "integer", "minimum": 1, "description": "1-based line number."},
+    "column": {"type": "integer", "minimum": 1,
+               "description": "1-based column; or give `symbol` instead."},
+    "symbol": {"type": "string",
+               "description": "A name on that line; its first occurrence is used."},
+}
+
+
+def _position(text: str, args: dict[str, Any], usage: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    line0 = args["line"] - 1
+    if line0 >= len(lines):
+        raise ToolError(f"line {args['line']} is past the end of the file "
+                        f"({len(lines)} lines) (usage: {usage})")
+    source = lines[line0]
+    if args.get("symbol"):
+        index = source.find(args["symbol"])
+        if index < 0:
+            raise ToolError(f"{args['symbol']!r} does not occur on line {args['line']}: "
+                            f"{source.strip()[:120]!r} (usage: {usage})")
+    elif args.get("column"):
+        index = min(args["column"] - 1, len(source))
+    else:
+        raise ToolError(f"give `symbol` (a name on the line) or `column` (usage: {usage})")
+    # LSP counts UTF-16 code units.
+    return line0, len(source[:index].encode("utf-16-le")) // 2
+
+
+def _locations(result: Any) -> list[tuple[str, int, int]]:
+    if result is None:
+        return []
+    items = result if isinstance(result, list) else [result]
+    found = []
+    for item in items:
+        uri = item.get("uri") or item.get("targetUri")
+        rng = item.get("range") or item.get("targetSelectionRange") or item.get("targetRange")
+        if uri and rng:
+            found.append((uri, rng["start"]["line"], rng["start"]["character"]))
+    return found
+
+
+class LspDiagnostics(_LspTool):
+    name = "lsp_diagnostics"
+    description = (
+        "Compiler and type-checker errors for a file, from its language server (the same "
+        "as the editor shows). `severity` is the lowest level to include."
+    )
+    parameters = schema({
+        "path": _POSITION["path"],
+        "severity": {"type": "string", "enum": list(_RANK), "default": "warning"},
+    }, required=("path",))
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        client, path, rel, text = await self._client(ctx, args)
+        try:
+            found = await client.diagnostics(path, text)
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        limit = _RANK[args["severity"]]
+        lines = []
+        for d in sorted(found, key=lambda d: (d["range"]["start"]["line"],
+                                              d["range"]["start"]["character"])):
+            level = d.get("severity", 1)
+            if level > limit:
+                continue
+            start = d["range"]["start"]
+            code = f" [{d['code']}]" if d.get("code") else ""
+            lines.append(f"{rel}:{start['line'] + 1}:{start['character'] + 1}: "
+                         f"{SEVERITIES.get(level, 'error')}: {d.get('message', '').strip()}"
+                         f"{code}")
+        counts = {name: sum(1 for d in found if d.get("severity", 1) == level)
+                  for level, name in SEVERITIES.items()}
+        if not lines:
+            return ToolResult(f"{rel}: no problems at severity {args['severity']} or above",
+                              metadata=counts)
+        return ToolResult("\n".join(lines[:MAX_RESULTS]), metadata=counts)
+
+
+class LspDefinition(_LspTool):
+    name = "lsp_definition"
+    description = ("Where the symbol at a position is defined (go to definition). Give "
+                   "`path`, `line` and the `symbol` name on that line (or a `column`).")
+    parameters = schema(_POSITION, required=("path", "line"))
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        client, path, rel, text = await self._client(ctx, args)
+        line0, char0 = _position(text, args, self.usage())
+        try:
+            result = await client.position_request("textDocument/definition", path, text,
+                                                   line0, char0)
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        found = _locations(result)
+        if not found:
+            return ToolResult(f"no definition found for the symbol at {rel}:{line0 + 1}")
+        return ToolResult("\n".join(self._where(ctx, *loc) for loc in found),
+                          metadata={"count": len(found)})
+
+
+class LspReferences(_LspTool):
+    name = "lsp_references"
+    description = ("Every use of the symbol at a position across the project (find "
+                   "references). Give `path`, `line` and the `symbol` on that line.")
+    parameters = schema({**_POSITION, "include_declaration": {"type": "boolean",
+                                                              "default": True}},
+                        required=("path", "line"))
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        client, path, rel, text = await self._client(ctx, args)
+        line0, char0 = _position(text, args, self.usage())
+        try:
+            result = await client.position_request(
+                "textDocument/references", path, text, line0, char0,
+                {"context": {"includeDeclaration": args["include_declaration"]}})
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        found = sorted(set(_locations(result)))
+        if not found:
+            return ToolResult(f"no references found for the symbol at {rel}:{line0 + 1}")
+        lines = [self._where(ctx, *loc) for loc in found[:MAX_RESULTS]]
+        if len(found) > MAX_RESULTS:
+            lines.append(f"(and {len(found) - MAX_RESULTS} more)")
+        return ToolResult("\n".join(lines), metadata={"count": len(found)})
+
+
+class LspHover(_LspTool):
+    name = "lsp_hover"
+    description = ("The type and documentation of the symbol at a position, as the editor "
+                   "shows on hover. Give `path`, `line` and the `symbol` on that line.")
+    parameters = schema(_POSITION, required=("path", "line"))
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        client, path, rel, text = await self._client(ctx, args)
+        line0, char0 = _position(text, args, self.usage())
+        try:
+            result = await client.position_request("textDocument/hover", path, text,
+                                                   line0, char0)
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        contents = (result or {}).get("contents")
+        parts = contents if isinstance(contents, list) else [contents]
+        text_parts = [p if isinstance(p, str) else (p or {}).get("value", "") for p in parts]
+        shown = "\n\n".join(t.strip() for t in text_parts if t and t.strip())
+        return ToolResult(shown or f"nothing to show for the symbol at {rel}:{line0 + 1}")
+
+
+def lsp_tools(project_root: Any = None) -> list[BuiltinTool]:
+    return [LspDiagnostics(project_root), LspDefinition(project_root),
+            LspReferences(project_root), LspHover(project_root)]
