@@ -16,11 +16,12 @@ _RANK = {name: level for level, name in SEVERITIES.items()}
 MAX_RESULTS = 200
 
 
-def supervisor_from(ctx: ToolContext) -> LspSupervisor:
+def supervisor_from(ctx: ToolContext, config: Any = None) -> LspSupervisor:
+    """The session's supervisor (ctx.extras["lsp_supervisor"]) or the shared one per root."""
     supervisor = ctx.extras.get("lsp_supervisor")
     if isinstance(supervisor, LspSupervisor):
         return supervisor
-    return supervisor_for(ctx.project_root, ctx.extras.get("config"))
+    return supervisor_for(Path(ctx.project_root), config)
 
 
 def _read_text(path: Path, rel: str) -> str:
@@ -39,12 +40,16 @@ class _LspTool(BuiltinTool):
     risk = "read"
     subject_kind = "path"
 
+    def __init__(self, project_root: Path | None = None, config: Any = None) -> None:
+        super().__init__(project_root)
+        self.config = config
+
     async def _client(self, ctx: ToolContext, args: dict[str, Any]
                       ) -> tuple[LspClient, Path, str, str]:
         path, rel = resolve(ctx, args["path"])
         text = _read_text(path, rel)
         try:
-            client = await supervisor_from(ctx).client_for(path)
+            client = await supervisor_from(ctx, self.config).client_for(path)
         except LspError as exc:
             raise ToolError(str(exc)) from None
         return client, path, rel, text
@@ -215,6 +220,6 @@ class LspHover(_LspTool):
         return ToolResult(shown or f"nothing to show for the symbol at {rel}:{line0 + 1}")
 
 
-def lsp_tools(project_root: Any = None) -> list[BuiltinTool]:
-    return [LspDiagnostics(project_root), LspDefinition(project_root),
-            LspReferences(project_root), LspHover(project_root)]
+def lsp_tools(project_root: Path | None = None, config: Any = None) -> list[BuiltinTool]:
+    return [cls(project_root, config)
+            for cls in (LspDiagnostics, LspDefinition, LspReferences, LspHover)]

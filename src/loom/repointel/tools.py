@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from loom.repointel.service import RepoIntel
+from loom.repointel.settings import load_settings
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
 
-def intel_for(ctx: ToolContext) -> RepoIntel:
-    """The session's RepoIntel (ctx.extras["repointel"]) or the shared one for the root."""
-    intel = ctx.extras.get("repointel")
-    return intel if isinstance(intel, RepoIntel) else RepoIntel.for_root(ctx.project_root)
+class _RepoTool(BuiltinTool):
+    risk = "read"
+
+    def __init__(self, project_root: Path | None = None, config: Any = None) -> None:
+        super().__init__(project_root)
+        self.config = config
+
+    def intel(self, ctx: ToolContext) -> RepoIntel:
+        """The session's RepoIntel (ctx.extras["repointel"]) or the shared one per root."""
+        intel = ctx.extras.get("repointel")
+        if isinstance(intel, RepoIntel):
+            return intel
+        root = Path(ctx.project_root)
+        return RepoIntel.for_root(root, load_settings(root, self.config))
 
 
-class RepoMapTool(BuiltinTool):
+class RepoMapTool(_RepoTool):
     name = "repo_map"
     description = (
         "A ranked map of the project: the files and definitions (with line numbers) that "
@@ -32,10 +44,9 @@ class RepoMapTool(BuiltinTool):
         "mentioned_identifiers": {"type": "array", "items": {"type": "string"}, "default": [],
                                   "description": "Function, class or variable names."},
     })
-    risk = "read"
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        intel = intel_for(ctx)
+        intel = self.intel(ctx)
         text = await asyncio.to_thread(intel.repo_map, args.get("tokens"),
                                        args["focus_files"], args["mentioned_identifiers"])
         if not text:
@@ -45,7 +56,7 @@ class RepoMapTool(BuiltinTool):
                                                        if line.endswith(":"))})
 
 
-class SymbolSearchTool(BuiltinTool):
+class SymbolSearchTool(_RepoTool):
     name = "symbol_search"
     description = (
         "Find where a function, class, method or constant is defined: give its name or the "
@@ -58,13 +69,12 @@ class SymbolSearchTool(BuiltinTool):
                   "description": "Only names equal to the query."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
     }, required=("query",))
-    risk = "read"
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         query = args["query"].strip()
         if not query:
             raise self.fail("query is blank; give a symbol name or prefix")
-        intel = intel_for(ctx)
+        intel = self.intel(ctx)
         hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1,
                                        args["exact"])
         if not hits:
@@ -78,5 +88,5 @@ class SymbolSearchTool(BuiltinTool):
         return ToolResult("\n".join(lines), metadata={"matches": len(hits)})
 
 
-def repointel_tools(project_root: Any = None) -> list[BuiltinTool]:
-    return [RepoMapTool(project_root), SymbolSearchTool(project_root)]
+def repointel_tools(project_root: Path | None = None, config: Any = None) -> list[BuiltinTool]:
+    return [RepoMapTool(project_root, config), SymbolSearchTool(project_root, config)]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from loom.lsp.tools import lsp_tools
+from loom.repointel.tools import repointel_tools
 from loom.tools.base import ToolRegistry
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
@@ -21,7 +23,8 @@ def _setting(config: Any, section: str, key: str, default: Any) -> Any:
 
 def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
-    shell and git, set up from `config` (a LoomConfig, or None for defaults):
+    shell, git, repo_map, symbol_search and the lsp_* tools, set up from `config` (a
+    LoomConfig, or None for defaults):
     `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
     root = Path(project_root).resolve()
     ignores = tuple(_setting(config, "repo", "ignore", ()))
@@ -39,5 +42,7 @@ def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
                 root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output
             ),
             Git(root, max_output_bytes=max_output),
+            *repointel_tools(root, config),
+            *lsp_tools(root, config),
         ]
     )
