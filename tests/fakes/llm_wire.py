@@ -35,6 +35,7 @@ class Turn:
     error_message: str = ""
     retry_after: float | None = None
     garbage: str | None = None
+    content_type: str | None = None  # with garbage: sent verbatim with this content type
     delay: float = 0.0  # seconds before the response starts
     stop_reason: str | None = None  # default: tool use if tool calls, else end of turn
     input_tokens: int | None = None  # default: request body size / 4
@@ -133,8 +134,12 @@ def render_error(fmt: str, turn: Turn) -> Rendered:
 
 
 def render_garbage(turn: Turn, stream: bool) -> Rendered:
-    headers = _SSE_HEADERS if stream else {"content-type": "application/json"}
+    """Status 200 and a body no SDK can use: as an SSE `data:` line for stream requests
+    (unless it already is SSE), or verbatim when the turn names a content type."""
     body = turn.garbage or ""
+    if turn.content_type:
+        return Rendered(200, {"content-type": turn.content_type}, [body.encode()])
+    headers = _SSE_HEADERS if stream else {"content-type": "application/json"}
     if stream and not body.startswith(("data:", "event:")):
         body = f"data: {body}\n\n"
     return Rendered(200, dict(headers), [body.encode()])
