@@ -82,8 +82,29 @@ class LlmRetry(_Event):
 
 class SessionError(_Event):
     type: Literal["error"] = "error"
-    origin: Literal["Llm", "Tool", "Io"]
+    origin: Literal["Llm", "Tool", "Io", "Session"]  # Session: a crash, restarted from disk
     message: str
+
+
+class ArchitectPlan(_Event):
+    """Architect mode: the strong model's plan, before any step runs."""
+
+    type: Literal["architect_plan"] = "architect_plan"
+    summary: str = ""
+    steps: list[dict[str, str]] = Field(default_factory=list)  # file, action, description
+
+
+class ArchitectStep(_Event):
+    """Architect mode: one plan step started or finished (outcome is the editor's answer)."""
+
+    type: Literal["architect_step"] = "architect_step"
+    index: int  # 1-based
+    total: int
+    status: Literal["started", "completed", "failed", "interrupted"]
+    file: str = ""
+    action: str = ""
+    description: str = ""
+    outcome: str = ""
 
 
 class SyncError(_Event):
@@ -108,6 +129,8 @@ SessionEvent = Annotated[
     | TextDeltaEvent
     | LlmRetry
     | SessionError
+    | ArchitectPlan
+    | ArchitectStep
     | SyncError
     | TurnComplete,
     Field(discriminator="type"),

@@ -214,6 +214,9 @@ def transition(
                 return state, [Ignored(f"no tool call {event.call_id} is pending")]
             subject = f" on {event.subject}" if event.subject else ""
             text = PERMISSION_DENIED_RESULT.format(tool=call.tool_name, subject=subject)
+            if event.reason:
+                text = f"Refused: {call.tool_name}{subject} is not allowed ({event.reason})."
+                text += " Do not repeat the call; take another approach or ask the user."
             completed = ToolCompleted(event.call_id, ToolOutcome(text, is_error=True), event.at)
             return _tool_event(state, completed)
         case PostToolsHook(), PostToolsHookDone():

@@ -95,6 +95,7 @@ class PermissionDenied:
     call_id: str
     subject: str | None = None
     at: float = 0.0
+    reason: str | None = None  # a deny rule's reason; None: the user said no
 
 
 @dataclass(frozen=True)

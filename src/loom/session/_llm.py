@@ -1,0 +1,151 @@
+"""One model call for a session: context, streaming, usage and cost, error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from loom.core import state as sm
+from loom.core.clock import now_iso
+from loom.core.events import TextDeltaEvent
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage
+from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from loom.llm.catalog import cost_usd, model_info
+from loom.llm.registry import parse_model_name
+from loom.llm.retry import is_transient
+from loom.session.context import ContextWindow
+from loom.session.prompt import agent_system_prompt
+
+if TYPE_CHECKING:
+    from loom.session.session import Session
+
+
+class LlmCaller:
+    def __init__(self, session: Session, factory: Callable[[str], Provider]) -> None:
+        self.session = session
+        self.factory = factory
+        self.last_exception: BaseException | None = None
+        self.system_prompt: str | None = None  # set by architect mode for its planning call
+        self._providers: dict[str, Provider] = {}
+        self._windows: dict[tuple[str, str], ContextWindow] = {}
+
+    @staticmethod
+    def split(model: str) -> tuple[str, str]:
+        return parse_model_name(model)
+
+    def check_model(self, model: str) -> None:
+        parse_model_name(model)  # raises ModelConfigError with a clear message
+
+    def provider(self, model: str) -> Provider:
+        provider = self._providers.get(model)
+        if provider is None:
+            provider = self._providers[model] = self.factory(model)
+        return provider
+
+    def window(self, model: str, system: str) -> ContextWindow:
+        key = (model, system)
+        window = self._windows.get(key)
+        if window is None:
+            options = self.session.options
+            provider, model_id = self.split(model)
+            info = model_info(provider, model_id)
+            reserved = min(options.reserved_output_tokens, info.max_output_tokens)
+            rules = options.rules
+            if rules is None:
+                from loom.config import load_project_rules
+
+                rules = load_project_rules(self.session.project_root)
+            window = self._windows[key] = ContextWindow(
+                context_window=options.max_context_tokens or info.context_window,
+                reserved_output=reserved,
+                system_prompt=system,
+                rules=rules,
+                rules_max_tokens=options.rules_max_tokens,
+                repo_map=options.repo_map,
+                repo_map_tokens=options.repo_map_tokens,
+            )
+        return window
+
+    def default_system(self) -> str:
+        options = self.session.options
+        return options.system_prompt or agent_system_prompt(self.session.project_root)
+
+    async def call(self, conversation: Sequence[Message]) -> sm.AgentEvent:
+        """Stream one response; returns LlmResponded or LlmFailed (never raises, except
+        cancellation)."""
+        session = self.session
+        model = session.active_model
+        try:
+            provider = self.provider(model)
+            _, model_id = self.split(model)
+            system = self.system_prompt or self.default_system()
+            window = self.window(model, system)
+        except Exception as exc:  # no API key, unknown provider: permanent, clear message
+            self.last_exception = exc
+            return sm.LlmFailed(str(exc), transient=False)
+        specs = session.active_tools.specs() if self.system_prompt is None else []
+        built = window.build(conversation, specs)
+        request = LlmRequest(
+            model=model_id,
+            messages=built.messages,
+            system=built.system,
+            tools=specs,
+            max_tokens=window.reserved_output,
+        )
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        usage: Usage | None = None
+        stop = "end_turn"
+        started = False
+        try:
+            async for event in provider.stream(request):
+                if not started:
+                    started = True
+                    session.apply_now(sm.LlmStreamStarted())
+                if isinstance(event, TextDelta):
+                    if event.text:
+                        parts.append(event.text)
+                        session.publish(TextDeltaEvent(session_id=session.id, text=event.text))
+                elif isinstance(event, ToolCallReady):
+                    calls.append(event.call)
+                elif isinstance(event, UsageReport):
+                    usage = event.usage
+                elif isinstance(event, StreamEnd):
+                    stop = event.stop_reason
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.last_exception = exc
+            name = getattr(provider, "name", "the provider")
+            return sm.LlmFailed(f"{name}: {exc}", transient=is_transient(exc))
+        self.last_exception = None
+        if usage is not None:
+            usage = self._account(model, usage)
+        message = AssistantMessage(
+            content="".join(parts),
+            tool_calls=calls,
+            model=model,
+            usage=usage,
+            stop_reason=stop,
+            id=_new_id(),
+            created_at=now_iso(),
+            mode="architect" if session.mode == "architect" else None,
+        )
+        return sm.LlmResponded(message)
+
+    def _account(self, model: str, usage: Usage) -> Usage:
+        provider, model_id = self.split(model)
+        cost = cost_usd(model_info(provider, model_id), usage)
+        usage = usage.model_copy(update={"cost_usd": cost})
+        total = self.session.usage
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+        total.cost_usd = (total.cost_usd or 0.0) + cost
+        return usage
+
+
+def _new_id() -> str:
+    import uuid_utils
+
+    return f"msg_{uuid_utils.uuid7().hex}"

@@ -1,0 +1,228 @@
+"""SessionManager: starts, finds, lists and stops sessions (seed 001's Manager).
+
+Sessions run concurrently as asyncio tasks in one process. Isolation is by design: a
+tool's exception or hang becomes an error result (with a timeout), a model error ends
+only that session's turn, and a crash in a session's runtime restarts that session from
+its last saved thread (`Session.restarts` counts them). Thread saves from every session
+go through one writer thread, so file and index writes never race.
+
+Everything that touches the outside world is injectable, so tests use the scripted
+provider and the faces plug in the real registry:
+
+    manager = SessionManager(store=store, provider_factory=lambda model: provider)
+    session = await manager.start_session(project_path="/proj", tools=[...])
+    answer = await session.send_message("fix the failing test")
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from loom.core.thread import Thread
+from loom.llm.base import Provider
+from loom.session.bus import EventBus
+from loom.session.options import SessionOptions
+from loom.session.session import Session
+from loom.tools.base import Tool, ToolRegistry
+
+DEFAULT_MODEL = "anthropic:claude-sonnet-4-6"
+
+
+class SessionNotFound(LookupError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no active session {session_id!r}; list them with list_active()")
+        self.session_id = session_id
+
+
+class SessionManager:
+    def __init__(
+        self,
+        *,
+        store: Any = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+        policy_factory: Callable[..., Any] | None = None,
+        tools_factory: Callable[[Path], ToolRegistry] | None = None,
+        bus: EventBus | None = None,
+        config: Any = None,
+        options: SessionOptions | None = None,
+    ) -> None:
+        if store is None:
+            from loom.store.local import LocalThreadStore
+
+            store = LocalThreadStore()
+        self.store = store
+        self.provider_factory = provider_factory or _registry_provider
+        self.policy_factory = policy_factory or _default_policy
+        self.tools_factory = tools_factory
+        self.bus = bus or EventBus()
+        self.options = options or _options_from_config(config)
+        self._sessions: dict[str, Session] = {}
+        self._locks: dict[str, Any] = {}
+        self._save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
+
+    async def start_session(
+        self,
+        session_id: str | None = None,
+        model: str = DEFAULT_MODEL,
+        project_path: str | os.PathLike[str] | None = None,
+        title: str | None = None,
+        tools: Iterable[Tool] | ToolRegistry | None = None,
+        auto_approve: bool = False,
+        thread: Thread | str | None = None,
+        *,
+        private: bool = False,
+        mode: str = "normal",
+        project_rules: str | None = None,
+        max_turns: int | None = None,
+        options: SessionOptions | None = None,
+    ) -> Session:
+        """Start a session on a new thread, or resume `thread` (a Thread or its id).
+
+        Raises ValueError for a bad model name or a session id already running,
+        LookupError when the thread to resume does not exist, and the store's
+        ThreadLocked when another Loom process is writing that thread."""
+        thread = self._thread_for(thread, project_path, model, private)
+        if title:
+            thread.metadata.title = title
+        root = Path(project_path or thread.workspace_root or os.getcwd()).resolve()
+        session_id = session_id or thread.id
+        if session_id in self._sessions:
+            raise ValueError(f"session {session_id!r} is already running; stop it first")
+        options = replace(options or self.options)
+        if project_rules is not None:
+            options.rules = project_rules
+        if max_turns is not None:
+            options.max_tool_rounds = max_turns
+        policy = _call(self.policy_factory, project_root=root, auto_approve=auto_approve)
+        lock = self._lock(thread.id)
+        try:
+            session = Session(
+                session_id=session_id,
+                thread=thread,
+                store=self.store,
+                provider_factory=self.provider_factory,
+                tools=self._registry(tools, root),
+                permissions=policy,
+                bus=self.bus,
+                model=model,
+                project_root=root,
+                options=options,
+                save_executor=self._save_executor,
+            )
+            session.set_mode(mode)
+            await session.start()
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        if lock is not None:
+            self._locks[session_id] = lock
+        self._sessions[session_id] = session
+        return session
+
+    async def stop_session(self, session_id: str) -> None:
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise SessionNotFound(session_id)
+        try:
+            await session.stop()
+        finally:
+            lock = self._locks.pop(session_id, None)
+            if lock is not None:
+                lock.release()
+
+    def find_session(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    def list_active(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": s.id,
+                "status": s.get_status(),
+                "thread_id": s.thread.id,
+                "model": s.model,
+                "mode": s.get_mode(),
+            }
+            for s in self._sessions.values()
+        ]
+
+    async def shutdown(self) -> None:
+        """Stop every session (answers open tool calls, saves, snapshots git)."""
+        for session_id in list(self._sessions):
+            await self.stop_session(session_id)
+        self._save_executor.shutdown(wait=True)
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _thread_for(
+        self, thread: Thread | str | None, project_path: Any, model: str, private: bool
+    ) -> Thread:
+        if isinstance(thread, Thread):
+            return thread
+        if isinstance(thread, str):
+            resolve = getattr(self.store, "resolve", None)
+            thread_id = resolve(thread) if resolve is not None else thread
+            loaded = self.store.load(thread_id)
+            if loaded is None:
+                raise LookupError(f"no thread {thread!r}; run `loom list` to see thread ids")
+            return loaded
+        from loom.llm.registry import parse_model_name
+
+        provider, model_id = parse_model_name(model)
+        root = str(Path(project_path or os.getcwd()).resolve())
+        return Thread.new(
+            workspace_root=root, cwd=root, provider=provider, model=model_id, is_private=private
+        )
+
+    def _lock(self, thread_id: str) -> Any:
+        acquire = getattr(self.store, "acquire_writer", None)
+        return acquire(thread_id) if acquire is not None else None
+
+    def _registry(self, tools: Iterable[Tool] | ToolRegistry | None, root: Path) -> ToolRegistry:
+        if isinstance(tools, ToolRegistry):
+            return tools
+        if tools is not None:
+            return ToolRegistry(tools)
+        if self.tools_factory is not None:
+            return self.tools_factory(root)
+        return ToolRegistry()
+
+
+def _registry_provider(model: str) -> Provider:
+    from loom.llm.registry import provider_for_model
+
+    return provider_for_model(model)[0]
+
+
+def _default_policy(project_root: Path, auto_approve: bool) -> Any:
+    from loom.permissions import GrantStore, PermissionPolicy
+
+    return PermissionPolicy(GrantStore(project_root), auto_approve_all=auto_approve)
+
+
+def _call(factory: Callable[..., Any], **available: Any) -> Any:
+    """Call `factory` with the keyword arguments it declares (it may take none)."""
+    parameters = inspect.signature(factory).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return factory(**available)
+    return factory(**{k: v for k, v in available.items() if k in parameters})
+
+
+def _options_from_config(config: Any) -> SessionOptions:
+    """SessionOptions from a LoomConfig (model.architect/editor, context.*, repo.map_tokens)."""
+    options = SessionOptions()
+    if config is None:
+        return options
+    options.architect_model = config.model.architect
+    options.editor_model = config.model.editor
+    options.reserved_output_tokens = config.context.reserved_output_tokens
+    options.max_context_tokens = config.context.max_context_tokens
+    options.rules_max_tokens = config.context.rules_max_tokens
+    options.repo_map_tokens = config.repo.map_tokens
+    return options

@@ -1,0 +1,533 @@
+"""Session: one conversation with the agent, running the state machine (seed 001 API).
+
+The pure machine (`loom.core.state`) decides; this class performs its actions: it
+streams from the provider (publishing text deltas), runs tools with permission checks
+and timeouts, records messages in the thread, saves it after every step (through a
+coalescing `ThreadSaver`), snapshots git after every tool that can change the tree and
+at shutdown, and publishes events on `session:<id>`.
+
+One turn runs at a time (`send_message` calls queue). `interrupt()` cancels the turn:
+unfinished tool calls are answered as interrupted and the thread is saved. A crash in
+the runtime itself (a bug, not a tool or model error: those become results and error
+events) restarts the session from its last saved thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple, overload
+
+from loom.core import state as sm
+from loom.core.clock import now_iso
+from loom.core.events import (
+    LlmRetry,
+    ModeChanged,
+    NewMessage,
+    PermissionRequest,
+    SessionError,
+    SessionStatus,
+    ToolComplete,
+    ToolExecuting,
+    ToolProgress,
+    TurnComplete,
+    topic_for,
+)
+from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.thread import Thread
+from loom.llm.base import Provider
+from loom.session._llm import LlmCaller, _new_id
+from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
+from loom.session.options import SessionOptions
+from loom.session.saver import ThreadSaver
+from loom.session.tool_runner import lookup_error, run_tool
+from loom.tools.base import ToolContext, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+RESPONSES = ("allow_once", "allow_always", "deny")
+MODES = ("normal", "architect")
+
+
+class TurnError(RuntimeError):
+    """The turn ended with an error (the model failed, or the session crashed and was
+    restarted). The thread is saved and the session can take the next message."""
+
+    def __init__(self, message: str, origin: str = "Llm") -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
+class NoPendingPermission(LookupError):
+    pass
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        thread: Thread,
+        store: Any,
+        provider_factory: Callable[[str], Provider],
+        tools: ToolRegistry,
+        permissions: Any,
+        bus: EventBus,
+        model: str,
+        project_root: Path,
+        options: SessionOptions | None = None,
+        save_executor: Any = None,
+    ) -> None:
+        self.id = session_id
+        self.thread = thread
+        self.store = store
+        self.tools = tools
+        self.permissions = permissions
+        self.bus = bus
+        self.project_root = project_root
+        self.options = options or SessionOptions()
+        self.topic = topic_for(session_id)
+        self.mode = "normal"
+        self.restarts = 0
+        self.usage = Usage(input_tokens=0, output_tokens=0, cost_usd=0.0)
+        self.last_turn: sm.EndTurn | None = None
+        self.machine_config = sm.MachineConfig(
+            max_retries=self.options.retry.max_retries,
+            max_tool_rounds=self.options.max_tool_rounds,
+        )
+        self.llm = LlmCaller(self, provider_factory)
+        self.model = model
+        self.llm.check_model(model)
+        thread.provider, thread.model = self.llm.split(model)
+        self.active_model = model
+        self.active_tools = tools
+        self._save_executor = save_executor
+        self._saver = self._new_saver()
+        self._status = "idle"
+        self._turn_lock = asyncio.Lock()
+        self._turn_task: asyncio.Task[str] | None = None
+        self._permission: tuple[asyncio.Future[str], Any, ToolCall, dict[str, Any]] | None = None
+        self._closed = False
+        self._in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
+        self.state: sm.AgentState = sm.WaitingForUserInput()
+        self._pending_restore = self._restore_from(thread)
+
+    async def start(self) -> None:
+        """Settle a resumed thread (answer calls left open by a crash) and record the
+        starting git state. The thread is first written at the first step that matters."""
+        if self._pending_restore:
+            actions, self._pending_restore = self._pending_restore, []
+            await self._perform_all(actions)
+        if self._in_git_repo:
+            await self._git_snapshot()
+        await self._saver.flush()
+
+    # -- seed 001 API -----------------------------------------------------------------
+
+    async def send_message(self, text: str) -> str:
+        """Run one turn; returns the assistant's final text ("" if interrupted).
+        Raises TurnError when the turn ends in an error (the session goes on)."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("the message is empty; type something for the agent to do")
+        if self._closed:
+            raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
+        async with self._turn_lock:
+            self._turn_task = asyncio.current_task()  # type: ignore[assignment]
+            try:
+                return await self._turn(text)
+            finally:
+                self._turn_task = None
+
+    def get_history(self) -> list[Message]:
+        return list(self.thread.messages)
+
+    def update_model(self, model: str) -> None:
+        """Use `model` ("provider:model-id") from the next model call on."""
+        self.llm.check_model(model)
+        self.model = self.active_model = model
+        self.thread.provider, self.thread.model = self.llm.split(model)
+        self._saver.request()
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; use 'normal' or 'architect'")
+        if mode != self.mode:
+            self.mode = mode
+            self.publish(ModeChanged(session_id=self.id, mode=mode))  # type: ignore[arg-type]
+
+    def get_mode(self) -> str:
+        return self.mode
+
+    def get_status(self) -> str:
+        return self._status
+
+    @overload
+    def subscribe(self, callback: None = None, *, maxsize: int = ...) -> Subscription: ...
+    @overload
+    def subscribe(
+        self, callback: Callable[[Any], None], *, maxsize: int = ...
+    ) -> Callable[[], None]: ...
+    def subscribe(
+        self, callback: Callable[[Any], None] | None = None, *, maxsize: int = DEFAULT_QUEUE_SIZE
+    ) -> Subscription | Callable[[], None]:
+        """Events of this session. Without a callback: a bounded-queue Subscription to
+        iterate (`async for event in sub`). With one: `callback(event)` is called as each
+        event is published, and an `unsubscribe()` function is returned."""
+        if callback is not None:
+            return self.bus.listen(self.topic, callback)
+        return self.bus.subscribe(self.topic, maxsize=maxsize)
+
+    def respond_to_permission(self, action: str, meta: dict[str, Any] | None = None) -> None:
+        """Answer the pending permission request: allow_once, allow_always or deny.
+        `meta` may carry `scope` (what an allow_always covers, e.g. a folder "src/")."""
+        if action not in RESPONSES:
+            raise ValueError(f"unknown permission answer {action!r}; use one of {RESPONSES}")
+        if self._permission is None or self._permission[0].done():
+            raise NoPendingPermission(f"session {self.id} is not waiting for a permission answer")
+        future, tool, call, _ = self._permission
+        self._permission = (future, tool, call, dict(meta or {}))
+        future.set_result(action)
+
+    @property
+    def pending_permission(self) -> ToolCall | None:
+        return self._permission[2] if self._permission and not self._permission[0].done() else None
+
+    def interrupt(self) -> bool:
+        """Cancel the running turn (Ctrl-C). Returns False when nothing was running."""
+        task = self._turn_task
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    async def stop(self) -> None:
+        """Finish: interrupt any turn, answer open calls, snapshot git, save, release."""
+        if self._closed:
+            return
+        if self.interrupt():
+            async with self._turn_lock:
+                pass
+        self._closed = True
+        self.state, actions = sm.transition(self.state, sm.Shutdown(), self.machine_config)
+        for action in actions:
+            if isinstance(action, sm.RecordMessage):
+                self._record(action.message)
+        if self._in_git_repo:
+            await self._git_snapshot(final=True)
+        self.thread.agent_state = sm.snapshot(sm.WaitingForUserInput())
+        self._saver.request()
+        await self._saver.flush()
+        self._set_status("idle")
+
+    # -- one turn ---------------------------------------------------------------------
+
+    async def _turn(self, text: str) -> str:
+        if self._pending_restore:
+            await self.start()
+        try:
+            if self.mode == "architect":
+                from loom.session.architect import run_architect_turn
+
+                return await run_architect_turn(self, text)
+            return await self.run_user_turn(UserMessage(content=text))
+        except (asyncio.CancelledError, TurnError):
+            raise
+        except Exception as exc:  # a bug in the runtime: restart from the last save
+            log.exception("session %s crashed", self.id)
+            await self.restart(exc)
+            raise TurnError(
+                f"the turn failed ({type(exc).__name__}: {exc}); the session was restarted from "
+                "its last saved state, so you can send the message again",
+                origin="Session",
+            ) from exc
+
+    async def run_user_turn(self, message: UserMessage) -> str:
+        """Drive the machine from a user message to the end of the turn."""
+        if message.id is None:
+            message.id = _message_id()
+            message.created_at = now_iso()
+        end = await self.drive(sm.UserInput(message))
+        self.last_turn = end
+        if end.error is not None:
+            raise TurnError(end.error.message, origin=str(end.error.origin))
+        return end.text
+
+    async def drive(self, first: sm.AgentEvent) -> sm.EndTurn:
+        """Feed `first` and every follow-up event until the machine ends the turn."""
+        events: deque[sm.AgentEvent] = deque([first])
+        end: sm.EndTurn | None = None
+        try:
+            while events:
+                for follow in await self._apply(events.popleft()):
+                    if isinstance(follow, sm.EndTurn):
+                        end = follow
+                    else:
+                        events.append(follow)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            self._cancel_permission()
+            for follow in await self._apply(sm.Interrupted()):
+                if isinstance(follow, sm.EndTurn):
+                    end = follow
+        return end or sm.EndTurn("")
+
+    async def _apply(self, event: sm.AgentEvent) -> list[Any]:
+        self.state, actions = sm.transition(self.state, event, self.machine_config)
+        self._set_status(sm.status_of(self.state))
+        return await self._perform_all(actions)
+
+    def apply_now(self, event: sm.AgentEvent) -> None:
+        """Apply an event whose actions need no waiting (stream started, tool progress)."""
+        self.state, actions = sm.transition(self.state, event, self.machine_config)
+        self._set_status(sm.status_of(self.state))
+        for action in actions:
+            if isinstance(action, sm.PublishProgress):
+                self._publish_progress(action)
+
+    async def _perform_all(self, actions: list[sm.AgentAction]) -> list[Any]:
+        follow: list[Any] = []
+        for action in actions:
+            result = await self._perform(action)
+            if result is not None:
+                follow.append(result)
+        return follow
+
+    async def _perform(self, action: sm.AgentAction) -> Any:
+        match action:
+            case sm.RecordMessage(message=message):
+                self._record(message)
+            case sm.SaveThread():
+                self.thread.agent_state = sm.snapshot(self.state)
+                self._saver.request()
+            case sm.CallLlm():
+                return await self.llm.call(action.conversation)
+            case sm.ExecuteTool(call=call):
+                return await self._execute(call)
+            case sm.ScheduleRetry(attempt=attempt, error=error):
+                delay = self.options.retry.delay(attempt, self.llm.last_exception)
+                self.publish(
+                    LlmRetry(
+                        session_id=self.id,
+                        attempt=attempt,
+                        delay_seconds=delay,
+                        error=error.message,
+                    )
+                )
+                await asyncio.sleep(delay)
+                return sm.RetryTimerFired()
+            case sm.PublishProgress():
+                self._publish_progress(action)
+            case sm.RunPostToolsHook():
+                for hook in self.options.post_tools_hooks:
+                    outcome = hook(self)
+                    if asyncio.iscoroutine(outcome):
+                        await outcome
+                return sm.PostToolsHookDone()
+            case sm.ReportError(error=error):
+                origin = str(error.origin)
+                self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))  # type: ignore[arg-type]
+            case sm.EndTurn():
+                self.publish(TurnComplete(session_id=self.id, text=action.text))
+                return action
+            case sm.WaitForInput():
+                await self._saver.flush()
+        return None
+
+    # -- tools ------------------------------------------------------------------------
+
+    async def _execute(self, call: ToolCall) -> sm.AgentEvent:
+        problem = lookup_error(call, self.active_tools)
+        if problem is not None:
+            return sm.ToolCompleted(call.id, sm.ToolOutcome(problem, is_error=True), time.time())
+        tool = self.active_tools.get(call.tool_name)
+        args = call.arguments_json
+        denied = await self._check_permission(tool, call)
+        if denied is not None:
+            return denied
+        self.apply_now(sm.ToolStarted(call.id, time.time()))
+        self.publish(
+            ToolExecuting(
+                session_id=self.id, tool_name=call.tool_name, call_id=call.id, arguments=args
+            )
+        )
+
+        def progress(fraction: float | None, message: str) -> None:
+            info = sm.ToolProgressInfo(fraction, message)
+            self.apply_now(sm.ToolProgressed(call.id, info, time.time()))
+
+        ctx = ToolContext(
+            project_root=self.project_root,
+            session_id=self.id,
+            thread_id=self.thread.id,
+            progress=progress,
+            extras=self.options.tool_extras,
+        )
+        result = await run_tool(tool, args, ctx, self.options.tool_timeout)
+        if result.crashed:
+            self.publish(SessionError(session_id=self.id, origin="Tool", message=result.content))
+        self.publish(
+            ToolComplete(
+                session_id=self.id,
+                tool_name=call.tool_name,
+                call_id=call.id,
+                result=result.content,
+                is_error=result.is_error,
+            )
+        )
+        if self._in_git_repo and _risk(tool, args) != "read":
+            await self._git_snapshot()
+        outcome = sm.ToolOutcome(result.content, result.is_error)
+        return sm.ToolCompleted(call.id, outcome, time.time(), _message_id(), now_iso())
+
+    async def _check_permission(self, tool: Any, call: ToolCall) -> sm.AgentEvent | None:
+        if self.permissions is None:
+            return None
+        args = call.arguments_json
+        verdict = _verdict(self.permissions, tool, args)
+        decision = str(getattr(verdict.decision, "value", verdict.decision)).lower()
+        if decision == "allow":
+            return None
+        if decision == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
+        await self._saver.flush()  # durable before we wait on a person
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._permission = (future, tool, call, {})
+        self.publish(
+            PermissionRequest(
+                session_id=self.id,
+                tool_name=call.tool_name,
+                tool_path=verdict.subject,
+                call_id=call.id,
+                arguments=args,
+            )
+        )
+        try:
+            answer = await future
+        finally:
+            meta = self._permission[3] if self._permission else {}
+            self._permission = None
+        try:
+            self.permissions.record(tool, args, answer, scope=meta.get("scope"))
+        except (ValueError, OSError) as exc:
+            self.publish(SessionError(session_id=self.id, origin="Io", message=str(exc)))
+        if answer == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time())
+        return None
+
+    def _cancel_permission(self) -> None:
+        if self._permission is not None and not self._permission[0].done():
+            self._permission[0].cancel()
+        self._permission = None
+
+    # -- thread, events, status -------------------------------------------------------
+
+    def _record(self, message: Message) -> None:
+        self.thread.append(message)
+        self.publish(NewMessage(session_id=self.id, message=message))
+
+    def publish(self, event: Any) -> None:
+        self.bus.publish(self.topic, event)
+
+    def _publish_progress(self, action: sm.PublishProgress) -> None:
+        self.publish(
+            ToolProgress(
+                session_id=self.id,
+                tool_name=action.call.tool_name,
+                call_id=action.call.id,
+                fraction=action.progress.fraction,
+                message=action.progress.message,
+            )
+        )
+
+    def _set_status(self, status: str) -> None:
+        if status != self._status:
+            self._status = status
+            self.publish(SessionStatus(session_id=self.id, status=status))  # type: ignore[arg-type]
+
+    def _new_saver(self) -> ThreadSaver:
+        def on_error(exc: BaseException) -> None:
+            self.publish(
+                SessionError(
+                    session_id=self.id,
+                    origin="Io",
+                    message=f"{exc} (the conversation is kept in memory; saving is retried "
+                    "on the next step)",
+                )
+            )
+
+        return ThreadSaver(
+            lambda: self.thread, self.store.save, on_error=on_error, executor=self._save_executor
+        )
+
+    async def flush(self) -> None:
+        await self._saver.flush()
+
+    async def _git_snapshot(self, *, final: bool = False) -> None:
+        from loom.gitmeta import snapshot_git_state
+
+        try:
+            await asyncio.to_thread(snapshot_git_state, self.thread, self.project_root)
+        except Exception as exc:  # git trouble must not stop the agent
+            log.warning("git snapshot failed: %s", exc)
+
+    # -- restart ----------------------------------------------------------------------
+
+    def _restore_from(self, thread: Thread) -> list[sm.AgentAction]:
+        self.state, actions = sm.restore(thread.agent_state, thread.messages)
+        # the thread already holds the saved messages; the state holds them + answers
+        return actions
+
+    async def restart(self, cause: BaseException) -> None:
+        """Rebuild the session from its last saved thread (the GenServer restart)."""
+        self.restarts += 1
+        self._cancel_permission()
+        self._saver.cancel()
+        saved = await asyncio.to_thread(self.store.load, self.thread.id)
+        if saved is not None:
+            self.thread = saved
+        else:  # never saved: keep what we have, minus nothing (history is append-only)
+            pass
+        self._saver = self._new_saver()
+        await self._perform_all(self._restore_from(self.thread))
+        self._set_status("idle")
+        self.publish(
+            SessionError(
+                session_id=self.id,
+                origin="Session",
+                message=f"session crashed ({type(cause).__name__}: {cause}); restarted from its "
+                "last saved thread",
+            )
+        )
+        await self._saver.flush()
+
+
+class _Verdict(NamedTuple):
+    decision: Any
+    reason: str
+    subject: str | None
+
+
+def _verdict(policy: Any, tool: Any, args: dict[str, Any]) -> Any:
+    """`PermissionPolicy.check` (decision + reason + subject), or a bare `decide`."""
+    check = getattr(policy, "check", None)
+    if check is not None:
+        return check(tool, args)
+    return _Verdict(policy.decide(tool, args), "", None)
+
+
+def _risk(tool: Any, args: dict[str, Any]) -> str:
+    risk_for = getattr(tool, "risk_for", None)
+    return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")
+
+
+def _inside_git_repo(path: Path) -> bool:
+    return any((folder / ".git").exists() for folder in (path, *path.parents))
+
+
+_message_id = _new_id

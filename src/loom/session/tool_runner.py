@@ -1,0 +1,90 @@
+"""Running one tool call for a session: permission, timeout, errors, progress.
+
+Whatever goes wrong inside a tool (a ToolError, any other exception, a hang past the
+timeout) becomes an error *result* the model can read; it never escapes into the
+session. Only cancellation (an interrupt) propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from loom.core.messages import ToolCall
+from loom.llm.base import invalid_arguments_text
+from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+MAX_RESULT_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class ToolRunResult:
+    content: str
+    is_error: bool
+    crashed: bool = False  # an unexpected exception (reported as a Tool error event too)
+
+
+def lookup_error(call: ToolCall, tools: ToolRegistry) -> str | None:
+    """Why this call cannot run at all (unknown tool, arguments that are not an object,
+    missing required arguments), as a message that tells the model how to fix it."""
+    tool = tools.get(call.tool_name)
+    if tool is None:
+        names = ", ".join(tools.names()) or "(none)"
+        return (
+            f"There is no tool named {call.tool_name!r}. Available tools: {names}. "
+            "Call one of these by its exact name."
+        )
+    raw = invalid_arguments_text(call)
+    if raw is not None:
+        return (
+            f"The arguments for {call.tool_name} were not a JSON object (got {raw[:200]!r}). "
+            f"Send an object matching this schema: {tool.parameters}"
+        )
+    required = tool.parameters.get("required") or []
+    missing = [name for name in required if name not in call.arguments_json]
+    if missing:
+        return (
+            f"{call.tool_name} is missing required argument(s): {', '.join(missing)}. "
+            f"Its parameters are: {tool.parameters.get('properties', {})}"
+        )
+    return None
+
+
+async def run_tool(
+    tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
+) -> ToolRunResult:
+    try:
+        result = await asyncio.wait_for(tool.run(args, ctx), timeout)
+    except ToolError as exc:
+        return ToolRunResult(str(exc) or f"{tool.name} failed", is_error=True)
+    except TimeoutError:
+        return ToolRunResult(
+            f"{tool.name} did not finish within {timeout:g} s and was stopped. Break the work "
+            "into smaller calls, or ask the user to raise the timeout.",
+            is_error=True,
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        log.exception("tool %s crashed", tool.name)
+        return ToolRunResult(
+            f"{tool.name} failed unexpectedly ({type(exc).__name__}: {exc}). This is a bug in "
+            "the tool, not in your call; try another way.",
+            is_error=True,
+            crashed=True,
+        )
+    content = getattr(result, "content", None)
+    if not isinstance(content, str):
+        return ToolRunResult(
+            f"{tool.name} returned no text result (a bug in the tool); try another way.",
+            is_error=True,
+            crashed=True,
+        )
+    if len(content) > MAX_RESULT_CHARS:
+        dropped = len(content) - MAX_RESULT_CHARS
+        content = content[:MAX_RESULT_CHARS] + f"\n[... {dropped} more characters not shown]"
+    return ToolRunResult(content, bool(getattr(result, "is_error", False)))

@@ -1,0 +1,211 @@
+"""Session: turns, tools, events, saving, errors and retries through the real loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
+from loom.core.thread import AgentStateKind
+from loom.llm.base import LlmError
+from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call, tool_turn
+from loom.llm.retry import RetryPolicy
+from loom.session import TurnError
+from loom.store.local import LocalThreadStore
+from tests.session.helpers import ANY_MODEL, CrashTool, EchoTool, kinds, make_manager
+
+
+async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:
+    provider = ScriptedProvider([ScriptedTurn(text="Hello there, friend.", chunk_size=5)])
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+
+    answer = await session.send_message("hi")
+
+    assert answer == "Hello there, friend."
+    seen = events.drain()
+    assert kinds(seen)[0] == "session_status" and seen[0].status == "thinking"
+    deltas = [e.text for e in seen if e.type == "text_delta"]
+    assert "".join(deltas) == answer and len(deltas) == 4
+    assert [e.message.role for e in seen if e.type == "new_message"] == ["user", "assistant"]
+    assert seen[-1].type == "turn_complete" or seen[-1].type == "session_status"
+    assert session.get_status() == "idle"
+
+    saved = LocalThreadStore().load(session.thread.id)
+    assert [m.role for m in saved.messages] == ["user", "assistant"]
+    assert saved.messages[1].content == answer and saved.messages[1].model == ANY_MODEL
+    assert saved.agent_state.kind is AgentStateKind.WAITING_FOR_USER_INPUT
+    assert saved.metadata.title == "hi"
+    assert saved.provider == "anthropic" and saved.model == "claude-sonnet-4-6"
+    # the request carried the system prompt, the message and the model id without prefix
+    request = provider.requests[0]
+    assert request.model == "claude-sonnet-4-6"
+    assert "Loom" in request.system and [m.content for m in request.messages] == ["hi"]
+    await manager.shutdown()
+
+
+async def test_tool_round_trip_records_call_and_result(tmp_path) -> None:
+    provider = ScriptedProvider(
+        [tool_turn("echo", {"text": "ping"}, text="Let me echo.", id="call_1"), "It said ping."]
+    )
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    events = session.subscribe()
+
+    assert await session.send_message("echo ping") == "It said ping."
+
+    history = session.get_history()
+    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert history[1].tool_calls[0].id == "call_1"
+    assert history[2] == ToolMessage(
+        tool_call_id="call_1",
+        tool_name="echo",
+        content="echo: ping",
+        id=history[2].id,
+        created_at=history[2].created_at,
+    )
+    seen = events.drain()
+    statuses = [e.status for e in seen if e.type == "session_status"]
+    assert statuses == ["thinking", "executing_tool", "thinking", "idle"]
+    order = [e.type for e in seen if e.type.startswith("tool_")]
+    assert order == ["tool_executing", "tool_progress", "tool_complete"]
+    complete = next(e for e in seen if e.type == "tool_complete")
+    assert (complete.tool_name, complete.result, complete.is_error) == ("echo", "echo: ping", False)
+    # the second model call saw the tool result
+    assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "tool"]
+    assert [t.name for t in provider.requests[0].tools] == ["echo"]
+    saved = LocalThreadStore().load(session.thread.id)
+    assert [m.role for m in saved.messages] == ["user", "assistant", "tool", "assistant"]
+    await manager.shutdown()
+
+
+async def test_bad_tool_calls_come_back_to_the_model_as_errors(tmp_path) -> None:
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn(
+                tool_calls=[
+                    tool_call("nope", {}, id="a"),
+                    tool_call("echo", {}, id="b"),
+                    tool_call("echo", {"_raw_arguments": "{oops"}, id="c"),
+                    tool_call("crash", {}, id="d"),
+                ]
+            ),
+            "Sorry.",
+        ]
+    )
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool(), CrashTool()])
+    events = session.subscribe()
+    assert await session.send_message("go") == "Sorry."
+    results = {m.tool_call_id: m for m in session.get_history() if isinstance(m, ToolMessage)}
+    assert all(m.is_error for m in results.values())
+    assert "no tool named 'nope'" in results["a"].content and "echo" in results["a"].content
+    assert "missing required argument(s): text" in results["b"].content
+    assert "not a JSON object" in results["c"].content
+    assert "boom inside the tool" in results["d"].content
+    errors = [e for e in events.drain() if e.type == "error"]
+    assert [e.origin for e in errors] == ["Tool"]
+    await manager.shutdown()
+
+
+async def test_transient_errors_retry_with_events_then_succeed(tmp_path) -> None:
+    busy = LlmError("overloaded", transient=True, status=529, retry_after=0)
+    provider = ScriptedProvider([ScriptedTurn(error=busy), ScriptedTurn(error=busy), "Finally."])
+    manager = make_manager(provider, retry=RetryPolicy(max_retries=3, base_delay=0))
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+    assert await session.send_message("hi") == "Finally."
+    retries = [e for e in events.drain() if e.type == "llm_retry"]
+    assert [(r.attempt, r.delay_seconds) for r in retries] == [(1, 0.0), (2, 0.0)]
+    assert "overloaded" in retries[0].error
+    assert len(provider.requests) == 3
+    await manager.shutdown()
+
+
+async def test_retries_are_bounded_and_permanent_errors_end_the_turn(tmp_path) -> None:
+    busy = LlmError("503 unavailable", transient=True, retry_after=0)
+    denied = LlmError("401 invalid x-api-key", transient=False, status=401)
+    provider = ScriptedProvider(
+        [ScriptedTurn(error=busy)] * 3 + [ScriptedTurn(error=denied), "Back again."]
+    )
+    manager = make_manager(provider, retry=RetryPolicy(max_retries=2, base_delay=0))
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+
+    with pytest.raises(TurnError, match="503 unavailable"):
+        await session.send_message("one")
+    assert len(provider.requests) == 3  # the first try and two retries
+    with pytest.raises(TurnError, match="401 invalid"):
+        await session.send_message("two")
+    assert len(provider.requests) == 4  # permanent: no retry
+    errors = [e for e in events.drain() if e.type == "error"]
+    assert [e.origin for e in errors] == ["Llm", "Llm"]
+    saved = LocalThreadStore().load(session.thread.id)
+    assert saved.agent_state.kind is AgentStateKind.ERROR
+    assert "401" in saved.agent_state.last_error
+    # the session goes on
+    assert await session.send_message("three") == "Back again."
+    assert [m.content for m in session.get_history() if isinstance(m, UserMessage)] == [
+        "one",
+        "two",
+        "three",
+    ]
+    await manager.shutdown()
+
+
+async def test_usage_and_cost_are_tracked_per_session(tmp_path) -> None:
+    from loom.core.messages import Usage
+
+    usage = Usage(input_tokens=1000, output_tokens=500)
+    provider = ScriptedProvider([ScriptedTurn(text="a", usage=usage)] * 2)
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path)
+    await session.send_message("one")
+    await session.send_message("two")
+    assert (session.usage.input_tokens, session.usage.output_tokens) == (2000, 1000)
+    # claude-sonnet-4-6 is priced in the catalog
+    assert session.usage.cost_usd > 0
+    answer = session.get_history()[-1]
+    assert isinstance(answer, AssistantMessage) and answer.usage.cost_usd > 0
+    await manager.shutdown()
+
+
+async def test_update_model_validates_and_switches(tmp_path) -> None:
+    a, b = ScriptedProvider(["from a"]), ScriptedProvider(["from b"])
+    manager = make_manager(providers={ANY_MODEL: a, "openai:gpt-4o": b})
+    session = await manager.start_session(project_path=tmp_path)
+    with pytest.raises(ValueError, match="provider:model-id"):
+        session.update_model("gpt-4o")
+    session.update_model("openai:gpt-4o")
+    assert await session.send_message("hi") == "from b"
+    assert b.requests[0].model == "gpt-4o"
+    assert (session.thread.provider, session.thread.model) == ("openai", "gpt-4o")
+    assert session.get_history()[-1].model == "openai:gpt-4o"
+    await manager.shutdown()
+
+
+async def test_modes_and_empty_messages(tmp_path) -> None:
+    manager = make_manager(ScriptedProvider([]))
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+    session.set_mode("architect")
+    assert session.get_mode() == "architect"
+    session.set_mode("architect")  # no change, no event
+    session.set_mode("normal")
+    assert [(e.type, e.mode) for e in events.drain()] == [
+        ("mode_changed", "architect"),
+        ("mode_changed", "normal"),
+    ]
+    with pytest.raises(ValueError, match="unknown mode"):
+        session.set_mode("turbo")
+    with pytest.raises(ValueError, match="empty"):
+        await session.send_message("   ")
+    await manager.shutdown()
+
+
+async def test_running_out_of_script_is_a_clear_error(tmp_path) -> None:
+    manager = make_manager(ScriptedProvider([]))
+    session = await manager.start_session(project_path=tmp_path)
+    with pytest.raises(TurnError, match="no response left"):
+        await session.send_message("hi")
+    await manager.shutdown()
