@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from tests.store.helpers import make_thread
+
+from loom.core.messages import AssistantMessage, UserMessage
+from loom.core.thread import Thread
+from loom.paths import LoomPaths
+from loom.store.base import AmbiguousThreadId, ThreadLocked, ThreadNotFound
+from loom.store.index_sync import rebuild
+from loom.store.local import LocalThreadStore
+from loom.store.serialize import thread_to_bytes
+
+
+@pytest.fixture
+def store() -> LocalThreadStore:
+    return LocalThreadStore()
+
+
+def test_save_load_round_trip_keeps_unknown_fields(store: LocalThreadStore) -> None:
+    thread = make_thread()
+    store.save(thread)
+    data = json.loads(store.path_for(thread.id).read_text())
+    data["from_a_newer_loom"] = {"x": 1}
+    data["conversation"]["messages"][0]["reaction"] = "+1"
+    store.path_for(thread.id).write_text(json.dumps(data, indent=2))
+    loaded = store.load(thread.id)
+    assert loaded is not None and loaded.version == thread.version
+    loaded.touch()
+    store.save(loaded)
+    again = json.loads(store.path_for(thread.id).read_text())
+    assert again["from_a_newer_loom"] == {"x": 1}
+    assert again["conversation"]["messages"][0]["reaction"] == "+1"
+    assert store.load("T-01a00000-0000-7000-8000-000000000000") is None
+
+
+def test_file_bytes_equal_pydantic_pretty_json_across_appends(store: LocalThreadStore) -> None:
+    thread = make_thread(messages=7)
+    thread.metadata.tags = ["auth", "ünïcode"]
+    for step in range(3):
+        assert thread_to_bytes(thread) == thread.model_dump_json(indent=2).encode()
+        thread.messages[-1].content += f" more {step}"  # the last message may still grow
+        thread.append(UserMessage(content=f"next {step}"))
+    assert thread_to_bytes(thread) == thread.model_dump_json(indent=2).encode()
+    store.save(thread)
+    assert store.path_for(thread.id).read_bytes() == thread.model_dump_json(indent=2).encode()
+    thread.conversation.messages[2] = AssistantMessage(content="replaced object")
+    assert thread_to_bytes(thread) == thread.model_dump_json(indent=2).encode()
+
+
+def test_list_is_newest_activity_first_and_limited(store: LocalThreadStore) -> None:
+    threads = [make_thread(f"thread {i}") for i in range(5)]
+    for thread in threads:
+        store.save(thread)
+    threads[1].touch()
+    store.save(threads[1])
+    listed = store.list(limit=3)
+    assert [s.id for s in listed] == [threads[1].id, threads[4].id, threads[3].id]
+    assert listed[0].title == "thread 1" and listed[0].message_count == 3
+    assert len(store.list()) == 5
+
+
+def test_search_finds_every_field_with_snippets(store: LocalThreadStore) -> None:
+    target = make_thread(
+        "Add authentication to API",
+        git_branch="feature/auth",
+        git_remote_url="github.com/ana/proj",
+        git_commits=["a1b2c3d4e5f60718", "0fedcba987654321"],
+    )
+    target.metadata.tags = ["security"]
+    target.append(AssistantMessage(content="The session cookie is now HttpOnly."))
+    target.touch()
+    store.save(target)
+    store.save(make_thread("Unrelated chore", git_branch="main"))
+    for query in [
+        "authentication",
+        "authent",
+        "feature/auth",
+        "github.com/ana/proj",
+        "a1b2c3d",
+        "0fedcba",
+        "security",
+        "httponly",
+        "cookie HttpOnly",
+    ]:
+        hits = store.search(query)
+        assert [h.summary.id for h in hits] == [target.id], query
+        assert "**" in hits[0].snippet, query
+    assert store.search("nonexistentword") == []
+    assert store.search('"') == []
+
+
+def test_title_match_ranks_above_a_mention_in_messages(store: LocalThreadStore) -> None:
+    mention = make_thread("Refactor parser")
+    mention.append(UserMessage(content="also think about caching later"))
+    store.save(mention)
+    titled = make_thread("Caching layer for the API")
+    store.save(titled)
+    assert [h.summary.id for h in store.search("caching")] == [titled.id, mention.id]
+
+
+def test_incremental_index_equals_a_rebuild(store: LocalThreadStore) -> None:
+    thread = make_thread(messages=4)
+    store.save(thread)
+    for i in range(5):
+        thread.messages[-1].content += " streamed"
+        thread.append(UserMessage(content=f"follow-up number{i}"))
+        thread.touch()
+        store.save(thread)
+    incremental = _fts_rows(store)
+    rebuild(store.index, store.paths)
+    assert _fts_rows(store) == incremental
+    assert [h.summary.id for h in store.search("number4")] == [thread.id]
+    assert store.search("streamed")[0].summary.id == thread.id
+
+
+def _fts_rows(store: LocalThreadStore) -> list[tuple]:
+    return store.index.conn.execute(
+        "SELECT f.title, f.meta, f.body FROM thread_index_fts f ORDER BY f.rowid & 1048575"
+    ).fetchall()
+
+
+def test_resolve_accepts_prefixes_like_git(store: LocalThreadStore) -> None:
+    a, b = make_thread(), make_thread()
+    store.save(a)
+    store.save(b)
+    assert store.resolve(a.id) == a.id
+    common = os.path.commonprefix([a.id, b.id])  # noqa: RUF071 (strings, not paths)
+    assert store.resolve(a.id[: len(common) + 1]) == a.id
+    assert store.resolve(a.id[2 : len(common) + 1]) == a.id  # without "T-"
+    with pytest.raises(AmbiguousThreadId) as err:
+        store.resolve(common)
+    assert a.id in str(err.value) and "type more" in str(err.value)
+    with pytest.raises(ThreadNotFound):
+        store.resolve("T-ffff")
+    with pytest.raises(ThreadNotFound):
+        store.resolve("../trash")
+
+
+def test_delete_is_soft_and_restorable(store: LocalThreadStore) -> None:
+    thread = make_thread("keep me safe")
+    store.save(thread)
+    store.delete(thread.id)
+    assert store.list() == [] and store.search("safe") == []
+    assert store.load(thread.id) is None
+    assert store.deleted() == [thread.id]
+    assert store.restore(thread.id[:14]) == thread.id
+    assert [s.id for s in store.list()] == [thread.id]
+    assert store.search("safe")[0].summary.id == thread.id
+    with pytest.raises(ThreadNotFound):
+        store.restore(thread.id)
+
+
+def test_delete_refuses_a_thread_open_for_writing(store: LocalThreadStore) -> None:
+    thread = make_thread()
+    store.save(thread)
+    with store.open_for_writing(thread.id), pytest.raises(ThreadLocked):
+        store.delete(thread.id)
+    store.delete(thread.id)
+
+
+def test_a_file_written_behind_the_index_still_lists(store: LocalThreadStore) -> None:
+    indexed = make_thread("indexed")
+    store.save(indexed)
+    assert len(store.list()) == 1
+    # Another process (or a crash between rename and index update) leaves a file the
+    # index has not seen; it must show up in the very next list.
+    stranger = make_thread("written by someone else")
+    (store.threads_dir / f"{stranger.id}.json").write_bytes(thread_to_bytes(stranger))
+    other = LocalThreadStore()
+    assert {s.title for s in other.list()} == {"indexed", "written by someone else"}
+    # Replaced in place by an atomic rename (new inode) within the same clock tick.
+    stranger.metadata.title = "renamed title"
+    tmp = store.threads_dir / ".tmp"
+    tmp.write_bytes(thread_to_bytes(stranger))
+    os.replace(tmp, store.threads_dir / f"{stranger.id}.json")
+    assert "renamed title" in {s.title for s in LocalThreadStore().list()}
+    (store.threads_dir / f"{indexed.id}.json").unlink()
+    assert [s.title for s in LocalThreadStore().list()] == ["renamed title"]
+
+
+def test_fresh_index_does_not_rescan_when_nothing_changed(store: LocalThreadStore) -> None:
+    store.save(make_thread())
+    old = time.time() - 10  # out of the racy window
+    os.utime(store.threads_dir, (old, old))
+    store.list()
+    assert store.last_scan.scanned
+    store.list()
+    assert not store.last_scan.scanned
+
+
+def test_damaged_database_is_moved_aside_and_rebuilt(loom_home: Path) -> None:
+    store = LocalThreadStore()
+    thread = make_thread("survives a broken index")
+    store.save(thread)
+    store.close()
+    paths = LoomPaths.from_env()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{paths.database}{suffix}").unlink(missing_ok=True)
+    paths.database.write_bytes(b"this is not a database" * 100)
+    fresh = LocalThreadStore()
+    assert [s.title for s in fresh.list()] == ["survives a broken index"]
+    assert "moved" in (fresh.index_note or "")
+    assert list(paths.data.glob("loom.db.damaged-*"))
+
+
+def test_index_failure_never_fails_a_save(store: LocalThreadStore, capsys) -> None:
+    thread = make_thread()
+    store.save(thread)
+    store.index.conn.close()  # any sqlite error during the index update
+    thread.touch()
+    store.save(thread)
+    assert "index not updated" in capsys.readouterr().err
+    assert Thread.from_json(store.path_for(thread.id).read_bytes()).version == thread.version
+    assert LocalThreadStore().list()[0].version == thread.version
