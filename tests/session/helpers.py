@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from loom.llm.scripted import ScriptedProvider
 from loom.session import SessionManager, SessionOptions
@@ -16,7 +16,7 @@ ANY_MODEL = "anthropic:claude-sonnet-4-6"
 
 class _Base:
     description = "a test tool"
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     risk = "read"
 
     def permission_subject(self, args: dict[str, Any]) -> str | None:
@@ -25,7 +25,7 @@ class _Base:
 
 class EchoTool(_Base):
     name = "echo"
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {"text": {"type": "string"}},
         "required": ["text"],
@@ -49,7 +49,7 @@ class WriteTool(_Base):
     name = "write_file"
     risk = "write"
     subject_kind = "path"
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"],

@@ -7,8 +7,8 @@ import pytest
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
 from loom.core.thread import AgentStateKind
 from loom.llm.base import LlmError
-from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call, tool_turn
 from loom.llm.retry import RetryPolicy
+from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call, tool_turn
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
 from tests.session.helpers import ANY_MODEL, CrashTool, EchoTool, kinds, make_manager

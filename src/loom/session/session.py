@@ -15,6 +15,7 @@ events) restarts the session from its last saved thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -49,6 +50,7 @@ from loom.tools.base import ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 
+RESTART_FLUSH_TIMEOUT = 5.0
 RESPONSES = ("allow_once", "allow_always", "deny")
 MODES = ("normal", "architect")
 
@@ -487,6 +489,10 @@ class Session:
         """Rebuild the session from its last saved thread (the GenServer restart)."""
         self.restarts += 1
         self._cancel_permission()
+        # Land what was recorded before the crash (history is append-only, so it is a
+        # valid prefix), then rebuild from disk as a fresh process would.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._saver.flush(), RESTART_FLUSH_TIMEOUT)
         self._saver.cancel()
         saved = await asyncio.to_thread(self.store.load, self.thread.id)
         if saved is not None:

@@ -1,0 +1,167 @@
+"""Supervision and resume: sessions are isolated, a crashed session restarts from its
+last save, and a thread left mid-tool by a killed process resumes consistently."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from loom.core.messages import AssistantMessage, ToolCall, UserMessage
+from loom.core.state import INTERRUPTED_RESULT
+from loom.core.thread import AgentStateKind, AgentStateSnapshot, Thread
+from loom.llm.scripted import ScriptedProvider, tool_turn
+from loom.session import SessionNotFound, TurnError
+from loom.store.local import LocalThreadStore
+from tests.session.helpers import CrashTool, EchoTool, HangTool, make_manager
+
+
+async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
+    providers = {}
+    tools = {}
+    for n in range(10):
+        name = "echo" if n < 8 else ("crash" if n == 8 else "hang")
+        providers[n] = ScriptedProvider(
+            [
+                tool_turn(name, {"text": f"s{n}"}, id=f"c{n}a"),
+                tool_turn(name, {"text": f"s{n}-2"}, id=f"c{n}b"),
+                f"session {n} done",
+            ]
+        )
+        tools[n] = {"echo": EchoTool, "crash": CrashTool, "hang": HangTool}[name]()
+
+    manager = make_manager(ScriptedProvider([]), tool_timeout=0.2)
+    sessions = []
+    for n in range(10):
+        manager.provider_factory = lambda model, p=providers[n]: p
+        sessions.append(await manager.start_session(project_path=tmp_path, tools=[tools[n]]))
+    assert len(manager.list_active()) == 10
+
+    answers = await asyncio.gather(*(s.send_message(f"go {n}") for n, s in enumerate(sessions)))
+
+    assert answers == [f"session {n} done" for n in range(10)]
+    for n, session in enumerate(sessions):
+        results = [m for m in session.get_history() if m.role == "tool"]
+        assert len(results) == 2
+        if n < 8:
+            assert [r.content for r in results] == [f"echo: s{n}", f"echo: s{n}-2"]
+        elif n == 8:
+            assert all(r.is_error and "boom" in r.content for r in results)
+        else:
+            assert all(r.is_error and "did not finish" in r.content for r in results)
+        saved = LocalThreadStore().load(session.thread.id)
+        assert len(saved.messages) == 6
+    assert {s["status"] for s in manager.list_active()} == {"idle"}
+    await manager.shutdown()
+    assert manager.list_active() == []
+
+
+async def test_a_crashing_session_restarts_from_its_last_save(tmp_path) -> None:
+    crashes = []
+
+    def faulty_hook(session) -> None:
+        if not crashes:
+            crashes.append(1)
+            raise RuntimeError("bug in a post-tools hook")
+
+    provider = ScriptedProvider(["first answer", tool_turn("echo", {"text": "x"}), "third"])
+    manager = make_manager(provider, post_tools_hooks=[faulty_hook])
+    other = make_manager(ScriptedProvider(["unaffected"]))
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    bystander = await other.start_session(project_path=tmp_path)
+    events = session.subscribe()
+
+    assert await session.send_message("one") == "first answer"
+    with pytest.raises(TurnError, match="restarted from its last saved state") as info:
+        await session.send_message("two")
+    assert info.value.origin == "Session"
+    assert session.restarts == 1
+    # the conversation is what was saved, settled: the call has its result, nothing is lost
+    history = session.get_history()
+    assert [m.role for m in history] == ["user", "assistant", "user", "assistant", "tool"]
+    assert [m.role for m in LocalThreadStore().load(session.thread.id).messages] == [
+        m.role for m in history
+    ]
+    crash_events = [e for e in events.drain() if e.type == "error" and e.origin == "Session"]
+    assert len(crash_events) == 1 and "bug in a post-tools hook" in crash_events[0].message
+    # the session takes the next message, and the other session never noticed
+    assert await session.send_message("three") == "third"
+    assert await bystander.send_message("hi") == "unaffected"
+    await manager.shutdown()
+    await other.shutdown()
+
+
+async def test_resume_carries_on_with_the_saved_history(tmp_path) -> None:
+    manager = make_manager(ScriptedProvider([tool_turn("echo", {"text": "a"}), "first"]))
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    await session.send_message("one")
+    thread_id = session.thread.id
+    await manager.stop_session(session.id)
+    with pytest.raises(SessionNotFound):
+        await manager.stop_session(session.id)
+    assert manager.find_session(session.id) is None
+
+    provider = ScriptedProvider(["second"])
+    resumed_manager = make_manager(provider)
+    resumed = await resumed_manager.start_session(thread=thread_id, tools=[EchoTool()])
+    assert resumed.id == thread_id and resumed.project_root == tmp_path.resolve()
+    assert await resumed.send_message("two") == "second"
+    assert [m.role for m in provider.requests[0].messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+    saved = LocalThreadStore().load(thread_id)
+    assert [m.content for m in saved.messages if m.role == "user"] == ["one", "two"]
+    await resumed_manager.shutdown()
+
+
+async def test_resume_of_a_thread_killed_mid_tool_answers_the_call(tmp_path) -> None:
+    # what a process killed while running a tool leaves on disk
+    thread = Thread.new(workspace_root=str(tmp_path), provider="anthropic", model="m")
+    call = ToolCall(id="c9", tool_name="echo", arguments_json={"text": "x"})
+    thread.append(UserMessage(content="do it"))
+    thread.append(AssistantMessage(content="", tool_calls=[call]))
+    thread.agent_state = AgentStateSnapshot(
+        kind=AgentStateKind.EXECUTING_TOOLS, pending_tool_calls=[call]
+    )
+    LocalThreadStore().save(thread)
+
+    provider = ScriptedProvider(["I will check before retrying."])
+    manager = make_manager(provider)
+    session = await manager.start_session(thread=thread.id, tools=[EchoTool()])
+    saved = LocalThreadStore().load(thread.id)
+    assert saved.messages[-1].tool_call_id == "c9"
+    assert saved.messages[-1].content == INTERRUPTED_RESULT
+    assert saved.agent_state.kind is AgentStateKind.WAITING_FOR_USER_INPUT
+    assert await session.send_message("continue") == "I will check before retrying."
+    assert [m.role for m in provider.requests[0].messages] == ["user", "assistant", "tool", "user"]
+    await manager.shutdown()
+
+
+async def test_resuming_an_unknown_thread_or_a_running_session_is_refused(tmp_path) -> None:
+    manager = make_manager(ScriptedProvider([]))
+    with pytest.raises(LookupError):
+        await manager.start_session(thread="T-does-not-exist")
+    session = await manager.start_session(project_path=tmp_path)
+    with pytest.raises(ValueError, match="already running"):
+        await manager.start_session(session_id=session.id, project_path=tmp_path)
+    with pytest.raises(ValueError, match="provider"):
+        await manager.start_session(model="claude-sonnet", project_path=tmp_path)
+    await manager.shutdown()
+
+
+async def test_stop_mid_tool_answers_the_call(tmp_path) -> None:
+    hang = HangTool()
+    manager = make_manager(ScriptedProvider([tool_turn("hang", {}, id="h")]), tool_timeout=None)
+    session = await manager.start_session(project_path=tmp_path, tools=[hang])
+    turn = asyncio.create_task(session.send_message("x"))
+    await asyncio.wait_for(hang.started.wait(), 5)
+    await manager.stop_session(session.id)
+    assert await turn == ""
+    saved = LocalThreadStore().load(session.thread.id)
+    assert saved.messages[-1].content == INTERRUPTED_RESULT
+    with pytest.raises(RuntimeError, match="stopped"):
+        await session.send_message("more")
