@@ -78,6 +78,8 @@ def rank_definitions(
                 continue
             w = boost * _weight(ident, len(definers), mentioned_set) * math.sqrt(count)
             for definer in definers:
+                if definer == referencer:
+                    continue  # a file using its own names says nothing about its importance
                 edges[(referencer, definer)] += w
                 behind[(referencer, definer)].append((ident, w))
     nodes = sorted(symbols)
@@ -89,6 +91,11 @@ def rank_definitions(
     for ident in mentioned_set:
         for path in defines.get(ident, ()):
             personal[path] = personal.get(path, 0.0) + 1.0
+    if personal:
+        # Half the teleport mass goes to the personalized files, half spreads evenly, so
+        # the rest of the repo keeps its own order instead of collapsing to zero.
+        boost = len(nodes) / sum(personal.values())
+        personal = {path: 1.0 + boost * personal.get(path, 0.0) for path in nodes}
     ranks = pagerank(edges, nodes, personal or None)
 
     out_total: dict[str, float] = defaultdict(float)
@@ -106,6 +113,8 @@ def rank_definitions(
             continue  # already in the conversation
         for d in symbols[path].definitions:
             score = def_rank.get((path, d.name), 0.0) + ranks[path] * 1e-3
+            if d.name in mentioned_set:
+                score += 1.0  # named by the user: first, whoever else uses it
             ranked.append(RankedDefinition(path, d, score))
     ranked.sort(key=lambda r: (-r.rank, r.path, r.definition.line))
     return ranked

@@ -1,0 +1,119 @@
+"""The ranked map: PageRank against networkx, golden maps of the fixture repo, budgets,
+personalization and the map cache."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from loom.repointel.rank import pagerank
+from loom.repointel.repomap import local_estimate
+from loom.repointel.service import RepoIntel
+from loom.repointel.settings import RepoSettings
+
+from .conftest import FIXTURES, write
+
+GOLDEN = FIXTURES / "shop.golden"
+
+
+def intel(root: Path, cache: Path) -> RepoIntel:
+    return RepoIntel(root, RepoSettings(), cache_dir=cache)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pagerank_matches_networkx(seed: int) -> None:
+    rng = random.Random(seed)
+    nodes = [f"n{i}" for i in range(40)]
+    edges = {}
+    for _ in range(150):
+        a, b = rng.sample(nodes, 2)
+        edges[(a, b)] = rng.uniform(0.1, 5)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    for (a, b), w in edges.items():
+        graph.add_edge(a, b, weight=w)
+    personal = {"n1": 1.0, "n7": 3.0}
+    expected = nx.pagerank(graph, personalization=personal, weight="weight")
+    ours = pagerank(edges, nodes, personal)
+    for node in nodes:
+        assert ours[node] == pytest.approx(expected[node], abs=1e-5)
+
+
+@pytest.mark.parametrize(("name", "budget", "focus", "mention"), [
+    ("full", 4000, [], []),
+    ("small", 120, [], []),
+    ("focus-api", 120, ["shop/api.py"], []),
+    ("mention-go", 120, [], ["summarizeSales"]),
+])
+def test_golden_maps_of_the_fixture_repo(shop: Path, tmp_path: Path, name: str, budget: int,
+                                         focus: list[str], mention: list[str]) -> None:
+    text = intel(shop, tmp_path / "cache").repo_map(budget, focus, mention, local_estimate)
+    golden = GOLDEN / f"{name}.txt"
+    if os.environ.get("LOOM_UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(text)
+    assert text == golden.read_text()
+
+
+def test_focus_file_is_left_out_and_what_it_uses_ranks_higher(shop: Path, tmp_path: Path) -> None:
+    ri = intel(shop, tmp_path / "cache")
+    plain = ri.repo_map(4000, estimate=local_estimate)
+    focused = ri.repo_map(4000, ["shop/api.py"], estimate=local_estimate)
+    assert "shop/api.py:" in plain and "shop/api.py:" not in focused
+    files = [line for line in focused.splitlines() if line.endswith(":")]
+    assert files.index("shop/cart.py:") < files.index("web/render.js:")
+
+
+def test_mentioned_identifier_pulls_its_file_to_the_top(shop: Path, tmp_path: Path) -> None:
+    text = intel(shop, tmp_path / "cache").repo_map(120, [], ["renderCart"], local_estimate)
+    assert text.splitlines()[0] == "web/render.js:"
+    assert "renderCart" in text
+
+
+def test_map_fills_the_budget_to_within_ten_percent(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    for n in range(60):
+        body = "\n".join(f"def helper_{n}_{k}(value):\n    return helper_{(n + 1) % 60}_{k}(value)"
+                         for k in range(8))
+        write(root, f"pkg/mod_{n}.py", body + "\n")
+    ri = intel(root, tmp_path / "cache")
+    for budget in (256, 1024, 4096):
+        used = local_estimate(ri.repo_map(budget, estimate=local_estimate))
+        assert 0.9 * budget <= used <= budget, (budget, used)
+
+
+def test_unchanged_repo_answers_from_the_map_cache(shop: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    first = intel(shop, tmp_path / "cache").repo_map(500, estimate=local_estimate)
+    from loom.repointel import service
+
+    def fail(*_args, **_kwargs):
+        raise AssertionError("ranked again although nothing changed")
+
+    monkeypatch.setattr(service, "rank_definitions", fail)
+    again = intel(shop, tmp_path / "cache")  # a new process would do the same
+    assert again.repo_map(500, estimate=local_estimate) == first
+
+
+def test_one_changed_file_updates_the_map(shop: Path, tmp_path: Path) -> None:
+    ri = intel(shop, tmp_path / "cache")
+    before = ri.repo_map(4000, estimate=local_estimate)
+    assert "def refund_order" not in before
+    with open(shop / "shop/pricing.py", "a") as handle:
+        handle.write("\n\ndef refund_order(order: Order) -> int:\n    return 0\n")
+    stats = ri.refresh()
+    assert stats.changed == ["shop/pricing.py"] and stats.parsed == 1
+    assert "def refund_order(order: Order) -> int:" in ri.repo_map(4000, estimate=local_estimate)
+
+
+def test_symbol_search_by_name_and_prefix(shop: Path, tmp_path: Path) -> None:
+    ri = intel(shop, tmp_path / "cache")
+    exact = ri.symbol_search("Order", exact=True)
+    assert [(h.path, h.line, h.kind) for h in exact] == [("shop/models.py", 21, "class")]
+    prefix = {h.name for h in ri.symbol_search("order_")}
+    assert prefix == {"order_subtotal_cents", "order_total_cents"}
+    assert ri.symbol_search("nothing_like_this") == []
