@@ -467,7 +467,11 @@ class Session:
             lambda: self.thread, self.store.save, on_error=on_error, executor=self._save_executor
         )
 
+    def request_save(self) -> None:
+        self._saver.request()
+
     async def flush(self) -> None:
+        """Wait until the thread as it is now is on disk."""
         await self._saver.flush()
 
     async def _git_snapshot(self, *, final: bool = False) -> None:

@@ -1,0 +1,148 @@
+"""Architect mode (seed 001): a strong model plans, a fast model carries out each step.
+
+1. The architect model (config `model.architect`) gets the request with a planning
+   prompt and no tools, and answers with a JSON plan (`loom.core.plan`). A bad plan is
+   answered with a message saying exactly what is wrong, up to `architect_plan_attempts`.
+2. For each step the editor model (config `model.editor`) gets a step message and the
+   file tools only, through the same loop and the same permission rules as normal mode.
+3. Everything is in the thread: the request, plan and step messages carry
+   `mode="architect"`; the planning answer carries the parsed `plan`; each step's final
+   answer carries `architect_outcome` (index, status), each step request `architect_step`.
+   Events: architect_plan, then
+   architect_step started/completed/failed/interrupted for each step.
+
+A failed step stops the plan (later steps usually depend on it); the summary says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from loom.core import state as sm
+from loom.core.clock import now_iso
+from loom.core.events import ArchitectPlan, ArchitectStep
+from loom.core.messages import AssistantMessage, UserMessage
+from loom.core.plan import Plan, PlanError, parse_plan
+from loom.session.prompt import EDITOR_STEP_PROMPT, architect_system_prompt
+from loom.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from loom.session.session import Session
+
+FILE_TOOLS = frozenset(
+    {"file_read", "file_write", "file_edit", "file_search", "content_search", "directory_list"}
+)
+
+
+def editor_tools(tools: ToolRegistry) -> ToolRegistry:
+    """The file tools of `tools` (or, without any built-in file tool, every tool that
+    does not execute commands)."""
+    chosen = [tools.get(name) for name in tools.names() if name in FILE_TOOLS]
+    if not chosen:
+        chosen = [
+            tools.get(name)
+            for name in tools.names()
+            if getattr(tools.get(name), "risk", "") != "execute"
+        ]
+    return ToolRegistry(tool for tool in chosen if tool is not None)
+
+
+async def run_architect_turn(session: Session, text: str) -> str:
+    options = session.options
+    try:
+        plan = await _plan(session, text)
+        if plan is None:
+            return ""  # interrupted while planning
+        session.publish(
+            ArchitectPlan(
+                session_id=session.id,
+                summary=plan.summary,
+                steps=[step.to_dict() for step in plan.steps],
+            )
+        )
+        outcomes: list[str] = []
+        completed = 0
+        session.active_model = options.editor_model
+        session.active_tools = editor_tools(session.tools)
+        total = len(plan.steps)
+        for index, step in enumerate(plan.steps, 1):
+            event = {"index": index, "total": total, **step.to_dict()}
+            session.publish(ArchitectStep(session_id=session.id, status="started", **event))
+            prompt = EDITOR_STEP_PROMPT.format(index=index, total=total, **step.to_dict())
+            message = _user(prompt, architect_step=index)
+            end = await session.drive(sm.UserInput(message))
+            status, outcome = _status(end)
+            _mark_last(session, {"index": index, "status": status})
+            session.publish(
+                ArchitectStep(session_id=session.id, status=status, outcome=outcome, **event)
+            )
+            outcomes.append(f"{index}. {status}: {outcome}")
+            if status != "completed":
+                break
+            completed += 1
+        await session.flush()
+        report = "\n".join(outcomes)
+        return f"{plan.describe()}\n\nCarried out {completed} of {total} steps:\n{report}"
+    finally:
+        session.active_model = session.model
+        session.active_tools = session.tools
+        session.llm.system_prompt = None
+
+
+async def _plan(session: Session, text: str) -> Plan | None:
+    from loom.session.session import TurnError
+
+    options = session.options
+    session.active_model = options.architect_model
+    session.active_tools = ToolRegistry()
+    session.llm.system_prompt = architect_system_prompt(session.project_root)
+    message: UserMessage = _user(text)
+    problem = ""
+    try:
+        for _attempt in range(max(1, options.architect_plan_attempts)):
+            end = await session.drive(sm.UserInput(message))
+            if end.interrupted:
+                return None
+            if end.error is not None:
+                raise TurnError(f"the architect model failed: {end.error.message}")
+            try:
+                plan = parse_plan(end.text)
+            except PlanError as exc:
+                problem = str(exc)
+                message = _user(problem, plan_feedback=True)
+                continue
+            _mark_last(session, None, plan=plan.to_dict())
+            return plan
+    finally:
+        session.llm.system_prompt = None
+    raise TurnError(
+        f"the architect model did not produce a usable plan after "
+        f"{options.architect_plan_attempts} attempts ({problem.split('. Reply')[0]}); try "
+        "rephrasing the request or switch to normal mode with /normal"
+    )
+
+
+def _status(end: sm.EndTurn) -> tuple[str, str]:
+    if end.interrupted:
+        return "interrupted", "interrupted by the user"
+    if end.error is not None:
+        return "failed", end.error.message
+    return "completed", end.text.strip() or "(no answer)"
+
+
+def _user(text: str, **extra: Any) -> UserMessage:
+    from loom.session._llm import _new_id
+
+    return UserMessage(content=text, mode="architect", id=_new_id(), created_at=now_iso(), **extra)
+
+
+def _mark_last(session: Session, step: dict[str, Any] | None, **extra: Any) -> None:
+    """Annotate the latest assistant message (still the last message: allowed)."""
+    last = session.thread.messages[-1] if session.thread.messages else None
+    if not isinstance(last, AssistantMessage):
+        return
+    if step is not None:
+        last.architect_outcome = step  # type: ignore[attr-defined]
+    for key, value in extra.items():
+        setattr(last, key, value)
+    session.request_save()
