@@ -7,7 +7,7 @@ is imported, with the same functions these commands call.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,18 +23,18 @@ ID_HELP = "Thread id, or a unique prefix of it (the `T-` may be left out), as `l
 
 
 def register(app: typer.Typer) -> None:
-    commands: list[tuple[str, Callable[..., None], str]] = [
-        ("list", list_command, "List threads, newest activity first."),
-        ("search", search_command, "Search threads by title, tag, branch, repo, commit, text."),
-        ("show", show_command, "Show a thread's conversation for reading."),
-        ("export", export_command, "Export a thread as JSON or Markdown."),
-        ("delete", delete_command, "Delete a thread (it can be restored for 30 days)."),
-        ("restore", restore_command, "Restore a deleted thread."),
-        ("resume", resume_command, "Show where a thread left off, to continue it."),
-        ("doctor", doctor_command, "Check the thread files and the search index; --repair fixes."),
-    ]
-    for name, function, help_text in commands:
-        app.command(name, help=help_text)(function)
+    # The first line of each docstring is the summary `loom --help` shows.
+    for name, function in [
+        ("list", list_command),
+        ("search", search_command),
+        ("show", show_command),
+        ("export", export_command),
+        ("delete", delete_command),
+        ("restore", restore_command),
+        ("resume", resume_command),
+        ("doctor", doctor_command),
+    ]:
+        app.command(name)(function)
 
 
 @contextmanager
@@ -52,7 +52,9 @@ def _errors() -> Iterator[None]:
 
 
 def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]loom: error:[/red] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(
+        f"[red]loom: error:[/red] {message}", highlight=False, markup=True
+    )
     raise typer.Exit(1)
 
 
@@ -141,7 +143,7 @@ def export_command(
         from loom.store.atomic import atomic_write_bytes
 
         atomic_write_bytes(output, data)
-        Console(stderr=True).print(f"Exported {thread.id} to {output}", highlight=False)
+        typer.echo(f"Exported {thread.id} to {output}", err=True)
 
 
 def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
@@ -150,7 +152,7 @@ def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
         store = _store()
         thread_id = store.resolve(ref)
         store.delete(thread_id)
-    Console().print(f"Deleted {thread_id}. Undo with: loom restore {thread_id}", highlight=False)
+    typer.echo(f"Deleted {thread_id}. Undo with: loom restore {thread_id}")
 
 
 def restore_command(
@@ -160,11 +162,11 @@ def restore_command(
     store = _store()
     if ref is None:
         deleted = store.deleted()
-        Console().print("\n".join(deleted) if deleted else "No deleted threads.", highlight=False)
+        typer.echo("\n".join(deleted) if deleted else "No deleted threads.")
         return
     with _errors():
         thread_id = store.restore(ref)
-    Console().print(f"Restored {thread_id}.", highlight=False)
+    typer.echo(f"Restored {thread_id}.")
 
 
 def resume_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:

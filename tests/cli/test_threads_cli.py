@@ -1,0 +1,195 @@
+"""The history commands through the real `loom` entry point (main(), and a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from tests.store.helpers import make_thread
+
+from loom.__main__ import main
+from loom.core.ids import new_thread_id
+from loom.store.local import LocalThreadStore
+
+LOOM = [sys.executable, "-m", "loom"]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _unique_prefix(one: str, other: str) -> str:
+    return one[: len(os.path.commonprefix([one, other])) + 1]  # noqa: RUF071
+
+
+@pytest.fixture
+def saved() -> list:
+    store = LocalThreadStore()
+    a = make_thread("Add authentication to API", git_branch="feature/auth", messages=5)
+    b = make_thread("Fix flaky parser test", git_branch="main")
+    for thread in (a, b):
+        store.save(thread)
+    store.close()
+    return [a, b]
+
+
+def test_list_table_and_json(saved: list, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = saved
+    code, out, _ = run(["list"], capsys)
+    assert code == 0
+    header, first, second = out.splitlines()
+    assert header.split()[:2] == ["ID", "TITLE"] and "LAST ACTIVITY" in header
+    assert first.startswith(b.id) and "Fix flaky parser test" in first and "main" in first
+    assert second.startswith(a.id) and "feature/auth" in second and " 5 " in second
+    assert "just now" in first or "ago" in first
+    code, out, _ = run(["list", "--json", "--limit", "1"], capsys)
+    assert [row["id"] for row in json.loads(out)] == [b.id]
+    assert json.loads(out)[0]["message_count"] == 3
+
+
+def test_list_when_empty(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["list"], capsys)
+    assert code == 0 and "No threads yet" in out
+
+
+def test_search_prints_snippets_and_full_ids(saved: list, capsys) -> None:
+    a, _ = saved
+    code, out, _ = run(["search", "authentication"], capsys)
+    assert code == 0
+    assert a.id in out and "**authentication**" in out
+    code, out, _ = run(["search", "feature/auth", "--json"], capsys)
+    (hit,) = json.loads(out)
+    assert hit["id"] == a.id and "**" in hit["snippet"] and isinstance(hit["rank"], float)
+    code, out, _ = run(["search", "zzzunmatched"], capsys)
+    assert code == 0 and "No threads match" in out
+    code, _, err = run(["search", "///"], capsys)
+    assert code == 1 and "no words to search" in err
+
+
+def test_show_accepts_prefixes_and_reports_missing_or_ambiguous(saved: list, capsys) -> None:
+    a, b = saved
+    code, out, _ = run(["show", _unique_prefix(a.id, b.id)[2:]], capsys)
+    assert code == 0 and "Add authentication to API" in out and "file_read" in out
+    code, _, err = run(["show", "T-ffffffff"], capsys)
+    assert code == 1 and "no thread matches 'T-ffffffff'" in err and "loom list" in err
+    common = os.path.commonprefix([a.id, b.id])  # noqa: RUF071 (strings, not paths)
+    code, _, err = run(["show", common], capsys)
+    assert code == 1 and "matches 2 threads" in err
+
+
+def test_export_json_and_markdown(saved: list, capsys, tmp_path: Path) -> None:
+    a, _ = saved
+    code, out, _ = run(["export", a.id], capsys)
+    assert code == 0 and json.loads(out) == json.loads(a.to_json())
+    target = tmp_path / "a.md"
+    code, _, err = run(["export", a.id, "--format", "markdown", "-o", str(target)], capsys)
+    assert code == 0 and "Exported" in err
+    text = target.read_text()
+    assert text.startswith("# Add authentication to API") and "## You" in text
+    code, _, err = run(["export", a.id, "--format", "pdf"], capsys)
+    assert code == 1 and "unknown format" in err
+
+
+def test_delete_and_restore(saved: list, capsys) -> None:
+    a, b = saved
+    code, out, _ = run(["delete", _unique_prefix(a.id, b.id)], capsys)
+    assert code == 0 and f"loom restore {a.id}" in out
+    _, out, _ = run(["list", "--json"], capsys)
+    assert [row["id"] for row in json.loads(out)] == [b.id]
+    _, out, _ = run(["restore"], capsys)
+    assert a.id in out
+    code, out, _ = run(["restore", a.id], capsys)
+    assert code == 0 and "Restored" in out
+    _, out, _ = run(["list", "--json"], capsys)
+    assert {row["id"] for row in json.loads(out)} == {a.id, b.id}
+    code, _, err = run(["restore", a.id], capsys)
+    assert code == 1 and "no thread matches" in err
+
+
+def test_delete_with_an_unwritable_data_dir_is_a_clear_error(saved: list, capsys) -> None:
+    a, _ = saved
+    store = LocalThreadStore()
+    store.paths.trash_dir.write_text("a file where the trash folder should be")
+    code, _, err = run(["delete", a.id], capsys)
+    assert code == 1 and f"could not delete {a.id}" in err
+    assert store.path_for(a.id).exists()
+
+
+def test_resume_prints_the_seed_summary(saved: list, capsys, tmp_path: Path) -> None:
+    a, _ = saved
+    store = LocalThreadStore()
+    thread = store.load(a.id)
+    thread.git_current_commit_sha = "a1b2c3d4e5f6a7b8"
+    thread.git_end_dirty = True
+    thread.workspace_root = str(tmp_path)
+    store.save(thread)
+    os.chdir(tmp_path.parent)
+    code, out, _ = run(["resume", a.id], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"Resuming thread: {a.id}"
+    assert lines[1] == 'Title: "Add authentication to API"'
+    assert lines[2] == "Messages: 5"
+    assert lines[3].startswith("Last activity: ")
+    assert lines[4] == "Git: feature/auth @ a1b2c3d (dirty)"
+    assert "Warning: the thread's workspace is" in out
+
+
+def test_doctor_reports_bad_files_and_repairs(saved: list, capsys) -> None:
+    code, out, _ = run(["doctor"], capsys)
+    assert code == 0 and "No problems found" in out
+    store = LocalThreadStore()
+    bad = store.path_for(new_thread_id())
+    bad.write_bytes(b'{"truncated": ')
+    code, out, _ = run(["doctor"], capsys)
+    assert code == 1 and "unreadable thread files: 1" in out and "--repair" in out
+    code, out, _ = run(["doctor", "--repair"], capsys)
+    assert code == 0 and "Quarantined files: 1" in out and bad.name in out
+    assert not bad.exists()
+
+
+def test_remote_options_hand_over_to_the_sync_module(monkeypatch, capsys) -> None:
+    calls = []
+    fake = types.ModuleType("loom.cli.remote")
+    fake.remote_list = lambda limit, as_json: calls.append(("list", limit, as_json))
+    fake.remote_search = lambda q, limit, as_json: calls.append(("search", q, limit, as_json))
+    monkeypatch.setitem(sys.modules, "loom.cli.remote", fake)
+    assert run(["list", "--remote", "--limit", "5"], capsys)[0] == 0
+    assert run(["search", "login", "flow", "--remote", "--json"], capsys)[0] == 0
+    assert calls == [("list", 5, False), ("search", "login flow", 20, True)]
+
+
+def test_fast_path_imports_no_framework(saved: list) -> None:
+    code = (
+        "import sys; from loom.cli.fast import try_fast_path;"
+        "assert try_fast_path(['list']) == 0; assert try_fast_path(['search', 'parser']) == 0;"
+        "heavy = {'typer', 'pydantic', 'rich', 'click', 'orjson', 'anthropic', 'openai'};"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_real_entry_point(saved: list) -> None:
+    a, _ = saved
+    listed = subprocess.run([*LOOM, "list"], capture_output=True, text=True)
+    assert listed.returncode == 0 and a.id in listed.stdout
+    found = subprocess.run([*LOOM, "search", "parser", "--json"], capture_output=True, text=True)
+    assert found.returncode == 0 and json.loads(found.stdout)[0]["title"] == "Fix flaky parser test"
+    missing = subprocess.run([*LOOM, "show", "nope"], capture_output=True, text=True)
+    assert missing.returncode == 1 and "no thread matches 'nope'" in missing.stderr
+    helped = subprocess.run([*LOOM, "search", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "commit SHA prefix" in helped.stdout
+    version = subprocess.run([*LOOM, "--version"], capture_output=True, text=True)
+    assert version.stdout.startswith("loom ")
