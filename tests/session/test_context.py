@@ -1,0 +1,108 @@
+"""Context window: zone budgets, whole-turn pruning, calls never split from results."""
+
+from __future__ import annotations
+
+from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from loom.llm.base import ToolSpec
+from loom.llm.scripted import ScriptedProvider, tool_turn
+from loom.session.context import ContextWindow
+from tests.session.helpers import EchoTool, make_manager
+
+
+def turn(n: int, size: int = 200) -> list:
+    call = ToolCall(id=f"c{n}", tool_name="echo", arguments_json={"text": "x"})
+    return [
+        UserMessage(content=f"question {n} " + "word " * size),
+        AssistantMessage(content="", tool_calls=[call]),
+        ToolMessage(tool_call_id=f"c{n}", tool_name="echo", content="result " * size),
+        AssistantMessage(content=f"answer {n}"),
+    ]
+
+
+def window(size: int, **kw) -> ContextWindow:
+    return ContextWindow(context_window=size, reserved_output=500, system_prompt="sys", **kw)
+
+
+def test_everything_fits_nothing_pruned() -> None:
+    conversation = turn(1) + turn(2)
+    built = window(100_000).build(conversation)
+    assert built.messages == conversation
+    assert built.budget.omitted_messages == 0
+    assert built.system == "sys"
+
+
+def test_old_turns_are_dropped_whole_and_the_thread_keeps_them() -> None:
+    conversation = [m for n in range(10) for m in turn(n)]
+    ctx = window(2_000)
+    built = ctx.build(conversation)
+    assert 0 < built.budget.omitted_messages < len(conversation)
+    assert isinstance(built.messages[0], UserMessage)  # starts at a turn boundary
+    assert built.messages[-1] is conversation[-1]
+    assert built.budget.history_used <= built.budget.history_budget
+    assert "earlier message(s)" in built.system
+    assert len(conversation) == 40  # pruning never touches the conversation itself
+    # calls and results stay together
+    ids = {c.id for m in built.messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
+    results = {m.tool_call_id for m in built.messages if isinstance(m, ToolMessage)}
+    assert ids == results
+
+
+def test_growing_conversation_reuses_counts_and_prunes_more_over_time() -> None:
+    ctx = window(3_000)
+    conversation: list = []
+    omitted = []
+    for n in range(12):
+        conversation += turn(n)
+        built = ctx.build(conversation)
+        omitted.append(built.budget.omitted_messages)
+        assert isinstance(built.messages[0], UserMessage)
+    assert omitted[0] == 0 and omitted[-1] > omitted[3]
+    assert omitted == sorted(omitted)
+
+
+def test_an_oversized_current_turn_keeps_its_question_and_newest_rounds() -> None:
+    big = [UserMessage(content="do a big job")]
+    for n in range(30):
+        call = ToolCall(id=f"b{n}", tool_name="echo")
+        big += [
+            AssistantMessage(content="", tool_calls=[call]),
+            ToolMessage(tool_call_id=f"b{n}", tool_name="echo", content="data " * 100),
+        ]
+    built = window(2_500).build(turn(0) + big)
+    assert built.messages[0].content == "do a big job"
+    assert built.messages[-1] is big[-1]
+    assert isinstance(built.messages[1], AssistantMessage)  # a round starts with its call
+    assert 3 < len(built.messages) < len(big)
+
+
+def test_zones_are_budgeted_rules_and_repo_map_included() -> None:
+    tools = [ToolSpec("echo", "echo text", {"type": "object", "properties": {}})]
+    budgets = []
+
+    def repo_map(tokens: int) -> str:
+        budgets.append(tokens)
+        return "src/app.py: main()\n" * 500
+
+    ctx = window(8_000, rules="Always run the tests.", repo_map=repo_map, repo_map_tokens=100)
+    built = ctx.build(turn(1), tools)
+    assert "Always run the tests." in built.system and "# Repository map" in built.system
+    assert budgets == [100]
+    assert built.budget.repo_map <= 120 and built.budget.tools > 0 and built.budget.rules > 0
+    assert built.budget.reserved_output == 500
+
+
+async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
+    script = []
+    for n in range(8):
+        script += [tool_turn("echo", {"text": "long " * 300}, id=f"k{n}"), f"answer {n}"]
+    provider = ScriptedProvider(script)
+    manager = make_manager(provider, max_context_tokens=6_000, reserved_output_tokens=1_000)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    for n in range(8):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    last = provider.requests[-1]
+    assert last.messages[0].role == "user"
+    assert len(last.messages) < len(session.get_history()) - 8
+    assert len(session.get_history()) == 8 * 4
+    assert "earlier message(s)" in last.system
+    await manager.shutdown()
