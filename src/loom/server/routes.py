@@ -9,6 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import text
 from starlette.exceptions import HTTPException
 
+from loom.core.ids import is_thread_id
 from loom.core.thread import Thread
 from loom.server.identity import Principal, principal_for_token
 from loom.server.schemas import (
@@ -67,6 +68,8 @@ def repo(request: Request) -> ThreadRepository:
 
 
 def _checked(thread: Thread) -> Thread:
+    if not is_thread_id(thread.id):
+        raise HTTPException(422, f"thread id '{thread.id[:60]}' is not T-<uuidv7>")
     if not 0 <= thread.version <= MAX_VERSION:
         raise HTTPException(422, f"version must be between 0 and {MAX_VERSION}")
     return thread
