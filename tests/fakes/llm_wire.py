@@ -17,6 +17,7 @@ class FakeToolCall:
     name: str
     arguments: dict[str, Any] | str = field(default_factory=dict)  # str: sent verbatim
     id: str | None = None
+    thought_signature: str | None = None  # Gemini only: base64, sent on the part
 
     def arguments_text(self) -> str:
         if isinstance(self.arguments, str):
@@ -264,7 +265,9 @@ def render_google(turn: Turn, model: str, stream: bool, request_size: int) -> Re
 
     call_parts = [{"functionCall": {"name": call.name,
                                     "args": _arguments_object(call),
-                                    **({"id": call.id} if call.id else {})}}
+                                    **({"id": call.id} if call.id else {})},
+                   **({"thoughtSignature": call.thought_signature}
+                      if call.thought_signature else {})}
                   for call in turn.tool_calls]
     if not stream:
         parts = ([{"text": turn.full_text()}] if turn.full_text() else []) + call_parts

@@ -145,3 +145,27 @@ async def test_interrupted_call_gets_a_placeholder_result(name: str, server: Fak
     await collect(provider_for(name, server).stream(request(*history)))
     text = str(server.requests[0].json)
     assert "interrupted" in text and "c9" in text
+
+
+async def test_gemini_thought_signatures_survive_the_thread_and_go_back(
+    server: FakeLlmServer,
+) -> None:
+    from loom.core.messages import AssistantMessage as Assistant
+
+    signature = "c2lnbmF0dXJlLWJ5dGVz"  # base64 of b"signature-bytes"
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "a"}, id="g1",
+                                             thought_signature=signature)]),
+               Turn(text="done"))
+    provider = provider_for("google", server)
+    response = await collect(provider.stream(request()))
+    [call] = response.tool_calls
+    # The signature is an extra field on the call: it is written to the thread file...
+    saved = Assistant(tool_calls=[call]).model_dump(mode="json")
+    restored = Assistant.model_validate(saved).tool_calls[0]
+    assert saved["tool_calls"][0]["thought_signature"] == signature
+    # ...and sent back with the history on the next request.
+    history = (UserMessage(content="go"), Assistant(tool_calls=[restored]),
+               ToolMessage(tool_call_id="g1", tool_name="file_read", content="A"))
+    await collect(provider.stream(request(*history)))
+    part = server.requests[1].json["contents"][1]["parts"][0]
+    assert part["thoughtSignature"] == signature

@@ -90,9 +90,25 @@ async def test_guard_stops_real_hosts_through_every_sdk(name: str) -> None:
     assert "LOOM_ALLOW_MODEL_REQUESTS=0" in str(caught.value)
 
 
+ANTHROPIC_START = (
+    'event: message_start\ndata: {"type": "message_start", "message": {"id": "m", '
+    '"type": "message", "role": "assistant", "model": "x", "content": [], '
+    '"stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}\n\n')
+
+
+@pytest.mark.parametrize(("name", "body", "status"), [
+    ("anthropic", ANTHROPIC_START + 'event: error\ndata: {"type": "error", "error": '
+     '{"type": "overloaded_error", "message": "Overloaded"}}\n\n', 529),
+    ("openai", 'data: {"error": {"message": "upstream died", "type": "server_error"}}\n\n', 500),
+])
+async def test_error_events_inside_a_stream_are_transient(
+    name: str, body: str, status: int, server: FakeLlmServer
+) -> None:
+    error = await _fail(name, server, Turn(garbage=body))
+    assert error.transient and error.status == status
+    assert "Overloaded" in str(error) or "upstream died" in str(error)
+
+
 async def test_stream_cut_short_is_transient(server: FakeLlmServer) -> None:
-    cut = ('event: message_start\ndata: {"type": "message_start", "message": {"id": "m", '
-           '"type": "message", "role": "assistant", "model": "x", "content": [], '
-           '"stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}\n\n')
-    error = await _fail("anthropic", server, Turn(garbage=cut))
+    error = await _fail("anthropic", server, Turn(garbage=ANTHROPIC_START))
     assert error.transient and "ended before" in str(error)

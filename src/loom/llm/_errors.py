@@ -31,12 +31,40 @@ def _names(error: BaseException) -> set[str]:
     return names
 
 
+# Error types that arrive inside a 200 stream (Anthropic `event: error`, OpenAI error
+# chunks), mapped to the HTTP status they stand for.
+_ERROR_TYPE_STATUS = {
+    "overloaded_error": 529, "rate_limit_error": 429, "api_error": 500, "server_error": 500,
+    "timeout_error": 504, "invalid_request_error": 400, "authentication_error": 401,
+    "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+    "RESOURCE_EXHAUSTED": 429, "UNAVAILABLE": 503, "INTERNAL": 500,
+}
+
+
 def _status_of(error: BaseException) -> int | None:
     for attribute in ("status_code", "code"):
         value = getattr(error, attribute, None)
-        if isinstance(value, int) and 100 <= value <= 599:
+        if isinstance(value, str) and value.isdigit():
+            value = int(value)
+        if isinstance(value, int) and 100 <= value <= 599 and value != 200:
             return value
+    body = getattr(error, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(inner, dict):
+        for key in ("type", "status", "code"):
+            status = _ERROR_TYPE_STATUS.get(str(inner.get(key)))
+            if status is not None:
+                return status
+        code = inner.get("code")
+        if isinstance(code, int) and 400 <= code <= 599:
+            return code
     return None
+
+
+def _mid_stream_error(error: BaseException) -> bool:
+    """An SDK error raised for an error event inside a 200 response."""
+    return getattr(error, "status_code", 200) == 200 and isinstance(
+        getattr(error, "body", None), dict)
 
 
 def _server_message(error: BaseException) -> str:
@@ -91,12 +119,18 @@ def map_sdk_error(
         hint = _HINTS.get(status, "")
         if hint:
             hint = "; " + hint.format(key_hint=key_hint or "the provider's API key variable")
+        from_http = status in (getattr(error, "status_code", None), getattr(error, "code", None))
+        how = "returned HTTP" if from_http else "reported"
         return LlmError(
-            f"{provider} returned HTTP {status}: {_server_message(error)}{hint}",
+            f"{provider} {how} {status}: {_server_message(error)}{hint}",
             transient=status_is_transient(status), status=status, provider=provider,
             retry_after=_retry_after(error))
     names = _names(error)
     where = f" at {endpoint}" if endpoint else ""
+    if _mid_stream_error(error):
+        return LlmError(f"{provider} reported an error mid-stream{where}: "
+                        f"{_server_message(error)}; Loom retries with backoff",
+                        transient=True, provider=provider)
     if names & _TIMEOUT_NAMES:
         return LlmError(f"{provider} timed out{where}; Loom retries with backoff",
                         transient=True, provider=provider)
@@ -131,3 +165,18 @@ def unreadable(provider: str, what: Any, endpoint: str = "", *,
 def _short(error: BaseException, limit: int = 300) -> str:
     text = str(error) or type(error).__name__
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+async def close_quietly(stream: Any) -> None:
+    """Close an SDK stream (its HTTP response) now, not whenever the GC gets to it."""
+    if stream is None:
+        return
+    closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
+    if closer is None:
+        return
+    try:
+        outcome = closer()
+        if hasattr(outcome, "__await__"):
+            await outcome
+    except Exception:  # closing a broken stream may fail again; the first error matters
+        pass

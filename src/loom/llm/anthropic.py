@@ -7,7 +7,7 @@ from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
-from loom.llm._errors import map_sdk_error, unreadable
+from loom.llm._errors import close_quietly, map_sdk_error, unreadable
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -80,6 +80,7 @@ class AnthropicProvider:
         return params
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        events = None
         try:
             events = await self._client.messages.create(**self._params(request), stream=True)
             async for event in self._consume(events):
@@ -87,6 +88,8 @@ class AnthropicProvider:
         except Exception as error:
             raise map_sdk_error(error, provider=self.name, endpoint=self.endpoint,
                                 key_hint="ANTHROPIC_API_KEY") from error
+        finally:
+            await close_quietly(events)
 
     async def _consume(self, events: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
