@@ -99,20 +99,42 @@ async def run_process(
     ctx: ToolContext | None = None,
     label: str = "",
 ) -> ProcessOutcome:
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=tool_env(),
+    # The output goes through our own pipe, not the subprocess transport's: asyncio's
+    # `wait()` would otherwise also wait for background children that keep it open.
+    read_fd, write_fd = os.pipe()
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+            env=tool_env(),
+        )
     )
+    try:
+        # Shielded: a cancel while starting must still find (and stop) the process.
+        process = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await _stop_group(await spawn)
+        os.close(read_fd)
+        raise
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    pipe_file = os.fdopen(read_fd, "rb", buffering=0)
     buffer = _CappedBuffer(max_output_bytes)
+    stream = asyncio.StreamReader()
+    transport: asyncio.BaseTransport | None = None
+    reader: asyncio.Task[None] | None = None
+    reporter: asyncio.Task[None] | None = None
 
     async def pump() -> None:
-        assert process.stdout is not None
-        while chunk := await process.stdout.read(65536):
+        while chunk := await stream.read(65536):
             buffer.add(chunk)
 
     async def progress() -> None:
@@ -124,10 +146,13 @@ async def run_process(
                 elapsed = int(time.monotonic() - started)
                 await ctx.report(None, f"{label}: {elapsed} s, {buffer.last_line()}")
 
-    reader = asyncio.create_task(pump())
-    reporter = asyncio.create_task(progress())
     timed_out = False
     try:
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream), pipe_file
+        )
+        reader = asyncio.create_task(pump())
+        reporter = asyncio.create_task(progress())
         try:
             await asyncio.wait_for(process.wait(), timeout)
         except TimeoutError:
@@ -138,13 +163,17 @@ async def run_process(
         except TimeoutError:
             _signal_group(process.pid, signal.SIGKILL)
             await reader
-    except asyncio.CancelledError:
+    except BaseException:
         await asyncio.shield(_stop_group(process))
         raise
     finally:
-        reporter.cancel()
-        if not reader.done():
-            reader.cancel()
+        for task in (reporter, reader):
+            if task is not None and not task.done():
+                task.cancel()
+        if transport is not None:
+            transport.close()
+        else:
+            pipe_file.close()
         _signal_group(process.pid, signal.SIGKILL)  # nothing of the group outlives the call
     text, omitted = buffer.text()
     return ProcessOutcome(

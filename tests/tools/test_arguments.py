@@ -1,0 +1,83 @@
+"""Bad arguments from the model come back as a ToolError that says how to call the tool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from loom.tools.base import Tool, ToolError, ToolRegistry
+
+from .conftest import Runner
+
+BUILTINS = [
+    "content_search", "directory_list", "file_edit", "file_read", "file_search", "file_write",
+    "git", "shell",
+]
+BAD_CALLS: list[tuple[str, Any, str]] = [
+    ("file_read", {}, "needs the argument 'path'"),
+    ("file_read", {"path": 3}, "'path' must be a string"),
+    ("file_read", {"path": "a", "offset": "ten"}, "'offset' must be a integer"),
+    ("file_read", {"path": "a", "offset": 0}, "at least 1"),
+    ("file_read", {"path": "a", "limit": True}, "'limit' must be a integer"),
+    ("file_read", {"file": "a"}, "no argument 'file'"),
+    ("file_read", ["a"], "takes a JSON object"),
+    ("file_write", {"path": "a"}, "needs the argument 'content'"),
+    ("file_write", {"path": "a", "content": None}, "needs the argument 'content'"),
+    ("file_edit", {"path": "a", "old_string": "", "new_string": "b"}, "must not be empty"),
+    ("file_edit", {"path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"},
+     "'replace_all' must be a boolean"),
+    ("file_search", {"pattern": "*.py", "sort": "size"}, "must be one of"),
+    ("content_search", {"pattern": "("}, "not a valid regular expression"),
+    ("content_search", {"pattern": "x", "context": -1}, "at least 0"),
+    ("directory_list", {"depth": 0}, "at least 1"),
+    ("shell", {}, "needs the argument 'command'"),
+    ("shell", {"command": "ls", "timeout": 100000}, "at most"),
+    ("shell", {"command": ["ls"]}, "'command' must be a string"),
+    ("git", {"subcommand": "frobnicate"}, "must be one of"),
+    ("git", {"subcommand": "log", "args": "--oneline"}, "'args' must be a array"),
+    ("git", {"subcommand": "log", "args": [1]}, "'args[0]' must be a string"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "message"), BAD_CALLS)
+async def test_bad_arguments_are_tool_errors(
+    registry: ToolRegistry, run: Runner, tool: str, args: Any, message: str
+) -> None:
+    found = registry.get(tool)
+    assert found is not None
+    with pytest.raises(ToolError) as caught:
+        await found.run(args, run.ctx)
+    text = str(caught.value)
+    assert message in text
+    assert f"{tool}(" in text or "regular expression" in text  # says how to call it
+
+
+def test_every_builtin_follows_the_protocol(registry: ToolRegistry) -> None:
+    assert set(BUILTINS) <= set(registry.names())
+    for name in BUILTINS:
+        tool = registry.get(name)
+        assert isinstance(tool, Tool)
+        assert tool.parameters["type"] == "object"
+        assert tool.parameters["additionalProperties"] is False
+        assert tool.description
+    specs = {spec.name: spec for spec in registry.specs()}
+    assert "path" in specs["file_read"].parameters["properties"]
+
+
+def test_permission_subjects(registry: ToolRegistry, root) -> None:  # type: ignore[no-untyped-def]
+    assert registry.get("file_write").permission_subject({"path": "./src/../a.py"}) == "a.py"
+    assert registry.get("file_read").permission_subject({"path": str(root / "b" / "c.txt")}) == (
+        "b/c.txt"
+    )
+    assert registry.get("shell").permission_subject({"command": "pytest -x"}) == "pytest -x"
+    assert registry.get("git").permission_subject({"subcommand": "commit"}) == "git commit"
+    assert registry.get("file_read").permission_subject({"path": 5}) is None
+
+
+def test_git_risk_depends_on_subcommand(registry: ToolRegistry) -> None:
+    git = registry.get("git")
+    assert git.risk_for({"subcommand": "status"}) == "read"
+    assert git.risk_for({"subcommand": "stash", "args": ["list"]}) == "read"
+    assert git.risk_for({"subcommand": "stash"}) == "write"
+    assert git.risk_for({"subcommand": "commit"}) == "write"
