@@ -15,6 +15,9 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.server",
     "loom.cli.sync",
     "loom.cli.repo",
+    "loom.cli.run",
+    "loom.cli.chat",
+    "loom.cli.permissions",
 ]
 
 app = typer.Typer(
@@ -44,10 +47,19 @@ def _root(
         callback=_version_callback,
         is_eager=True,
     ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="provider:model-id for this session (e.g. openai:gpt-5)."
+    ),
+    private: bool = typer.Option(
+        False, "--private", help="Keep the thread on this machine: it never syncs."
+    ),
 ) -> None:
-    """Run `loom COMMAND --help` for any command."""
+    """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
+    ctx.obj = {"model": model, "private": private}  # commands read these as defaults
     if ctx.invoked_subcommand is None:
-        typer.echo(ctx.get_help())
+        from loom.cli.chat import start_chat
+
+        raise typer.Exit(start_chat(model=model, private=private))
 
 
 def build_app() -> typer.Typer:

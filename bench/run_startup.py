@@ -1,0 +1,104 @@
+"""How long from launching `loom run` to its first request reaching the model server?
+
+Starts the fake LLM server (tests/fakes/llm_server.py) in this process, then launches
+`loom run -p ...` N times against it (provider from --provider, default anthropic) and
+takes, for each run, the time from just before the process is spawned to the moment the
+server records the request line. Baseline, measured in the same run: spawning
+`python -c pass` and waiting for it to exit. Prints medians and the ratio.
+
+    .venv/bin/python bench/run_startup.py [--runs 15] [--provider NAME]
+
+Target (issue 3): at most 0.5 s to the first request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.llm_server import FakeLlmServer, Turn  # noqa: E402
+
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+MODELS = {
+    "anthropic": "anthropic:claude-sonnet-4-6",
+    "openai": "openai:gpt-5",
+    "openai-compatible": "openai-compatible:llama3.1",
+}
+
+
+def provider_env(provider: str, server: FakeLlmServer, home: str) -> dict[str, str]:
+    env = {**os.environ, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0"}
+    env.update(
+        {
+            "ANTHROPIC_API_KEY": "bench",
+            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+            "OPENAI_API_KEY": "bench",
+            "OPENAI_BASE_URL": server.openai_base_url,
+            "OPENAI_COMPATIBLE_BASE_URL": server.openai_base_url,
+        }
+    )
+    return env
+
+
+def time_to_first_request(provider: str, server: FakeLlmServer, project: Path, home: str) -> float:
+    before = len(server.requests)
+    started = time.time()
+    process = subprocess.run(
+        [PYTHON, "-m", "loom", "run", "-p", "say hi", "--model", MODELS[provider]],
+        cwd=project,
+        env=provider_env(provider, server, home),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if process.returncode != 0 or len(server.requests) <= before:
+        raise SystemExit(f"loom run failed ({process.returncode}): {process.stderr.strip()}")
+    return server.requests[before].at - started
+
+
+def time_python_pass() -> float:
+    started = time.time()
+    subprocess.run([PYTHON, "-c", "pass"], check=True)
+    return time.time() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--provider", choices=sorted(MODELS), default="anthropic")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp, FakeLlmServer([], default=Turn(text="hi")) as server:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        home = str(Path(tmp) / "home")
+        time_to_first_request(args.provider, server, project, home)  # warm the disk cache
+        loom = [
+            time_to_first_request(args.provider, server, project, home) for _ in range(args.runs)
+        ]
+        baseline = [time_python_pass() for _ in range(args.runs)]
+
+    loom_median = statistics.median(loom)
+    base_median = statistics.median(baseline)
+    print(
+        f"loom run -> first request ({args.provider}), median of {args.runs}: "
+        f"{loom_median * 1000:.0f} ms (min {min(loom) * 1000:.0f}, max {max(loom) * 1000:.0f})"
+    )
+    print(f"baseline python -c pass (spawn to exit), median: {base_median * 1000:.0f} ms")
+    print(
+        f"ratio: {loom_median / base_median:.1f}x; target <= 500 ms: "
+        f"{'met' if loom_median <= 0.5 else 'NOT met'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

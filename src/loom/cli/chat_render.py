@@ -1,0 +1,119 @@
+"""How the REPL shows a session's events: streamed text, tool lines, retries, errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+PREVIEW_CHARS = 160
+
+
+def describe_call(tool_name: str, arguments: dict[str, Any]) -> str:
+    """`file_read src/app.py`, `shell pytest -q`: the one argument a person wants to see."""
+    for key in ("path", "command", "pattern", "file_path", "query", "subcommand"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return f"{tool_name} {value}"
+    if not arguments:
+        return tool_name
+    text = json.dumps(arguments, ensure_ascii=False)
+    return f"{tool_name} {text[:PREVIEW_CHARS]}"
+
+
+def preview(result: str) -> str:
+    lines = result.strip().splitlines()
+    if not lines:
+        return "(no output)"
+    first = lines[0][:PREVIEW_CHARS]
+    more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return first + more
+
+
+class EventRenderer:
+    """Prints events as they arrive. Text deltas stream; a finished assistant message
+    is printed whole only when nothing of it was streamed."""
+
+    def __init__(self, console: Console, *, show_tool_output: bool = True) -> None:
+        self.console = console
+        self.show_tool_output = show_tool_output
+        self._streamed = False  # text of the current model message went out as deltas
+        self._at_line_start = True
+
+    def _write_raw(self, text: str) -> None:
+        self.console.file.write(text)
+        self.console.file.flush()
+        if text:
+            self._at_line_start = text.endswith("\n")
+
+    def end_line(self) -> None:
+        if not self._at_line_start:
+            self._write_raw("\n")
+
+    def line(self, text: str | Text, style: str | None = None) -> None:
+        self.end_line()
+        self.console.print(text, style=style, highlight=False, markup=False)
+        self._at_line_start = True
+
+    def render(self, event: Any) -> None:
+        kind = getattr(event, "type", "")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_text_delta(self, event: Any) -> None:
+        self._streamed = True
+        self._write_raw(event.text)
+
+    def _on_new_message(self, event: Any) -> None:
+        message = event.message
+        if message.role != "assistant":
+            return
+        if message.content and not self._streamed:
+            self.line(message.content)
+        self.end_line()
+        self._streamed = False
+
+    def _on_tool_executing(self, event: Any) -> None:
+        self.line(f"● {describe_call(event.tool_name, event.arguments)}", style="cyan")
+
+    def _on_tool_progress(self, event: Any) -> None:
+        if event.message:
+            self.line(f"  … {event.message}", style="dim")
+
+    def _on_tool_complete(self, event: Any) -> None:
+        if event.is_error:
+            self.line(f"  ⎿ error: {preview(event.result)}", style="red")
+        elif self.show_tool_output:
+            self.line(f"  ⎿ {preview(event.result)}", style="dim")
+
+    def _on_llm_retry(self, event: Any) -> None:
+        self.line(
+            f"  retrying in {event.delay_seconds:.1f}s (attempt {event.attempt}): {event.error}",
+            style="yellow",
+        )
+
+    def _on_error(self, event: Any) -> None:
+        self.line(f"error ({event.origin}): {event.message}", style="bold red")
+
+    def _on_sync_error(self, event: Any) -> None:
+        self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")
+
+    def _on_mode_changed(self, event: Any) -> None:
+        self.line(f"mode: {event.mode}", style="magenta")
+
+    def history(self, messages: list[Any]) -> None:
+        """The conversation so far, one line per message (for /history and resume)."""
+        for message in messages:
+            role = message.role
+            if role == "tool":
+                style = "red" if getattr(message, "is_error", False) else "dim"
+                self.line(f"  ⎿ {message.tool_name}: {preview(message.content)}", style=style)
+                continue
+            if message.content:
+                label = {"user": "you", "assistant": "loom", "system": "system"}.get(role, role)
+                self.line(Text.assemble((f"{label}: ", "bold"), message.content))
+            for call in getattr(message, "tool_calls", None) or []:
+                self.line(f"● {describe_call(call.tool_name, call.arguments_json)}", style="cyan")

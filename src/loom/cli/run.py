@@ -1,0 +1,213 @@
+"""`loom run -p PROMPT`: one task, no person, for scripts and CI.
+
+Output: `text` prints the final answer, `json` one result object, `stream-json` one
+event per line (see loom.cli.output.writers). Without `--yes`, a tool that would ask
+for permission is refused: the model is told why, and stderr says how to allow it.
+Exit codes: 0 success, 1 error (setup, model, max turns), 2 usage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import typer
+
+
+@dataclass
+class RunOptions:
+    prompt: str
+    output_format: str = "text"
+    yes: bool = False
+    model: str | None = None
+    private: bool = False
+    max_turns: int | None = None
+    partial_messages: bool = False
+    thread_id: str | None = None
+    cwd: Path | None = None
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "run",
+        help="Run one task headlessly and print the answer (for scripts and CI).",
+    )(run_command)
+
+
+def run_command(
+    ctx: typer.Context,
+    prompt: str = typer.Option(
+        None, "--prompt", "-p", help="The task. Omit it (or pass -) to read it from stdin."
+    ),
+    output_format: str = typer.Option(
+        "text", "--output-format", "-o", help="text | json | stream-json"
+    ),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        "-y",
+        help="Allow every tool call (the dangerous-command floor still applies).",
+    ),
+    model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
+    private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, help="Stop after N model turns."),
+    include_partial_messages: bool = typer.Option(
+        False, "--include-partial-messages", help="stream-json: also print text as it streams."
+    ),
+    resume: str = typer.Option(None, "--resume", "-r", help="Continue thread ID instead."),
+) -> None:
+    from loom.cli.output import OUTPUT_FORMATS
+
+    root = ctx.obj if isinstance(ctx.obj, dict) else {}
+    if output_format not in OUTPUT_FORMATS:
+        raise typer.BadParameter(
+            f"{output_format!r} is not one of {', '.join(OUTPUT_FORMATS)}",
+            param_hint="--output-format",
+        )
+    text = read_prompt(prompt)
+    if not text:
+        raise typer.BadParameter("give the task with -p TEXT (or pipe it in)", param_hint="-p")
+    options = RunOptions(
+        prompt=text,
+        output_format=output_format,
+        yes=yes,
+        model=model or root.get("model"),
+        private=private or bool(root.get("private")),
+        max_turns=max_turns,
+        partial_messages=include_partial_messages,
+        thread_id=resume,
+    )
+    raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
+
+
+def read_prompt(prompt: str | None) -> str:
+    if prompt not in (None, "-"):
+        return prompt.strip()
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read().strip()
+
+
+async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
+    """Run one prompt to the end; returns the exit code."""
+    from loom.cli.output import RunResult, RunTally, make_writer
+    from loom.config import ConfigError, load_config
+    from loom.session.factory import OpenOptions, SetupError, open_session
+
+    started = time.monotonic()
+    cwd = (options.cwd or Path.cwd()).resolve()
+
+    def on_refusal(tool: str, subject: str | None, reason: str) -> None:
+        what = f"{tool} {subject}" if subject else tool
+        err.write(f"loom: refused {what}: {reason}\n")
+        if reason.startswith("nobody can approve"):
+            err.write("loom: pass --yes, or list the tool under [permissions] auto_approve\n")
+
+    try:
+        config = load_config(cwd, {"model.default": options.model})
+        for warning in config.warnings:
+            err.write(f"loom: warning: {warning}\n")
+        handle = await open_session(
+            config,
+            OpenOptions(
+                model=options.model,
+                private=options.private,
+                auto_approve=options.yes,
+                headless=True,
+                thread_id=options.thread_id,
+                max_turns=options.max_turns,
+                cwd=cwd,
+                on_refusal=on_refusal,
+            ),
+        )
+    except (ConfigError, SetupError) as exc:
+        err.write(f"loom: {exc}\n")
+        return 1
+
+    writer = make_writer(options.output_format, out, partial_messages=options.partial_messages)
+    tally = RunTally()
+    errors: list[str] = []
+
+    def on_event(event: Any) -> None:
+        tally.observe(event)
+        writer.event(event)
+        kind = getattr(event, "type", "")
+        if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
+            handle.respond_to_permission("deny")
+        elif kind == "error":
+            errors.append(event.message)
+
+    writer.start(
+        {
+            "session_id": handle.id,
+            "tools": handle.tool_names,
+            "model": handle.model,
+            "cwd": str(cwd),
+            "permissionMode": "bypassPermissions" if options.yes else "default",
+            "thread_id": handle.thread_id,
+        }
+    )
+    handle.on_event(on_event)
+    answer = ""
+    failure: str | None = None
+    earlier = len(handle.history())  # a resumed thread's messages are not this run's
+    try:
+        answer = await handle.send(options.prompt)
+    except Exception as exc:  # a failed turn is reported, never a traceback
+        failure = _one_line(exc)
+    finally:
+        await handle.close()
+    history = handle.history()[earlier:]
+    tally.permission_denials = refusals(history)
+    subtype = "success"
+    if options.max_turns is not None and hit_round_limit(history):
+        subtype = "error_max_turns"
+        failure = f"stopped at --max-turns {options.max_turns}; continue with --resume"
+    elif failure is not None:
+        subtype = "error_during_execution"
+    result = RunResult(
+        subtype=subtype,  # type: ignore[arg-type]
+        result=answer or ("" if failure else tally.last_text),
+        session_id=handle.id,
+        thread_id=handle.thread_id,
+        duration_ms=round((time.monotonic() - started) * 1000),
+        tally=tally,
+        error=failure,
+    )
+    writer.finish(result)
+    if result.is_error:
+        err.write(f"loom: {failure}\n")
+        err.write(f"loom: the thread is saved; continue it with `loom resume {handle.thread_id}`\n")
+        return 1
+    return 0
+
+
+def refusals(history: list[Any]) -> list[dict[str, Any]]:
+    """Tool calls in this history that were refused (Claude Code's permission_denials)."""
+    refused = {
+        m.tool_call_id
+        for m in history
+        if m.role == "tool" and m.content.startswith(("Refused:", "Permission denied:"))
+    }
+    return [
+        {"tool_name": call.tool_name, "tool_use_id": call.id, "tool_input": call.arguments_json}
+        for m in history
+        if m.role == "assistant"
+        for call in m.tool_calls
+        if call.id in refused
+    ]
+
+
+def hit_round_limit(history: list[Any]) -> bool:
+    from loom.core.state import ROUND_LIMIT_RESULT
+
+    marker = ROUND_LIMIT_RESULT.split("{", 1)[0]
+    return any(m.role == "tool" and m.content.startswith(marker) for m in history)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

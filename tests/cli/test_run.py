@@ -1,0 +1,202 @@
+"""`loom run` through the CLI, in a subprocess, against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "notes.txt").write_text("one\n")
+    return root
+
+
+def loom(
+    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    environ = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": server.openai_base_url,
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "loom", *args],
+        cwd=cwd,
+        env=environ,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="The answer is 42."))
+    done = loom(["run", "-p", "what is it?"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The answer is 42.\n"
+    (request,) = server.requests
+    assert request.format == "anthropic" and request.json["model"] == "claude-sonnet-4-6"
+
+
+def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="piped ok"))
+    done = loom(["run", "--output-format", "json"], project, server, stdin="do the thing\n")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"] == "piped ok" and result["subtype"] == "success"
+    assert result["num_turns"] == 1 and result["usage"]["output_tokens"] > 0
+    thread = json.loads(_thread_file(result["thread_id"]).read_text())
+    assert [m["role"] for m in thread["conversation"]["messages"]] == ["user", "assistant"]
+    assert thread["conversation"]["messages"][0]["content"] == "do the thing"
+
+
+def test_model_flag_and_openai(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="from openai"))
+    done = loom(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
+
+
+def test_root_model_option_applies_to_run(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="ok"))
+    done = loom(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0].json["model"] == "gpt-5"
+
+
+def test_project_config_picks_the_model(server: FakeLlmServer, project: Path) -> None:
+    (project / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-4.1"\n[typo]\nx = 1\n')
+    server.add(Turn(text="ok"))
+    done = loom(["run", "-p", "hi"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0].json["model"] == "gpt-4.1"
+    assert "unknown config key 'typo'" in done.stderr
+
+
+def test_without_yes_a_write_is_refused_and_reported(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
+    server.add(Turn(text="I could not write it."))
+    done = loom(["run", "-p", "write x", "--output-format", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "x.txt").exists()
+    assert "refused file_write" in done.stderr and "--yes" in done.stderr
+    result = json.loads(done.stdout)
+    (denial,) = result["permission_denials"]
+    assert denial["tool_name"] == "file_write" and denial["tool_input"]["path"] == "x.txt"
+    # the model was told why, in the tool result it received
+    tool_result = server.requests[1].json["messages"][-1]["content"][0]
+    assert "headless" in tool_result["content"] and tool_result["is_error"] is True
+
+
+def test_auto_approve_from_config_allows_without_yes(server: FakeLlmServer, project: Path) -> None:
+    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
+    server.add(Turn(text="written"))
+    done = loom(["run", "-p", "write x"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert (project / "x.txt").read_text() == "x"
+
+
+def test_dangerous_command_is_refused_even_with_yes(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf /"})]))
+    server.add(Turn(text="refused"))
+    done = loom(["run", "-p", "wipe", "--yes"], project, server)
+    assert done.returncode == 0
+    assert "refused shell" in done.stderr and "dangerous" in done.stderr
+
+
+def test_max_turns(server: FakeLlmServer, project: Path) -> None:
+    for _ in range(3):
+        server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
+    server.add(Turn(text="summary"))
+    done = loom(["run", "-p", "loop", "--max-turns", "1", "-o", "json"], project, server)
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["subtype"] == "error_max_turns" and result["is_error"] is True
+    assert "--max-turns" in done.stderr
+
+
+def test_resume_continues_the_thread(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="first answer"))
+    first = json.loads(loom(["run", "-p", "first", "-o", "json"], project, server).stdout)
+    server.add(Turn(text="second answer"))
+    prefix = first["thread_id"][:12]
+    done = loom(["run", "--resume", prefix, "-p", "second", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["thread_id"] == first["thread_id"]
+    sent = [json.dumps(m["content"]) for m in server.requests[1].json["messages"]]
+    assert len(sent) == 3
+    assert "first" in sent[0] and "first answer" in sent[1] and "second" in sent[2]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--model", "claude-sonnet-4-6"], {}, "has no provider"),
+        (["--model", "acme:big"], {}, "Unknown provider 'acme'"),
+        (["--model", "openai:gpt-5"], {"OPENAI_API_KEY": ""}, "No API key for openai"),
+        (["--resume", "T-nope"], {}, "no thread matches"),
+    ],
+)
+def test_bad_input_is_one_clear_line(
+    server: FakeLlmServer, project: Path, args: list[str], env: dict[str, str], message: str
+) -> None:
+    done = loom(["run", "-p", "hi", *args], project, server, **env)
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert server.requests == []
+
+
+def test_bad_config_file_is_reported(server: FakeLlmServer, project: Path) -> None:
+    (project / ".loom.toml").write_text("[shell]\ntimeout = 'soon'\n")
+    done = loom(["run", "-p", "hi"], project, server)
+    assert done.returncode == 1
+    assert ".loom.toml:2" in done.stderr and "shell.timeout" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unreachable_endpoint(project: Path, server: FakeLlmServer) -> None:
+    done = loom(
+        ["run", "-p", "hi", "-o", "json"],
+        project,
+        server,
+        ANTHROPIC_BASE_URL="http://127.0.0.1:9",
+        LOOM_LLM_MAX_RETRIES="0",
+    )
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["subtype"] == "error_during_execution"
+    assert "Traceback" not in done.stderr and "loom resume" in done.stderr
+
+
+def test_usage_errors_exit_2(server: FakeLlmServer, project: Path) -> None:
+    assert loom(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
+    assert loom(["run", "-p", "  "], project, server).returncode == 2
+
+
+def _thread_file(thread_id: str) -> Path:
+    return Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
