@@ -75,6 +75,10 @@ class ContextWindow:
         self.rules = _truncate_to_tokens(rules.strip(), rules_max_tokens)
         self.repo_map = repo_map
         self.repo_map_tokens = repo_map_tokens
+        # the fixed zones are counted once
+        self._system_tokens = estimate_tokens(system_prompt)
+        self._rules_tokens = estimate_tokens(self.rules) if self.rules else 0
+        self._note_tokens = estimate_tokens(OMITTED_NOTE) + 8
         # Per-message token counts of the conversation seen so far, as prefix sums, and
         # where each turn starts. Valid while the conversation only grows.
         self._seen: list[Message] = []
@@ -98,11 +102,10 @@ class ContextWindow:
                 repo_map_text = _truncate_to_tokens(repo_map_text, self.repo_map_tokens)
                 system_parts.append(f"# Repository map\n\n{repo_map_text}")
 
-        system_tokens = estimate_tokens(self.system_prompt)
-        rules_tokens = estimate_tokens(self.rules) if self.rules else 0
+        system_tokens, rules_tokens = self._system_tokens, self._rules_tokens
         map_tokens = estimate_tokens(repo_map_text) if repo_map_text else 0
         tools_tokens = self._tool_tokens(tools)
-        note_tokens = estimate_tokens(OMITTED_NOTE) + 8
+        note_tokens = self._note_tokens
         fixed = system_tokens + rules_tokens + map_tokens + tools_tokens + self.reserved_output
         budget = max(0, self.context_window - fixed - note_tokens)
 

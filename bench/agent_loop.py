@@ -1,0 +1,165 @@
+"""What does the agent loop cost per tool round trip?
+
+One session, one user message, then N model responses that each ask for a no-op tool,
+then a final answer: N tool round trips through the real Session (state machine,
+events, context window, permission check, thread saves to a real LocalThreadStore in a
+temporary LOOM_HOME, fsync included). Variants measured in the same run:
+
+  full          the real thing, persistence on
+  no-persist    same loop, the store's save does nothing (isolates persistence)
+  bare          baseline: a hand-written loop calling the same scripted provider and
+                tool with no state machine, no events, no saves
+
+Prints the median over --repeat runs of each, per-step cost, the ratio to the bare
+loop, how many saves were requested and how many were actually written (saves
+coalesce while one is in flight), and with --profile the functions that dominate.
+
+    .venv/bin/python bench/agent_loop.py [--steps 1000] [--repeat 3] [--profile]
+
+Target (issue 3): 1,000 round trips with persistence on in at most 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from loom.core.messages import UserMessage  # noqa: E402
+from loom.llm.base import LlmRequest, collect  # noqa: E402
+from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call  # noqa: E402
+from loom.session import SessionManager, SessionOptions  # noqa: E402
+from loom.tools.base import ToolContext, ToolResult  # noqa: E402
+
+MODEL = "anthropic:claude-sonnet-4-6"
+
+
+class NoopTool:
+    name = "noop"
+    description = "does nothing"
+    parameters = {"type": "object", "properties": {}}  # noqa: RUF012
+    risk = "read"
+
+    def permission_subject(self, args: dict) -> None:
+        return None
+
+    async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
+        return ToolResult("ok")
+
+
+def script(steps: int) -> ScriptedProvider:
+    counter = iter(range(steps + 1))
+
+    def respond(request: LlmRequest) -> ScriptedTurn:
+        n = next(counter)
+        if n < steps:
+            return ScriptedTurn(text="", tool_calls=[tool_call("noop", {}, id=f"c{n}")])
+        return ScriptedTurn(text="done")
+
+    return ScriptedProvider([respond] * (steps + 1))
+
+
+class NullStore:
+    def save(self, thread) -> None:
+        pass
+
+    def load(self, thread_id: str):
+        return None
+
+
+async def run_session(steps: int, persist: bool, root: Path) -> tuple[float, dict]:
+    from loom.store.local import LocalThreadStore
+
+    provider = script(steps)
+    store = LocalThreadStore() if persist else NullStore()
+    options = SessionOptions(rules="", git_snapshot=False, max_tool_rounds=steps + 1)
+    manager = SessionManager(store=store, provider_factory=lambda m: provider, options=options)
+    session = await manager.start_session(
+        model=MODEL, project_path=root, tools=[NoopTool()], auto_approve=True
+    )
+    started = time.perf_counter()
+    answer = await session.send_message("go")
+    elapsed = time.perf_counter() - started
+    assert answer == "done", answer
+    assert len(session.get_history()) == 2 + 2 * steps + 0  # user, (call, result) * N, answer
+    saver = session._saver
+    stats = {"requested": saver.requests, "written": saver.writes}
+    if persist:
+        saved = store.load(session.thread.id)
+        assert saved is not None and len(saved.messages) == len(session.get_history())
+    await manager.shutdown()
+    return elapsed, stats
+
+
+async def run_bare(steps: int, root: Path) -> float:
+    provider = script(steps)
+    tool = NoopTool()
+    ctx = ToolContext(project_root=root)
+    messages: list = [UserMessage(content="go")]
+    started = time.perf_counter()
+    while True:
+        response = await collect(provider.stream(LlmRequest(model="m", messages=messages)))
+        if not response.tool_calls:
+            break
+        for call in response.tool_calls:
+            await tool.run(call.arguments_json, ctx)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["LOOM_HOME"] = home
+        root = Path(home) / "project"
+        root.mkdir()
+        results: dict[str, list[float]] = {"full": [], "no-persist": [], "bare": []}
+        saves: list[dict] = []
+        for _ in range(args.repeat):
+            elapsed, stats = asyncio.run(run_session(args.steps, True, root))
+            results["full"].append(elapsed)
+            saves.append(stats)
+            results["no-persist"].append(asyncio.run(run_session(args.steps, False, root))[0])
+            results["bare"].append(asyncio.run(run_bare(args.steps, root)))
+
+        bare = statistics.median(results["bare"])
+        print(f"agent loop: {args.steps} tool round trips, median of {args.repeat} runs")
+        for name, values in results.items():
+            median = statistics.median(values)
+            print(
+                f"  {name:<11} {median:7.3f} s total  {median / args.steps * 1e6:8.1f} µs/step"
+                f"  x{median / bare:6.1f} vs bare"
+            )
+        last = saves[-1]
+        print(f"  saves: {last['requested']} requested, {last['written']} written (coalesced)")
+        full = statistics.median(results["full"])
+        verdict = "OK" if full <= 2.0 else "OVER"
+        print(f"  target <= 2.0 s with persistence: {full:.3f} s  {verdict}")
+
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            asyncio.run(run_session(args.steps, True, root))
+            profiler.disable()
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(15)
+            print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
