@@ -7,6 +7,7 @@ the anthropic, openai and google-genai SDKs alike without importing any of them.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from loom.llm.base import LlmError
@@ -180,3 +181,25 @@ async def close_quietly(stream: Any) -> None:
             await outcome
     except Exception:  # closing a broken stream may fail again; the first error matters
         pass
+
+
+async def sdk_stream(
+    open_stream: Callable[[], Awaitable[Any]],
+    consume: Callable[[Any], AsyncIterator[Any]],
+    *,
+    provider: str,
+    endpoint: str,
+    key_hint: str,
+) -> AsyncIterator[Any]:
+    """Open an SDK stream, translate it with `consume`, map every failure to LlmError,
+    and close the HTTP response however the iteration ends (error, cancel, early stop)."""
+    stream = None
+    try:
+        stream = await open_stream()
+        async for event in consume(stream):
+            yield event
+    except Exception as error:
+        raise map_sdk_error(error, provider=provider, endpoint=endpoint,
+                            key_hint=key_hint) from error
+    finally:
+        await close_quietly(stream)

@@ -7,7 +7,7 @@ from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
-from loom.llm._errors import close_quietly, map_sdk_error, unreadable
+from loom.llm._errors import sdk_stream, unreadable
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -79,17 +79,12 @@ class AnthropicProvider:
             params["temperature"] = request.temperature
         return params
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        events = None
-        try:
-            events = await self._client.messages.create(**self._params(request), stream=True)
-            async for event in self._consume(events):
-                yield event
-        except Exception as error:
-            raise map_sdk_error(error, provider=self.name, endpoint=self.endpoint,
-                                key_hint="ANTHROPIC_API_KEY") from error
-        finally:
-            await close_quietly(events)
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        def open_stream() -> Any:
+            return self._client.messages.create(**self._params(request), stream=True)
+
+        return sdk_stream(open_stream, self._consume, provider=self.name,
+                          endpoint=self.endpoint, key_hint="ANTHROPIC_API_KEY")
 
     async def _consume(self, events: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()

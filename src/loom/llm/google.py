@@ -15,7 +15,7 @@ from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
-from loom.llm._errors import close_quietly, map_sdk_error, unreadable
+from loom.llm._errors import sdk_stream, unreadable
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -93,20 +93,15 @@ class GoogleProvider:
             config["temperature"] = request.temperature
         return types.GenerateContentConfig(**config)
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        chunks = None
-        try:
-            chunks = await self._client.aio.models.generate_content_stream(
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        def open_stream() -> Any:
+            return self._client.aio.models.generate_content_stream(
                 model=request.model,
                 contents=to_gemini_contents(paired_history(request.messages)),
                 config=self._config(request))
-            async for event in self._consume(chunks):
-                yield event
-        except Exception as error:
-            raise map_sdk_error(error, provider=self.name, endpoint=self.endpoint,
-                                key_hint="GEMINI_API_KEY or GOOGLE_API_KEY") from error
-        finally:
-            await close_quietly(chunks)
+
+        return sdk_stream(open_stream, self._consume, provider=self.name,
+                          endpoint=self.endpoint, key_hint="GEMINI_API_KEY or GOOGLE_API_KEY")
 
     async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()

@@ -14,7 +14,7 @@ from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
-from loom.llm._errors import close_quietly, map_sdk_error, unreadable
+from loom.llm._errors import sdk_stream, unreadable
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -80,17 +80,12 @@ class OpenAIProvider:
             params["temperature"] = request.temperature
         return params
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        chunks = None
-        try:
-            chunks = await self._client.chat.completions.create(**self._params(request))
-            async for event in self._consume(chunks):
-                yield event
-        except Exception as error:
-            raise map_sdk_error(error, provider=self.name, endpoint=self.endpoint,
-                                key_hint=self._key_hint) from error
-        finally:
-            await close_quietly(chunks)
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        def open_stream() -> Any:
+            return self._client.chat.completions.create(**self._params(request))
+
+        return sdk_stream(open_stream, self._consume, provider=self.name,
+                          endpoint=self.endpoint, key_hint=self._key_hint)
 
     async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
