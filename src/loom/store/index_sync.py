@@ -138,6 +138,7 @@ def dir_marker(threads_dir: Path) -> tuple[str, int]:
 def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -> ScanReport:
     """Bring the index up to date with the files if the folder changed (see module doc)."""
     marker, mtime_ns = dir_marker(paths.threads_dir)
+    looked_at = time.time_ns()
     if not force and index.get_state(MARKER_KEY) == marker:
         return ScanReport()
     report = ScanReport(scanned=True)
@@ -156,7 +157,7 @@ def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -
             for tid in batch:
                 _reindex_file(index, paths, tid, report, pending)
     with write_transaction(index):
-        racy = time.time_ns() - mtime_ns < RACY_WINDOW_NS
+        racy = looked_at - mtime_ns < RACY_WINDOW_NS
         index.set_state(MARKER_KEY, "racy" if racy or pending else marker)
     return report
 
