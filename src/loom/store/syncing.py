@@ -118,6 +118,15 @@ class SyncingThreadStore:
         self.queue.enqueue(thread_id, SyncOperation.DELETE)
         self._wake.set()
 
+    def restore(self, ref: str) -> str:
+        """Restore locally, then queue it so the server copy comes back too."""
+        thread_id = self.local.restore(ref)
+        thread = self.local.load(thread_id)
+        if thread is not None and not thread.is_private:
+            self.queue.enqueue(thread_id, SyncOperation.UPSERT)
+            self._wake.set()
+        return thread_id
+
     def save_and_sync(self, thread: Thread) -> None:
         """Save, then push now; raises SyncClientError if the server does not take it
         (the thread stays saved locally and queued)."""

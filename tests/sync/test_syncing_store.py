@@ -1,0 +1,208 @@
+"""SyncingThreadStore against a real server: background push, offline queue, privacy,
+conflicts between two machines."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from loom.core.messages import UserMessage
+from loom.store.pending import PendingSyncQueue
+from loom.store.sync_client import SyncUnavailable
+from tests.server.support import free_port
+from tests.server.threads_factory import make_thread
+from tests.sync.conftest import make_machine
+
+
+def server_copy(server, token: str, thread_id: str) -> dict | None:
+    response = httpx.get(
+        f"{server.url}/api/threads/{thread_id}", headers={"Authorization": f"Bearer {token}"}
+    )
+    return response.json() if response.status_code == 200 else None
+
+
+def test_save_queues_durably_and_the_background_thread_pushes(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    machine = make_machine(tmp_path, server.url, token, background=True)
+    machines.append(machine)
+    thread = make_thread("background push please")
+    machine.store.save(thread)
+    assert machine.store.load(thread.id) is not None  # local first
+    assert machine.store.wait_idle(timeout=20)
+    copy = server_copy(server, token, thread.id)
+    assert copy is not None and copy["version"] == thread.version
+    assert machine.store.acked.get(thread.id) == thread.version
+
+
+def test_private_threads_never_produce_a_request(server, tmp_path: Path, machines) -> None:
+    machine = make_machine(tmp_path, server.url, server.token())
+    machines.append(machine)
+    secret = make_thread("my secret", is_private=True)
+    machine.store.save(secret)
+    machine.store.save_and_sync(secret)
+    machine.store.delete(secret.id)
+    machine.store.save(secret)
+    # Even a queue entry written by hand (or left from before it turned private) is dropped.
+    PendingSyncQueue(machine.paths.pending_sync_file).enqueue(secret.id, "Upsert")  # type: ignore[arg-type]
+    report = machine.store.drain()
+    assert report.pushed == 1  # the entry is settled without sending anything
+    assert machine.transport.requests == []
+    assert len(machine.store.queue) == 0
+
+
+def test_offline_saves_wait_in_the_queue_and_arrive_later(tmp_path: Path, server, machines) -> None:
+    token = server.token()
+    down = make_machine(tmp_path, f"http://127.0.0.1:{free_port()}", token)
+    machines.append(down)
+    threads = [make_thread(f"offline {i}") for i in range(3)]
+    for thread in threads:
+        down.store.save(thread)
+    report = down.store.drain()
+    assert report.unavailable and "cannot reach" in report.unavailable
+    entries = PendingSyncQueue(down.paths.pending_sync_file).entries()
+    assert {e.thread_id for e in entries} == {t.id for t in threads}
+    failed = [e for e in entries if e.retry_count]
+    assert failed and failed[0].last_error and failed[0].failed_at
+    with pytest.raises(SyncUnavailable):
+        down.store.save_and_sync(threads[0])
+
+    # The same machine (same files) later reaches the server: everything arrives.
+    up = make_machine(tmp_path, server.url, token)
+    machines.append(up)
+    up.store.max_backoff = 0  # no backoff wait in this test
+    _drain_until_empty(up)
+    assert all(server_copy(server, token, t.id) for t in threads)
+    assert len(up.store.queue) == 0
+
+
+def _drain_until_empty(machine, rounds: int = 20):
+    import time
+
+    report = None
+    for _ in range(rounds):
+        report = machine.store.drain()
+        if not machine.store.queue.entries():
+            return report
+        time.sleep(0.3)
+    raise AssertionError(f"queue did not drain: {machine.store.status()}")
+
+
+def test_save_and_sync_blocks_until_the_server_has_it(server, tmp_path: Path, machines) -> None:
+    token = server.token()
+    machine = make_machine(tmp_path, server.url, token)
+    machines.append(machine)
+    thread = make_thread("share me now")
+    machine.store.save_and_sync(thread)
+    assert server_copy(server, token, thread.id)["version"] == thread.version
+    assert len(machine.store.queue) == 0
+
+
+def test_two_machines_edit_one_thread_no_message_is_lost(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    a = make_machine(tmp_path / "a", server.url, token)
+    b = make_machine(tmp_path / "b", server.url, token)
+    machines.extend([a, b])
+    thread = make_thread("shared start")
+    a.store.save_and_sync(thread)
+    b_copy = a.store.load(thread.id).model_copy(deep=True)
+    b.store.local.save(b_copy)
+    b.store.acked.update({thread.id: thread.version})
+
+    def edit(machine, text: str, barrier: threading.Barrier) -> None:
+        mine = machine.store.load(thread.id)
+        mine.append(UserMessage(content=text))
+        mine.touch()
+        barrier.wait()
+        machine.store.save_and_sync(mine)
+
+    barrier = threading.Barrier(2)
+    workers = [
+        threading.Thread(target=edit, args=(a, "from laptop A", barrier)),
+        threading.Thread(target=edit, args=(b, "from laptop B", barrier)),
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+
+    conflicts = a.transport.statuses.count(409) + b.transport.statuses.count(409)
+    assert conflicts == 1
+    final = server_copy(server, token, thread.id)
+    contents = [m["content"] for m in final["conversation"]["messages"]]
+    assert contents[0] == "shared start"
+    assert sorted(contents[1:]) == ["from laptop A", "from laptop B"]
+    loser = a if a.transport.statuses.count(409) else b
+    assert [n.kind for n in loser.notices] == ["conflict"]
+    assert "two machines" in loser.notices[0].message
+    # The loser's local file has the merged history too.
+    assert len(loser.store.load(thread.id).messages) == 3
+
+
+def test_a_stale_session_copy_cannot_drop_merged_messages(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    a = make_machine(tmp_path / "a", server.url, token)
+    b = make_machine(tmp_path / "b", server.url, token)
+    machines.extend([a, b])
+    thread = make_thread("base")
+    a.store.save_and_sync(thread)
+    b.store.pull()
+    remote_edit = b.store.load(thread.id)
+    remote_edit.append(UserMessage(content="from B"))
+    remote_edit.touch()
+    b.store.save_and_sync(remote_edit)
+    # A's session keeps its in-memory copy and saves it twice: the first push merges,
+    # the second (still without B's message) must not drop it either.
+    session_copy = a.store.load(thread.id)
+    for text in ("A one", "A two"):
+        session_copy.append(UserMessage(content=text))
+        session_copy.touch()
+        a.store.save_and_sync(session_copy)
+    final = server_copy(server, token, thread.id)
+    contents = [m["content"] for m in final["conversation"]["messages"]]
+    assert contents == ["base", "from B", "A one", "A two"]
+
+
+def test_pull_brings_in_changes_from_another_machine(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    a = make_machine(tmp_path / "a", server.url, token)
+    b = make_machine(tmp_path / "b", server.url, token)
+    machines.extend([a, b])
+    thread = make_thread("written on A")
+    a.store.save_and_sync(thread)
+    report = b.store.pull()
+    assert report.pulled == 1
+    assert b.store.load(thread.id).messages[0].content == "written on A"
+    assert b.store.pull().pulled == 0  # nothing new the second time
+
+
+def test_delete_reaches_the_server(server, tmp_path: Path, machines) -> None:
+    token = server.token()
+    machine = make_machine(tmp_path, server.url, token)
+    machines.append(machine)
+    thread = make_thread("short lived")
+    machine.store.save_and_sync(thread)
+    machine.store.delete(thread.id)
+    machine.store.drain()
+    assert server_copy(server, token, thread.id) is None
+    machine.store.restore(thread.id)
+    machine.store.drain()
+    assert server_copy(server, token, thread.id) is not None
