@@ -122,7 +122,9 @@ def test_pipeline_of_granted_commands(policy: PermissionPolicy) -> None:
 )
 def test_dangerous_floor_is_never_auto_approved(store: GrantStore, command: str) -> None:
     policy = PermissionPolicy(store, auto_approve_all=True, auto_approve_tools={"shell"})
-    policy.record(SHELL, sh(command), "allow_always", scope="*")
+    assert policy.record(SHELL, sh(command), "allow_always") is None  # nothing is saved
+    store.add("shell", "any", "*")
+    store.add("shell", "exact", " ".join(command.split()))
     assert policy.check(SHELL, sh(command)).decision is Decision.ASK
     assert "dangerous" in policy.check(SHELL, sh(command)).reason
     strict = PermissionPolicy(store, auto_approve_all=True, dangerous="deny")
@@ -137,6 +139,14 @@ def test_dangerous_floor_is_never_auto_approved(store: GrantStore, command: str)
 def test_ordinary_commands_are_not_on_the_floor(store: GrantStore, command: str) -> None:
     policy = PermissionPolicy(store, auto_approve_all=True)
     assert policy.decide(SHELL, sh(command)) is Decision.ALLOW
+
+
+def test_allow_always_on_a_dangerous_command_saves_nothing(
+    policy: PermissionPolicy, store: GrantStore
+) -> None:
+    assert policy.record(SHELL, sh("rm -rf /"), "allow_always") is None
+    assert store.list() == []
+    assert policy.decide(SHELL, sh("rm notes.txt")) is Decision.ASK  # no `rm` prefix grant
 
 
 def test_deny_always_wins(store: GrantStore) -> None:

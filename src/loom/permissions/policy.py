@@ -227,7 +227,8 @@ class PermissionPolicy:
         self, tool: Any, args: dict[str, Any], response: str, *, scope: str | None = None
     ) -> Grant | None:
         """Remember a person's answer. `allow_always` saves a grant (returned); `deny`
-        refuses the same call for the rest of this session; `allow_once` keeps nothing."""
+        refuses the same call for the rest of this session; `allow_once` keeps nothing, and
+        so does `allow_always` for a command on the dangerous floor (it always asks)."""
         if response not in RESPONSES:
             raise ValueError(f"unknown permission response {response!r}; use one of {RESPONSES}")
         name = tool.name
@@ -237,6 +238,11 @@ class PermissionPolicy:
             self._session_denies.add((name, key))
             return None
         if response == "allow_once":
+            return None
+        command = _command(tool, args)
+        if command is not None and dangerous_reason(command):
+            # The floor always asks, so a grant could never apply to this command; and a
+            # prefix grant (`rm`) would quietly widen to every other `rm`. Keep nothing.
             return None
         kind, value = self.scope_for(tool, args, scope)
         try:
