@@ -135,4 +135,11 @@ def dangerous_reason(command: str) -> str | None:
         reason = _simple_reason(simple)
         if reason:
             return reason
+    # Also judge a crude split on operators, ignoring quotes and escapes: the floor may
+    # over-ask (`git commit -m "not; rm -rf /"`) but quoting tricks never slip past it.
+    for part in re.split(r"[;&|\n]+", command):
+        words = tuple(part.replace("'", " ").replace('"', " ").replace("\\", " ").split())
+        reason = _simple_reason(SimpleCommand(words)) if words else None
+        if reason:
+            return reason
     return None

@@ -89,8 +89,11 @@ def parse_command(command: str) -> ParsedCommand:
             # and treat a word starting with `#` as opaque instead.
             lexer.commenters = ""
             tokens = list(lexer)
-        except ValueError:  # unbalanced quotes and the like
-            return ParsedCommand((SimpleCommand(tuple(line.split())),), compound, True)
+        except ValueError:  # unbalanced quotes and the like: split crudely, judge each part
+            parts = [p.replace("'", " ").replace('"', " ") for p in re.split(r"[;&|]+", line)]
+            commands += [SimpleCommand(tuple(p.split())) for p in parts if p.split()]
+            opaque = True
+            continue
         words: list[str] = []
         redirects: list[tuple[str, str]] = []
         index = 0
@@ -107,9 +110,12 @@ def parse_command(command: str) -> ParsedCommand:
                     words.pop()
                 redirects.append((token, target))
                 index += 1
-            elif token in {"(", ")"} or set(token) <= set(";&|<>()"):
-                opaque = True  # subshells, odd operators: judge as opaque
-                compound = True
+            elif set(token) <= set(";&|<>()"):
+                # subshells and odd runs like `&;`: a separator, and nothing a grant covers
+                opaque = compound = True
+                if words or redirects:
+                    commands.append(SimpleCommand(tuple(words), tuple(redirects)))
+                words, redirects = [], []
             else:
                 opaque = opaque or token.startswith("#")
                 words.append(token)
