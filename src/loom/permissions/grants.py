@@ -13,6 +13,7 @@ A grant belongs to one project root and one tool, and covers a scope:
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,23 +71,37 @@ def normalize_root(root: Path | str) -> str:
 
 class GrantStore:
     """Grants for one project (`project_root`), or for all projects when it is None
-    (what `loom permissions list` uses). Opens a short-lived connection per call, so a
-    store can be shared between threads and sees revocations made by other processes."""
+    (what `loom permissions list` uses). Keeps one connection per thread; every query
+    reads the latest committed state, so revocations by other processes (`loom
+    permissions revoke`) apply at once."""
 
     def __init__(self, project_root: Path | str | None = None, *, database: Path | None = None):
         self.project_root = normalize_root(project_root) if project_root is not None else None
         self.database = database or LoomPaths.from_env().database
-        self._migrated = False
+        self._local = threading.local()
 
     @contextmanager
     def _conn(self) -> Iterator[sqlite3.Connection]:
-        conn = connect(self.database)
-        try:
-            if not self._migrated:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.database)
+            try:
                 migrate(conn, "permission_grants", MIGRATIONS)
-                self._migrated = True
+            except BaseException:
+                conn.close()
+                raise
+            self._local.conn = conn
+        try:
             yield conn
-        finally:
+        except sqlite3.DatabaseError:
+            self.close()  # a broken connection is not reused
+            raise
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
             conn.close()
 
     def _require_project(self) -> str:
