@@ -13,39 +13,49 @@
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
 
-APP = "loom"
+from loom._xdg import APP, roots
+
+__all__ = ["APP", "LoomPaths"]
 
 
-def _xdg(var: str, fallback: str) -> Path:
-    value = os.environ.get(var)
-    if value and os.path.isabs(value):
-        return Path(value) / APP
-    return Path.home() / fallback / APP
-
-
-@dataclass(frozen=True)
 class LoomPaths:
+    """The four roots (immutable). A plain class, not a dataclass: `loom list` imports
+    this at start-up and `dataclasses` costs ~6 ms to import."""
+
+    __slots__ = ("cache", "config", "data", "state")
     data: Path
     state: Path
     cache: Path
     config: Path
 
+    def __init__(self, data: Path, state: Path, cache: Path, config: Path) -> None:
+        for name, value in (("data", data), ("state", state), ("cache", cache), ("config", config)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"LoomPaths is immutable (tried to set {name})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LoomPaths):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        data, state, cache, config = self._key()
+        return f"LoomPaths(data={data!r}, state={state!r}, cache={cache!r}, config={config!r})"
+
+    def _key(self) -> tuple[Path, Path, Path, Path]:
+        return (self.data, self.state, self.cache, self.config)
+
     @classmethod
     def from_env(cls) -> LoomPaths:
-        home = os.environ.get("LOOM_HOME")
-        if home:
-            root = Path(home).expanduser()
-            return cls(root / "data", root / "state", root / "cache", root / "config")
-        return cls(
-            data=_xdg("XDG_DATA_HOME", ".local/share"),
-            state=_xdg("XDG_STATE_HOME", ".local/state"),
-            cache=_xdg("XDG_CACHE_HOME", ".cache"),
-            config=_xdg("XDG_CONFIG_HOME", ".config"),
-        )
+        data, state, cache, config = roots()
+        return cls(Path(data), Path(state), Path(cache), Path(config))
 
     @property
     def threads_dir(self) -> Path:

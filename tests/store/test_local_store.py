@@ -209,12 +209,42 @@ def test_damaged_database_is_moved_aside_and_rebuilt(loom_home: Path) -> None:
     assert list(paths.data.glob("loom.db.damaged-*"))
 
 
-def test_index_failure_never_fails_a_save(store: LocalThreadStore, capsys) -> None:
+def test_index_failure_never_fails_a_save(store: LocalThreadStore, caplog) -> None:
     thread = make_thread()
     store.save(thread)
     store.index.conn.close()  # any sqlite error during the index update
     thread.touch()
     store.save(thread)
-    assert "index not updated" in capsys.readouterr().err
+    assert "search index was not updated" in caplog.text
     assert Thread.from_json(store.path_for(thread.id).read_bytes()).version == thread.version
     assert LocalThreadStore().list()[0].version == thread.version
+
+
+def test_one_store_shared_by_worker_threads(store: LocalThreadStore) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = [make_thread(f"worker {i}") for i in range(8)]
+
+    def work(thread: Thread) -> int:
+        for _ in range(5):
+            thread.append(UserMessage(content="more"))
+            thread.touch()
+            store.save(thread)
+            store.list()
+        return len(store.search("worker"))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(n >= 1 for n in pool.map(work, threads))
+    assert {s.title for s in store.list()} == {f"worker {i}" for i in range(8)}
+    assert all(s.version == 6 for s in store.list())
+
+
+def test_list_works_when_loom_db_cannot_be_opened(store: LocalThreadStore) -> None:
+    store.save(make_thread("still listed"))
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.paths.database}{suffix}").unlink(missing_ok=True)
+    store.paths.database.mkdir()  # a folder where the database file should be
+    other = LocalThreadStore()
+    assert [s.title for s in other.list()] == ["still listed"]
+    assert "not usable" in (other.index_note or "")

@@ -9,17 +9,14 @@ the full Typer app handles it.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
 import sys
-from typing import TYPE_CHECKING, TextIO
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
-    from loom.store.index import ThreadIndex
+    from typing import TextIO
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
+    from loom.store.index import ThreadIndex
 
 
 def try_fast_path(args: list[str]) -> int | None:
@@ -75,8 +72,9 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
     rows = index.list(limit)
     out = out or sys.stdout
     if as_json:
-        out.write(json.dumps([_summary_dict(r) for r in rows], indent=2, ensure_ascii=False))
-        out.write("\n")
+        import json
+
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return 0
     if not rows:
         out.write("No threads yet. Start one with `loom`.\n")
@@ -96,7 +94,9 @@ def run_search(
         return 1
     hits = _fresh_index().search(query, limit)
     if as_json:
-        data = [{**_summary_dict(h.summary), "snippet": h.snippet, "rank": h.rank} for h in hits]
+        import json
+
+        data = [{**row, "snippet": snippet, "rank": rank} for row, snippet, rank in hits]
         out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return 0
     if not hits:
@@ -105,15 +105,49 @@ def run_search(
     from loom.core.clock import humanize_age
 
     tty = out.isatty() and not os.environ.get("NO_COLOR")
-    for hit in hits:
-        s = hit.summary
-        where = ", ".join(p for p in (s.git_branch, humanize_age(s.last_activity_at)) if p)
-        out.write(f"{_bold(s.id, tty)}  {s.title}  ({where})\n")
-        out.write(f"    {_highlight(hit.snippet, tty)}\n")
+    for row, snippet, _rank in hits:
+        where = ", ".join(
+            p for p in (row["git_branch"], humanize_age(row["last_activity_at"])) if p
+        )
+        out.write(f"{_bold(row['id'], tty)}  {row['title']}  ({where})\n")
+        out.write(f"    {_highlight(snippet, tty)}\n")
     return 0
 
 
 def _fresh_index() -> ThreadIndex:
+    return _index_if_fresh() or _refreshed_index()
+
+
+def _index_if_fresh() -> ThreadIndex | None:
+    """The common case in a few ms: loom.db exists and no thread file changed since the
+    last scan. No pathlib, no writes; anything unexpected defers to `_refreshed_index`."""
+    import sqlite3
+
+    from loom._xdg import roots
+    from loom.store.db import connect, migrate
+    from loom.store.index import COMPONENT, MARKER_KEY, MIGRATIONS, ThreadIndex, dir_marker
+
+    data = roots()[0]
+    database = os.path.join(data, "loom.db")
+    if not os.path.exists(database):
+        return None
+    try:
+        conn = connect(database)
+    except sqlite3.Error:
+        return None
+    try:
+        index = ThreadIndex(conn)
+        if migrate(conn, COMPONENT, MIGRATIONS) != len(MIGRATIONS):
+            raise sqlite3.DatabaseError("index schema is newer than this Loom")
+        if index.get_state(MARKER_KEY) == dir_marker(os.path.join(data, "threads"))[0]:
+            return index
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
+
+
+def _refreshed_index() -> ThreadIndex:
     from loom.paths import LoomPaths
     from loom.store.index_sync import open_index, refresh
 
@@ -139,14 +173,14 @@ def _fresh_index() -> ThreadIndex:
 def format_table(rows: list) -> str:
     from loom.core.clock import humanize_age
 
-    width = shutil.get_terminal_size((120, 24)).columns
+    width = _terminal_width()
     cells = [
         (
-            r.id,
-            r.title,
-            r.git_branch or "-",
-            str(r.message_count),
-            humanize_age(r.last_activity_at),
+            r["id"],
+            r["title"],
+            r["git_branch"] or "-",
+            str(r["message_count"]),
+            humanize_age(r["last_activity_at"]),
         )
         for r in rows
     ]
@@ -165,6 +199,17 @@ def format_table(rows: list) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
+def _terminal_width() -> int:
+    """Like shutil.get_terminal_size (COLUMNS first), without importing shutil."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 120
+
+
 def _cut(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -175,10 +220,8 @@ def _bold(text: str, tty: bool) -> str:
 
 
 def _highlight(snippet: str, tty: bool) -> str:
-    return _BOLD.sub("\x1b[1;33m\\1\x1b[0m", snippet) if tty else snippet
+    if not tty:
+        return snippet
+    import re
 
-
-def _summary_dict(summary: object) -> dict[str, object]:
-    from dataclasses import asdict
-
-    return asdict(summary)  # type: ignore[call-overload]
+    return re.sub(r"\*\*(.+?)\*\*", "\x1b[1;33m\\1\x1b[0m", snippet)

@@ -8,22 +8,37 @@ appending a function to the component's list; never edit or reorder applied ones
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
-from pathlib import Path
+
+TYPE_CHECKING = False  # pathlib stays unimported on the `loom list` fast path
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Migration = Callable[[sqlite3.Connection], None]
 
 BUSY_TIMEOUT_MS = 5000
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open `loom.db` in WAL mode with a busy timeout (creating its folder if needed)."""
+def connect(
+    path: Path | str, *, readonly: bool = False, check_same_thread: bool = True
+) -> sqlite3.Connection:
+    """Open `loom.db` in WAL mode with a busy timeout (creating its folder if needed).
+
+    `check_same_thread=False` lets a caller that serialises access itself (with a lock)
+    use the connection from worker threads.
+    """
+    timeout = BUSY_TIMEOUT_MS / 1000
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, timeout=timeout, check_same_thread=check_same_thread
+        )
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
+        conn = sqlite3.connect(
+            path, timeout=timeout, isolation_level=None, check_same_thread=check_same_thread
+        )
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -13,8 +13,8 @@ scan leaves the marker behind and the next call scans again. Folder timestamps a
 coarse (a kernel tick), so when the folder changed less than RACY_WINDOW_NS before the
 scan, no marker is recorded at all ("racy", as git calls it). Saves do not move the
 marker: a save that died between its rename and its index update is still found.
-Not detected: a file edited in place (no rename) to the same size within one tick;
-`loom doctor` compares every file's content hash-free stat and catches the rest.
+Not detected until the folder changes again: a file edited in place (no rename, so the
+folder's mtime stays); `loom doctor` compares every file's stat and catches it.
 """
 
 from __future__ import annotations
@@ -24,28 +24,27 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from loom.core.ids import is_thread_id
 from loom.paths import LoomPaths
 from loom.store.db import connect, migrate
-from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
+from loom.store.index import COMPONENT, MARKER_KEY, MIGRATIONS, ThreadIndex, dir_marker
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
-MARKER_KEY = "threads_dir_marker"
 RACY_WINDOW_NS = 2_000_000_000
 BATCH = 200
 
 
-@dataclass
 class ScanReport:
-    scanned: bool = False
-    indexed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    quarantined: list[tuple[Path, str]] = field(default_factory=list)
-    unreadable: list[tuple[Path, str]] = field(default_factory=list)
+    """What one freshness check did (a plain class: dataclasses cost start-up time)."""
+
+    def __init__(self, scanned: bool = False) -> None:
+        self.scanned = scanned
+        self.indexed: list[str] = []
+        self.removed: list[str] = []
+        self.quarantined: list[tuple[Path, str]] = []
+        self.unreadable: list[tuple[Path, str]] = []
 
 
 def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
@@ -81,7 +80,7 @@ def refresh(index: ThreadIndex, paths: LoomPaths) -> tuple[ThreadIndex, ScanRepo
 def _open_file(path: Path) -> ThreadIndex:
     if not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-    conn = connect(path)
+    conn = connect(path, check_same_thread=False)  # LocalThreadStore serialises access
     try:
         migrate(conn, COMPONENT, MIGRATIONS)
         conn.execute("SELECT 1 FROM thread_index_fts LIMIT 0").fetchall()
@@ -92,7 +91,7 @@ def _open_file(path: Path) -> ThreadIndex:
 
 
 def _open_memory() -> ThreadIndex:
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     migrate(conn, COMPONENT, MIGRATIONS)
     return ThreadIndex(conn)
 
@@ -126,15 +125,6 @@ def write_transaction(index: ThreadIndex) -> Iterator[ThreadIndex]:
     index.conn.execute("COMMIT")
 
 
-def dir_marker(threads_dir: Path) -> tuple[str, int]:
-    """The folder's identity + mtime as the marker text, and the mtime in ns."""
-    try:
-        st = os.stat(threads_dir)
-    except FileNotFoundError:
-        return "missing", 0
-    return f"{st.st_dev}:{st.st_ino}:{st.st_mtime_ns}", st.st_mtime_ns
-
-
 def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -> ScanReport:
     """Bring the index up to date with the files if the folder changed (see module doc)."""
     marker, mtime_ns = dir_marker(paths.threads_dir)
@@ -144,7 +134,8 @@ def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -
     report = ScanReport(scanned=True)
     on_disk = scan_files(paths.threads_dir)
     known = index.file_stats()
-    changed = [tid for tid, st in on_disk.items() if known.get(tid) != st]
+    # Sorted: ids are time-ordered, so new threads get index numbers in creation order.
+    changed = sorted(tid for tid, st in on_disk.items() if known.get(tid) != st)
     gone = [tid for tid in known if tid not in on_disk]
     pending: list[str] = []
     for start in range(0, max(len(changed), 1), BATCH):
@@ -196,6 +187,8 @@ def _reindex_file(
         report.unreadable.append((path, exc.strerror or str(exc)))
         pending.append(tid)
         return
+    from loom.core.ids import is_thread_id  # here: `re` is not needed when nothing changed
+
     try:
         if not is_thread_id(tid):
             raise BadThreadFile("the file name is not a thread id (T-<uuidv7>.json)")

@@ -10,9 +10,10 @@ next read repairs the index.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
-import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,7 @@ from loom.store.summary import (
 )
 
 TRASH_RETENTION_S = 30 * 86400
+log = logging.getLogger(__name__)
 
 
 class LocalThreadStore:
@@ -53,6 +55,8 @@ class LocalThreadStore:
         self.index_note: str | None = None
         """Why the on-disk index is not in use (then an in-memory one is), if it is not."""
         self.last_scan = ScanReport()
+        # Sessions save from worker threads; one connection, used by one at a time.
+        self._guard = threading.RLock()
 
     # -- paths ---------------------------------------------------------------------
 
@@ -65,20 +69,25 @@ class LocalThreadStore:
 
     @property
     def index(self) -> ThreadIndex:
-        if self._index is None:
-            self._index, self.index_note = open_index(self.paths)
-        return self._index
+        with self._guard:
+            if self._index is None:
+                self._index, self.index_note = open_index(self.paths)
+            return self._index
 
-    def fresh_index(self) -> ThreadIndex:
-        """The index, brought up to date with the files (in memory if loom.db is read-only)."""
-        self._index, self.last_scan, note = refresh(self.index, self.paths)
-        self.index_note = self.index_note or note
-        return self._index
+    @contextlib.contextmanager
+    def fresh_index(self) -> Iterator[ThreadIndex]:
+        """The index, up to date with the files (in memory if loom.db is read-only),
+        held for this thread while the block runs."""
+        with self._guard:
+            self._index, self.last_scan, note = refresh(self.index, self.paths)
+            self.index_note = self.index_note or note
+            yield self._index
 
     def close(self) -> None:
-        if self._index is not None:
-            self._index.conn.close()
-            self._index = None
+        with self._guard:
+            if self._index is not None:
+                self._index.conn.close()
+                self._index = None
 
     # -- ThreadStore -----------------------------------------------------------------
 
@@ -98,10 +107,11 @@ class LocalThreadStore:
         atomic_write_bytes(path, thread_to_bytes(thread))
         try:
             st = os.stat(path)
-            self._index_saved(thread, (st.st_ino, st.st_size, st.st_mtime_ns))
+            with self._guard:
+                self._index_saved(thread, (st.st_ino, st.st_size, st.st_mtime_ns))
         except (OSError, sqlite3.Error) as exc:
             # The file is saved; the next list/search re-indexes it from the file.
-            print(f"loom: note: search index not updated ({exc})", file=sys.stderr)
+            log.warning("thread %s saved, but the search index was not updated: %s", thread.id, exc)
 
     def _index_saved(self, thread: Thread, file_stat: tuple[int, int, int]) -> None:
         index = self.index
@@ -154,17 +164,19 @@ class LocalThreadStore:
         except ValueError as exc:  # pydantic's ValidationError, or BadThreadFile
             reason = str(exc) if isinstance(exc, BadThreadFile) else _reason(raw, thread_id, exc)
         moved = quarantine_file(path, self.paths.quarantine_dir, reason)
-        with contextlib.suppress(sqlite3.Error), write_transaction(self.index):
-            self.index.remove(thread_id)
+        self._unindex(thread_id)
         raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
 
     def list(self, limit: int = 50) -> list[ThreadSummary]:
         """Newest activity first."""
-        return self.fresh_index().list(limit)
+        with self.fresh_index() as index:
+            return [ThreadSummary(**row) for row in index.list(limit)]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
-        return self.fresh_index().search(query, limit)
+        with self.fresh_index() as index:
+            hits = index.search(query, limit)
+        return [SearchHit(ThreadSummary(**row), snippet, rank) for row, snippet, rank in hits]
 
     def resolve(self, ref: str) -> str:
         """The full id for an id or unique id prefix (`T-` optional), like git."""
@@ -173,7 +185,8 @@ class LocalThreadStore:
             raise ThreadNotFound(ref)
         if is_thread_id(ref) and self.path_for(ref).exists():
             return ref
-        matches = self.fresh_index().resolve(ref, limit=10)
+        with self.fresh_index() as index:
+            matches = index.resolve(ref, limit=10)
         if not matches:
             raise ThreadNotFound(ref)
         if len(matches) > 1:
@@ -190,8 +203,7 @@ class LocalThreadStore:
             raise ThreadNotFound(thread_id)
         trash = self.paths.trash_dir
         _move(source, trash / source.name, f"could not delete {thread_id}")
-        with contextlib.suppress(sqlite3.Error), write_transaction(self.index):
-            self.index.remove(thread_id)
+        self._unindex(thread_id)
         self._purge_old_trash()
 
     def restore(self, ref: str) -> str:
@@ -226,6 +238,10 @@ class LocalThreadStore:
             lock.release()
 
     # -- helpers -------------------------------------------------------------------
+
+    def _unindex(self, thread_id: str) -> None:
+        with self._guard, contextlib.suppress(sqlite3.Error), write_transaction(self.index):
+            self.index.remove(thread_id)
 
     def _resolve_deleted(self, ref: str) -> str:
         ref = ref.strip()

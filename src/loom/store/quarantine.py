@@ -10,16 +10,18 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 REASON_SUFFIX = ".reason.txt"
 
 
-@dataclass(frozen=True)
 class QuarantinedFile:
-    path: Path
-    reason: str
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"QuarantinedFile({self.path.name!r}, {self.reason!r})"
 
 
 def quarantine_file(path: Path, quarantine_dir: Path, reason: str) -> Path | None:

@@ -8,11 +8,11 @@ an id that does not match the file name) and returns an `IndexRecord`. It runs o
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from typing import Any
-
 from loom.core.schema import SCHEMA_VERSION
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INDEXED_CHARS_PER_MESSAGE = 32_000
 """Longer message text (typically a tool's output) is indexed up to this many characters."""
@@ -24,25 +24,46 @@ class BadThreadFile(ValueError):
     """A thread file that cannot be used; the message is the quarantine reason."""
 
 
-@dataclass
 class IndexRecord:
-    id: str
-    title: str
-    version: int
-    created_at: str
-    last_activity_at: str
-    message_count: int
-    git_branch: str | None = None
-    git_remote_url: str | None = None
-    workspace_root: str | None = None
-    agent_state_kind: str | None = None
-    is_private: bool = False
-    visibility: str = "organization"
-    tags: list[str] = field(default_factory=list)
-    commits: list[str] = field(default_factory=list)
-    message_texts: list[str] = field(default_factory=list)
-    """Searchable text of messages[first_message:] (all of them unless incremental)."""
-    first_message: int = 0
+    """One thread as the index stores it (a plain class: dataclasses cost start-up time)."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        title: str,
+        version: int,
+        created_at: str,
+        last_activity_at: str,
+        message_count: int,
+        git_branch: str | None = None,
+        git_remote_url: str | None = None,
+        workspace_root: str | None = None,
+        agent_state_kind: str | None = None,
+        is_private: bool = False,
+        visibility: str = "organization",
+        tags: list[str] | None = None,
+        commits: list[str] | None = None,
+        message_texts: list[str] | None = None,
+        first_message: int = 0,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.version = version
+        self.created_at = created_at
+        self.last_activity_at = last_activity_at
+        self.message_count = message_count
+        self.git_branch = git_branch
+        self.git_remote_url = git_remote_url
+        self.workspace_root = workspace_root
+        self.agent_state_kind = agent_state_kind
+        self.is_private = is_private
+        self.visibility = visibility
+        self.tags = tags or []
+        self.commits = commits or []
+        self.message_texts = message_texts or []
+        """Searchable text of messages[first_message:] (all of them unless incremental)."""
+        self.first_message = first_message
 
     @property
     def meta_text(self) -> str:
@@ -64,6 +85,8 @@ def parse_thread_bytes(raw: bytes, file_id: str) -> IndexRecord:
         raise BadThreadFile("the file is empty")
     if b"\x00" in raw:
         raise BadThreadFile("the file contains NUL bytes (truncated or padded by a crash)")
+    import json
+
     try:
         data = json.loads(raw)
     except UnicodeDecodeError as exc:
@@ -133,6 +156,8 @@ def message_text_of(message: Any, index: int = 0) -> str:
         raise BadThreadFile(f"message {index} content must be a string")
     calls = message.get("tool_calls") or []
     if role == "assistant" and calls:
+        import json
+
         if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
             raise BadThreadFile(f"message {index} tool_calls must be a list of objects")
         parts = " ".join(
