@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -155,9 +156,10 @@ class ContentSearch(_WalkingTool):
             limit=1 << 24,
         )
         hits: dict[str, FileHits] = {}
-        matched, truncated = 0, False
+        matched, truncated, finished = 0, False, False
+        assert process.stdout is not None and process.stderr is not None
+        errors = asyncio.create_task(process.stderr.read())  # drained alongside stdout
         try:
-            assert process.stdout is not None
             async for raw in process.stdout:
                 event = json.loads(raw)
                 kind = event.get("type")
@@ -175,12 +177,15 @@ class ContentSearch(_WalkingTool):
                         break
                     entry.matches.add(data["line_number"])
                     matched += 1
+            else:
+                finished = True
         finally:
-            if process.returncode is None:
+            if not finished and process.returncode is None:
+                # os.kill, not process.kill(): Popen.send_signal polls first and may reap
+                # the child behind asyncio's back (it then reports exit code 255).
                 with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-            assert process.stderr is not None
-            stderr = (await process.stderr.read()).decode(errors="replace")
+                    os.kill(process.pid, signal.SIGKILL)
+            stderr = (await errors).decode(errors="replace")
             await process.wait()
         if process.returncode == 2 and not hits and stderr.strip():
             raise self.fail(f"the search failed: {stderr.strip().splitlines()[-1]}")
