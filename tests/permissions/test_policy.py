@@ -210,3 +210,23 @@ def test_unusable_database_falls_back_to_session_grant(tmp_path: Path, project: 
     grant = policy.record(WRITE, {"path": "a"}, "allow_always")
     assert grant is not None and grant.id == 0
     assert policy.decide(WRITE, {"path": "a"}) is Decision.ALLOW
+
+
+def test_real_tools_deny_rules_see_through_symlinks(store: GrantStore, project: Path) -> None:
+    from loom.tools.defaults import default_registry
+
+    (project / ".env").write_text("SECRET=1\n")
+    (project / "alias.txt").symlink_to(project / ".env")
+    tools = default_registry(project)
+    policy = PermissionPolicy(store, auto_approve_all=True, deny_rules=["file_*:.env"])
+    reader, writer, git = tools.get("file_read"), tools.get("file_write"), tools.get("git")
+    assert policy.decide(reader, {"path": "alias.txt"}) is Decision.DENY
+    assert policy.decide(writer, {"path": "./sub/../.env", "content": ""}) is Decision.DENY
+    assert policy.decide(reader, {"path": "README.md"}) is Decision.ALLOW
+    strict = PermissionPolicy(store)
+    assert strict.decide(git, {"subcommand": "status"}) is Decision.ALLOW
+    assert strict.decide(git, {"subcommand": "commit", "args": ["-m", "x"]}) is Decision.ASK
+    grant = strict.record(git, {"subcommand": "commit", "args": ["-m", "x"]}, "allow_always")
+    assert grant is not None and (grant.scope_kind, grant.scope) == ("exact", "git commit")
+    assert strict.decide(git, {"subcommand": "commit", "args": ["-m", "y"]}) is Decision.ALLOW
+    assert strict.decide(git, {"subcommand": "add", "args": ["."]}) is Decision.ASK
