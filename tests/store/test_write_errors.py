@@ -37,6 +37,7 @@ def test_disk_full_midway_keeps_the_previous_file(monkeypatch: pytest.MonkeyPatc
         return real_write(fd, bytes(data[:10]))  # a short write first, then the disk is full
 
     monkeypatch.setattr(atomic.os, "write", write_then_fill_up)
+    monkeypatch.setattr(atomic.os, "writev", lambda fd, parts: write_then_fill_up(fd, parts[0]))
     thread.append(UserMessage(content="a message that will not fit"))
     thread.touch()
     with pytest.raises(StorageError, match=r"disk is full.*previous copy is intact"):

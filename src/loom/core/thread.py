@@ -94,8 +94,8 @@ class Thread(_Open):
     visibility: ThreadVisibility = ThreadVisibility.ORGANIZATION
     is_shared_with_support: bool = False
 
-    # (message, its JSON) for messages followed by another one; see store.serialize.
-    _serialization_cache: list[tuple[Any, bytes]] = PrivateAttr(default_factory=list)
+    # JSON of messages that another message follows (append-only); see store.serialize.
+    _serialization_cache: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     # -- construction -------------------------------------------------------------
 
@@ -143,7 +143,7 @@ class Thread(_Open):
         return self.conversation.messages
 
     @property
-    def serialization_cache(self) -> list[tuple[Any, bytes]]:
+    def serialization_cache(self) -> dict[str, Any]:
         """Used by the store to re-serialize only new messages on save."""
         return self._serialization_cache
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+from collections.abc import Sequence
 from pathlib import Path
+
+_IOV_CHUNK = 512  # stay well under IOV_MAX (1024 on Linux)
 
 
 class StorageError(OSError):
@@ -31,6 +34,12 @@ def fsync_dir(directory: Path) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically (and durably unless `durable=False`)."""
+    atomic_write_parts(path, [data], durable=durable)
+
+
+def atomic_write_parts(path: Path, parts: Sequence[bytes], *, durable: bool = True) -> None:
+    """Like atomic_write_bytes for the concatenation of `parts`, written with writev
+    so a big file assembled from cached pieces is never copied into one buffer."""
     tmp = temp_path_for(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -38,10 +47,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise _explain(exc, path) from exc
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, parts)
             if durable:
                 os.fsync(fd)
         finally:
@@ -52,6 +58,22 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise _explain(exc, path) from exc
     if durable:
         fsync_dir(path.parent)
+
+
+def _write_all(fd: int, parts: Sequence[bytes]) -> None:
+    for start in range(0, len(parts), _IOV_CHUNK):
+        chunk = [p for p in parts[start : start + _IOV_CHUNK] if p]
+        if not chunk:
+            continue
+        written = os.writev(fd, chunk) if len(chunk) > 1 else os.write(fd, chunk[0])
+        for part in chunk:  # after a short write, finish the rest piece by piece
+            if written >= len(part):
+                written -= len(part)
+                continue
+            view = memoryview(part)[written:]
+            written = 0
+            while view:
+                view = view[os.write(fd, view) :]
 
 
 def _remove_quietly(path: Path) -> None:

@@ -23,7 +23,7 @@ from loom.core.messages import message_text
 from loom.core.schema import SCHEMA_VERSION
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
-from loom.store.atomic import StorageError, atomic_write_bytes, fsync_dir
+from loom.store.atomic import StorageError, atomic_write_parts, fsync_dir
 from loom.store.base import (
     AmbiguousThreadId,
     SearchHit,
@@ -36,7 +36,7 @@ from loom.store.index import MAX_MESSAGES_INDEXED, ThreadIndex
 from loom.store.index_sync import ScanReport, open_index, refresh, write_transaction
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
-from loom.store.serialize import thread_to_bytes
+from loom.store.serialize import thread_to_parts
 from loom.store.summary import (
     MAX_INDEXED_CHARS_PER_MESSAGE,
     BadThreadFile,
@@ -104,7 +104,7 @@ class LocalThreadStore:
                 f"could not create {self.threads_dir}: {exc.strerror}; check its permissions",
             ) from exc
         path = self.path_for(thread.id)
-        atomic_write_bytes(path, thread_to_bytes(thread))
+        atomic_write_parts(path, thread_to_parts(thread))
         try:
             st = os.stat(path)
             with self._guard:
