@@ -56,10 +56,19 @@ class ThreadSaver:
 
     async def flush(self) -> None:
         """Wait until every requested save has been attempted. Errors were reported
-        through `on_error`; `last_error` holds the latest (None after a good write)."""
-        if self._dirty and (self._task is None or self._task.done()):
-            self._task = asyncio.get_running_loop().create_task(self._run())
-        await self._done.wait()
+        through `on_error`; `last_error` holds the latest (None after a good write).
+        Survives the writer task being cancelled (e.g. at loop shutdown): it restarts it."""
+        while not self._done.is_set():
+            if self._task is None or self._task.done():
+                if not self._dirty:
+                    self._done.set()
+                    break
+                self._task = asyncio.get_running_loop().create_task(self._run())
+            waiter = asyncio.ensure_future(self._done.wait())
+            try:
+                await asyncio.wait({waiter, self._task}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
 
     async def close(self) -> None:
         await self.flush()
@@ -82,6 +91,7 @@ class ThreadSaver:
                     self.writes += 1
                     self.last_error = None
                 except asyncio.CancelledError:
+                    self._dirty = True  # the write may not have landed: do it again
                     raise
                 except Exception as exc:  # reported, and retried on the next request
                     self.last_error = exc

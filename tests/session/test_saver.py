@@ -1,0 +1,85 @@
+"""ThreadSaver: coalescing, durability on flush, errors reported and retried."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from loom.core.messages import UserMessage
+from loom.core.thread import Thread
+from loom.session.saver import ThreadSaver
+
+
+class SlowStore:
+    def __init__(self, delay: float = 0.02, fail_first: int = 0) -> None:
+        self.delay = delay
+        self.fail_first = fail_first
+        self.saved: list[tuple[int, int]] = []  # (version, message count)
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def save(self, thread: Thread) -> None:
+        self.gate.wait(5)
+        time.sleep(self.delay)
+        if self.fail_first:
+            self.fail_first -= 1
+            raise OSError(28, "No space left on device")
+        self.saved.append((thread.version, len(thread.messages)))
+
+
+async def test_requests_coalesce_and_flush_lands_the_latest_state() -> None:
+    thread = Thread.new()
+    store = SlowStore()
+    saver = ThreadSaver(lambda: thread, store.save)
+    for n in range(20):
+        thread.append(UserMessage(content=str(n)))
+        saver.request()
+        await asyncio.sleep(0)
+    await saver.flush()
+    assert store.saved[-1][1] == 20
+    assert 1 <= saver.writes < 20 and saver.requests == 20
+    versions = [v for v, _ in store.saved]
+    assert versions == sorted(versions) and thread.version == versions[-1]
+
+
+async def test_a_copy_is_saved_so_appends_during_a_write_are_safe() -> None:
+    thread = Thread.new()
+    store = SlowStore()
+    store.gate.clear()
+    saver = ThreadSaver(lambda: thread, store.save)
+    thread.append(UserMessage(content="one"))
+    saver.request()
+    await asyncio.sleep(0.01)  # the write has taken its copy and waits on the gate
+    thread.append(UserMessage(content="two"))
+    saver.request()
+    store.gate.set()
+    await saver.flush()
+    assert [count for _, count in store.saved] == [1, 2]
+
+
+async def test_flush_survives_the_writer_task_being_cancelled() -> None:
+    thread = Thread.new()
+    store = SlowStore(delay=0.05)
+    saver = ThreadSaver(lambda: thread, store.save)
+    thread.append(UserMessage(content="x"))
+    saver.request()
+    await asyncio.sleep(0.01)
+    saver._task.cancel()  # what loop shutdown does to every task
+    await asyncio.wait_for(saver.flush(), 5)
+    assert store.saved and store.saved[-1][1] == 1
+
+
+async def test_errors_are_reported_and_the_next_request_retries() -> None:
+    thread = Thread.new()
+    store = SlowStore(delay=0, fail_first=1)
+    errors = []
+    saver = ThreadSaver(lambda: thread, store.save, on_error=errors.append)
+    thread.append(UserMessage(content="x"))
+    saver.request()
+    await saver.flush()
+    assert len(errors) == 1 and "No space left" in str(errors[0])
+    assert saver.last_error is errors[0] and store.saved == []
+    saver.request()
+    await saver.flush()
+    assert saver.last_error is None and store.saved[-1][1] == 1
