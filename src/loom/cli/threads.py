@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from loom.cli.render_thread import print_resume_summary
+
+__all__ = ["print_resume_summary", "register"]
+
 if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.store.local import LocalThreadStore
@@ -169,12 +173,23 @@ def restore_command(
     typer.echo(f"Restored {thread_id}.")
 
 
-def resume_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
-    """Show where a thread left off: title, messages, last activity, git state, warnings."""
+def resume_command(
+    ref: str = typer.Argument(..., help=ID_HELP),
+    prompt: str = typer.Option(
+        None, "--prompt", "-p", help="Continue headlessly with this message (as `loom run`)."
+    ),
+) -> None:
+    """Show where a thread left off (title, messages, last activity, git state, warnings),
+    then carry on: the chat in a terminal, or one headless turn with -p."""
+    from loom.cli.chat import continue_thread
     from loom.cli.render_thread import print_resume_summary
 
     with _errors():
-        print_resume_summary(_load(_store(), ref), Console())
+        thread = _load(_store(), ref)
+        print_resume_summary(thread, Console())
+    code = continue_thread(thread.id, prompt)
+    if code:
+        raise typer.Exit(code)
 
 
 def doctor_command(
