@@ -76,14 +76,28 @@ for h in hits[:20]:
 """
 
 
+def _once(cmd: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
 def timed(cmd: list[str], runs: int, env: dict[str, str]) -> float:
     """Median wall time of `runs` runs of a whole process."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return statistics.median(_once(cmd, env) for _ in range(runs))
+
+
+def compare(
+    ours: list[str], base: list[str], runs: int, base_runs: int, env: dict[str, str]
+) -> tuple[float, float]:
+    """Medians of both, interleaved so that load from other processes on this shared
+    machine falls on both sides alike."""
+    mine, theirs = [], []
+    per_base = max(1, runs // base_runs)
+    for _ in range(base_runs):
+        mine += [_once(ours, env) for _ in range(per_base)]
+        theirs.append(_once(base, env))
+    return statistics.median(mine), statistics.median(theirs)
 
 
 def row(name: str, ours: float, base: float, base_name: str, target: str) -> None:
@@ -104,11 +118,15 @@ def bench_cli(home: Path, runs: int, base_runs: int) -> None:
 
     timed([*LOOM, "search", "warm-up"], 1, env)
     timed([PYTHON, "-c", "import loom.core.thread"], 1, env)
-    ours = timed([*LOOM, "list"], runs, env)
-    base_json = timed([PYTHON, "-c", BASELINE_LIST, threads, "json"], base_runs, env)
-    base_pyd = timed([PYTHON, "-c", BASELINE_LIST, threads, "pydantic"], base_runs, env)
-    row("loom list", ours, base_json, "load all (json.loads)", "target <=250 ms, >=20x")
-    row("loom list", ours, base_pyd, "load all (pydantic)", "")
+    listing = [*LOOM, "list"]
+    ours, base = compare(
+        listing, [PYTHON, "-c", BASELINE_LIST, threads, "json"], runs, base_runs, env
+    )
+    row("loom list", ours, base, "load all (json.loads)", "target <=250 ms, >=20x")
+    ours, base = compare(
+        listing, [PYTHON, "-c", BASELINE_LIST, threads, "pydantic"], runs, base_runs, env
+    )
+    row("loom list", ours, base, "load all (pydantic)", "")
 
     queries = [
         ("rare word", meta["rare_word"]),
@@ -117,17 +135,18 @@ def bench_cli(home: Path, runs: int, base_runs: int) -> None:
         ("branch", "feature/auth-12"),
         ("repo url", "github.com/ana/proj-auth"),
     ]
+    queries.append(("commit prefix", _some_sha(Path(threads))[:7]))
     for label, query in queries:
-        ours = timed([*LOOM, "search", query], runs, env)
-        base = timed([PYTHON, "-c", BASELINE_SEARCH, threads, query], base_runs, env)
+        ours, base = compare(
+            [*LOOM, "search", query],
+            [PYTHON, "-c", BASELINE_SEARCH, threads, query],
+            runs,
+            base_runs,
+            env,
+        )
         row(f"loom search ({label})", ours, base, "seed 002 linear scan", "target <=300 ms, >=20x")
-    sha = _some_sha(Path(threads))
-    ours = timed([*LOOM, "search", sha[:7]], runs, env)
-    base = timed([PYTHON, "-c", BASELINE_SEARCH, threads, sha[:7]], base_runs, env)
-    row("loom search (commit prefix)", ours, base, "seed 002 linear scan", "target <=300 ms, >=20x")
 
-    version = timed([*LOOM, "--version"], runs * 2, env)
-    bare = timed([PYTHON, "-c", "pass"], runs * 2, env)
+    version, bare = compare([*LOOM, "--version"], [PYTHON, "-c", "pass"], runs * 2, runs * 2, env)
     print(
         f"{'loom --version':<34} {version * 1000:9.1f} ms   "
         f"{'python -c pass':<28} {bare * 1000:9.1f} ms   {version / bare:5.2f}x of bare (<= 2x)"
@@ -207,8 +226,8 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=Path("/tmp/loom-bench"))
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--messages", type=int, default=50)
-    parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--baseline-runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--baseline-runs", type=int, default=5)
     args = parser.parse_args()
     if not (args.home / "corpus.json").exists():
         sys.path.insert(0, str(ROOT / "bench"))
