@@ -252,3 +252,23 @@ def _prompt_session(config: Any) -> Any:
     except OSError:
         history = None
     return PromptSession(history=history, vi_mode=config.ui.editing_mode == "vi")
+
+
+def continue_thread(thread_id: str, prompt: str | None = None) -> int:
+    """What `loom resume ID` does after printing its summary: with `-p`, one headless
+    turn (like `loom run --resume`); in a terminal, the REPL on that thread; otherwise
+    (piped, scripted) nothing more. Root options (`loom --model X resume ID`) apply."""
+    import click
+
+    context = click.get_current_context(silent=True)
+    root = context.find_root().obj if context is not None else None
+    root = root if isinstance(root, dict) else {}
+    model, private = root.get("model"), bool(root.get("private"))
+    if prompt:
+        from loom.cli.run import RunOptions, run_headless
+
+        options = RunOptions(prompt=prompt, model=model, private=private, thread_id=thread_id)
+        return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
+    if not sys.stdin.isatty():
+        return 0
+    return start_chat(model=model, private=private, thread_id=thread_id)

@@ -1,0 +1,196 @@
+"""The REPL (`loom`) driven through a real pty against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+PROMPT = "normal ›"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def spawn(args: list[str], cwd: Path, server: FakeLlmServer) -> pexpect.spawn:
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "PROMPT_TOOLKIT_NO_CPR": "1",  # nobody answers cursor-position queries in a test pty
+        "TERM": "xterm",
+        "NO_COLOR": "1",
+    }
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "loom", *args],
+        cwd=str(cwd),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+        logfile=open(os.environ.get("CHAT_LOG", os.devnull), "a"),
+    )
+
+
+def saved_thread(child: pexpect.spawn) -> dict:
+    child.expect(r"Thread saved: (T-[0-9a-f-]+)")
+    thread_id = child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+    return json.loads(path.read_text())
+
+
+def test_chat_streams_asks_permission_and_runs_slash_commands(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text=["Hello ", "there, ", "friend."]))
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "a.txt", "content": "A"})]))
+    server.add(Turn(text="Wrote a.txt."))
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "b.txt", "content": "B"})]))
+    server.add(Turn(text="Left b.txt alone."))
+    server.add(Turn(text="from openai"))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("say hello")
+    child.expect("Hello there, friend.")
+    child.expect(PROMPT)
+
+    child.sendline("write a")
+    child.expect(r"Allow file_write a\.txt\?")
+    child.expect(r"\[y\] allow once")
+    child.send("y")
+    child.expect("● file_write a.txt")
+    child.expect("Wrote a.txt.")
+    child.expect(PROMPT)
+    assert (project / "a.txt").read_text() == "A"
+
+    child.sendline("write b")
+    child.expect(r"\[n\] deny")
+    child.send("n")
+    child.expect("Left b.txt alone.")
+    child.expect(PROMPT)
+    assert not (project / "b.txt").exists()
+
+    child.sendline("/model nonsense")
+    child.expect("has no provider")
+    child.sendline("/model openai:gpt-5")
+    child.expect("model: openai:gpt-5")
+    child.sendline("who are you")
+    child.expect("from openai")
+    child.expect(PROMPT)
+    assert server.requests[-1].format == "openai"
+
+    child.sendline("/architect")
+    child.expect("mode: architect")
+    child.expect("architect ›")
+    child.sendline("/normal")
+    child.expect("mode: normal")
+    child.sendline("/history")
+    child.expect(r"you: \S*say hello")
+    child.expect("● file_write b.txt")
+    child.sendline("/help")
+    child.expect("/exit")
+    child.sendline("/bogus")
+    child.expect("unknown command /bogus")
+    child.sendeof()  # Ctrl-D
+    thread = saved_thread(child)
+    roles = [m["role"] for m in thread["conversation"]["messages"]]
+    assert roles == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    denied = thread["conversation"]["messages"][8]
+    assert denied["is_error"] is True and "did not allow" in denied["content"]
+
+
+def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="too slow", delay=20))
+    server.add(Turn(text="second answer"))
+    child = spawn(["--private"], project, server)
+    child.expect(PROMPT)
+    child.sendline("take your time")
+    child.expect(r"\r\n")  # the line was submitted
+    while not server.requests:
+        child.expect([pexpect.TIMEOUT], timeout=0.1)
+    child.sendintr()  # Ctrl-C
+    child.expect("interrupted")
+    child.expect(PROMPT)
+    child.sendline("again")
+    child.expect("second answer")
+    child.expect(PROMPT)
+    child.sendline("/exit")
+    thread = saved_thread(child)
+    assert thread["is_private"] is True
+    contents = [m["content"] for m in thread["conversation"]["messages"]]
+    assert contents[0] == "take your time" and contents[-1] == "second answer"
+
+
+def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="first"))
+    first = subprocess.run(
+        [sys.executable, "-m", "loom", "run", "-p", "remember 7", "-o", "json"],
+        cwd=project,
+        env={
+            **os.environ,
+            "ANTHROPIC_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    thread_id = json.loads(first.stdout)["thread_id"]
+    server.add(Turn(text="it was 7"))
+    child = spawn(["resume", thread_id[:13]], project, server)
+    child.expect(r"Resuming thread: \S*" + thread_id)
+    child.expect("Messages: 2")
+    child.expect(PROMPT)
+    child.sendline("what was it?")
+    child.expect("it was 7")
+    child.expect(PROMPT)
+    child.sendeof()
+    thread = saved_thread(child)
+    assert thread["id"] == thread_id and len(thread["conversation"]["messages"]) == 4
+    assert "remember 7" in json.dumps(server.requests[-1].json["messages"])
+
+
+def test_missing_key_is_one_line(server: FakeLlmServer, project: Path) -> None:
+    child = spawn(["--model", "google:gemini-2.5-pro"], project, server)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert "No API key for google" in child.before and "Traceback" not in child.before
