@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,8 @@ class LspClient:
             self.process = await asyncio.create_subprocess_exec(
                 *argv, cwd=self.root, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                env={**os.environ}, limit=2**24)
+                env={**os.environ}, limit=2**24,
+                start_new_session=True)  # its own process group: we can stop its children
         except OSError as exc:
             raise LspError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
         self._tasks = [asyncio.create_task(self._read_loop()),
@@ -125,14 +127,21 @@ class LspClient:
         self._closed = True
         await self._reap(0)
 
+    def kill_group(self) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+
     async def _reap(self, timeout: float) -> None:
-        assert self.process is not None
+        if self.process is None:  # never started
+            return
         try:
             await asyncio.wait_for(self.process.wait(), timeout)
         except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-            await self.process.wait()
+            self.kill_group()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), 5)
+        self.kill_group()  # helpers it started (e.g. node under a wrapper script)
         for task in self._tasks:
             task.cancel()
         self._fail_pending(LspServerDied(f"{self.language} language server stopped"))
@@ -177,7 +186,14 @@ class LspClient:
                     break
                 self._dispatch(message)
         except (ProtocolError, asyncio.IncompleteReadError, ConnectionError) as exc:
-            self._stderr_tail += f"\n(loom: {exc})".encode()
+            # A server that garbles its output cannot be trusted with anything after it.
+            self.kill_group()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), 5)
+            self._fail_pending(LspServerDied(
+                f"the {self.language} language server ({self.command[0]}) sent a malformed "
+                f"message ({exc}); Loom stopped it"))
+            return
         with contextlib.suppress(Exception):
             await self.process.wait()
         self._fail_pending(LspServerDied(self._died_message()))
