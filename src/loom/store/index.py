@@ -322,7 +322,11 @@ def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str
     every such word marked **like this** (words are whitespace-separated tokens)."""
     words = text.split()
     prefixes = tuple(terms)
-    hit = [bool(prefixes) and any(p.startswith(prefixes) for p in word_parts(w)) for w in words]
+    hit = [
+        any(t in w.lower() for t in terms)  # cheap test first, exact one only if it passes
+        and any(p.startswith(prefixes) for p in word_parts(w))
+        for w in words
+    ]
     first = hit.index(True) if True in hit else 0
     # Start a few words before the first hit, then take words until the width is used.
     start = first
