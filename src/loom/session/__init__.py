@@ -13,7 +13,8 @@ from loom.session.bus import EventBus, Subscription
 from loom.session.context import BuiltContext, ContextBudget, ContextWindow
 from loom.session.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
 from loom.session.options import SessionOptions
-from loom.session.session import NoPendingPermission, Session, TurnError
+from loom.session.permission_gate import NoPendingPermission
+from loom.session.session import Session, TurnError
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -128,7 +128,7 @@ class LlmCaller:
             model=model,
             usage=usage,
             stop_reason=stop,
-            id=_new_id(),
+            id=new_message_id(),
             created_at=now_iso(),
             mode="architect" if session.mode == "architect" else None,
         )
@@ -145,7 +145,7 @@ class LlmCaller:
         return usage
 
 
-def _new_id() -> str:
+def new_message_id() -> str:
     import uuid_utils
 
     return f"msg_{uuid_utils.uuid7().hex}"

@@ -23,6 +23,7 @@ from loom.core.clock import now_iso
 from loom.core.events import ArchitectPlan, ArchitectStep
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.plan import Plan, PlanError, parse_plan
+from loom.session._llm import new_message_id
 from loom.session.prompt import EDITOR_STEP_PROMPT, architect_system_prompt
 from loom.tools.base import ToolRegistry
 
@@ -131,9 +132,9 @@ def _status(end: sm.EndTurn) -> tuple[str, str]:
 
 
 def _user(text: str, **extra: Any) -> UserMessage:
-    from loom.session._llm import _new_id
-
-    return UserMessage(content=text, mode="architect", id=_new_id(), created_at=now_iso(), **extra)
+    return UserMessage(
+        content=text, mode="architect", id=new_message_id(), created_at=now_iso(), **extra
+    )
 
 
 def _mark_last(session: Session, step: dict[str, Any] | None, **extra: Any) -> None:

@@ -17,11 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, overload
+from typing import Any, overload
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
@@ -29,11 +28,8 @@ from loom.core.events import (
     LlmRetry,
     ModeChanged,
     NewMessage,
-    PermissionRequest,
     SessionError,
     SessionStatus,
-    ToolComplete,
-    ToolExecuting,
     ToolProgress,
     TurnComplete,
     topic_for,
@@ -41,17 +37,17 @@ from loom.core.events import (
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
 from loom.core.thread import Thread
 from loom.llm.base import Provider
-from loom.session._llm import LlmCaller, _new_id
+from loom.session._llm import LlmCaller, new_message_id
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.options import SessionOptions
+from loom.session.permission_gate import PermissionGate
 from loom.session.saver import ThreadSaver
-from loom.session.tool_runner import lookup_error, run_tool
-from loom.tools.base import ToolContext, ToolRegistry
+from loom.session.tool_runner import execute_call
+from loom.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
 
 RESTART_FLUSH_TIMEOUT = 5.0
-RESPONSES = ("allow_once", "allow_always", "deny")
 MODES = ("normal", "architect")
 
 
@@ -62,10 +58,6 @@ class TurnError(RuntimeError):
     def __init__(self, message: str, origin: str = "Llm") -> None:
         super().__init__(message)
         self.origin = origin
-
-
-class NoPendingPermission(LookupError):
-    pass
 
 
 class Session:
@@ -112,9 +104,9 @@ class Session:
         self._status = "idle"
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[str] | None = None
-        self._permission: tuple[asyncio.Future[str], Any, ToolCall, dict[str, Any]] | None = None
+        self.gate = PermissionGate(self, permissions)
         self._closed = False
-        self._in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
+        self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
         self.state: sm.AgentState = sm.WaitingForUserInput()
         self._pending_restore = self._restore_from(thread)
 
@@ -124,8 +116,8 @@ class Session:
         if self._pending_restore:
             actions, self._pending_restore = self._pending_restore, []
             await self._perform_all(actions)
-        if self._in_git_repo:
-            await self._git_snapshot()
+        if self.in_git_repo:
+            await self.git_snapshot()
         await self._saver.flush()
 
     # -- seed 001 API -----------------------------------------------------------------
@@ -185,18 +177,13 @@ class Session:
 
     def respond_to_permission(self, action: str, meta: dict[str, Any] | None = None) -> None:
         """Answer the pending permission request: allow_once, allow_always or deny.
-        `meta` may carry `scope` (what an allow_always covers, e.g. a folder "src/")."""
-        if action not in RESPONSES:
-            raise ValueError(f"unknown permission answer {action!r}; use one of {RESPONSES}")
-        if self._permission is None or self._permission[0].done():
-            raise NoPendingPermission(f"session {self.id} is not waiting for a permission answer")
-        future, tool, call, _ = self._permission
-        self._permission = (future, tool, call, dict(meta or {}))
-        future.set_result(action)
+        `meta` may carry `scope` (what an allow_always covers, e.g. a folder "src/").
+        Raises ValueError for another answer, NoPendingPermission when none is waiting."""
+        self.gate.respond(action, meta)
 
     @property
     def pending_permission(self) -> ToolCall | None:
-        return self._permission[2] if self._permission and not self._permission[0].done() else None
+        return self.gate.pending
 
     def interrupt(self) -> bool:
         """Cancel the running turn (Ctrl-C). Returns False when nothing was running."""
@@ -218,8 +205,8 @@ class Session:
         for action in actions:
             if isinstance(action, sm.RecordMessage):
                 self._record(action.message)
-        if self._in_git_repo:
-            await self._git_snapshot(final=True)
+        if self.in_git_repo:
+            await self.git_snapshot()
         self.thread.agent_state = sm.snapshot(sm.WaitingForUserInput())
         self._saver.request()
         await self._saver.flush()
@@ -250,7 +237,7 @@ class Session:
     async def run_user_turn(self, message: UserMessage) -> str:
         """Drive the machine from a user message to the end of the turn."""
         if message.id is None:
-            message.id = _message_id()
+            message.id = new_message_id()
             message.created_at = now_iso()
         end = await self.drive(sm.UserInput(message))
         self.last_turn = end
@@ -273,7 +260,7 @@ class Session:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
-            self._cancel_permission()
+            self.gate.cancel()
             for follow in await self._apply(sm.Interrupted()):
                 if isinstance(follow, sm.EndTurn):
                     end = follow
@@ -310,7 +297,7 @@ class Session:
             case sm.CallLlm():
                 return await self.llm.call(action.conversation)
             case sm.ExecuteTool(call=call):
-                return await self._execute(call)
+                return await execute_call(self, call)
             case sm.ScheduleRetry(attempt=attempt, error=error):
                 delay = self.options.retry.delay(attempt, self.llm.last_exception)
                 self.publish(
@@ -342,90 +329,6 @@ class Session:
         return None
 
     # -- tools ------------------------------------------------------------------------
-
-    async def _execute(self, call: ToolCall) -> sm.AgentEvent:
-        problem = lookup_error(call, self.active_tools)
-        if problem is not None:
-            return sm.ToolCompleted(call.id, sm.ToolOutcome(problem, is_error=True), time.time())
-        tool = self.active_tools.get(call.tool_name)
-        args = call.arguments_json
-        denied = await self._check_permission(tool, call)
-        if denied is not None:
-            return denied
-        self.apply_now(sm.ToolStarted(call.id, time.time()))
-        self.publish(
-            ToolExecuting(
-                session_id=self.id, tool_name=call.tool_name, call_id=call.id, arguments=args
-            )
-        )
-
-        def progress(fraction: float | None, message: str) -> None:
-            info = sm.ToolProgressInfo(fraction, message)
-            self.apply_now(sm.ToolProgressed(call.id, info, time.time()))
-
-        ctx = ToolContext(
-            project_root=self.project_root,
-            session_id=self.id,
-            thread_id=self.thread.id,
-            progress=progress,
-            extras=self.options.tool_extras,
-        )
-        result = await run_tool(tool, args, ctx, self.options.tool_timeout)
-        if result.crashed:
-            self.publish(SessionError(session_id=self.id, origin="Tool", message=result.content))
-        self.publish(
-            ToolComplete(
-                session_id=self.id,
-                tool_name=call.tool_name,
-                call_id=call.id,
-                result=result.content,
-                is_error=result.is_error,
-            )
-        )
-        if self._in_git_repo and _risk(tool, args) != "read":
-            await self._git_snapshot()
-        outcome = sm.ToolOutcome(result.content, result.is_error)
-        return sm.ToolCompleted(call.id, outcome, time.time(), _message_id(), now_iso())
-
-    async def _check_permission(self, tool: Any, call: ToolCall) -> sm.AgentEvent | None:
-        if self.permissions is None:
-            return None
-        args = call.arguments_json
-        verdict = _verdict(self.permissions, tool, args)
-        decision = str(getattr(verdict.decision, "value", verdict.decision)).lower()
-        if decision == "allow":
-            return None
-        if decision == "deny":
-            return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
-        await self._saver.flush()  # durable before we wait on a person
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._permission = (future, tool, call, {})
-        self.publish(
-            PermissionRequest(
-                session_id=self.id,
-                tool_name=call.tool_name,
-                tool_path=verdict.subject,
-                call_id=call.id,
-                arguments=args,
-            )
-        )
-        try:
-            answer = await future
-        finally:
-            meta = self._permission[3] if self._permission else {}
-            self._permission = None
-        try:
-            self.permissions.record(tool, args, answer, scope=meta.get("scope"))
-        except (ValueError, OSError) as exc:
-            self.publish(SessionError(session_id=self.id, origin="Io", message=str(exc)))
-        if answer == "deny":
-            return sm.PermissionDenied(call.id, verdict.subject, time.time())
-        return None
-
-    def _cancel_permission(self) -> None:
-        if self._permission is not None and not self._permission[0].done():
-            self._permission[0].cancel()
-        self._permission = None
 
     # -- thread, events, status -------------------------------------------------------
 
@@ -474,7 +377,7 @@ class Session:
         """Wait until the thread as it is now is on disk."""
         await self._saver.flush()
 
-    async def _git_snapshot(self, *, final: bool = False) -> None:
+    async def git_snapshot(self) -> None:
         from loom.gitmeta import snapshot_git_state
 
         try:
@@ -492,7 +395,7 @@ class Session:
     async def restart(self, cause: BaseException) -> None:
         """Rebuild the session from its last saved thread (the GenServer restart)."""
         self.restarts += 1
-        self._cancel_permission()
+        self.gate.cancel()
         # Land what was recorded before the crash (history is append-only, so it is a
         # valid prefix), then rebuild from disk as a fresh process would.
         with contextlib.suppress(Exception):
@@ -517,27 +420,5 @@ class Session:
         await self._saver.flush()
 
 
-class _Verdict(NamedTuple):
-    decision: Any
-    reason: str
-    subject: str | None
-
-
-def _verdict(policy: Any, tool: Any, args: dict[str, Any]) -> Any:
-    """`PermissionPolicy.check` (decision + reason + subject), or a bare `decide`."""
-    check = getattr(policy, "check", None)
-    if check is not None:
-        return check(tool, args)
-    return _Verdict(policy.decide(tool, args), "", None)
-
-
-def _risk(tool: Any, args: dict[str, Any]) -> str:
-    risk_for = getattr(tool, "risk_for", None)
-    return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")
-
-
 def _inside_git_repo(path: Path) -> bool:
     return any((folder / ".git").exists() for folder in (path, *path.parents))
-
-
-_message_id = _new_id

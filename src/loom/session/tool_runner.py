@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from loom.core import state as sm
+from loom.core.clock import now_iso
+from loom.core.events import SessionError, ToolComplete, ToolExecuting
 from loom.core.messages import ToolCall
 from loom.llm.base import invalid_arguments_text
+from loom.session._llm import new_message_id
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
+
+if TYPE_CHECKING:
+    from loom.session.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -88,3 +96,55 @@ async def run_tool(
         dropped = len(content) - MAX_RESULT_CHARS
         content = content[:MAX_RESULT_CHARS] + f"\n[... {dropped} more characters not shown]"
     return ToolRunResult(content, bool(getattr(result, "is_error", False)))
+
+
+async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
+    """Check, run and report one tool call for a session; returns the
+    event to feed the machine (ToolCompleted or PermissionDenied)."""
+    problem = lookup_error(call, session.active_tools)
+    if problem is not None:
+        return sm.ToolCompleted(call.id, sm.ToolOutcome(problem, is_error=True), time.time())
+    tool = session.active_tools.get(call.tool_name)
+    args = call.arguments_json
+    denied = await session.gate.check(tool, call)
+    if denied is not None:
+        return denied
+    session.apply_now(sm.ToolStarted(call.id, time.time()))
+    session.publish(
+        ToolExecuting(
+            session_id=session.id, tool_name=call.tool_name, call_id=call.id, arguments=args
+        )
+    )
+
+    def progress(fraction: float | None, message: str) -> None:
+        info = sm.ToolProgressInfo(fraction, message)
+        session.apply_now(sm.ToolProgressed(call.id, info, time.time()))
+
+    ctx = ToolContext(
+        project_root=session.project_root,
+        session_id=session.id,
+        thread_id=session.thread.id,
+        progress=progress,
+        extras=session.options.tool_extras,
+    )
+    result = await run_tool(tool, args, ctx, session.options.tool_timeout)
+    if result.crashed:
+        session.publish(SessionError(session_id=session.id, origin="Tool", message=result.content))
+    session.publish(
+        ToolComplete(
+            session_id=session.id,
+            tool_name=call.tool_name,
+            call_id=call.id,
+            result=result.content,
+            is_error=result.is_error,
+        )
+    )
+    if session.in_git_repo and _risk(tool, args) != "read":
+        await session.git_snapshot()
+    outcome = sm.ToolOutcome(result.content, result.is_error)
+    return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
+
+
+def _risk(tool: Any, args: dict[str, Any]) -> str:
+    risk_for = getattr(tool, "risk_for", None)
+    return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")

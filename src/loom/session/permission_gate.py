@@ -1,0 +1,102 @@
+"""PermissionGate: asks the policy about each tool call, and a person when it says ASK.
+
+ALLOW runs the call; DENY (a deny rule, or an earlier "deny" in this session) answers it
+with the reason; ASK flushes the thread to disk, publishes `permission_request` and waits
+for `Session.respond_to_permission(action, meta)`. The answer is recorded through
+`PermissionPolicy.record` (`allow_always` saves a grant scoped by `meta["scope"]`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from loom.core import state as sm
+from loom.core.events import PermissionRequest, SessionError
+from loom.core.messages import ToolCall
+
+if TYPE_CHECKING:
+    from loom.session.session import Session
+
+RESPONSES = ("allow_once", "allow_always", "deny")
+
+
+class NoPendingPermission(LookupError):
+    pass
+
+
+class _Verdict(NamedTuple):
+    decision: Any
+    reason: str
+    subject: str | None
+
+
+class PermissionGate:
+    def __init__(self, session: Session, policy: Any) -> None:
+        self.session = session
+        self.policy = policy
+        self._future: asyncio.Future[str] | None = None
+        self._call: ToolCall | None = None
+        self._meta: dict[str, Any] = {}
+
+    @property
+    def pending(self) -> ToolCall | None:
+        return self._call if self._future is not None and not self._future.done() else None
+
+    def respond(self, action: str, meta: dict[str, Any] | None = None) -> None:
+        if action not in RESPONSES:
+            raise ValueError(f"unknown permission answer {action!r}; use one of {RESPONSES}")
+        if self._future is None or self._future.done():
+            raise NoPendingPermission(
+                f"session {self.session.id} is not waiting for a permission answer"
+            )
+        self._meta = dict(meta or {})
+        self._future.set_result(action)
+
+    def cancel(self) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.cancel()
+        self._future, self._call = None, None
+
+    async def check(self, tool: Any, call: ToolCall) -> sm.AgentEvent | None:
+        """None when the call may run, else the PermissionDenied event to feed."""
+        if self.policy is None:
+            return None
+        session, args = self.session, call.arguments_json
+        verdict = self._verdict(tool, args)
+        decision = str(getattr(verdict.decision, "value", verdict.decision)).lower()
+        if decision == "allow":
+            return None
+        if decision == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
+        await session.flush()  # durable before we wait on a person
+        self._future = asyncio.get_running_loop().create_future()
+        self._call, self._meta = call, {}
+        session.publish(
+            PermissionRequest(
+                session_id=session.id,
+                tool_name=call.tool_name,
+                tool_path=verdict.subject,
+                call_id=call.id,
+                arguments=args,
+            )
+        )
+        try:
+            answer = await self._future
+        finally:
+            self._future, self._call = None, None
+        try:
+            self.policy.record(tool, args, answer, scope=self._meta.get("scope"))
+        except (ValueError, OSError) as exc:
+            session.publish(SessionError(session_id=session.id, origin="Io", message=str(exc)))
+        if answer == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time())
+        return None
+
+    def _verdict(self, tool: Any, args: dict[str, Any]) -> Any:
+        """`PermissionPolicy.check` (decision + reason + subject), or a bare `decide`."""
+        check = getattr(self.policy, "check", None)
+        if check is not None:
+            return check(tool, args)
+        return _Verdict(self.policy.decide(tool, args), "", None)
