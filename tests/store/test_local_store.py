@@ -37,6 +37,11 @@ def test_save_load_round_trip_keeps_unknown_fields(store: LocalThreadStore) -> N
     assert again["from_a_newer_loom"] == {"x": 1}
     assert again["conversation"]["messages"][0]["reaction"] == "+1"
     assert store.load("T-01a00000-0000-7000-8000-000000000000") is None
+    assert store.load("../../etc/passwd") is None
+    bad = make_thread()
+    bad.id = "../escape"
+    with pytest.raises(ValueError, match="not a thread id"):
+        store.save(bad)
 
 
 def test_file_bytes_equal_pydantic_pretty_json_across_appends(store: LocalThreadStore) -> None:
@@ -248,3 +253,20 @@ def test_list_works_when_loom_db_cannot_be_opened(store: LocalThreadStore) -> No
     other = LocalThreadStore()
     assert [s.title for s in other.list()] == ["still listed"]
     assert "not usable" in (other.index_note or "")
+
+
+def test_a_busy_index_is_used_as_is_not_rebuilt_in_memory(
+    store: LocalThreadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from loom.store import index_sync
+
+    store.save(make_thread("already indexed"))
+
+    def locked(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(index_sync, "ensure_fresh", locked)
+    assert [s.title for s in store.list()] == ["already indexed"]
+    assert "busy" in (store.index_note or "")

@@ -153,7 +153,7 @@ def _refreshed_index() -> ThreadIndex:
 
     paths = LoomPaths.from_env()
     index, note = open_index(paths)
-    index, report, fallback = refresh(index, paths)
+    index, report, fallback = refresh(index, paths, progress=_say_indexing)
     note = note or fallback
     if note:
         sys.stderr.write(f"loom: note: {note}; reading thread files directly\n")
@@ -165,6 +165,11 @@ def _refreshed_index() -> ThreadIndex:
     for path, why in report.unreadable:
         sys.stderr.write(f"loom: skipped {path}: {why}\n")
     return index
+
+
+def _say_indexing(count: int) -> None:
+    sys.stderr.write(f"loom: indexing {count} thread files for search (once); one moment…\n")
+    sys.stderr.flush()
 
 
 # -- plain-text rendering ----------------------------------------------------------------

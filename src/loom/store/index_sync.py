@@ -23,7 +23,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from loom.paths import LoomPaths
@@ -34,6 +34,9 @@ from loom.store.summary import BadThreadFile, parse_thread_bytes
 
 RACY_WINDOW_NS = 2_000_000_000
 BATCH = 200
+PROGRESS_MIN_FILES = 500
+Progress = Callable[[int], None]
+"""Told how many files a scan is about to (re)index, when that is many."""
 
 
 class ScanReport:
@@ -66,15 +69,31 @@ def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
             return _open_memory(), f"the index in {paths.database} is not usable ({again})"
 
 
-def refresh(index: ThreadIndex, paths: LoomPaths) -> tuple[ThreadIndex, ScanReport, str | None]:
-    """`ensure_fresh`, falling back to an in-memory index when loom.db cannot be written."""
+def refresh(
+    index: ThreadIndex, paths: LoomPaths, progress: Progress | None = None
+) -> tuple[ThreadIndex, ScanReport, str | None]:
+    """`ensure_fresh`, falling back to an in-memory index when loom.db cannot be written.
+
+    If another process holds the database's write lock beyond the busy timeout (a
+    rebuild), the index is used as it is rather than re-reading every file.
+    """
     try:
-        return index, ensure_fresh(index, paths), None
+        return index, ensure_fresh(index, paths, progress=progress), None
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return index, ScanReport(), f"the index is busy ({exc}); it may lag a moment"
+        return _in_memory(index, paths, exc, progress)
     except sqlite3.Error as exc:
-        index.conn.close()
-        memory = _open_memory()
-        note = f"the index in {paths.database} is not writable ({exc})"
-        return memory, ensure_fresh(memory, paths), note
+        return _in_memory(index, paths, exc, progress)
+
+
+def _in_memory(
+    index: ThreadIndex, paths: LoomPaths, exc: sqlite3.Error, progress: Progress | None
+) -> tuple[ThreadIndex, ScanReport, str | None]:
+    index.conn.close()
+    memory = _open_memory()
+    note = f"the index in {paths.database} is not writable ({exc})"
+    return memory, ensure_fresh(memory, paths, progress=progress), note
 
 
 def _open_file(path: Path) -> ThreadIndex:
@@ -125,7 +144,9 @@ def write_transaction(index: ThreadIndex) -> Iterator[ThreadIndex]:
     index.conn.execute("COMMIT")
 
 
-def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -> ScanReport:
+def ensure_fresh(
+    index: ThreadIndex, paths: LoomPaths, *, force: bool = False, progress: Progress | None = None
+) -> ScanReport:
     """Bring the index up to date with the files if the folder changed (see module doc)."""
     marker, mtime_ns = dir_marker(paths.threads_dir)
     looked_at = time.time_ns()
@@ -137,6 +158,8 @@ def ensure_fresh(index: ThreadIndex, paths: LoomPaths, *, force: bool = False) -
     # Sorted: ids are time-ordered, so new threads get index numbers in creation order.
     changed = sorted(tid for tid, st in on_disk.items() if known.get(tid) != st)
     gone = [tid for tid in known if tid not in on_disk]
+    if progress is not None and len(changed) >= PROGRESS_MIN_FILES:
+        progress(len(changed))
     pending: list[str] = []
     for start in range(0, max(len(changed), 1), BATCH):
         batch = changed[start : start + BATCH]

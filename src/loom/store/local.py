@@ -65,6 +65,9 @@ class LocalThreadStore:
         return self.paths.threads_dir
 
     def path_for(self, thread_id: str) -> Path:
+        """The file of a thread; ValueError for an id that would leave the folder."""
+        if not thread_id or "/" in thread_id or "\x00" in thread_id or thread_id[0] == ".":
+            raise ValueError(f"{thread_id!r} is not a thread id (expected T-<uuidv7>)")
         return self.threads_dir / f"{thread_id}.json"
 
     @property
@@ -151,10 +154,10 @@ class LocalThreadStore:
 
         An unreadable file is moved to quarantine and ThreadUnreadable is raised.
         """
-        path = self.path_for(thread_id)
         try:
+            path = self.path_for(thread_id)
             raw = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, ValueError):
             return None
         try:
             thread = Thread.from_json(raw)
@@ -195,12 +198,12 @@ class LocalThreadStore:
 
     def delete(self, thread_id: str) -> None:
         """Soft delete: move the file to the trash (restorable for 30 days)."""
+        if not is_thread_id(thread_id) or not self.path_for(thread_id).exists():
+            raise ThreadNotFound(thread_id)
         holder = lock_holder(self.paths.locks_dir, thread_id)
         if holder:
             raise ThreadLocked(thread_id, holder)
         source = self.path_for(thread_id)
-        if not source.exists():
-            raise ThreadNotFound(thread_id)
         trash = self.paths.trash_dir
         _move(source, trash / source.name, f"could not delete {thread_id}")
         self._unindex(thread_id)
