@@ -148,3 +148,28 @@ def test_parse_plan_accepts_common_shapes_and_explains_errors() -> None:
         parse_plan('{"steps": [{"file": "x"}]}')
     with pytest.raises(PlanError, match="not valid JSON"):
         parse_plan("no json here")
+
+
+async def test_interrupting_a_step_stops_the_plan_and_keeps_the_thread_consistent(tmp_path) -> None:
+    from loom.core.state import INTERRUPTED_RESULT
+    from tests.session.helpers import HangTool
+
+    architect = ScriptedProvider([fenced(PLAN)])
+    editor = ScriptedProvider([tool_turn("hang", {}, id="h1")])
+    hang = HangTool()
+    manager = make_manager(
+        providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor}, tool_timeout=None
+    )
+    session = await manager.start_session(project_path=tmp_path, tools=[hang], mode="architect")
+    events = session.subscribe()
+    turn = asyncio.create_task(session.send_message("do it"))
+    await asyncio.wait_for(hang.started.wait(), 5)
+    session.interrupt()
+    answer = await turn
+    assert "Carried out 0 of 2 steps" in answer and "1. interrupted" in answer
+    steps = [(e.index, e.status) for e in events.drain() if e.type == "architect_step"]
+    assert steps == [(1, "started"), (1, "interrupted")]
+    saved = LocalThreadStore().load(session.thread.id)
+    assert saved.messages[-1].content == INTERRUPTED_RESULT
+    assert session.active_model == ANY_MODEL
+    await manager.shutdown()

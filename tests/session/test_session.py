@@ -209,3 +209,26 @@ async def test_running_out_of_script_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(TurnError, match="no response left"):
         await session.send_message("hi")
     await manager.shutdown()
+
+
+async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp_path) -> None:
+    class FlakyStore(LocalThreadStore):
+        failures = 1
+
+        def save(self, thread) -> None:
+            if self.failures:
+                self.failures -= 1
+                raise OSError(28, "could not save: the disk is full")
+            super().save(thread)
+
+    store = FlakyStore()
+    manager = make_manager(ScriptedProvider(["one", "two"]), store=store)
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+    assert await session.send_message("first") == "one"
+    errors = [e for e in events.drain() if e.type == "error"]
+    assert [e.origin for e in errors] == ["Io"] and "disk is full" in errors[0].message
+    assert await session.send_message("second") == "two"
+    saved = LocalThreadStore().load(session.thread.id)
+    assert [m.content for m in saved.messages] == ["first", "one", "second", "two"]
+    await manager.shutdown()

@@ -130,9 +130,19 @@ class Session:
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
         async with self._turn_lock:
-            self._turn_task = asyncio.current_task()  # type: ignore[assignment]
+            # The turn runs in its own task: interrupt() cancels it, never the caller.
+            task = asyncio.get_running_loop().create_task(self._turn(text))
+            self._turn_task = task
             try:
-                return await self._turn(text)
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                caller = asyncio.current_task()
+                if caller is not None and caller.cancelling():
+                    # The caller itself was cancelled: interrupt, let the thread settle.
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    raise
+                return ""  # interrupted between two machine steps (architect mode)
             finally:
                 self._turn_task = None
 
@@ -272,12 +282,15 @@ class Session:
         return await self._perform_all(actions)
 
     def apply_now(self, event: sm.AgentEvent) -> None:
-        """Apply an event whose actions need no waiting (stream started, tool progress)."""
+        """Apply an event whose actions need no waiting (stream started, tool progress,
+        a failed save)."""
         self.state, actions = sm.transition(self.state, event, self.machine_config)
         self._set_status(sm.status_of(self.state))
         for action in actions:
             if isinstance(action, sm.PublishProgress):
                 self._publish_progress(action)
+            elif isinstance(action, sm.ReportError):
+                self._report(action.error)
 
     async def _perform_all(self, actions: list[sm.AgentAction]) -> list[Any]:
         follow: list[Any] = []
@@ -319,8 +332,7 @@ class Session:
                         await outcome
                 return sm.PostToolsHookDone()
             case sm.ReportError(error=error):
-                origin = str(error.origin)
-                self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))  # type: ignore[arg-type]
+                self._report(error)
             case sm.EndTurn():
                 self.publish(TurnComplete(session_id=self.id, text=action.text))
                 return action
@@ -335,6 +347,10 @@ class Session:
     def _record(self, message: Message) -> None:
         self.thread.append(message)
         self.publish(NewMessage(session_id=self.id, message=message))
+
+    def _report(self, error: sm.AgentError) -> None:
+        origin: Any = str(error.origin)
+        self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))
 
     def publish(self, event: Any) -> None:
         self.bus.publish(self.topic, event)
@@ -357,14 +373,10 @@ class Session:
 
     def _new_saver(self) -> ThreadSaver:
         def on_error(exc: BaseException) -> None:
-            self.publish(
-                SessionError(
-                    session_id=self.id,
-                    origin="Io",
-                    message=f"{exc} (the conversation is kept in memory; saving is retried "
-                    "on the next step)",
-                )
+            message = (
+                f"{exc} (the conversation is kept in memory; saving is retried on the next step)"
             )
+            self.apply_now(sm.IoFailed(message))
 
         return ThreadSaver(
             lambda: self.thread, self.store.save, on_error=on_error, executor=self._save_executor
