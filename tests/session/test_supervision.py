@@ -165,3 +165,34 @@ async def test_stop_mid_tool_answers_the_call(tmp_path) -> None:
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     with pytest.raises(RuntimeError, match="stopped"):
         await session.send_message("more")
+
+
+async def test_manager_reads_config_keys(tmp_path) -> None:
+    from loom.config import LoomConfig
+    from loom.session import SessionManager
+
+    config = LoomConfig()
+    config.model.architect = "openai:gpt-4o"
+    config.model.editor = "openai:gpt-4o-mini"
+    config.context.reserved_output_tokens = 1234
+    config.shell.timeout = 600
+    manager = SessionManager(config=config, provider_factory=lambda m: ScriptedProvider([]))
+    assert manager.options.architect_model == "openai:gpt-4o"
+    assert manager.options.editor_model == "openai:gpt-4o-mini"
+    assert manager.options.reserved_output_tokens == 1234
+    assert manager.options.tool_timeout >= 600
+    calls = []
+    manager.policy_factory = lambda: calls.append(1) or None  # the faces' zero-arg form
+    session = await manager.start_session(project_path=tmp_path, title="My title")
+    assert calls == [1] and session.thread.metadata.title == "My title"
+    assert manager.list_active() == [
+        {
+            "id": session.id,
+            "status": "idle",
+            "thread_id": session.thread.id,
+            "model": "anthropic:claude-sonnet-4-6",
+            "mode": "normal",
+        }
+    ]
+    assert manager.find_session(session.id) is session
+    await manager.shutdown()

@@ -225,4 +225,8 @@ def _options_from_config(config: Any) -> SessionOptions:
     options.max_context_tokens = config.context.max_context_tokens
     options.rules_max_tokens = config.context.rules_max_tokens
     options.repo_map_tokens = config.repo.map_tokens
+    # The shell tool stops its command at shell.timeout and kills it cleanly; the
+    # session's outer timeout must not fire first.
+    if options.tool_timeout is not None:
+        options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
     return options

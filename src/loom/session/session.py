@@ -104,6 +104,7 @@ class Session:
         self._status = "idle"
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[str] | None = None
+        self._turn_end: sm.EndTurn | None = None
         self.gate = PermissionGate(self, permissions)
         self._closed = False
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
@@ -258,23 +259,18 @@ class Session:
     async def drive(self, first: sm.AgentEvent) -> sm.EndTurn:
         """Feed `first` and every follow-up event until the machine ends the turn."""
         events: deque[sm.AgentEvent] = deque([first])
-        end: sm.EndTurn | None = None
+        self._turn_end = None
         try:
             while events:
-                for follow in await self._apply(events.popleft()):
-                    if isinstance(follow, sm.EndTurn):
-                        end = follow
-                    else:
-                        events.append(follow)
+                events.extend(await self._apply(events.popleft()))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
             self.gate.cancel()
-            for follow in await self._apply(sm.Interrupted()):
-                if isinstance(follow, sm.EndTurn):
-                    end = follow
-        return end or sm.EndTurn("")
+            # Answers what was open and saves; a no-op when the turn had just ended.
+            await self._apply(sm.Interrupted())
+        return self._turn_end or sm.EndTurn("")
 
     async def _apply(self, event: sm.AgentEvent) -> list[Any]:
         self.state, actions = sm.transition(self.state, event, self.machine_config)
@@ -334,8 +330,8 @@ class Session:
             case sm.ReportError(error=error):
                 self._report(error)
             case sm.EndTurn():
+                self._turn_end = action
                 self.publish(TurnComplete(session_id=self.id, text=action.text))
-                return action
             case sm.WaitForInput():
                 await self._saver.flush()
         return None
