@@ -9,6 +9,7 @@ Environment (each overrides the files; documented here because it is the referen
   LOOM_MODEL                 model.default            e.g. "anthropic:claude-sonnet-4-6"
   LOOM_ARCHITECT_MODEL       model.architect
   LOOM_EDITOR_MODEL          model.editor
+  LOOM_MAX_RETRIES           model.max_retries         0 fails at the first network error
   LOOM_AUTO_APPROVE          permissions.auto_approve  comma-separated tool names
   LOOM_SHELL_TIMEOUT         shell.timeout             seconds
   LOOM_REPO_WATCH            repo.watch_enabled        1/0, true/false
@@ -61,6 +62,7 @@ class ModelSection(_Section):
     default: str = "anthropic:claude-sonnet-4-6"
     architect: str = "anthropic:claude-opus-4-6"
     editor: str = "anthropic:claude-haiku-4-5"  # the fast model that carries out plan steps
+    max_retries: int = Field(default=4, ge=0)  # transient failures (429, 5xx, network) per call
 
 
 class ProviderSettings(_Section):
@@ -251,6 +253,7 @@ _ENV_KEYS: dict[str, tuple[str, ...]] = {
     "LOOM_MODEL": ("model", "default"),
     "LOOM_ARCHITECT_MODEL": ("model", "architect"),
     "LOOM_EDITOR_MODEL": ("model", "editor"),
+    "LOOM_MAX_RETRIES": ("model", "max_retries"),
     "LOOM_AUTO_APPROVE": ("permissions", "auto_approve"),
     "LOOM_SHELL_TIMEOUT": ("shell", "timeout"),
     "LOOM_REPO_WATCH": ("repo", "watch_enabled"),

@@ -186,7 +186,7 @@ def test_unreachable_endpoint(project: Path, server: FakeLlmServer) -> None:
         project,
         server,
         ANTHROPIC_BASE_URL="http://127.0.0.1:9",
-        LOOM_LLM_MAX_RETRIES="0",
+        LOOM_MAX_RETRIES="0",
     )
     assert done.returncode == 1
     assert json.loads(done.stdout)["subtype"] == "error_during_execution"

@@ -17,6 +17,7 @@ Problems a person must fix (bad model name, missing key, unknown thread) are rai
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,40 @@ def check_model(model: str, factory: Callable[[str], Any]) -> None:
         factory(model)
     except (LlmError, ValueError) as exc:
         raise SetupError(str(exc)) from exc
+
+
+class PrebuiltProvider:
+    """A provider factory whose first provider is built on a worker thread, started at
+    once; `wait()` joins it and turns a configuration problem into SetupError."""
+
+    def __init__(self, factory: Callable[[str], Any], model: str) -> None:
+        self.factory = factory
+        self.model = model
+        self._provider: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._build, name="loom-provider", daemon=True)
+        self._thread.start()
+
+    def _build(self) -> None:
+        try:
+            self._provider = self.factory(self.model)
+        except BaseException as exc:  # re-raised in the caller's thread by wait()
+            self._error = exc
+
+    def wait(self) -> Any:
+        from loom.llm.base import LlmError
+
+        self._thread.join()
+        if isinstance(self._error, LlmError | ValueError):
+            raise SetupError(str(self._error)) from self._error
+        if self._error is not None:
+            raise self._error
+        return self._provider
+
+    def __call__(self, model: str) -> Any:
+        if model == self.model:
+            return self.wait()
+        return self.factory(model)
 
 
 def build_policy(config: LoomConfig, options: OpenOptions) -> Any:
@@ -226,25 +261,29 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
     model = resolve_model(config, options.model)
     if thread is not None and options.model is None and thread.provider and thread.model:
         model = f"{thread.provider}:{thread.model}"  # a resumed thread keeps its model
-    check_model(model, factory)
+    # Building the provider imports its SDK, the slowest step of start-up: do it on a
+    # worker thread while the tools, the policy and the session are put together.
+    prebuilt = PrebuiltProvider(factory, model)
     if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
         # a resumed thread works where it started, wherever `loom resume` runs
         config = config.model_copy(update={"project_root": Path(thread.workspace_root)})
     from loom.tools.defaults import default_registry
 
     tools = default_registry(config.project_root, config)
+    prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
     manager = SessionManager(
         store=store,
-        provider_factory=factory,
+        provider_factory=prebuilt,
         policy_factory=lambda: build_policy(config, options),
         config=config,
     )
+    from loom.llm.retry import RetryPolicy
+
+    manager.options.retry = RetryPolicy(max_retries=config.model.max_retries)
     try:
         session = await manager.start_session(
             model=model,
-            project_path=str(
-                thread.workspace_root if thread and thread.workspace_root else config.project_root
-            ),
+            project_path=str(config.project_root),
             tools=tools,
             auto_approve=options.auto_approve,
             thread=thread,
@@ -260,4 +299,4 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
         # --private on resume: from now on this thread never leaves the machine
         session.thread.is_private = True
         session.thread.visibility = ThreadVisibility.PRIVATE
-    return SessionHandle(session, manager, store, config, model, tools.names(), cwd, factory)
+    return SessionHandle(session, manager, store, config, model, tools.names(), cwd, prebuilt)
