@@ -125,9 +125,12 @@ def test_incremental_index_equals_a_rebuild(store: LocalThreadStore) -> None:
 
 
 def _fts_rows(store: LocalThreadStore) -> list[tuple]:
-    return store.index.conn.execute(
-        "SELECT f.title, f.meta, f.body FROM thread_index_fts f ORDER BY f.rowid & 1048575"
+    conn = store.index.conn
+    heads = conn.execute("SELECT title, meta FROM thread_index_heads").fetchall()
+    bodies = conn.execute(
+        "SELECT rowid & 1048575, body FROM thread_index_messages ORDER BY rowid & 1048575"
     ).fetchall()
+    return [*heads, *bodies]
 
 
 def test_resolve_accepts_prefixes_like_git(store: LocalThreadStore) -> None:

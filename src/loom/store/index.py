@@ -3,11 +3,12 @@
 Standard library only (the `loom list` / `loom search` fast path imports it).
 
 Layout: `thread_index_threads` has one row per thread (what `loom list` shows, plus
-the file's inode/size/mtime so drift is detected). `thread_index_fts` has a header row
-per thread (title; tags, branch, remote, workspace, commit SHAs and id) and one row per
-message (its text). FTS rowids are `num << 20 | (message_index + 1)` (header: `+ 0`),
-so a thread's rows are one rowid range, deleted or replaced without a lookup table.
-The JSON files stay the truth; everything here can be rebuilt from them.
+the file's inode/size/mtime so drift is detected). `thread_index_heads` (FTS5) has one
+row per thread, rowid = the thread's `num`: its title, and a "meta" column with tags,
+branch, remote, workspace, commit SHAs and id. `thread_index_messages` (FTS5) has one
+row per message, rowid = `num << 20 | (message index + 1)`, so a thread's messages are
+one rowid range, deleted or replaced without a lookup table. The JSON files stay the
+truth; everything here can be rebuilt from them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 COMPONENT = "thread_index"
 THREADS = "thread_index_threads"
-FTS = "thread_index_fts"
+HEADS = "thread_index_heads"
+MESSAGES = "thread_index_messages"
 STATE = "thread_index_state"
 ROW_BITS = 20
 MAX_MESSAGES_INDEXED = (1 << ROW_BITS) - 2
@@ -69,15 +71,26 @@ def _m1_tables(conn: sqlite3.Connection) -> None:
     )
     conn.execute(f"CREATE INDEX {THREADS}_activity ON {THREADS} (last_activity_at DESC)")
     conn.execute(
-        f"CREATE VIRTUAL TABLE {FTS} USING fts5(title, meta, body, "
+        "CREATE VIRTUAL TABLE thread_index_fts USING fts5(title, meta, body, "
         "tokenize = 'unicode61 remove_diacritics 2')"
     )
-    # Title and header matches outrank a word somewhere in a long conversation.
-    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0)')")
     conn.execute(f"CREATE TABLE {STATE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-MIGRATIONS = [_m1_tables]
+def _m2_heads_and_messages_apart(conn: sqlite3.Connection) -> None:
+    """Headers get their own FTS table, so a title/branch/tag match is ranked among
+    headers only (cheap, and above mere mentions). Rebuilds: rows are dropped and the
+    next freshness check re-reads every file."""
+    conn.execute("DROP TABLE thread_index_fts")
+    tokenizer = "tokenize = 'unicode61 remove_diacritics 2'"
+    conn.execute(f"CREATE VIRTUAL TABLE {HEADS} USING fts5(title, meta, {tokenizer})")
+    conn.execute(f"INSERT INTO {HEADS} ({HEADS}, rank) VALUES ('rank', 'bm25(3.0, 1.0)')")
+    conn.execute(f"CREATE VIRTUAL TABLE {MESSAGES} USING fts5(body, {tokenizer})")
+    conn.execute(f"DELETE FROM {THREADS}")
+    conn.execute(f"DELETE FROM {STATE}")
+
+
+MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart]
 
 
 MARKER_KEY = "threads_dir_marker"
@@ -196,23 +209,21 @@ class ThreadIndex:
         base = num << ROW_BITS
         first = rec.first_message
         # Header row always; message rows from `first` on (append-only history).
-        self.conn.execute(f"DELETE FROM {FTS} WHERE rowid = ?", (base,))
+        self.conn.execute(f"DELETE FROM {HEADS} WHERE rowid = ?", (num,))
         self.conn.execute(
-            f"DELETE FROM {FTS} WHERE rowid BETWEEN ? AND ?",
+            f"INSERT INTO {HEADS} (rowid, title, meta) VALUES (?, ?, ?)",
+            (num, rec.title, rec.meta_text),
+        )
+        self.conn.execute(
+            f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
             (base + first + 1, base + (1 << ROW_BITS) - 1),
         )
-        rows: Iterable[tuple[int, str, str, str]] = (
-            (base + first + i + 1, "", "", text)
+        rows: Iterable[tuple[int, str]] = (
+            (base + first + i + 1, text)
             for i, text in enumerate(rec.message_texts[: MAX_MESSAGES_INDEXED - first])
             if text
         )
-        self.conn.execute(
-            f"INSERT INTO {FTS} (rowid, title, meta, body) VALUES (?, ?, ?, '')",
-            (base, rec.title, rec.meta_text),
-        )
-        self.conn.executemany(
-            f"INSERT INTO {FTS} (rowid, title, meta, body) VALUES (?, ?, ?, ?)", rows
-        )
+        self.conn.executemany(f"INSERT INTO {MESSAGES} (rowid, body) VALUES (?, ?)", rows)
 
     def remove(self, thread_id: str) -> None:
         row = self.conn.execute(
@@ -220,15 +231,15 @@ class ThreadIndex:
         ).fetchone()
         if row:
             base = row[0] << ROW_BITS
+            self.conn.execute(f"DELETE FROM {HEADS} WHERE rowid = ?", (row[0],))
             self.conn.execute(
-                f"DELETE FROM {FTS} WHERE rowid BETWEEN ? AND ?",
+                f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
                 (base, base + (1 << ROW_BITS) - 1),
             )
 
     def clear(self) -> None:
-        self.conn.execute(f"DELETE FROM {THREADS}")
-        self.conn.execute(f"DELETE FROM {FTS}")
-        self.conn.execute(f"DELETE FROM {STATE}")
+        for table in (THREADS, HEADS, MESSAGES, STATE):
+            self.conn.execute(f"DELETE FROM {table}")
 
     # -- reads ---------------------------------------------------------------------
 
@@ -263,27 +274,24 @@ class ThreadIndex:
     def search(self, query: str, limit: int = 20) -> list[tuple[dict[str, Any], str, float]]:
         """(summary dict, highlighted snippet, rank) per thread, best first.
 
-        Ranking is FTS5 bm25 (title x10, header x4, message text x1), computed over at
-        most RANK_WINDOW matching rows: all of them for specific words, the most
-        recently indexed ones for a word found everywhere (bm25 costs ~15 us a row, so
-        ranking the 30,000 rows holding "the" would take half a second). Rows are indexed in
-        thread creation order, so the window favours newer threads.
+        Threads whose header matches (title, tags, branch, repo, commits, id) come
+        first, ranked by bm25 among headers (title x3); then threads that match only
+        in messages, ranked by bm25 among messages. Each ranking covers at most
+        RANK_WINDOW matching rows: all of them for specific words, the most recently
+        indexed ones for a word found everywhere (bm25 costs ~15 us a row; ranking the
+        30,000 messages holding "the" would take half a second). Threads are indexed
+        in creation order, so the window favours newer threads.
         """
         match = fts_query(query)
         if match is None or limit <= 0:
             return []
-        edge = self.conn.execute(
-            f"SELECT rowid FROM {FTS} WHERE {FTS} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (match, RANK_WINDOW - 1),
-        ).fetchone()
-        window, args = ("AND rowid >= ?", (match, edge[0])) if edge else ("", (match,))
-        rows = self.conn.execute(
-            f"SELECT rowid, rank FROM {FTS} WHERE {FTS} MATCH ? {window} ORDER BY rank", args
-        ).fetchall()
-        best: dict[int, tuple[int, float]] = {}  # thread num -> (fts rowid, rank)
-        for rowid, rank in rows:
-            best.setdefault(rowid >> ROW_BITS, (rowid, rank))
-        chosen = sorted(best.items(), key=lambda item: item[1][1])[:limit]
+        best: dict[int, tuple[str, int, float]] = {}  # num -> (table, rowid, rank)
+        for table, shift in ((HEADS, 0), (MESSAGES, ROW_BITS)):
+            for rowid, rank in self._ranked(table, match):
+                best.setdefault(rowid >> shift, (table, rowid, rank))
+            if len(best) >= limit:
+                break
+        chosen = list(best.items())[:limit]
         if not chosen:
             return []
         marks = ",".join("?" * len(chosen))
@@ -294,19 +302,36 @@ class ThreadIndex:
                 [num for num, _ in chosen],
             )
         }
-        texts = {
-            r[0]: " ".join(part for part in r[1:] if part)
-            for r in self.conn.execute(
-                f"SELECT rowid, title, meta, body FROM {FTS} WHERE rowid IN ({marks})",
-                [rowid for _, (rowid, _) in chosen],
-            )
-        }
+        texts = {}
+        for table, columns in ((HEADS, "title || ' ' || meta"), (MESSAGES, "body")):
+            rowids = [rowid for _, (t, rowid, _) in chosen if t == table]
+            if rowids:
+                texts.update(
+                    ((table, r[0]), r[1])
+                    for r in self.conn.execute(
+                        f"SELECT rowid, {columns} FROM {table} "
+                        f"WHERE rowid IN ({','.join('?' * len(rowids))})",
+                        rowids,
+                    )
+                )
         terms = word_parts(query)
         return [
-            (summaries[num], make_snippet(texts.get(rowid, ""), terms), rank)
-            for num, (rowid, rank) in chosen
+            (summaries[num], make_snippet(texts.get((table, rowid), ""), terms), rank)
+            for num, (table, rowid, rank) in chosen
             if num in summaries
         ]
+
+    def _ranked(self, table: str, match: str) -> list[tuple[int, float]]:
+        """(rowid, bm25) of the best rows among the RANK_WINDOW most recent matches."""
+        edge = self.conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, RANK_WINDOW - 1),
+        ).fetchone()
+        window, args = ("AND rowid >= ?", (match, edge[0])) if edge else ("", (match,))
+        return self.conn.execute(
+            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? {window} ORDER BY rank",
+            args,
+        ).fetchall()
 
 
 def word_parts(text: str) -> list[str]:

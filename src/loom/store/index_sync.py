@@ -28,7 +28,15 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 from loom.store.db import connect, migrate
-from loom.store.index import COMPONENT, MARKER_KEY, MIGRATIONS, ThreadIndex, dir_marker
+from loom.store.index import (
+    COMPONENT,
+    HEADS,
+    MARKER_KEY,
+    MESSAGES,
+    MIGRATIONS,
+    ThreadIndex,
+    dir_marker,
+)
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
@@ -102,7 +110,8 @@ def _open_file(path: Path) -> ThreadIndex:
     conn = connect(path, check_same_thread=False)  # LocalThreadStore serialises access
     try:
         migrate(conn, COMPONENT, MIGRATIONS)
-        conn.execute("SELECT 1 FROM thread_index_fts LIMIT 0").fetchall()
+        for table in (HEADS, MESSAGES):  # damage in a virtual table shows only on use
+            conn.execute(f"SELECT 1 FROM {table} LIMIT 0").fetchall()
     except BaseException:
         conn.close()
         raise
