@@ -112,3 +112,14 @@ async def test_error_events_inside_a_stream_are_transient(
 async def test_stream_cut_short_is_transient(server: FakeLlmServer) -> None:
     error = await _fail("anthropic", server, Turn(garbage=ANTHROPIC_START))
     assert error.transient and "ended before" in str(error)
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+async def test_a_server_slower_than_the_timeout_is_a_transient_timeout(
+    name: str, server: FakeLlmServer
+) -> None:
+    server.add(Turn(delay=1.0, text="too late"))
+    provider = provider_for(name, server, timeout=0.2)
+    with pytest.raises(LlmError) as caught:
+        await collect(provider.stream(REQUEST))
+    assert caught.value.transient and "timed out" in str(caught.value)
