@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -78,6 +79,9 @@ def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
     port: int = typer.Option(8080, "--port", min=0, max=65535, help="Port to listen on."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, max=64, help="Server processes sharing the port (stateless)."
+    ),
 ) -> None:
     """Start the sync server (refuses an unmigrated database)."""
     if ctx.invoked_subcommand is not None:
@@ -86,7 +90,7 @@ def serve(
 
     from loom.server import create_app
     from loom.server.migrate import DatabaseNotMigrated, check_migrated_sync
-    from loom.server.settings import redact_url
+    from loom.server.settings import DATABASE_URL_ENV, MAX_BODY_ENV, redact_url
 
     settings = _settings()
     try:
@@ -96,11 +100,31 @@ def serve(
     except OSError as exc:
         _fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}")
     typer.echo(
-        f"Loom server on http://{host}:{port} (database {redact_url(settings.database_url)})",
+        f"Loom server on http://{host}:{port} with {workers} process(es) "
+        f"(database {redact_url(settings.database_url)})",
         err=True,
     )
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=5)
+    if workers == 1:
+        uvicorn.run(
+            create_app(settings),
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
+        )
+        return
+    # Worker processes build their own app from the environment.
+    os.environ[DATABASE_URL_ENV] = settings.database_url
+    os.environ[MAX_BODY_ENV] = str(settings.max_body_bytes)
+    uvicorn.run(
+        "loom.server.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+    )
 
 
 @server_app.command("migrate")

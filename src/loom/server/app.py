@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 
 from loom import __version__
 from loom.server.db import make_engine, session_factory
@@ -28,7 +28,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
             app.state.engine = engine
             app.state.dialect = engine.dialect.name
             app.state.sessions = session_factory(engine)
-            app.state.repo = ThreadRepository(app.state.sessions, engine.dialect.name)
+            app.state.repo = ThreadRepository(engine, app.state.sessions)
             yield
         finally:
             await engine.dispose()
@@ -44,6 +44,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
     _install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for uvicorn worker processes (`loom server --workers N`): settings from env."""
+    return create_app(ServerSettings.from_env())
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -80,7 +85,15 @@ def _install_error_handlers(app: FastAPI) -> None:
             headers={"Retry-After": "1"},
         )
 
-    @app.exception_handler(DataError)
-    async def _db_rejected(_: Request, exc: DataError) -> JSONResponse:
-        # Data the database refused (e.g. a value out of range): the request's fault.
-        return JSONResponse({"detail": f"the database rejected this request: {exc.orig}"}, 422)
+    @app.exception_handler(DBAPIError)
+    async def _db_error(_: Request, exc: DBAPIError) -> JSONResponse:
+        if isinstance(exc, DataError):
+            # Data the database refused (e.g. a value out of range): the request's fault.
+            return JSONResponse({"detail": f"the database rejected this request: {exc.orig}"}, 422)
+        if exc.connection_invalidated:
+            return JSONResponse(
+                {"detail": "lost the database connection; retry shortly"},
+                503,
+                headers={"Retry-After": "1"},
+            )
+        raise exc

@@ -16,7 +16,9 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
         return engine
     kwargs.setdefault("pool_size", 10)
     kwargs.setdefault("max_overflow", 10)
-    kwargs.setdefault("pool_pre_ping", True)
+    # No pre-ping (a round trip per request): a connection the database dropped fails
+    # once, is discarded, and the client gets 503 and retries.
+    kwargs.setdefault("pool_recycle", 1800)
     return create_async_engine(url, **kwargs)
 
 

@@ -36,3 +36,13 @@ def extends(messages: Sequence[Any], stored_count: int, stored_hash: str) -> boo
         return False
     _, prefix = history_hashes(messages, stored_count)
     return prefix == stored_hash
+
+
+def prefix_hashes(messages: Sequence[Any]) -> list[str]:
+    """The hash of every prefix: element i is the hash of the first i messages."""
+    out = [EMPTY_HISTORY]
+    for message in messages:
+        digest = hashlib.sha256(out[-1].encode())
+        digest.update(message_key(message).encode())
+        out.append(digest.hexdigest())
+    return out

@@ -49,8 +49,8 @@ async def current_principal(
             "missing bearer token; send `Authorization: Bearer <token>`",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    async with request.app.state.sessions() as session:
-        principal = await principal_for_token(session, credentials.credentials)
+    async with request.app.state.engine.connect() as conn:
+        principal = await principal_for_token(conn, credentials.credentials)
     if principal is None:
         raise HTTPException(
             401,

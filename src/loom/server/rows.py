@@ -9,7 +9,7 @@ from typing import Any
 from loom.core.clock import parse_iso
 from loom.core.messages import message_text
 from loom.core.thread import Thread
-from loom.server.history import history_hashes
+from loom.server.history import prefix_hashes
 
 SEARCH_TEXT_MAX_CHARS = 400_000  # PostgreSQL's tsvector tops out near 1 MB
 
@@ -48,13 +48,16 @@ def search_text(thread: Thread) -> str:
     return text[:SEARCH_TEXT_MAX_CHARS]
 
 
-def thread_columns(thread: Thread) -> dict[str, Any]:
-    """Denormalised columns for a thread (everything but owner, org and share token)."""
+def thread_columns(thread: Thread, hashes: list[str] | None = None) -> dict[str, Any]:
+    """Denormalised columns for a thread (everything but owner, org and share token).
+
+    `hashes` are the thread's prefix hashes (history.prefix_hashes) if already computed.
+    """
     if thread.is_private:
         raise BadThread(
             "this thread is marked private (local-only); private threads are not synced"
         )
-    full_hash, _ = history_hashes(thread.messages)
+    full_hash = (hashes or prefix_hashes(thread.messages))[-1]
     return {
         "version": thread.version,
         "title": clean(thread.metadata.title) or "",

@@ -11,14 +11,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import select, text, tuple_, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from loom.core.clock import now_iso
 from loom.core.thread import Thread
 from loom.server.access import can_read, readable_clause
-from loom.server.history import extends
+from loom.server.history import extends, prefix_hashes
 from loom.server.identity import Principal
 from loom.server.models import ThreadRow, User
 from loom.server.rows import BadThread, new_share_token, thread_columns
@@ -99,10 +99,40 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
     raise BadCursor("cursor is not one this server gave out; start again without `cursor`")
 
 
+_UPDATABLE = [
+    "version",
+    "title",
+    "agent_state_kind",
+    "message_count",
+    "history_hash",
+    "created_at",
+    "updated_at",
+    "last_activity_at",
+    "git_branch",
+    "git_remote_url",
+    "visibility",
+    "is_shared_with_support",
+    "data",
+    "search_text",
+    "server_updated_at",
+]
+# The usual write in one statement that checks every rule itself: owner, not deleted,
+# the version the writer saw, a newer version, and history that extends the stored one
+# (:hashes holds the new copy's prefix hashes, 64 hex characters each).
+_FAST_UPDATE = text(
+    "UPDATE threads SET "
+    + ", ".join(f"{name} = :{name}" for name in _UPDATABLE)
+    + " WHERE id = :id AND owner_id = :owner_id AND deleted_at IS NULL"
+    " AND version = :expected AND version < :version AND message_count <= :new_count"
+    " AND history_hash = substr(:hashes, message_count * 64 + 1, 64)"
+)
+
+
 class ThreadRepository:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], dialect: str) -> None:
+    def __init__(self, engine: AsyncEngine, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self.engine = engine
         self.sessions = sessions
-        self.dialect = dialect
+        self.dialect = engine.dialect.name
 
     async def _row(self, session: AsyncSession, thread_id: str) -> ThreadRow | None:
         return await session.get(ThreadRow, thread_id, populate_existing=True)
@@ -125,7 +155,29 @@ class ThreadRepository:
 
     async def write(self, p: Principal, thread: Thread, expected: int | None) -> Written:
         """Create or update. `expected` is the version the writer last saw (None/0: new)."""
-        columns = thread_columns(thread)
+        hashes = prefix_hashes(thread.messages)
+        columns = thread_columns(thread, hashes)
+        if expected:
+            params = {
+                **columns,
+                "server_updated_at": now_iso(),
+                "id": thread.id,
+                "owner_id": p.user_id,
+                "expected": expected,
+                "new_count": len(thread.messages),
+                "hashes": "".join(hashes),
+            }
+            async with self.engine.begin() as conn:
+                result = await conn.execute(_FAST_UPDATE, params)
+            if result.rowcount == 1:
+                return Written(thread.id, thread.version, created=False)
+        else:
+            # A new thread in one statement; if the id exists, fall through to explain.
+            async with self.engine.begin() as conn:
+                result = await conn.execute(self._insert_new(p, thread, columns))
+            if result.rowcount == 1:
+                return Written(thread.id, thread.version, created=True)
+        # New thread, or a rule failed: read the row to insert or to explain the refusal.
         async with self.sessions() as session:
             row = await self._row(session, thread.id)
             await session.commit()  # end the read before writing (SQLite lock upgrade)
@@ -146,6 +198,23 @@ class ThreadRepository:
                 assert current is not None
                 raise self._conflict(current, "the thread changed on the server meanwhile")
             return Written(thread.id, thread.version, created=False)
+
+    def _insert_new(self, p: Principal, thread: Thread, columns: dict[str, Any]) -> Any:
+        if self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        values = {
+            **columns,
+            "id": thread.id,
+            "owner_id": p.user_id,
+            "org_id": p.org_id,
+            "share_token": new_share_token(),
+            "server_updated_at": now_iso(),
+        }
+        return (
+            insert(ThreadRow.__table__).values(values).on_conflict_do_nothing(index_elements=["id"])
+        )
 
     def _check_update(self, row: ThreadRow, thread: Thread, expected: int | None) -> None:
         if expected != row.version:

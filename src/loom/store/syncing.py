@@ -16,6 +16,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,6 +36,7 @@ from loom.store.sync_client import (
 log = logging.getLogger(__name__)
 MAX_MERGE_ROUNDS = 5
 FLUSH_EVERY = 100  # queue/acked bookkeeping is written in batches while draining
+DRAIN_CONCURRENCY = 4  # pushes in flight at once; the server is stateless and concurrent
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class SyncingThreadStore:
         self.acked = acked
         self.on_event = on_event
         self.max_backoff = max_backoff
-        self._push_lock = threading.Lock()
+        self._locks_guard = threading.Lock()
+        self._thread_locks: dict[str, threading.Lock] = {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
@@ -136,7 +139,7 @@ class SyncingThreadStore:
         entry = self.queue.get(thread.id)
         if entry is None:  # the background thread pushed it already
             return
-        with self._push_lock:
+        with self._lock_for(thread.id):
             try:
                 self._push(entry, None)
             except SyncClientError as exc:
@@ -196,43 +199,69 @@ class SyncingThreadStore:
             batch[thread_id] = version
 
     def drain(self) -> DrainReport:
-        """Push every due entry once. Stops early when the server is unreachable."""
+        """Push every due entry once, DRAIN_CONCURRENCY at a time. Stops early when the
+        server is unreachable or refuses the token."""
         report = DrainReport()
         done: list[tuple[str, int]] = []
         acked_batch: dict[str, int | None] = {}
+        bookkeeping = threading.Lock()
+        halt = threading.Event()
         now = now_iso()
-        try:
-            for entry in self.queue.entries():
-                if self._stop.is_set():
-                    break
-                wait = entry.due_in(now, cap=self.max_backoff * 10)
-                if wait > 0:
-                    report.next_due = min(wait, report.next_due or wait)
-                    continue
-                try:
-                    with self._push_lock:
-                        self._push(entry, acked_batch)
-                except SyncUnavailable as exc:
-                    report.unavailable = str(exc)
-                    self.queue.record_failure(entry.thread_id, str(exc))
-                    break
-                except SyncClientError as exc:
+        due: list[PendingEntry] = []
+        for entry in self.queue.entries():
+            wait = entry.due_in(now, cap=self.max_backoff * 10)
+            if wait > 0:
+                report.next_due = min(wait, report.next_due or wait)
+            else:
+                due.append(entry)
+
+        def push_one(entry: PendingEntry) -> None:
+            if halt.is_set() or self._stop.is_set():
+                return
+            acked: dict[str, int | None] = {}
+            try:
+                with self._lock_for(entry.thread_id):
+                    self._push(entry, acked)
+            except SyncUnavailable as exc:
+                halt.set()
+                self.queue.record_failure(entry.thread_id, str(exc))
+                with bookkeeping:
+                    report.unavailable = report.unavailable or str(exc)
+                return
+            except SyncClientError as exc:
+                if isinstance(exc, SyncAuthError):
+                    halt.set()
+                self.queue.record_failure(entry.thread_id, str(exc))
+                kind = "auth" if isinstance(exc, SyncAuthError) else "failed"
+                notice = SyncNotice(kind, entry.thread_id, str(exc))
+                with bookkeeping:
                     report.failed += 1
-                    self.queue.record_failure(entry.thread_id, str(exc))
-                    kind = "auth" if isinstance(exc, SyncAuthError) else "failed"
-                    notice = SyncNotice(kind, entry.thread_id, str(exc))
                     report.notices.append(notice)
-                    self._notify(notice)
-                    if isinstance(exc, SyncAuthError):
-                        break
-                    continue
+                self._notify(notice)
+                return
+            with bookkeeping:
                 report.pushed += 1
                 done.append((entry.thread_id, entry.seq))
+                acked_batch.update(acked)
                 if len(done) >= FLUSH_EVERY:
                     self._flush(done, acked_batch)
+
+        try:
+            if len(due) <= 1:
+                for entry in due:
+                    push_one(entry)
+            else:
+                with ThreadPoolExecutor(DRAIN_CONCURRENCY, "loom-sync-push") as pool:
+                    list(pool.map(push_one, due))
         finally:
-            self._flush(done, acked_batch)
+            with bookkeeping:
+                self._flush(done, acked_batch)
         return report
+
+    def _lock_for(self, thread_id: str) -> threading.Lock:
+        """One push at a time per thread (the background drain and save_and_sync)."""
+        with self._locks_guard:
+            return self._thread_locks.setdefault(thread_id, threading.Lock())
 
     def _flush(self, done: list[tuple[str, int]], acked: dict[str, int | None]) -> None:
         # Acks first: a crash between the two only replays pushes, which is safe.
