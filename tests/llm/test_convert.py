@@ -51,3 +51,11 @@ def test_stop_reasons_use_one_vocabulary() -> None:
     assert normalize_stop_reason("STOP", has_tool_calls=True) == "tool_use"
     assert normalize_stop_reason("length", has_tool_calls=False) == "max_tokens"
     assert normalize_stop_reason("SAFETY", has_tool_calls=False) == "refusal"
+
+
+def test_history_always_starts_with_the_user() -> None:
+    from loom.llm._convert import OMITTED_START
+
+    out = paired_history([AssistantMessage(content="as I said"), UserMessage(content="ok")])
+    assert isinstance(out[0], UserMessage) and out[0].content == OMITTED_START
+    assert [type(m).__name__ for m in out] == ["UserMessage", "AssistantMessage", "UserMessage"]

@@ -15,6 +15,7 @@ from loom.core.messages import AssistantMessage, Message, SystemMessage, ToolMes
 from loom.llm.base import LlmRequest
 
 MISSING_RESULT = "(no result: this tool call was interrupted before it finished)"
+OMITTED_START = "(earlier conversation omitted)"
 
 
 def system_prompt(request: LlmRequest) -> str:
@@ -25,7 +26,8 @@ def system_prompt(request: LlmRequest) -> str:
 
 
 def paired_history(messages: Sequence[Message]) -> list[Message]:
-    """Non-system messages with every tool call immediately followed by its result."""
+    """Non-system messages with every tool call immediately followed by its result,
+    starting with a user message."""
     out: list[Message] = []
     items = [m for m in messages if not isinstance(m, SystemMessage)]
     i = 0
@@ -51,6 +53,9 @@ def paired_history(messages: Sequence[Message]) -> list[Message]:
                 tool_call_id=call.id, tool_name=call.tool_name, content=MISSING_RESULT,
                 is_error=True))
         out.extend(_stray_result(r) for r in strays)
+    if out and isinstance(out[0], AssistantMessage):
+        # Anthropic and Gemini want the user to speak first; pruned history may not.
+        out.insert(0, UserMessage(content=OMITTED_START))
     return out
 
 
