@@ -99,8 +99,8 @@ _HINTS = {
     403: "the key lacks access to this model or endpoint",
     404: "check the model id and the base URL",
     413: "the request is too large; the conversation needs pruning",
-    429: "rate limited; Loom retries with backoff",
-    529: "the provider is overloaded; Loom retries with backoff",
+    429: "rate limited",
+    529: "the provider is overloaded",
 }
 
 
@@ -130,17 +130,17 @@ def map_sdk_error(
     where = f" at {endpoint}" if endpoint else ""
     if _mid_stream_error(error):
         return LlmError(f"{provider} reported an error mid-stream{where}: "
-                        f"{_server_message(error)}; Loom retries with backoff",
+                        f"{_server_message(error)}",
                         transient=True, provider=provider)
     if names & _TIMEOUT_NAMES:
-        return LlmError(f"{provider} timed out{where}; Loom retries with backoff",
+        return LlmError(f"{provider} timed out{where}",
                         transient=True, provider=provider)
     if names & _CONNECTION_NAMES:
         cause = error.__cause__ or error.__context__
         detail = f" ({cause})" if cause is not None and str(cause) else ""
         return LlmError(
             f"Could not connect to {provider}{where}{detail}; check the network and the "
-            "base URL. Loom retries with backoff.", transient=True, provider=provider)
+            "base URL.", transient=True, provider=provider)
     if names & _UNREADABLE_NAMES or isinstance(error, json.JSONDecodeError | ValueError):
         return LlmError(
             f"{provider} sent a response Loom could not read{where}: {_short(error)}. "
