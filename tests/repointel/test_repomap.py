@@ -8,9 +8,10 @@ import random
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 
-from loom.repointel.rank import pagerank
+from loom.repointel.rank import FileGraph, definition_ranks, pagerank
 from loom.repointel.repomap import local_estimate
 from loom.repointel.service import RepoIntel
 from loom.repointel.settings import RepoSettings
@@ -24,23 +25,44 @@ def intel(root: Path, cache: Path) -> RepoIntel:
     return RepoIntel(root, RepoSettings(), cache_dir=cache)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_pagerank_matches_networkx(seed: int) -> None:
+def random_graph(seed: int) -> FileGraph:
     rng = random.Random(seed)
-    nodes = [f"n{i}" for i in range(40)]
-    edges = {}
-    for _ in range(150):
-        a, b = rng.sample(nodes, 2)
-        edges[(a, b)] = rng.uniform(0.1, 5)
-    graph = nx.DiGraph()
-    graph.add_nodes_from(nodes)
-    for (a, b), w in edges.items():
-        graph.add_edge(a, b, weight=w)
-    personal = {"n1": 1.0, "n7": 3.0}
-    expected = nx.pagerank(graph, personalization=personal, weight="weight")
-    ours = pagerank(edges, nodes, personal)
-    for node in nodes:
-        assert ours[node] == pytest.approx(expected[node], abs=1e-5)
+    n_files, n_idents = 30, 50
+    defs = {(rng.randrange(n_idents), rng.randrange(n_files)) for _ in range(70)}
+    refs = [(rng.randrange(n_files), rng.randrange(n_idents), rng.uniform(0.1, 5))
+            for _ in range(200)]
+    refs += [(f, i, 1.5) for i, f in list(defs)[:10]]  # files using their own names
+    return FileGraph(
+        n_files, n_idents,
+        np.array([r[0] for r in refs]), np.array([r[1] for r in refs]),
+        np.array([r[2] for r in refs]),
+        np.array([d[0] for d in defs]), np.array([d[1] for d in defs]))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_factored_pagerank_matches_networkx_on_the_explicit_graph(seed: int) -> None:
+    graph = random_graph(seed)
+    explicit = nx.DiGraph()
+    explicit.add_nodes_from(range(graph.n_files))
+    for (a, b), w in graph.edges().items():
+        explicit.add_edge(a, b, weight=w)
+    personal = np.ones(graph.n_files)
+    personal[[1, 7]] = 20.0
+    expected = nx.pagerank(explicit, personalization=dict(enumerate(personal)),
+                           weight="weight")
+    ours = pagerank(graph, personal)
+    assert ours == pytest.approx([expected[n] for n in range(graph.n_files)], abs=1e-5)
+
+    # what flows to each definition = sum over its users' rank shares
+    out = {n: sum(w for (a, _b), w in graph.edges().items() if a == n)
+           for n in range(graph.n_files)}
+    flows = definition_ranks(graph, ours, graph.def_file, graph.def_ident)
+    for k, (ident, file) in enumerate(zip(graph.def_ident.tolist(), graph.def_file.tolist(),
+                                          strict=True)):
+        want = sum(ours[r] / out[r] * w for r, i, w in zip(
+            graph.ref_file.tolist(), graph.ref_ident.tolist(), graph.ref_weight.tolist(),
+            strict=True) if i == ident and r != file)
+        assert flows[k] == pytest.approx(want, abs=1e-9)
 
 
 @pytest.mark.parametrize(("name", "budget", "focus", "mention"), [

@@ -4,8 +4,8 @@ configured ignore list. The deepest file with a matching pattern decides, as in 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import pathspec
 
@@ -16,17 +16,35 @@ DEFAULT_IGNORES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
 class Layer:
-    """The rules of one ignore file, relative to the directory it applies to."""
+    """The rules of one ignore file, relative to the directory it applies to.
 
-    base: str  # "" for the project root, else "sub/dir/"
-    spec: pathspec.PathSpec
+    pathspec parses and compiles git's patterns; matching walks the compiled regexes
+    directly (last match wins), with one combined regex when there are no negations:
+    the scan calls this for every file of the tree, and pathspec's own per-call path
+    normalization would cost most of a warm rescan.
+    """
+
+    def __init__(self, base: str, spec: pathspec.PathSpec) -> None:
+        self.base = base  # "" for the project root, else "sub/dir/"
+        self.rules = [(p.regex, bool(p.include)) for p in spec.patterns
+                      if p.include is not None and p.regex is not None]
+        self.combined: re.Pattern[str] | None = None
+        if all(include for _regex, include in self.rules):
+            self.combined = re.compile("|".join(
+                f"(?:{regex.pattern.replace('(?P<ps_d>/)', '/')})" for regex, _ in self.rules))
 
     def decide(self, rel_path: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a negation, None: no pattern matched."""
         local = rel_path[len(self.base):]
-        return self.spec.check_file(local + "/" if is_dir else local).include
+        if is_dir:
+            local += "/"
+        if self.combined is not None:
+            return True if self.combined.match(local) else None
+        for regex, include in reversed(self.rules):
+            if regex.match(local):
+                return include
+        return None
 
 
 def _layer(base: str, lines: Iterable[str]) -> Layer | None:

@@ -60,8 +60,9 @@ _SHEBANGS = {"python": "python", "node": "javascript", "ruby": "ruby", "bash": "
 
 def detect_language(path: str | PurePath) -> str | None:
     """The language of a file from its extension (None: not a source file we know)."""
-    suffix = PurePath(path).suffix.lower()
-    return EXTENSIONS.get(suffix)
+    name = str(path).rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
 def language_from_shebang(first_line: bytes) -> str | None:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from loom.repointel.rank import pagerank
+from loom.repointel.rank import FileGraph, definition_ranks, pagerank
 from loom.repointel.tags import Definition, FileSymbols
 
 Estimator = Callable[[str], int]
@@ -57,65 +56,89 @@ def _weight(ident: str, n_definers: int, mentioned: frozenset[str]) -> float:
     return mul
 
 
+def build_graph(
+    symbols: dict[str, FileSymbols], focus: frozenset[str], mentioned: frozenset[str],
+) -> tuple[FileGraph, list[str], list[str]]:
+    """The factored file graph, its files (node order) and its identifiers."""
+    import numpy as np
+
+    nodes = sorted(symbols)
+    ident_ids: dict[str, int] = {}
+    def_ident: list[int] = []
+    def_file: list[int] = []
+    for file_no, path in enumerate(nodes):
+        for name in {d.name for d in symbols[path].definitions}:
+            def_ident.append(ident_ids.setdefault(name, len(ident_ids)))
+            def_file.append(file_no)
+    idents = list(ident_ids)
+    n_definers = np.bincount(np.asarray(def_ident, dtype=np.int64), minlength=len(idents))
+    ident_weight = [_weight(name, int(n), mentioned) for name, n in zip(idents, n_definers,
+                                                                         strict=True)]
+    ref_file: list[int] = []
+    ref_ident: list[int] = []
+    ref_weight: list[float] = []
+    for file_no, path in enumerate(nodes):
+        boost = 50.0 if path in focus else 1.0
+        for name, count in symbols[path].references.items():
+            ident = ident_ids.get(name)
+            if ident is not None:
+                ref_file.append(file_no)
+                ref_ident.append(ident)
+                ref_weight.append(boost * ident_weight[ident] * math.sqrt(count))
+    graph = FileGraph(len(nodes), len(idents),
+                      np.asarray(ref_file, dtype=np.int64), np.asarray(ref_ident, dtype=np.int64),
+                      np.asarray(ref_weight, dtype=np.float64),
+                      np.asarray(def_ident, dtype=np.int64), np.asarray(def_file, dtype=np.int64))
+    return graph, nodes, idents
+
+
 def rank_definitions(
     symbols: dict[str, FileSymbols],
     focus: Iterable[str] = (),
     mentioned: Iterable[str] = (),
+    limit: int | None = None,
 ) -> list[RankedDefinition]:
+    """Definitions, best first (at most `limit` distinct names per file)."""
+    import numpy as np
+
     focus_set, mentioned_set = frozenset(focus), frozenset(mentioned)
-    defines: dict[str, list[str]] = defaultdict(list)
-    for path, syms in symbols.items():
-        for name in {d.name for d in syms.definitions}:
-            defines[name].append(path)
-    # (referencer, definer) -> total weight; and the identifiers behind each edge
-    edges: dict[tuple[str, str], float] = defaultdict(float)
-    behind: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    for referencer, syms in symbols.items():
-        boost = 50.0 if referencer in focus_set else 1.0
-        for ident, count in syms.references.items():
-            definers = defines.get(ident)
-            if not definers:
-                continue
-            w = boost * _weight(ident, len(definers), mentioned_set) * math.sqrt(count)
-            for definer in definers:
-                if definer == referencer:
-                    continue  # a file using its own names says nothing about its importance
-                edges[(referencer, definer)] += w
-                behind[(referencer, definer)].append((ident, w))
-    nodes = sorted(symbols)
-    personal: dict[str, float] = {}
-    for path in nodes:
+    graph, nodes, idents = build_graph(symbols, focus_set, mentioned_set)
+    if not nodes:
+        return []
+    personal = np.zeros(len(nodes))
+    for file_no, path in enumerate(nodes):
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
         if path in focus_set or stem in mentioned_set:
-            personal[path] = 1.0
-    for ident in mentioned_set:
-        for path in defines.get(ident, ()):
-            personal[path] = personal.get(path, 0.0) + 1.0
-    if personal:
+            personal[file_no] = 1.0
+    ident_ids = {name: n for n, name in enumerate(idents)}
+    for name in mentioned_set & ident_ids.keys():
+        personal[graph.def_file[graph.def_ident == ident_ids[name]]] += 1.0
+    if personal.any():
         # Half the teleport mass goes to the personalized files, half spreads evenly, so
         # the rest of the repo keeps its own order instead of collapsing to zero.
-        boost = len(nodes) / sum(personal.values())
-        personal = {path: 1.0 + boost * personal.get(path, 0.0) for path in nodes}
-    ranks = pagerank(edges, nodes, personal or None)
-
-    out_total: dict[str, float] = defaultdict(float)
-    for (src, _dst), w in edges.items():
-        out_total[src] += w
-    def_rank: dict[tuple[str, str], float] = defaultdict(float)
-    for (src, dst), contributions in behind.items():
-        share = ranks[src] / out_total[src]
-        for ident, w in contributions:
-            def_rank[(dst, ident)] += share * w
+        personal = 1.0 + personal * (len(nodes) / personal.sum())
+    ranks = pagerank(graph, personal if personal.any() else None)
+    scores = definition_ranks(graph, ranks, graph.def_file, graph.def_ident)
     # Files nobody references still show their definitions, ranked by their own weight.
-    ranked: list[RankedDefinition] = []
-    for path in nodes:
-        if path in focus_set:
-            continue  # already in the conversation
-        for d in symbols[path].definitions:
-            score = def_rank.get((path, d.name), 0.0) + ranks[path] * 1e-3
-            if d.name in mentioned_set:
-                score += 1.0  # named by the user: first, whoever else uses it
-            ranked.append(RankedDefinition(path, d, score))
+    scores = scores + ranks[graph.def_file] * 1e-3
+    if mentioned_set:
+        named = np.fromiter((idents[i] in mentioned_set for i in graph.def_ident.tolist()),
+                            dtype=bool, count=len(graph.def_ident))
+        scores = scores + named  # named by the user: first, whoever else uses it
+    focus_ids = [n for n, path in enumerate(nodes) if path in focus_set]
+    if focus_ids:
+        scores[np.isin(graph.def_file, focus_ids)] = -1.0  # already in the conversation
+    order = np.argsort(-scores, kind="stable")
+    keep = order[scores[order] >= 0]
+    if limit is not None:
+        keep = keep[:limit]
+    chosen: dict[tuple[str, str], float] = {}
+    for entry in keep.tolist():
+        chosen[(nodes[graph.def_file[entry]], idents[graph.def_ident[entry]])] = float(
+            scores[entry])
+    ranked = [RankedDefinition(path, d, chosen[(path, d.name)])
+              for path in {p for p, _ in chosen}
+              for d in symbols[path].definitions if (path, d.name) in chosen]
     ranked.sort(key=lambda r: (-r.rank, r.path, r.definition.line))
     return ranked
 
@@ -138,9 +161,22 @@ def fit_to_budget(ranked: list[RankedDefinition], budget: int,
     estimate = estimate or default_estimator()
     if budget <= 0 or not ranked:
         return ""
-    low, high = 0, len(ranked)  # invariant: render(ranked[:low]) fits
-    if estimate(render(ranked)) <= budget:
+    # Line costs add up to about the whole text's cost: find roughly where the budget
+    # ends, then binary-search exactly with real renderings of the short prefixes.
+    high, spent, seen = len(ranked), 0, set()
+    for n, entry in enumerate(ranked):
+        if entry.path not in seen:
+            seen.add(entry.path)
+            spent += estimate(entry.path + ":\n")
+        spent += estimate(f"{entry.definition.line:>5}│{entry.definition.text}\n")
+        if spent > budget * 1.25:
+            high = n + 1
+            break
+    if high == len(ranked) and estimate(render(ranked)) <= budget:
         return render(ranked)
+    low = 0  # invariant: render(ranked[:low]) fits, render(ranked[:high]) does not
+    if estimate(render(ranked[:high])) <= budget:
+        low, high = high, len(ranked)
     while high - low > 1:
         middle = (low + high) // 2
         if estimate(render(ranked[:middle])) <= budget:

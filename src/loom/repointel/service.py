@@ -105,8 +105,14 @@ class RepoIntel:
             cached = self.index.cache.get_map(key)
             if cached is not None:
                 return cached
-            ranked = rank_definitions(self.index.symbols(), focus, mentioned)
+            symbols = self.index.symbols()
+            limit = budget // 3 + 50  # far more names than fit; the rest is never rendered
+            ranked = rank_definitions(symbols, focus, mentioned, limit)
             text = fit_to_budget(ranked, budget, estimate)
+            if len({(r.path, r.definition.name) for r in ranked}) >= limit and \
+                    estimate(text) < 0.9 * budget:
+                text = fit_to_budget(rank_definitions(symbols, focus, mentioned), budget,
+                                     estimate)
             self.index.cache.put_map(key, text)
             return text
 

@@ -11,6 +11,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from loom.repointel.languages import grammar_for, has_grammar
 
@@ -18,8 +19,7 @@ BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 160
 
 
-@dataclass
-class Definition:
+class Definition(NamedTuple):
     name: str
     line: int  # 1-based
     kind: str  # function, class, method, module, ...
@@ -32,18 +32,18 @@ class FileSymbols:
     references: dict[str, int] = field(default_factory=dict)  # name -> count
 
     def to_plain(self) -> tuple:
-        return (
-            [(d.name, d.line, d.kind, d.text) for d in self.definitions],
-            self.references,
-        )
+        return ([tuple(d) for d in self.definitions], self.references)
 
     @classmethod
     def from_plain(cls, plain: tuple) -> FileSymbols:
+        """From the cache's plain form; raises ValueError/TypeError if it is not that."""
         defs, refs = plain
-        if not isinstance(refs, dict):
-            raise ValueError("references must be a mapping")
-        return cls([Definition(str(n), int(ln), str(k), str(t)) for n, ln, k, t in defs],
-                   {str(k): int(v) for k, v in refs.items()})
+        if not isinstance(defs, list) or not isinstance(refs, dict):
+            raise ValueError("not a symbols entry")
+        definitions = list(map(Definition._make, defs))
+        if definitions and not isinstance(definitions[0].line, int):
+            raise ValueError("not a symbols entry")
+        return cls(definitions, refs)
 
 
 class BinaryFile(ValueError):
