@@ -122,6 +122,9 @@ class ChatRepl:
             markup=False,
         )
         self.handle.on_event(self._on_event)
+        watch = asyncio.ensure_future(self.handle.watch_repo())
+        self._background.add(watch)
+        watch.add_done_callback(self._background.discard)
         while True:
             try:
                 text = await self._read_line()

@@ -16,7 +16,10 @@ Problems a person must fix (bad model name, missing key, unknown thread) are rai
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +30,7 @@ from loom.config import LoomConfig, load_project_rules
 from loom.paths import LoomPaths
 
 EventCallback = Callable[[Any], None]
+log = logging.getLogger(__name__)
 
 
 class SetupError(Exception):
@@ -188,6 +192,8 @@ class SessionHandle:
     cwd: Path
     _factory: Callable[[str], Any]
     _unsubscribers: list[Callable[[], None]] = field(default_factory=list)
+    _watcher: Any = None
+    _closing: bool = False
 
     @property
     def id(self) -> str:
@@ -232,12 +238,44 @@ class SessionHandle:
     def history(self) -> list[Any]:
         return list(self.session.get_history())
 
+    async def watch_repo(self) -> None:
+        """Keep the repo index current while this session lives ([repo] watch_enabled);
+        changes are published on the `repo:updates` topic. For long-lived faces."""
+        if not self.config.repo.watch_enabled:
+            return
+        loop = asyncio.get_running_loop()
+        bus = self.manager.bus
+
+        def start() -> Any:
+            from loom.repointel import start_watcher
+
+            return start_watcher(
+                self.config.project_root, lambda u: bus.publish("repo:updates", u), loop=loop
+            )
+
+        try:
+            watcher = await asyncio.to_thread(start)  # the first scan can take a while
+        except Exception as exc:  # no watcher: the index is refreshed on each use instead
+            log.warning("not watching %s for changes: %s", self.config.project_root, exc)
+            return
+        if self._closing:
+            watcher.stop()
+        else:
+            self._watcher = watcher
+
     async def close(self) -> None:
-        """Stop the session (answers open calls, snapshots git, saves) and the store."""
+        """Stop the session (answers open calls, snapshots git, saves), the watcher, any
+        language servers the tools started, and the store."""
+        self._closing = True
         for unsubscribe in self._unsubscribers:
             unsubscribe()
         self._unsubscribers.clear()
         await self.manager.shutdown()
+        if self._watcher is not None:
+            self._watcher.stop()
+        lsp = sys.modules.get("loom.lsp.supervisor")  # only if a tool started one
+        if lsp is not None:
+            await lsp.aclose_project(self.config.project_root)
         from loom.store.local import LocalThreadStore
 
         # a syncing store has a worker thread to stop; the local store's SQLite
