@@ -6,6 +6,7 @@ from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMess
 from loom.llm.base import ToolSpec
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session.context import ContextWindow
+from loom.session.repo_map import fetch_repo_map, focus_of
 from tests.session.helpers import EchoTool, make_manager
 
 
@@ -77,18 +78,66 @@ def test_an_oversized_current_turn_keeps_its_question_and_newest_rounds() -> Non
 
 def test_zones_are_budgeted_rules_and_repo_map_included() -> None:
     tools = [ToolSpec("echo", "echo text", {"type": "object", "properties": {}})]
-    budgets = []
-
-    def repo_map(tokens: int) -> str:
-        budgets.append(tokens)
-        return "src/app.py: main()\n" * 500
-
-    ctx = window(8_000, rules="Always run the tests.", repo_map=repo_map, repo_map_tokens=100)
-    built = ctx.build(turn(1), tools)
+    ctx = window(8_000, rules="Always run the tests.", repo_map_tokens=100)
+    built = ctx.build(turn(1), tools, "src/app.py: main()\n" * 500)
     assert "Always run the tests." in built.system and "# Repository map" in built.system
-    assert budgets == [100]
     assert built.budget.repo_map <= 120 and built.budget.tools > 0 and built.budget.rules > 0
     assert built.budget.reserved_output == 500
+    assert "# Repository map" not in ctx.build(turn(1), tools, "").system
+
+
+def test_focus_comes_from_recent_tool_paths_and_user_identifiers() -> None:
+    conversation = [
+        UserMessage(content="Fix parse_config in src/config.py and the LoomConfig class"),
+        AssistantMessage(
+            content="",
+            tool_calls=[
+                ToolCall(id="1", tool_name="file_read", arguments_json={"path": "src/app.py"})
+            ],
+        ),
+    ]
+    files, identifiers = focus_of(conversation)
+    assert files == ["src/app.py", "src/config.py"]
+    assert identifiers == ["parse_config", "LoomConfig"]
+
+
+async def test_a_slow_or_broken_map_is_skipped() -> None:
+    import time
+
+    def slow(budget, files, identifiers) -> str:
+        time.sleep(0.3)
+        return "late"
+
+    def broken(budget, files, identifiers) -> str:
+        raise RuntimeError("parser exploded")
+
+    assert await fetch_repo_map(slow, 100, turn(1), timeout=0.05) == ""
+    assert await fetch_repo_map(broken, 100, turn(1), timeout=5) == ""
+    seen = []
+
+    def good(budget, files, identifiers) -> str:
+        seen.append((budget, files))
+        return "map"
+
+    assert await fetch_repo_map(good, 100, turn(1), timeout=5) == "map"
+    assert seen == [(100, [])]
+
+
+async def test_the_session_sends_the_repo_map_with_its_focus(tmp_path) -> None:
+    calls = []
+
+    def hook(budget, files, identifiers) -> str:
+        calls.append((budget, files, identifiers))
+        return "src/auth.py:\n  def login()"
+
+    provider = ScriptedProvider([tool_turn("echo", {"text": "x", "path": "src/auth.py"}), "ok"])
+    manager = make_manager(provider, repo_map=hook, repo_map_tokens=300)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    await session.send_message("look at login_user")
+    assert "def login()" in provider.requests[0].system
+    assert calls[0] == (300, [], ["login_user"])
+    assert calls[1] == (300, ["src/auth.py"], ["login_user"])
+    await manager.shutdown()
 
 
 async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:

@@ -16,6 +16,7 @@ from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.session.context import ContextWindow
 from loom.session.prompt import agent_system_prompt
+from loom.session.repo_map import fetch_repo_map
 
 if TYPE_CHECKING:
     from loom.session.session import Session
@@ -62,7 +63,6 @@ class LlmCaller:
                 system_prompt=system,
                 rules=rules,
                 rules_max_tokens=options.rules_max_tokens,
-                repo_map=options.repo_map,
                 repo_map_tokens=options.repo_map_tokens,
             )
         return window
@@ -85,7 +85,11 @@ class LlmCaller:
             self.last_exception = exc
             return sm.LlmFailed(str(exc), transient=False)
         specs = session.active_tools.specs() if self.system_prompt is None else []
-        built = window.build(conversation, specs)
+        options = session.options
+        repo_map = await fetch_repo_map(
+            options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
+        )
+        built = window.build(conversation, specs, repo_map)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,

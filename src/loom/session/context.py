@@ -23,8 +23,9 @@ from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.llm.base import ToolSpec
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 
-RepoMapHook = Callable[[int], str]
-"""Given a token budget, return a ranked repo map that fits it (or "" for none)."""
+RepoMapHook = Callable[[int, list[str], list[str]], str]
+"""(token budget, focus files, mentioned identifiers) -> a ranked repo map that fits the
+budget, or "" for none. Called off the event loop (see `loom.session.repo_map`)."""
 
 OMITTED_NOTE = (
     "[Loom: {count} earlier message(s) of this conversation are not shown to fit the "
@@ -61,7 +62,6 @@ class ContextWindow:
         system_prompt: str,
         rules: str = "",
         rules_max_tokens: int = 4000,
-        repo_map: RepoMapHook | None = None,
         repo_map_tokens: int = 1024,
     ) -> None:
         if context_window <= reserved_output:
@@ -73,7 +73,6 @@ class ContextWindow:
         self.reserved_output = reserved_output
         self.system_prompt = system_prompt
         self.rules = _truncate_to_tokens(rules.strip(), rules_max_tokens)
-        self.repo_map = repo_map
         self.repo_map_tokens = repo_map_tokens
         # the fixed zones are counted once
         self._system_tokens = estimate_tokens(system_prompt)
@@ -89,18 +88,18 @@ class ContextWindow:
     # -- building ------------------------------------------------------------------
 
     def build(
-        self, conversation: Sequence[Message], tools: Sequence[ToolSpec] = ()
+        self, conversation: Sequence[Message], tools: Sequence[ToolSpec] = (), repo_map: str = ""
     ) -> BuiltContext:
+        """The request's system text and messages. `repo_map` is the map for this call
+        (already fetched by the caller); it is cut to the zone's budget."""
         self._extend(conversation)
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
         repo_map_text = ""
-        if self.repo_map is not None and self.repo_map_tokens > 0:
-            repo_map_text = self.repo_map(self.repo_map_tokens) or ""
-            if repo_map_text:
-                repo_map_text = _truncate_to_tokens(repo_map_text, self.repo_map_tokens)
-                system_parts.append(f"# Repository map\n\n{repo_map_text}")
+        if repo_map and self.repo_map_tokens > 0:
+            repo_map_text = _truncate_to_tokens(repo_map.strip(), self.repo_map_tokens)
+            system_parts.append(f"# Repository map\n\n{repo_map_text}")
 
         system_tokens, rules_tokens = self._system_tokens, self._rules_tokens
         map_tokens = estimate_tokens(repo_map_text) if repo_map_text else 0

@@ -62,6 +62,13 @@ class SessionManager:
         self.tools_factory = tools_factory
         self.bus = bus or EventBus()
         self.options = options or _options_from_config(config)
+        # With a configuration (a real face), the repo-intel map is on unless
+        # repo.map_tokens is 0; tests and benches pass options and get no map.
+        self.repo_map_factory: Callable[[Path], Any] | None = None
+        if options is None and config is not None and config.repo.map_tokens > 0:
+            from loom.session.repo_map import repointel_hook
+
+            self.repo_map_factory = repointel_hook
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, Any] = {}
         self._save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
@@ -95,6 +102,8 @@ class SessionManager:
         if session_id in self._sessions:
             raise ValueError(f"session {session_id!r} is already running; stop it first")
         options = replace(options or self.options)
+        if options.repo_map is None and self.repo_map_factory is not None:
+            options.repo_map = self.repo_map_factory(root)
         if project_rules is not None:
             options.rules = project_rules
         if max_turns is not None:

@@ -19,8 +19,9 @@ class SessionOptions:
     max_context_tokens: int | None = None  # None: the model catalog's window
     rules: str | None = None  # None: read LOOM.md from the project
     rules_max_tokens: int = 4000
-    repo_map: RepoMapHook | None = None  # the repo-intel hook, when available
-    repo_map_tokens: int = 1024
+    repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
+    repo_map_tokens: int = 1024  # config repo.map_tokens; 0 turns the map off
+    repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
     system_prompt: str | None = None  # None: loom.session.prompt's default
     architect_model: str = "anthropic:claude-opus-4-6"  # config model.architect
     editor_model: str = "anthropic:claude-haiku-4-5"  # config model.editor

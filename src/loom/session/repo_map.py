@@ -1,0 +1,80 @@
+"""Fetching the repo map for a model call: focus from the conversation, off the loop.
+
+The map ranks the project's symbols around what the conversation is about: files named
+in recent tool calls (`path`-like arguments) and identifiers the user mentioned
+(snake_case, CamelCase, dotted names). Building it can scan and parse files, so it runs
+in a worker thread with a time limit; a slow or broken map is skipped for that call,
+never an error for the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from loom.core.messages import AssistantMessage, Message, UserMessage
+from loom.session.context import RepoMapHook
+
+log = logging.getLogger(__name__)
+
+PATH_KEYS = ("path", "file_path", "file", "paths")
+RECENT_MESSAGES = 30
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
+)
+_PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,6}\b")
+
+
+def focus_of(conversation: Sequence[Message]) -> tuple[list[str], list[str]]:
+    """(files, identifiers) the recent conversation is about, most recent first."""
+    files: list[str] = []
+    identifiers: list[str] = []
+    for message in reversed(conversation[-RECENT_MESSAGES:]):
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                for key in PATH_KEYS:
+                    value = call.arguments_json.get(key)
+                    values = value if isinstance(value, list) else [value]
+                    files += [v for v in values if isinstance(v, str) and v]
+        elif isinstance(message, UserMessage):
+            files += _PATHISH.findall(message.content)
+            identifiers += _IDENTIFIER.findall(message.content)
+    return _unique(files)[:20], _unique(identifiers)[:30]
+
+
+async def fetch_repo_map(
+    hook: RepoMapHook | None,
+    budget: int,
+    conversation: Sequence[Message],
+    timeout: float,
+) -> str:
+    if hook is None or budget <= 0:
+        return ""
+    files, identifiers = focus_of(conversation)
+    try:
+        text = await asyncio.wait_for(asyncio.to_thread(hook, budget, files, identifiers), timeout)
+    except TimeoutError:
+        log.warning("the repo map took longer than %.1f s; this call goes without it", timeout)
+        return ""
+    except Exception as exc:  # a broken map must never stop the turn
+        log.warning("the repo map failed (%s); this call goes without it", exc)
+        return ""
+    return text if isinstance(text, str) else ""
+
+
+def repointel_hook(project_root: Path) -> RepoMapHook:
+    """The repo-intel engineer's ranked map (`loom.repointel.repo_map_for`)."""
+
+    def hook(budget: int, files: list[str], identifiers: list[str]) -> str:
+        from loom.repointel import repo_map_for
+
+        return repo_map_for(project_root, files, identifiers, budget)
+
+    return hook
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
