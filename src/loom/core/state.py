@@ -418,14 +418,8 @@ def restore(snap: AgentStateSnapshot, messages: Sequence[Message]) -> Step:
     the returned actions record those answers and save. An `Error` snapshot stays an
     error (the user can send a new message from there); everything else waits for input.
     """
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    answers = [
-        _tool_message(call, ToolOutcome(INTERRUPTED_RESULT, is_error=True))
-        for m in messages
-        if isinstance(m, AssistantMessage)
-        for call in m.tool_calls
-        if call.id not in answered
-    ]
+    outcome = ToolOutcome(INTERRUPTED_RESULT, is_error=True)
+    answers = [_tool_message(call, outcome) for call in _unanswered(messages)]
     conversation = (*messages, *answers)
     actions: list[AgentAction] = [RecordMessage(m) for m in answers]
     if answers:
@@ -438,9 +432,13 @@ def restore(snap: AgentStateSnapshot, messages: Sequence[Message]) -> Step:
 
 def unanswered_calls(conversation: Sequence[Message]) -> list[str]:
     """Ids of tool calls with no result message (a broken pairing; should stay empty)."""
+    return [call.id for call in _unanswered(conversation)]
+
+
+def _unanswered(conversation: Sequence[Message]) -> list[ToolCall]:
     answered = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
     return [
-        call.id
+        call
         for m in conversation
         if isinstance(m, AssistantMessage)
         for call in m.tool_calls
