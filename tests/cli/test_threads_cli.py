@@ -211,3 +211,31 @@ def test_fast_path_never_hides_a_file_the_index_has_not_seen(saved: list, capsys
     (store.threads_dir / f"{newcomer.id}.json").write_bytes(thread_to_bytes(newcomer))
     code, out, _ = run(["list", "--json"], capsys)
     assert code == 0 and newcomer.id in {row["id"] for row in json.loads(out)}
+
+
+def test_list_and_search_on_a_read_only_data_dir(saved: list, tmp_path: Path) -> None:
+    import shutil
+
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {tmp_path}"],
+        capture_output=True,
+    )
+    if shutil.which("unshare") is None or probe.returncode != 0:
+        pytest.skip("cannot create a mount namespace here")
+    from loom.store.serialize import thread_to_bytes
+
+    a, b = saved
+    store = LocalThreadStore()
+    newcomer = make_thread("arrived after the last index update")  # the index is stale
+    store.path_for(newcomer.id).write_bytes(thread_to_bytes(newcomer))
+    data = store.paths.data
+    loom = " ".join(LOOM)
+    script = (
+        f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && "
+        f"{loom} list --json && {loom} search parser --json"
+    )
+    done = subprocess.run(["unshare", "-m", "sh", "-ec", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert a.id in done.stdout and b.id in done.stdout and newcomer.id in done.stdout
+    assert "Fix flaky parser test" in done.stdout
+    assert "reading thread files directly" in done.stderr
