@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 
 def try_fast_path(args: list[str]) -> int | None:
+    if args and args[0] == "map":
+        from loom.cli.repo_fast import try_fast_map
+
+        return try_fast_map(args[1:])
     if not args or args[0] not in ("list", "search"):
         return None
     parsed = _parse(args[1:], wants_query=args[0] == "search")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -13,29 +12,8 @@ import typer
 def register(app: typer.Typer) -> None:
     app.command("map", help="Show the ranked repo map Loom gives the model.")(map_command)
     app.command("index", help="Index the project's files and symbols (with progress).")(
-        index_command)
-
-
-def _open_project(path: Path | None) -> Any:
-    """RepoIntel for the project around `path` (or the current directory), with config."""
-    from loom.config import ConfigError, load_config
-    from loom.repointel.service import RepoIntel
-    from loom.repointel.settings import load_settings
-
-    start = (path or Path.cwd()).resolve()
-    if not start.is_dir():
-        typer.echo(f"error: {start} is not a directory; pass a project folder with --root.",
-                   err=True)
-        raise typer.Exit(2)
-    try:
-        config = load_config(start)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    for warning in config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    root = config.project_root if path is None else start
-    return RepoIntel(root, load_settings(root, config))
+        index_command
+    )
 
 
 def map_command(
@@ -48,18 +26,9 @@ def map_command(
                                       help="An identifier the user mentioned. Repeatable."),
     root: Path = typer.Option(None, "--root", help="Project folder (default: this one)."),
 ) -> None:
-    intel = _open_project(root)
-    try:
-        missing = [f for f in focus if not (intel.root / intel.relative(f)).exists()]
-        for name in missing:
-            typer.echo(f"warning: --focus {name}: no such file in {intel.root}", err=True)
-        text = intel.repo_map(tokens, focus, mention)
-    finally:
-        intel.close()
-    if not text:
-        typer.echo("(no source files with definitions found in this project)", err=True)
-        return
-    typer.echo(text, nl=False)
+    from loom.cli.repo_fast import run_map
+
+    raise typer.Exit(run_map(tokens, focus, mention, root))
 
 
 def index_command(
@@ -68,13 +37,20 @@ def index_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    intel = _open_project(root)
+    from loom.cli.repo_fast import open_project
+
+    intel = open_project(root)
     console = Console(stderr=True)
     started = time.perf_counter()
     try:
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                      transient=True) as progress:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress:
             task = progress.add_task("Parsing", total=None)
 
             def report(done: int, total: int) -> None:
@@ -89,16 +65,20 @@ def index_command(
     n_symbols = sum(len(s.definitions) for s in symbols.values())
     out = Console()
     out.print(f"Indexed [bold]{intel.root}[/bold]")
-    out.print(f"  files:     {stats.files:,} ({len(stats.added):,} new, "
-              f"{len(stats.changed):,} changed, {len(stats.removed):,} removed, "
-              f"{stats.parsed:,} parsed)")
+    out.print(
+        f"  files:     {stats.files:,} ({len(stats.added):,} new, "
+        f"{len(stats.changed):,} changed, {len(stats.removed):,} removed, "
+        f"{stats.parsed:,} parsed)"
+    )
     langs = ", ".join(f"{name} {count:,}" for name, count in languages.most_common())
     out.print(f"  languages: {langs or 'none recognised'}")
     out.print(f"  symbols:   {n_symbols:,} definitions")
     out.print(f"  time:      {elapsed:.2f} s")
     if stats.too_large:
-        out.print(f"  skipped:   {stats.too_large:,} files over {intel.settings.max_file_bytes:,} "
-                  "bytes (repo.max_file_bytes)")
+        out.print(
+            f"  skipped:   {stats.too_large:,} files over {intel.settings.max_file_bytes:,} "
+            "bytes (repo.max_file_bytes)"
+        )
     problems = [p for p in stats.problems if not p.endswith(": binary")]
     for problem in problems[:10]:
         out.print(f"  [yellow]note[/yellow]: {problem}")

@@ -73,8 +73,12 @@ class IgnoreRules:
         ]
         self.root_layers: tuple[Layer, ...] = tuple(layer for layer in layers if layer)
 
-    def layers_for(self, rel_dir: str, parent: tuple[Layer, ...]) -> tuple[Layer, ...]:
-        """`parent` plus the .gitignore inside `rel_dir`, if any ("" is the root)."""
+    def layers_for(self, rel_dir: str, parent: tuple[Layer, ...],
+                   has_gitignore: bool = True) -> tuple[Layer, ...]:
+        """`parent` plus the .gitignore inside `rel_dir`, if any ("" is the root).
+        `has_gitignore=False` (the caller listed the folder) skips the failed open."""
+        if not has_gitignore:
+            return parent
         base = rel_dir + "/" if rel_dir else ""
         layer = _layer(base, _read_lines(os.path.join(self.root, base, ".gitignore")))
         return (*parent, layer) if layer else parent

@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +62,7 @@ def _parse_all(root: str, items: list[tuple[str, str | None]], progress: Progres
         yield from _parse_serial(root, items, progress)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     # fork is cheapest, but only safe while no other thread runs (e.g. the watcher).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 from loom.repointel.languages import detect_language
@@ -16,8 +17,7 @@ from loom.repointel.languages import detect_language
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
     size: int
     mtime_ns: int
     language: str | None
@@ -37,7 +37,7 @@ def scan_project(
 ) -> ScanResult:
     rules = IgnoreRules(root, ignore)
     result = ScanResult()
-    stack: list[tuple[str, tuple[Layer, ...]]] = [("", rules.layers_for("", rules.root_layers))]
+    stack: list[tuple[str, tuple[Layer, ...]]] = [("", rules.root_layers)]
     while stack:
         rel_dir, layers = stack.pop()
         try:
@@ -45,6 +45,8 @@ def scan_project(
         except OSError as exc:
             result.problems.append(f"{rel_dir or '.'}: cannot list ({exc.strerror})")
             continue
+        layers = rules.layers_for(rel_dir, layers,
+                                  any(entry.name == ".gitignore" for entry in entries))
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
@@ -61,7 +63,7 @@ def scan_project(
             if entry.name in ALWAYS_IGNORED or (layers and rules.is_ignored(rel, is_dir, layers)):
                 continue
             if is_dir:
-                stack.append((rel, rules.layers_for(rel, layers)))
+                stack.append((rel, layers))
                 continue
             assert st is not None
             if not stat_mod.S_ISREG(st.st_mode):

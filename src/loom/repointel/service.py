@@ -95,16 +95,19 @@ class RepoIntel:
         budget = self.settings.map_tokens if token_budget is None else token_budget
         focus = sorted({self.relative(p) for p in focus_files})
         mentioned = sorted(set(mentioned_identifiers))
-        estimate = estimate or default_estimator()
+        # The default estimator is named, not imported, for the key: an unchanged repo's
+        # map must not pay for loading the LLM layer.
+        counter = ("default" if estimate is None else
+                   f"{getattr(estimate, '__module__', '')}.{getattr(estimate, '__name__', '')}")
         with self._lock:
             self._ensure_fresh()
             key = hashlib.blake2b(
-                repr((self.index.fingerprint, budget, focus, mentioned,
-                      getattr(estimate, "__module__", ""), getattr(estimate, "__name__", "")))
-                .encode(), digest_size=16).hexdigest()
+                repr((self.index.fingerprint, budget, focus, mentioned, counter)).encode(),
+                digest_size=16).hexdigest()
             cached = self.index.cache.get_map(key)
             if cached is not None:
                 return cached
+            estimate = estimate or default_estimator()
             symbols = self.index.symbols()
             limit = budget // 3 + 50  # far more names than fit; the rest is never rendered
             ranked = rank_definitions(symbols, focus, mentioned, limit)

@@ -1,0 +1,102 @@
+"""`loom map` without Typer: the one implementation of the command, reached both from
+the fast path in `loom.cli.fast` (skips loading the whole CLI, which costs more than an
+unchanged repo's map) and from the Typer command in `loom.cli.repo`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def try_fast_map(rest: list[str]) -> int | None:
+    """Run `loom map` for plain options; None (let Typer handle it) for anything else."""
+    tokens: int | None = None
+    focus: list[str] = []
+    mention: list[str] = []
+    root: Path | None = None
+    i = 0
+    while i < len(rest):
+        arg, value = rest[i], rest[i + 1] if i + 1 < len(rest) else None
+        if value is None or arg not in ("--tokens", "-t", "--focus", "-f", "--mention", "-m",
+                                        "--root"):
+            return None
+        if arg in ("--tokens", "-t"):
+            if not value.isdigit() or int(value) < 1:
+                return None
+            tokens = int(value)
+        elif arg in ("--focus", "-f"):
+            focus.append(value)
+        elif arg in ("--mention", "-m"):
+            mention.append(value)
+        else:
+            root = Path(value)
+        i += 2
+    return run_map(tokens, focus, mention, root)
+
+
+def _unconfigured_root(start: Path) -> Path | None:
+    """The project root when no config layer exists at all (so defaults apply and
+    loading the pydantic config model, ~0.1 s, can be skipped); None otherwise."""
+    import os
+
+    from loom.paths import LoomPaths
+
+    if any(key.startswith("LOOM_") and key not in ("LOOM_HOME", "LOOM_ALLOW_MODEL_REQUESTS")
+           for key in os.environ):
+        return None
+    if LoomPaths.from_env().user_config_file.exists():
+        return None
+    for folder in (start, *start.parents):
+        if (folder / ".loom.toml").exists():
+            return None
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def open_project(path: Path | None):  # -> RepoIntel
+    """RepoIntel for the project around `path` (or the current directory), with config.
+    Raises SystemExit(2) with a message for a bad folder or a broken config."""
+    from loom.repointel.service import RepoIntel
+    from loom.repointel.settings import RepoSettings, load_settings
+
+    start = (path or Path.cwd()).resolve()
+    if not start.is_dir():
+        sys.stderr.write(f"error: {start} is not a directory; pass a project folder "
+                         "with --root.\n")
+        raise SystemExit(2)
+    quick = _unconfigured_root(start)
+    if quick is not None:
+        return RepoIntel(quick if path is None else start, RepoSettings())
+    from loom.config import ConfigError, load_config
+
+    try:
+        config = load_config(start)
+    except ConfigError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(2) from exc
+    for warning in config.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    root = config.project_root if path is None else start
+    return RepoIntel(root, load_settings(root, config))
+
+
+def run_map(tokens: int | None, focus: list[str], mention: list[str],
+            root: Path | None) -> int:
+    intel = open_project(root)
+    try:
+        for name in focus:
+            if not (intel.root / intel.relative(name)).exists():
+                sys.stderr.write(f"warning: --focus {name}: no such file in {intel.root}\n")
+        text = intel.repo_map(tokens, focus, mention)
+    finally:
+        intel.close()
+    if not text:
+        sys.stderr.write("(no source files with definitions found in this project)\n")
+        return 0
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `loom map | head`
+        return 0
+    return 0
