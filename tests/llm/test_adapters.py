@@ -169,3 +169,20 @@ async def test_gemini_thought_signatures_survive_the_thread_and_go_back(
     await collect(provider.stream(request(*history)))
     part = server.requests[1].json["contents"][1]["parts"][0]
     assert part["thoughtSignature"] == signature
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+async def test_stopping_early_closes_the_stream_cleanly(name: str, server: FakeLlmServer) -> None:
+    import asyncio
+
+    server.add(Turn(text=[f"word{i} " for i in range(300)]))
+    loop = asyncio.get_running_loop()
+    problems: list[str] = []
+    loop.set_exception_handler(lambda _loop, context: problems.append(context["message"]))
+    stream = provider_for(name, server).stream(request())
+    async for event in stream:
+        assert isinstance(event, TextDelta)
+        break  # e.g. the user pressed Ctrl-C
+    await stream.aclose()
+    await loop.shutdown_asyncgens()  # what asyncio.run does at exit
+    assert problems == []

@@ -6,12 +6,13 @@ the anthropic, openai and google-genai SDKs alike without importing any of them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from loom.llm.base import LlmError
-from loom.llm.guard import ModelRequestBlocked, find_cause
+from loom.llm.guard import ModelRequestBlocked, find_cause, open_responses
 from loom.llm.retry import parse_retry_after, status_is_transient
 
 _TIMEOUT_NAMES = {"APITimeoutError", "TimeoutException", "ReadTimeout", "ConnectTimeout",
@@ -194,12 +195,37 @@ async def sdk_stream(
     """Open an SDK stream, translate it with `consume`, map every failure to LlmError,
     and close the HTTP response however the iteration ends (error, cancel, early stop)."""
     stream = None
+    responses: list[Any] = []
+    token = open_responses.set(responses)
+    finished = False
     try:
         stream = await open_stream()
         async for event in consume(stream):
             yield event
+        finished = True
     except Exception as error:
         raise map_sdk_error(error, provider=provider, endpoint=endpoint,
                             key_hint=key_hint) from error
     finally:
-        await close_quietly(stream)
+        _reset(token)
+        await _close_all(stream, responses, drain=not finished)
+
+
+def _reset(token: Any) -> None:
+    with contextlib.suppress(ValueError):  # finalized from another context (loop shutdown)
+        open_responses.reset(token)
+
+
+async def _close_all(stream: Any, responses: list[Any], *, drain: bool) -> None:
+    """Close the HTTP responses first (the server stops generating), then let the SDK's
+    generator chain run into the closed stream and end, so no layer is left suspended
+    for the garbage collector to close out of order."""
+    for response in responses:
+        with contextlib.suppress(Exception):
+            await response.aclose()
+    # Drain only when every response is closed: otherwise this would wait for the rest.
+    if drain and responses and stream is not None and hasattr(stream, "__aiter__"):
+        with contextlib.suppress(Exception):
+            async for _ in stream:
+                pass
+    await close_quietly(stream)

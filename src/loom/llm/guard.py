@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from contextvars import ContextVar
 from typing import Any
 
 from loom.llm.base import LlmError
 
 GUARD_ENV = "LOOM_ALLOW_MODEL_REQUESTS"
+
+# Responses opened by the current task's model call (see `_errors.sdk_stream`), so the
+# call can close its HTTP response itself when it stops early: some SDK stream wrappers
+# (google-genai's) do not close it, and the server would keep generating (and billing).
+open_responses: ContextVar[list[Any] | None] = ContextVar("loom_open_responses", default=None)
 
 
 class ModelRequestBlocked(LlmError):
@@ -73,7 +79,11 @@ def guarded_async_client(timeout: float, *, connect_timeout: float = 10.0) -> An
 
         async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
             check_model_request(request.url)
-            return await self._inner.handle_async_request(request)
+            response = await self._inner.handle_async_request(request)
+            tracked = open_responses.get()
+            if tracked is not None:
+                tracked.append(response)
+            return response
 
         async def aclose(self) -> None:
             await self._inner.aclose()
