@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
+import typer
 from typer.testing import CliRunner
 
 from loom.cli.app import build_app
@@ -118,7 +120,9 @@ def test_share_changes_visibility_on_the_server(server) -> None:
 
 
 def test_remote_list_and_search(server, capsys) -> None:
-    assert remote_list(10, as_json=True) == 1  # not logged in
+    with pytest.raises(typer.Exit):  # not logged in
+        remote_list(10, as_json=True)
+    assert "not logged in" in capsys.readouterr().err
     login(server)
     store = open_thread_store(LoomPaths.from_env(), background=False)
     thread = make_thread("quixotic refactor of the parser")

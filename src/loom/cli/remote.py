@@ -1,7 +1,8 @@
 """Server-side listing and search for `loom list --remote` and `loom search --remote`.
 
-Both print (a table, or JSON with `as_json`) and return an exit code. Search falls back
-to the local index when the server cannot be reached, and says so.
+Both print (a table, or JSON with `as_json`); on failure they print why and raise
+typer.Exit(1), so a caller that ignores the return value still exits non-zero. Search
+falls back to the local index when the server cannot be reached, and says so.
 """
 
 from __future__ import annotations
@@ -46,6 +47,21 @@ def _print_rows(rows: list[dict[str, Any]], with_snippet: bool = False) -> None:
 
 def remote_list(limit: int = 50, as_json: bool = False) -> int:
     """Threads on the server visible to this user, newest activity first."""
+    return _exit_on_failure(_remote_list(limit, as_json))
+
+
+def remote_search(query: str, limit: int = 20, as_json: bool = False) -> int:
+    """Full-text search on the server; local search when the server is unreachable."""
+    return _exit_on_failure(_remote_search(query, limit, as_json))
+
+
+def _exit_on_failure(code: int) -> int:
+    if code:
+        raise typer.Exit(code)
+    return code
+
+
+def _remote_list(limit: int, as_json: bool) -> int:
     from loom.store.sync_client import SyncClientError
 
     client = _client()
@@ -64,8 +80,7 @@ def remote_list(limit: int = 50, as_json: bool = False) -> int:
     return 0
 
 
-def remote_search(query: str, limit: int = 20, as_json: bool = False) -> int:
-    """Full-text search on the server; local search when the server is unreachable."""
+def _remote_search(query: str, limit: int, as_json: bool) -> int:
     from loom.store.sync_client import SyncClientError, SyncUnavailable
 
     client = _client()
