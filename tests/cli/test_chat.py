@@ -136,6 +136,42 @@ def test_chat_streams_asks_permission_and_runs_slash_commands(
     assert denied["is_error"] is True and "did not allow" in denied["content"]
 
 
+def test_architect_mode_plans_then_edits(server: FakeLlmServer, project: Path) -> None:
+    plan = {
+        "summary": "Add a greeting module",
+        "steps": [{"file": "greet.py", "action": "create", "description": "a hello() function"}],
+    }
+    server.add(Turn(text=json.dumps(plan)))
+    server.add(
+        Turn(
+            tool_calls=[
+                FakeToolCall(
+                    "file_write", {"path": "greet.py", "content": "def hello():\n    return 'hi'\n"}
+                )
+            ]
+        )
+    )
+    server.add(Turn(text="Created greet.py."))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("/architect")
+    child.expect("architect ›")
+    child.sendline("add a greeting")
+    child.expect("Plan: Add a greeting module")
+    child.expect(r"1\. \[create\] greet\.py: a hello\(\) function")
+    child.expect("Step 1/1 greet.py: started")
+    child.expect(r"\[y\] allow once")
+    child.send("y")
+    child.expect("Step 1/1 greet.py: completed")
+    child.expect("Carried out 1 of 1 steps")
+    child.expect("architect ›")
+    child.sendeof()
+    saved_thread(child)
+    assert (project / "greet.py").read_text() == "def hello():\n    return 'hi'\n"
+    models = [r.json["model"] for r in server.requests]
+    assert models == ["claude-opus-4-6", "claude-haiku-4-5", "claude-haiku-4-5"]
+
+
 def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="too slow", delay=20))
     server.add(Turn(text="second answer"))

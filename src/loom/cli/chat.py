@@ -154,7 +154,9 @@ class ChatRepl:
         self._turn = asyncio.ensure_future(self.handle.send(text))
         loop.add_signal_handler(signal.SIGINT, self.interrupt)
         try:
-            await self._turn
+            answer = await self._turn
+            if answer and answer.strip() != self.renderer.last_text.strip():
+                self.renderer.line(answer)  # e.g. architect mode's report of its steps
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on

@@ -41,6 +41,7 @@ class EventRenderer:
         self.show_tool_output = show_tool_output
         self._streamed = False  # text of the current model message went out as deltas
         self._at_line_start = True
+        self.last_text = ""  # the newest assistant text shown
 
     def _write_raw(self, text: str) -> None:
         self.console.file.write(text)
@@ -73,6 +74,8 @@ class EventRenderer:
             return
         if message.content and not self._streamed:
             self.line(message.content)
+        if message.content:
+            self.last_text = message.content
         self.end_line()
         self._streamed = False
 
@@ -100,6 +103,19 @@ class EventRenderer:
 
     def _on_sync_error(self, event: Any) -> None:
         self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")
+
+    def _on_architect_plan(self, event: Any) -> None:
+        self.line(f"Plan: {event.summary}" if event.summary else "Plan:", style="bold magenta")
+        for number, step in enumerate(event.steps, 1):
+            where = f" {step.get('file')}" if step.get("file") else ""
+            self.line(
+                f"  {number}. [{step.get('action', '')}]{where}: {step.get('description', '')}"
+            )
+
+    def _on_architect_step(self, event: Any) -> None:
+        style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
+        where = f" {event.file}" if event.file else ""
+        self.line(f"Step {event.index}/{event.total}{where}: {event.status}", style=style)
 
     def _on_mode_changed(self, event: Any) -> None:
         self.line(f"mode: {event.mode}", style="magenta")
