@@ -6,7 +6,10 @@ events, context window, permission check, thread saves to a real LocalThreadStor
 temporary LOOM_HOME, fsync included). Variants measured in the same run:
 
   full          the real thing, persistence on
-  no-persist    same loop, the store's save does nothing (isolates persistence)
+  no-persist    same loop with saving switched off (isolates what persistence costs:
+                the writer thread, serialisation, fsync)
+  save-each     every save request written at once, in the loop (no writer thread,
+                no coalescing): what the saver design avoids
   bare          baseline: a hand-written loop calling the same scripted provider and
                 tool with no state machine, no events, no saves
 
@@ -78,7 +81,9 @@ class NullStore:
         return None
 
 
-async def run_session(steps: int, persist: bool, root: Path) -> tuple[float, dict]:
+async def run_session(
+    steps: int, persist: bool, root: Path, each: bool = False
+) -> tuple[float, dict]:
     from loom.store.local import LocalThreadStore
 
     provider = script(steps)
@@ -88,6 +93,15 @@ async def run_session(steps: int, persist: bool, root: Path) -> tuple[float, dic
     session = await manager.start_session(
         model=MODEL, project_path=root, tools=[NoopTool()], auto_approve=True
     )
+    if not persist:
+        session._saver.request = lambda: None  # bench only: no writer-thread handoffs
+    if each:
+
+        def save_now() -> None:  # bench only: the naive design, one full write per step
+            session.thread.touch()
+            store.save(session.thread)
+
+        session._saver.request = save_now
     started = time.perf_counter()
     answer = await session.send_message("go")
     elapsed = time.perf_counter() - started
@@ -128,17 +142,28 @@ def main() -> None:
         os.environ["LOOM_HOME"] = home
         root = Path(home) / "project"
         root.mkdir()
-        results: dict[str, list[float]] = {"full": [], "no-persist": [], "bare": []}
+        results: dict[str, list[float]] = {
+            "full": [],
+            "no-persist": [],
+            "save-each": [],
+            "bare": [],
+        }
         saves: list[dict] = []
-        for _ in range(args.repeat):
+        for attempt in range(args.repeat):
             elapsed, stats = asyncio.run(run_session(args.steps, True, root))
             results["full"].append(elapsed)
             saves.append(stats)
             results["no-persist"].append(asyncio.run(run_session(args.steps, False, root))[0])
+            if attempt == 0:  # slow (one fsync'd write per step): measured once
+                each = asyncio.run(run_session(args.steps, True, root, each=True))[0]
+                results["save-each"].append(each)
             results["bare"].append(asyncio.run(run_bare(args.steps, root)))
 
         bare = statistics.median(results["bare"])
-        print(f"agent loop: {args.steps} tool round trips, median of {args.repeat} runs")
+        print(
+            f"agent loop: {args.steps} tool round trips, median of {args.repeat} runs"
+            " (save-each: one run)"
+        )
         for name, values in results.items():
             median = statistics.median(values)
             print(
