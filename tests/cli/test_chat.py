@@ -115,6 +115,7 @@ def test_chat_streams_asks_permission_and_runs_slash_commands(
     child.expect("/exit")
     child.sendline("/bogus")
     child.expect("unknown command /bogus")
+    child.expect(PROMPT)  # Ctrl-D typed ahead of the prompt would go to the cooked tty
     child.sendeof()  # Ctrl-D
     thread = saved_thread(child)
     roles = [m["role"] for m in thread["conversation"]["messages"]]
