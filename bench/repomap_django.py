@@ -99,7 +99,7 @@ def loom_runs(root: Path, tokens: int, repeat: int) -> dict[str, list[float]]:
             times["warm"].append(timed(cmd, env)[0])
         for n in range(repeat):
             edit(root, n)
-            elapsed, out = timed(cmd, env)
+            elapsed, _out = timed(cmd, env)
             times["edit"].append(elapsed)
         restore(root)
     return times

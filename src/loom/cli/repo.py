@@ -57,12 +57,11 @@ def index_command(
                 progress.update(task, completed=done, total=total)
 
             stats = intel.refresh(report)
-        symbols = intel.index.symbols()
+        n_symbols = sum(r.n_defs for r in intel.index.files.values())
         languages = Counter(r.language for r in intel.index.files.values() if r.language)
     finally:
         intel.close()
     elapsed = time.perf_counter() - started
-    n_symbols = sum(len(s.definitions) for s in symbols.values())
     out = Console()
     out.print(f"Indexed [bold]{intel.root}[/bold]")
     out.print(

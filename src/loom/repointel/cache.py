@@ -20,11 +20,11 @@ from pathlib import Path
 
 from loom.repointel.tags import FileSymbols
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
   path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, language TEXT, digest TEXT,
-  racy INTEGER, error TEXT);
+  racy INTEGER, error TEXT, n_defs INTEGER);
 CREATE TABLE IF NOT EXISTS symbols (
   path TEXT, digest TEXT, data BLOB, PRIMARY KEY (path, digest));
 CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT, used REAL);
@@ -41,6 +41,7 @@ class FileRecord:
     digest: str
     racy: bool = False
     error: str | None = None
+    n_defs: int = 0  # definitions found (for summaries that should not load symbols)
 
 
 def cache_file_for(cache_dir: Path, project_root: Path) -> Path:
@@ -89,8 +90,9 @@ class RepoCache:
     # -- files -------------------------------------------------------------------------
     def load_files(self) -> dict[str, FileRecord]:
         rows = self._conn.execute(
-            "SELECT path, size, mtime_ns, language, digest, racy, error FROM files")
-        return {p: FileRecord(s, m, lang, d, bool(r), e) for p, s, m, lang, d, r, e in rows}
+            "SELECT path, size, mtime_ns, language, digest, racy, error, n_defs FROM files")
+        return {p: FileRecord(s, m, lang, d, bool(r), e, n or 0)
+                for p, s, m, lang, d, r, e, n in rows}
 
     def save(
         self,
@@ -107,8 +109,8 @@ class RepoCache:
         try:
             self._conn.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in removed))
             self._conn.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((p, r.size, r.mtime_ns, r.language, r.digest, int(r.racy), r.error)
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                ((p, r.size, r.mtime_ns, r.language, r.digest, int(r.racy), r.error, r.n_defs)
                  for p, r in records.items()))
             self._conn.executemany(
                 "INSERT OR REPLACE INTO symbols VALUES (?, ?, ?)",

@@ -162,7 +162,8 @@ class RepoIndex:
         for parsed in _parse_all(str(self.root), sources, progress, self.workers):
             stats.parsed += 1
             record = FileRecord(parsed.size, parsed.mtime_ns, parsed.language, parsed.digest,
-                                now - parsed.mtime_ns < RACY_WINDOW_NS, parsed.error)
+                                now - parsed.mtime_ns < RACY_WINDOW_NS, parsed.error,
+                                len(parsed.symbols.definitions) if parsed.symbols else 0)
             old = self.files.get(parsed.path)
             updates[parsed.path] = record
             if parsed.error:
