@@ -46,6 +46,10 @@ BAD_FILES = {
         "version must be of type int",
     ),
     "future-schema": (_future, "newer Loom (schema_version 99"),
+    "wrong-bool": (
+        lambda tid: _good_bytes(tid).replace(b'"is_private": false', b'"is_private": "no"'),
+        "is_private has the wrong type",
+    ),
     "id-mismatch": (lambda tid: _good_bytes(new_thread_id()), "does not match the file name"),
 }
 
@@ -86,16 +90,18 @@ def test_load_of_a_bad_file_quarantines_and_says_so() -> None:
     assert not store.path_for(tid).exists()
 
 
-def test_load_rejects_a_pydantic_invalid_file_the_index_accepts() -> None:
+def test_an_unknown_agent_state_is_caught_by_the_index_and_by_load() -> None:
     store = LocalThreadStore()
     thread = make_thread()
     data = json.loads(thread_to_bytes(thread))
     data["agent_state"]["kind"] = "Dancing"
     store.threads_dir.mkdir(parents=True)
     store.path_for(thread.id).write_text(json.dumps(data))
-    with pytest.raises(ThreadUnreadable, match="does not match the thread format"):
+    assert store.list() == []  # quarantined by the index scan
+    store.path_for(thread.id).write_text(json.dumps(data))
+    with pytest.raises(ThreadUnreadable, match="not a known state"):
         store.load(thread.id)
-    assert store.list() == []
+    assert not store.path_for(thread.id).exists()
 
 
 def test_doctor_repair_rebuilds_and_cleans_leftovers() -> None:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
-from loom.core.schema import SCHEMA_VERSION
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
 from loom.store.atomic import StorageError, atomic_write_parts, fsync_dir
@@ -160,12 +159,14 @@ class LocalThreadStore:
         except (FileNotFoundError, ValueError):
             return None
         try:
-            thread = Thread.from_json(raw)
-            if thread.schema_version > SCHEMA_VERSION or thread.id != thread_id:
-                parse_thread_bytes(raw, thread_id)  # raises with the precise reason
-            return thread
-        except ValueError as exc:  # pydantic's ValidationError, or BadThreadFile
-            reason = str(exc) if isinstance(exc, BadThreadFile) else _reason(raw, thread_id, exc)
+            # The index's checks first (same verdict as `loom list`), then the model.
+            parse_thread_bytes(raw, thread_id)
+            return Thread.from_json(raw)
+        except BadThreadFile as exc:
+            reason = str(exc)
+        except ValueError as exc:  # pydantic's ValidationError
+            detail = " ".join(line.strip() for line in str(exc).splitlines()[:3])
+            reason = f"the file does not match the thread format ({detail})"
         moved = quarantine_file(path, self.paths.quarantine_dir, reason)
         self._unindex(thread_id)
         raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
@@ -273,14 +274,3 @@ def _move(source: Path, target: Path, what: str) -> None:
         fsync_dir(source.parent)
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"{what}: {exc.strerror or exc}") from exc
-
-
-def _reason(raw: bytes, thread_id: str, exc: Exception) -> str:
-    """The index's explanation if it has one, else pydantic's first lines."""
-    try:
-        parse_thread_bytes(raw, thread_id)
-    except BadThreadFile as bad:
-        return str(bad)
-    lines = str(exc).splitlines()
-    detail = " ".join(line.strip() for line in lines[:3]) if lines else type(exc).__name__
-    return f"the file does not match the thread format ({detail})"

@@ -18,6 +18,37 @@ MAX_INDEXED_CHARS_PER_MESSAGE = 32_000
 """Longer message text (typically a tool's output) is indexed up to this many characters."""
 
 ROLES = ("user", "assistant", "tool", "system")
+AGENT_STATE_KINDS = (
+    "WaitingForUserInput",
+    "CallingLlm",
+    "ProcessingLlmResponse",
+    "ExecutingTools",
+    "PostToolsHook",
+    "Error",
+    "ShuttingDown",
+)
+VISIBILITIES = ("organization", "private", "public")
+_OPTIONAL_STR = (str, type(None))
+_OPTIONAL_BOOL = (bool, type(None))
+# Types of the optional fields, checked so that a file the index accepts also loads.
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "updated_at": (str,),
+    "last_activity_at": (str,),
+    "workspace_root": _OPTIONAL_STR,
+    "cwd": _OPTIONAL_STR,
+    "loom_version": _OPTIONAL_STR,
+    "git_branch": _OPTIONAL_STR,
+    "git_remote_url": _OPTIONAL_STR,
+    "git_initial_branch": _OPTIONAL_STR,
+    "git_initial_commit_sha": _OPTIONAL_STR,
+    "git_current_commit_sha": _OPTIONAL_STR,
+    "git_start_dirty": _OPTIONAL_BOOL,
+    "git_end_dirty": _OPTIONAL_BOOL,
+    "provider": _OPTIONAL_STR,
+    "model": _OPTIONAL_STR,
+    "is_private": (bool,),
+    "is_shared_with_support": (bool,),
+}
 
 
 class BadThreadFile(ValueError):
@@ -112,6 +143,11 @@ def extract_record(data: Any, file_id: str | None) -> IndexRecord:
         raise BadThreadFile(f"the id inside ({thread_id}) does not match the file name")
     version = _field(data, "version", int)
     created_at = _field(data, "created_at", str)
+    for key, kinds in _FIELD_TYPES.items():
+        if key in data and not isinstance(data[key], kinds):
+            raise BadThreadFile(f"the field {key} has the wrong type ({type(data[key]).__name__})")
+    if data.get("visibility", "organization") not in VISIBILITIES:
+        raise BadThreadFile(f"visibility must be one of {', '.join(VISIBILITIES)}")
     last_activity = data.get("last_activity_at") or data.get("updated_at") or created_at
     if not isinstance(last_activity, str):
         raise BadThreadFile("last_activity_at must be a string")
@@ -120,6 +156,8 @@ def extract_record(data: Any, file_id: str | None) -> IndexRecord:
     texts = [message_text_of(m, i) for i, m in enumerate(messages)]
     metadata = _field(data, "metadata", dict, default={})
     agent_state = _field(data, "agent_state", dict, default={})
+    if agent_state.get("kind", AGENT_STATE_KINDS[0]) not in AGENT_STATE_KINDS:
+        raise BadThreadFile(f"agent_state.kind {agent_state.get('kind')!r} is not a known state")
     tags = _field(metadata, "tags", list, default=[], where="metadata.")
     commits = _field(data, "git_commits", list, default=[])
     if not all(isinstance(t, str) for t in tags + commits):
@@ -165,6 +203,10 @@ def message_text_of(message: Any, index: int = 0) -> str:
             for c in calls
         )
         content = f"{content} {parts}".strip()
+    if role == "assistant" and not all(
+        isinstance(c.get("id"), str) and isinstance(c.get("tool_name"), str) for c in calls
+    ):
+        raise BadThreadFile(f"message {index}: every tool call needs an id and a tool_name")
     if role == "tool" and not (
         isinstance(message.get("tool_call_id"), str) and isinstance(message.get("tool_name"), str)
     ):
