@@ -232,3 +232,28 @@ async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp
     saved = LocalThreadStore().load(session.thread.id)
     assert [m.content for m in saved.messages] == ["first", "one", "second", "two"]
     await manager.shutdown()
+
+
+async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_path) -> None:
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn(
+                tool_calls=[
+                    tool_call("echo", {"text": "a"}, id="same"),
+                    tool_call("echo", {"text": "b"}, id="same"),
+                    tool_call("echo", {"text": "c"}, id=""),
+                ]
+            ),
+            "ok",
+        ]
+    )
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    assert await session.send_message("go") == "ok"
+    calls = session.get_history()[1].tool_calls
+    ids = [c.id for c in calls]
+    assert ids[0] == "same" and len(set(ids)) == 3 and all(ids)
+    results = [m for m in session.get_history() if isinstance(m, ToolMessage)]
+    assert [r.tool_call_id for r in results] == ids
+    assert [r.content for r in results] == ["echo: a", "echo: b", "echo: c"]
+    await manager.shutdown()

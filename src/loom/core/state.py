@@ -272,12 +272,17 @@ def _llm_failed(
 
 
 def _tool_event(state: ExecutingTools, event: ToolStarted | ToolProgressed | ToolCompleted) -> Step:
-    index = next((i for i, ex in enumerate(state.executions) if ex.call.id == event.call_id), None)
+    index = next(
+        (
+            i
+            for i, ex in enumerate(state.executions)
+            if ex.call.id == event.call_id and not isinstance(ex, Completed)
+        ),
+        None,
+    )
     if index is None:
-        return state, [Ignored(f"no tool call {event.call_id} in this round")]
+        return state, [Ignored(f"no open tool call {event.call_id} in this round")]
     current = state.executions[index]
-    if isinstance(current, Completed):
-        return state, [Ignored(f"tool call {event.call_id} already completed")]
 
     if isinstance(event, ToolStarted):
         running = Running(current.call, event.at, event.at)

@@ -124,6 +124,7 @@ class LlmCaller:
             name = getattr(provider, "name", "the provider")
             return sm.LlmFailed(f"{name}: {exc}", transient=is_transient(exc))
         self.last_exception = None
+        calls = _unique_ids(calls)
         if usage is not None:
             usage = self._account(model, usage)
         message = AssistantMessage(
@@ -153,3 +154,17 @@ def new_message_id() -> str:
     import uuid_utils
 
     return f"msg_{uuid_utils.uuid7().hex}"
+
+
+def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
+    """Every call gets a distinct, non-empty id (a result is matched to its call by id)."""
+    seen: set[str] = set()
+    fixed = []
+    for call in calls:
+        if not call.id or call.id in seen:
+            from loom.core.ids import new_call_id
+
+            call = call.model_copy(update={"id": new_call_id()})
+        seen.add(call.id)
+        fixed.append(call)
+    return fixed

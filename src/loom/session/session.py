@@ -270,6 +270,10 @@ class Session:
             self.gate.cancel()
             # Answers what was open and saves; a no-op when the turn had just ended.
             await self._apply(sm.Interrupted())
+        if self._turn_end is None and not isinstance(
+            self.state, sm.WaitingForUserInput | sm.Error
+        ):  # a bug: treat as a crash, so the session restarts from its last save
+            raise RuntimeError(f"the agent loop stalled in {type(self.state).__name__}")
         return self._turn_end or sm.EndTurn("")
 
     async def _apply(self, event: sm.AgentEvent) -> list[Any]:
