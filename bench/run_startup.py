@@ -65,9 +65,13 @@ def time_to_first_request(provider: str, server: FakeLlmServer, project: Path, h
     return server.requests[before].at - started
 
 
-def time_python_pass() -> float:
+SDK_MODULE = {"anthropic": "anthropic", "openai": "openai", "openai-compatible": "openai"}
+
+
+def time_python(code: str) -> float:
+    """Spawn-to-exit time of `python -c code`."""
     started = time.time()
-    subprocess.run([PYTHON, "-c", "pass"], check=True)
+    subprocess.run([PYTHON, "-c", code], check=True)
     return time.time() - started
 
 
@@ -85,7 +89,9 @@ def main() -> None:
         loom = [
             time_to_first_request(args.provider, server, project, home) for _ in range(args.runs)
         ]
-        baseline = [time_python_pass() for _ in range(args.runs)]
+        baseline = [time_python("pass") for _ in range(args.runs)]
+        sdk = SDK_MODULE[args.provider]
+        sdk_import = [time_python(f"import {sdk}") for _ in range(args.runs)]
 
     loom_median = statistics.median(loom)
     base_median = statistics.median(baseline)
@@ -93,7 +99,10 @@ def main() -> None:
         f"loom run -> first request ({args.provider}), median of {args.runs}: "
         f"{loom_median * 1000:.0f} ms (min {min(loom) * 1000:.0f}, max {max(loom) * 1000:.0f})"
     )
+    sdk_median = statistics.median(sdk_import)
     print(f"baseline python -c pass (spawn to exit), median: {base_median * 1000:.0f} ms")
+    print(f"python -c 'import {sdk}' (the SDK alone), median: {sdk_median * 1000:.0f} ms; "
+          f"loom's own share: {(loom_median - sdk_median) * 1000:.0f} ms")
     print(
         f"ratio: {loom_median / base_median:.1f}x; target <= 500 ms: "
         f"{'met' if loom_median <= 0.5 else 'NOT met'}"
