@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -200,3 +202,31 @@ def test_usage_errors_exit_2(server: FakeLlmServer, project: Path) -> None:
 
 def _thread_file(thread_id: str) -> Path:
     return Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+
+
+def test_sigint_ends_the_run_with_the_thread_saved(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="too late", delay=30))
+    environ = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "k",
+        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loom", "run", "-p", "slow task", "-o", "json"],
+        cwd=project,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert "stopped by SIGINT" in err and "Traceback" not in err
+    result = json.loads(out)
+    assert result["subtype"] == "error_during_execution"
+    thread = json.loads(_thread_file(result["thread_id"]).read_text())
+    assert thread["conversation"]["messages"][0]["content"] == "slow task"

@@ -9,6 +9,7 @@ Exit codes: 0 success, 1 error (setup, model, max turns), 2 usage.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -155,12 +156,25 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     answer = ""
     failure: str | None = None
     earlier = len(handle.history())  # a resumed thread's messages are not this run's
+    stopped: list[str] = []
+
+    def stop(name: str) -> None:  # Ctrl-C, or a CI job's SIGTERM: end the turn, keep it
+        stopped.append(name)
+        handle.interrupt()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signal.Signals(signum).name)
     try:
         answer = await handle.send(options.prompt)
     except Exception as exc:  # a failed turn is reported, never a traceback
         failure = _one_line(exc)
     finally:
         await handle.close()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    if stopped:
+        failure = f"stopped by {stopped[0]} before the task was done"
     history = handle.history()[earlier:]
     tally.permission_denials = refusals(history)
     subtype = "success"
