@@ -176,6 +176,7 @@ def test_architect_mode_plans_then_edits(server: FakeLlmServer, project: Path) -
 def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="too slow", delay=20))
     server.add(Turn(text="second answer"))
+    server.add(Turn(status=401, error_message="bad key"))
     child = spawn(["--private"], project, server)
     child.expect(PROMPT)
     child.sendline("take your time")
@@ -188,11 +189,15 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
     child.sendline("again")
     child.expect("second answer")
     child.expect(PROMPT)
+    child.sendline("third")  # a permanent model error ends the turn, not the REPL
+    child.expect(r"error \(Llm\): .*bad key")
+    child.expect("send the message again")
+    child.expect(PROMPT)
     child.sendline("/exit")
     thread = saved_thread(child)
     assert thread["is_private"] is True
     contents = [m["content"] for m in thread["conversation"]["messages"]]
-    assert contents[0] == "take your time" and contents[-1] == "second answer"
+    assert contents[0] == "take your time" and contents[-1] == "third"
 
 
 def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project: Path) -> None:

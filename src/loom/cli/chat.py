@@ -160,7 +160,9 @@ class ChatRepl:
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on
-            self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
+            if str(exc) != self.renderer.last_error:  # not shown already as an event
+                self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
+            self.renderer.line("The thread is saved; send the message again to retry.", style="dim")
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             await asyncio.sleep(0)  # let queued events render before the next prompt

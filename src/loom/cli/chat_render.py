@@ -42,6 +42,7 @@ class EventRenderer:
         self._streamed = False  # text of the current model message went out as deltas
         self._at_line_start = True
         self.last_text = ""  # the newest assistant text shown
+        self.last_error = ""  # the newest error event shown
 
     def _write_raw(self, text: str) -> None:
         self.console.file.write(text)
@@ -99,6 +100,7 @@ class EventRenderer:
         )
 
     def _on_error(self, event: Any) -> None:
+        self.last_error = event.message
         self.line(f"error ({event.origin}): {event.message}", style="bold red")
 
     def _on_sync_error(self, event: Any) -> None:
