@@ -10,8 +10,9 @@ rows of vanished ones and quarantines unreadable ones.
 
 Races: the marker is the folder stat taken *before* the scan, so a change during the
 scan leaves the marker behind and the next call scans again. Folder timestamps are
-coarse (a kernel tick), so when the folder changed less than RACY_WINDOW_NS before the
-scan, no marker is recorded at all ("racy", as git calls it). Saves do not move the
+coarse (a kernel tick, or whole seconds on some filesystems), so when the folder changed
+less than `racy_window_ns` before the scan, no marker is recorded at all ("racy", as
+git calls it) and the next call scans again. Saves do not move the
 marker: a save that died between its rename and its index update is still found.
 Not detected until the folder changes again: a file edited in place (no rename, so the
 folder's mtime stays); `loom doctor` compares every file's stat and catches it.
@@ -40,7 +41,18 @@ from loom.store.index import (
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
-RACY_WINDOW_NS = 2_000_000_000
+TICK_RACY_WINDOW_NS = 50_000_000  # a few kernel ticks (1-10 ms each)
+COARSE_RACY_WINDOW_NS = 2_000_000_000  # filesystems that store whole seconds
+
+
+def racy_window_ns(mtime_ns: int) -> int:
+    """How long after a change its timestamp may still be shared by a later change.
+
+    A folder mtime with no sub-second part suggests a filesystem with coarse timestamps
+    (a fine-grained one shows .000000000 about once in 250 ticks: harmlessly slower).
+    """
+    return COARSE_RACY_WINDOW_NS if mtime_ns % 1_000_000_000 == 0 else TICK_RACY_WINDOW_NS
+
 BATCH = 200
 PROGRESS_MIN_FILES = 500
 Progress = Callable[[int], None]
@@ -180,7 +192,7 @@ def ensure_fresh(
             for tid in batch:
                 _reindex_file(index, paths, tid, report, pending)
     with write_transaction(index):
-        racy = looked_at - mtime_ns < RACY_WINDOW_NS
+        racy = looked_at - mtime_ns < racy_window_ns(mtime_ns)
         index.set_state(MARKER_KEY, "racy" if racy or pending else marker)
     return report
 
