@@ -35,6 +35,7 @@ async def test_ask_then_allow_once_runs_the_tool(tmp_path) -> None:
 
     request = await next_event(events, "permission_request")
     assert (request.tool_name, request.tool_path, request.call_id) == ("write_file", "a.txt", "c1")
+    assert request.reason == "needs your approval"
     assert session.pending_permission.id == "c1"
     assert not (tmp_path / "a.txt").exists()
     # the thread is on disk before we wait on a person

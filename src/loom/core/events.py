@@ -61,6 +61,7 @@ class PermissionRequest(_Event):
     tool_path: str | None = None  # the path or command the grant would cover
     call_id: str = ""
     arguments: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""  # why a person is asked, e.g. "dangerous command: deletes files"
 
 
 class ModeChanged(_Event):

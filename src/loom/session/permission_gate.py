@@ -80,6 +80,7 @@ class PermissionGate:
                 tool_path=verdict.subject,
                 call_id=call.id,
                 arguments=args,
+                reason=getattr(verdict, "reason", "") or "",
             )
         )
         try:
