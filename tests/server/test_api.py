@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import string
+
+import pytest
+
 from loom.core.messages import UserMessage
 from tests.server.threads_factory import JSON, body, make_thread
 
@@ -124,9 +129,11 @@ def test_soft_delete_hides_the_thread(backend) -> None:
     assert backend.client.get(f"/api/threads/{thread.id}", headers=me).status_code == 200
 
 
-def test_search_ranks_and_highlights(backend) -> None:
+@pytest.mark.parametrize("bitmap_below", [0, 10**9])  # both PostgreSQL plans
+def test_search_ranks_and_highlights(backend, bitmap_below: int, monkeypatch) -> None:
+    monkeypatch.setattr("loom.server.search.BITMAP_BELOW", bitmap_below)
     _, me = backend.user()
-    word = "zanzibarquux"
+    word = "zanzibar" + "".join(random.choices(string.ascii_lowercase, k=8))
     strong = make_thread(f"{word} crash in {word} handler", f"the {word} fix")
     weak = make_thread("unrelated start", f"a mention of {word} at the end")
     other = make_thread("nothing to see")
@@ -137,6 +144,19 @@ def test_search_ranks_and_highlights(backend) -> None:
     assert [h["id"] for h in hits] == [strong.id, weak.id]
     assert hits[0]["rank"] > hits[1]["rank"]
     assert f"[{word}]" in hits[0]["snippet"]
+
+    # The search index follows deletes and changes of visibility.
+    backend.client.delete(f"/api/threads/{weak.id}", headers=me)
+    result = backend.client.get("/api/threads/search", params={"q": word}, headers=me).json()
+    assert [h["id"] for h in result["hits"]] == [strong.id]
+    _, stranger = backend.user()
+    result = backend.client.get("/api/threads/search", params={"q": word}, headers=stranger)
+    assert result.json()["hits"] == []
+    backend.client.post(
+        f"/api/threads/{strong.id}/share", json={"visibility": "public"}, headers=me
+    )
+    result = backend.client.get("/api/threads/search", params={"q": word}, headers=stranger)
+    assert [h["id"] for h in result.json()["hits"]] == [strong.id]
 
 
 def test_listing_columns_are_denormalised(backend) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import ColumnElement, and_, or_
 
 from loom.server.identity import Principal
@@ -20,13 +22,13 @@ def can_read(p: Principal, row: ThreadRow) -> bool:
     return p.is_support and row.is_shared_with_support
 
 
-def readable_clause(p: Principal) -> ColumnElement[bool]:
-    """SQL form of `can_read` (keep the two in step; tests compare them)."""
+def readable_clause(p: Principal, table: Any = ThreadRow) -> ColumnElement[bool]:
+    """SQL form of `can_read` over `threads` or `thread_search` (same column names)."""
     rules = [
-        ThreadRow.owner_id == p.user_id,
-        ThreadRow.visibility == "public",
-        and_(ThreadRow.visibility == "organization", ThreadRow.org_id == p.org_id),
+        table.owner_id == p.user_id,
+        table.visibility == "public",
+        and_(table.visibility == "organization", table.org_id == p.org_id),
     ]
     if p.is_support:
-        rules.append(ThreadRow.is_shared_with_support.is_(True))
-    return and_(ThreadRow.deleted_at.is_(None), or_(*rules))
+        rules.append(table.is_shared_with_support.is_(True))
+    return and_(table.deleted_at.is_(None), or_(*rules))

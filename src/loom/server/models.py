@@ -79,3 +79,16 @@ class ThreadRow(Base):
         Index("ix_threads_git_branch", "git_branch"),
         Index("ix_threads_git_remote", "git_remote_url"),
     )
+
+
+class ThreadSearch(Base):
+    """PostgreSQL only (migration 0002): the narrow full-text table kept by a trigger."""
+
+    __tablename__ = "thread_search"
+    id: Mapped[str] = mapped_column(String(40), ForeignKey("threads.id"), primary_key=True)
+    last_activity_at: Mapped[str] = mapped_column(String(32))
+    owner_id: Mapped[int] = mapped_column(Integer)
+    org_id: Mapped[int] = mapped_column(Integer)
+    visibility: Mapped[str] = mapped_column(String(16))
+    is_shared_with_support: Mapped[bool] = mapped_column(Boolean)
+    deleted_at: Mapped[str | None] = mapped_column(String(32), nullable=True)

@@ -283,14 +283,14 @@ class ThreadRepository:
         return items, next_cursor
 
     async def search(self, p: Principal, text: str, limit: int) -> list[dict[str, Any]]:
-        if self.dialect == "postgresql":
-            query = postgres_search(p, text, limit, SUMMARY_COLUMNS)
-        else:
-            query = sqlite_search(p, text, limit, SUMMARY_COLUMNS)
-            if query is None:
-                return []
-        query = query.join(User, User.id == ThreadRow.owner_id)
         async with self.sessions() as session:
+            if self.dialect == "postgresql":
+                query = await postgres_search(session, p, text, limit, SUMMARY_COLUMNS)
+            else:
+                query = sqlite_search(p, text, limit, SUMMARY_COLUMNS)
+                if query is None:
+                    return []
+            query = query.join(User, User.id == ThreadRow.owner_id)
             rows = (await session.execute(query)).all()
         return [
             {**summary(r), "rank": float(r.rank or 0.0), "snippet": r.snippet or ""} for r in rows
