@@ -263,3 +263,28 @@ async def test_session_from_config_watches_the_repo(project: Path) -> None:
     finally:
         await handle.close()
     assert handle._watcher is not None and not handle._watcher.running
+
+
+def test_repl_reads_piped_stdin(server: FakeLlmServer, project: Path) -> None:
+    """Without a terminal the REPL reads lines (and permission answers) from stdin."""
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "p.txt", "content": "P"})]))
+    server.add(Turn(text="ok wrote"))
+    done = subprocess.run(
+        [sys.executable, "-m", "loom"],
+        input="write p\na\n/history\n",
+        cwd=project,
+        env={
+            **os.environ,
+            "ANTHROPIC_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (project / "p.txt").read_text() == "P"
+    assert "→ allow always" in done.stdout and "loom: ok wrote" in done.stdout
+    thread_id = done.stdout.split("Thread saved: ")[1].split()[0]
+    assert len(thread_id) == 38  # printed whole, never wrapped

@@ -94,6 +94,7 @@ async def _chat(
         f"Thread saved: {handle.thread_id}  (continue with `loom resume {handle.thread_id}`)",
         style="dim",
         markup=False,
+        soft_wrap=True,
     )
     return 0
 
@@ -120,6 +121,7 @@ class ChatRepl:
             "Type a task, /help for commands, Ctrl-D to leave.",
             style="dim",
             markup=False,
+            soft_wrap=True,
         )
         self.handle.on_event(self._on_event)
         watch = asyncio.ensure_future(self.handle.watch_repo())

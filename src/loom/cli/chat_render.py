@@ -56,7 +56,7 @@ class EventRenderer:
 
     def line(self, text: str | Text, style: str | None = None) -> None:
         self.end_line()
-        self.console.print(text, style=style, highlight=False, markup=False)
+        self.console.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
         self._at_line_start = True
 
     def render(self, event: Any) -> None:
