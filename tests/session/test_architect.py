@@ -63,7 +63,10 @@ async def test_plan_then_steps_with_file_tools(tmp_path) -> None:
     assert "step 1 of 2" in editor.requests[0].messages[-1].content
     assert editor.requests[0].model == "claude-haiku-4-5"
 
-    seen = [e for e in events.drain() if e.type.startswith("architect")]
+    drained = events.drain()
+    statuses = [e.status for e in drained if e.type == "session_status"]
+    assert statuses[-1] == "idle" and "idle" not in statuses[:-1]  # busy all the way
+    seen = [e for e in drained if e.type.startswith("architect")]
     assert seen[0].type == "architect_plan" and seen[0].steps == PLAN["steps"]
     assert [(e.index, e.status) for e in seen[1:]] == [
         (1, "started"),

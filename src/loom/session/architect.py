@@ -50,6 +50,7 @@ def editor_tools(tools: ToolRegistry) -> ToolRegistry:
 
 async def run_architect_turn(session: Session, text: str) -> str:
     options = session.options
+    session.busy = True
     try:
         plan = await _plan(session, text)
         if plan is None:
@@ -88,6 +89,8 @@ async def run_architect_turn(session: Session, text: str) -> str:
         session.active_model = session.model
         session.active_tools = session.tools
         session.llm.system_prompt = None
+        session.busy = False
+        session.settle_status()
 
 
 async def _plan(session: Session, text: str) -> Plan | None:

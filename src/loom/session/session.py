@@ -105,6 +105,7 @@ class Session:
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[str] | None = None
         self._turn_end: sm.EndTurn | None = None
+        self.busy = False  # a multi-step turn (architect mode) is under way
         self.gate = PermissionGate(self, permissions)
         self._closed = False
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
@@ -367,9 +368,14 @@ class Session:
         )
 
     def _set_status(self, status: str) -> None:
+        if self.busy and status == "idle":
+            status = "thinking"  # between the machine turns of one architect turn
         if status != self._status:
             self._status = status
             self.publish(SessionStatus(session_id=self.id, status=status))  # type: ignore[arg-type]
+
+    def settle_status(self) -> None:
+        self._set_status(sm.status_of(self.state))
 
     def _new_saver(self) -> ThreadSaver:
         def on_error(exc: BaseException) -> None:
