@@ -146,6 +146,7 @@ class ThreadIndex:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        conn.row_factory = None  # plain tuples: sqlite3.Row costs time on 10,000-row reads
 
     # -- state ---------------------------------------------------------------------
 
@@ -245,7 +246,7 @@ class ThreadIndex:
 
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
         rows = self.conn.execute(f"SELECT id, file_ino, file_size, file_mtime_ns FROM {THREADS}")
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+        return {tid: (ino, size, mtime) for tid, ino, size, mtime in rows}
 
     def count(self) -> int:
         return int(self.conn.execute(f"SELECT count(*) FROM {THREADS}").fetchone()[0])

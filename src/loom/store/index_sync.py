@@ -8,12 +8,17 @@ by the last scan, no file was added, replaced or removed since. Otherwise a scan
 their index row (an atomic save always makes a new inode), indexes new files, drops
 rows of vanished ones and quarantines unreadable ones.
 
+Cost: the check is ~0.1 ms; a scan of 10,000 files with nothing to re-read is a few
+tens of ms (one stat per file), paid by the first list/search after any save.
+
 Races: the marker is the folder stat taken *before* the scan, so a change during the
 scan leaves the marker behind and the next call scans again. Folder timestamps are
 coarse (a kernel tick, or whole seconds on some filesystems), so when the folder changed
 less than `racy_window_ns` before the scan, no marker is recorded at all ("racy", as
 git calls it) and the next call scans again. Saves do not move the
-marker: a save that died between its rename and its index update is still found.
+marker: a save that died between its rename and its index update is still found. (A
+save could chain the marker forward, but a writer killed between its rename and its
+index commit within the same clock tick would then stay hidden; not worth the risk.)
 Not detected until the folder changes again: a file edited in place (no rename, so the
 folder's mtime stays); `loom doctor` compares every file's stat and catches it.
 """
