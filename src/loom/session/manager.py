@@ -166,6 +166,8 @@ class SessionManager:
         for session_id in list(self._sessions):
             await self.stop_session(session_id)
         self._save_executor.shutdown(wait=True)
+        # usable again afterwards (the pool starts its thread only when needed)
+        self._save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
 
     # -- helpers -------------------------------------------------------------------
 
