@@ -1,4 +1,5 @@
-"""`loom run` through the CLI, in a subprocess, against the fake LLM server."""
+"""`loom run` through the CLI (in process, and as a real subprocess) against the fake LLM
+server."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+from loom.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,21 +36,25 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def loom(
-    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None, **env: str
-) -> subprocess.CompletedProcess[str]:
-    environ = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test-key",
+ENV = {"ANTHROPIC_API_KEY": "test-key", "OPENAI_API_KEY": "test-key"}
+
+
+def provider_env(server: FakeLlmServer) -> dict[str, str]:
+    return {
+        **ENV,
         "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        "OPENAI_API_KEY": "test-key",
         "OPENAI_BASE_URL": server.openai_base_url,
-        **env,
     }
+
+
+def loom_process(
+    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real console entry point, in a subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "loom", *args],
         cwd=cwd,
-        env=environ,
+        env={**os.environ, **provider_env(server)},
         input=stdin,
         capture_output=True,
         text=True,
@@ -55,9 +63,42 @@ def loom(
     )
 
 
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def loom(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., Done]:
+    """`loom ARGS` through `loom.__main__.main` in this process (the SDKs load once)."""
+
+    def run(args: list[str], cwd: Path, server: FakeLlmServer, **env: str) -> Done:
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for key, value in {**provider_env(server), **env}.items():
+                if value:
+                    patch.setenv(key, value)
+                else:
+                    patch.delenv(key, raising=False)
+            capsys.readouterr()
+            try:
+                main(args)
+                code = 0
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 1
+            out, err = capsys.readouterr()
+        return Done(code, out, err)
+
+    return run
+
+
 def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="The answer is 42."))
-    done = loom(["run", "-p", "what is it?"], project, server)
+    done = loom_process(["run", "-p", "what is it?"], project, server)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "The answer is 42.\n"
     (request,) = server.requests
@@ -66,7 +107,7 @@ def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
 
 def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="piped ok"))
-    done = loom(["run", "--output-format", "json"], project, server, stdin="do the thing\n")
+    done = loom_process(["run", "--output-format", "json"], project, server, "do the thing\n")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "piped ok" and result["subtype"] == "success"
@@ -76,21 +117,27 @@ def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path)
     assert thread["conversation"]["messages"][0]["content"] == "do the thing"
 
 
-def test_model_flag_and_openai(server: FakeLlmServer, project: Path) -> None:
+def test_model_flag_and_openai(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     server.add(Turn(text="from openai"))
     done = loom(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
 
 
-def test_root_model_option_applies_to_run(server: FakeLlmServer, project: Path) -> None:
+def test_root_model_option_applies_to_run(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     server.add(Turn(text="ok"))
     done = loom(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-5"
 
 
-def test_project_config_picks_the_model(server: FakeLlmServer, project: Path) -> None:
+def test_project_config_picks_the_model(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-4.1"\n[typo]\nx = 1\n')
     server.add(Turn(text="ok"))
     done = loom(["run", "-p", "hi"], project, server)
@@ -99,7 +146,9 @@ def test_project_config_picks_the_model(server: FakeLlmServer, project: Path) ->
     assert "unknown config key 'typo'" in done.stderr
 
 
-def test_without_yes_a_write_is_refused_and_reported(server: FakeLlmServer, project: Path) -> None:
+def test_without_yes_a_write_is_refused_and_reported(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="I could not write it."))
     done = loom(["run", "-p", "write x", "--output-format", "json"], project, server)
@@ -114,7 +163,9 @@ def test_without_yes_a_write_is_refused_and_reported(server: FakeLlmServer, proj
     assert "headless" in tool_result["content"] and tool_result["is_error"] is True
 
 
-def test_auto_approve_from_config_allows_without_yes(server: FakeLlmServer, project: Path) -> None:
+def test_auto_approve_from_config_allows_without_yes(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="written"))
@@ -123,7 +174,9 @@ def test_auto_approve_from_config_allows_without_yes(server: FakeLlmServer, proj
     assert (project / "x.txt").read_text() == "x"
 
 
-def test_dangerous_command_is_refused_even_with_yes(server: FakeLlmServer, project: Path) -> None:
+def test_dangerous_command_is_refused_even_with_yes(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf /"})]))
     server.add(Turn(text="refused"))
     done = loom(["run", "-p", "wipe", "--yes"], project, server)
@@ -131,7 +184,7 @@ def test_dangerous_command_is_refused_even_with_yes(server: FakeLlmServer, proje
     assert "refused shell" in done.stderr and "dangerous" in done.stderr
 
 
-def test_max_turns(server: FakeLlmServer, project: Path) -> None:
+def test_max_turns(loom: Callable[..., Done], server: FakeLlmServer, project: Path) -> None:
     for _ in range(3):
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="summary"))
@@ -142,7 +195,9 @@ def test_max_turns(server: FakeLlmServer, project: Path) -> None:
     assert "--max-turns" in done.stderr
 
 
-def test_resume_continues_the_thread(server: FakeLlmServer, project: Path) -> None:
+def test_resume_continues_the_thread(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     server.add(Turn(text="first answer"))
     first = json.loads(loom(["run", "-p", "first", "-o", "json"], project, server).stdout)
     server.add(Turn(text="second answer"))
@@ -165,7 +220,12 @@ def test_resume_continues_the_thread(server: FakeLlmServer, project: Path) -> No
     ],
 )
 def test_bad_input_is_one_clear_line(
-    server: FakeLlmServer, project: Path, args: list[str], env: dict[str, str], message: str
+    loom: Callable[..., Done],
+    server: FakeLlmServer,
+    project: Path,
+    args: list[str],
+    env: dict[str, str],
+    message: str,
 ) -> None:
     done = loom(["run", "-p", "hi", *args], project, server, **env)
     assert done.returncode == 1
@@ -174,7 +234,9 @@ def test_bad_input_is_one_clear_line(
     assert server.requests == []
 
 
-def test_bad_config_file_is_reported(server: FakeLlmServer, project: Path) -> None:
+def test_bad_config_file_is_reported(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     (project / ".loom.toml").write_text("[shell]\ntimeout = 'soon'\n")
     done = loom(["run", "-p", "hi"], project, server)
     assert done.returncode == 1
@@ -182,7 +244,9 @@ def test_bad_config_file_is_reported(server: FakeLlmServer, project: Path) -> No
     assert "Traceback" not in done.stderr
 
 
-def test_unreachable_endpoint(project: Path, server: FakeLlmServer) -> None:
+def test_unreachable_endpoint(
+    loom: Callable[..., Done], project: Path, server: FakeLlmServer
+) -> None:
     done = loom(
         ["run", "-p", "hi", "-o", "json"],
         project,
@@ -195,7 +259,9 @@ def test_unreachable_endpoint(project: Path, server: FakeLlmServer) -> None:
     assert "Traceback" not in done.stderr and "loom resume" in done.stderr
 
 
-def test_usage_errors_exit_2(server: FakeLlmServer, project: Path) -> None:
+def test_usage_errors_exit_2(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
     assert loom(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
     assert loom(["run", "-p", "  "], project, server).returncode == 2
 
