@@ -264,6 +264,9 @@ class Session:
         try:
             while events:
                 events.extend(await self._apply(events.popleft()))
+                # Let other sessions and the saver run even when the model and tools
+                # answer without ever suspending (scripted providers, cached results).
+                await asyncio.sleep(0)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:

@@ -66,7 +66,8 @@ async def run_tool(
     tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
 ) -> ToolRunResult:
     try:
-        result = await asyncio.wait_for(tool.run(args, ctx), timeout)
+        async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
+            result = await tool.run(args, ctx)
     except ToolError as exc:
         return ToolRunResult(str(exc) or f"{tool.name} failed", is_error=True)
     except TimeoutError:
