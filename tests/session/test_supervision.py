@@ -196,3 +196,25 @@ async def test_manager_reads_config_keys(tmp_path) -> None:
     ]
     assert manager.find_session(session.id) is session
     await manager.shutdown()
+
+
+async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
+    from loom.llm.scripted import ScriptedTurn, tool_call
+    from tests.session.helpers import NoopTool
+
+    busy = ScriptedProvider(
+        [ScriptedTurn(tool_calls=[tool_call("noop", {}, id=f"n{i}")]) for i in range(300)]
+        + ["busy done"]
+    )
+    quick = ScriptedProvider(["quick done"])
+    manager = make_manager(providers={"anthropic:claude-sonnet-4-6": busy}, max_tool_rounds=400)
+    other = make_manager(quick)
+    long_session = await manager.start_session(project_path=tmp_path, tools=[NoopTool()])
+    short_session = await other.start_session(project_path=tmp_path)
+    long_turn = asyncio.create_task(long_session.send_message("grind"))
+    await asyncio.sleep(0)
+    assert await short_session.send_message("hi") == "quick done"
+    assert not long_turn.done()  # the quick turn did not wait for the long one
+    assert await long_turn == "busy done"
+    await manager.shutdown()
+    await other.shutdown()
