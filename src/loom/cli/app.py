@@ -68,5 +68,16 @@ def build_app() -> typer.Typer:
     return app
 
 
+# Commands that start a session load only their own module: the other command modules
+# cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
+STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.chat"}
+
+
 def run_app(args: list[str]) -> None:
-    build_app()(args=args, prog_name="loom")
+    if not args:  # plain `loom`: the root callback opens the REPL
+        app(args=args, prog_name="loom")
+    elif args[0] in STANDALONE_COMMANDS and "--help" not in args:
+        importlib.import_module(STANDALONE_COMMANDS[args[0]]).register(app)
+        app(args=args, prog_name="loom")
+    else:
+        build_app()(args=args, prog_name="loom")
