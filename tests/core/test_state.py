@@ -25,6 +25,7 @@ from loom.core.state import (
     ProcessingLlmResponse,
     PublishProgress,
     RecordMessage,
+    Resume,
     RetryTimerFired,
     Running,
     RunPostToolsHook,
@@ -269,3 +270,12 @@ def test_restore_error_state_keeps_the_error() -> None:
     assert isinstance(restored, Error) and restored.error.message == "bad request"
     assert actions == []
     assert isinstance(transition(restored, user())[0], CallingLlm)
+
+
+def test_resume_calls_the_model_only_when_it_owes_an_answer() -> None:
+    waiting, _ = run(WaitingForUserInput(), user("q"), LlmStreamStarted(), Interrupted())
+    state, step = transition(waiting, Resume())
+    assert isinstance(state, CallingLlm) and step == [CallLlm(state.conversation)]
+    answered, _ = run(WaitingForUserInput(), user("q"), LlmResponded(AssistantMessage(content="a")))
+    state, step = transition(answered, Resume())
+    assert state is answered and isinstance(step[0], Ignored)

@@ -29,6 +29,7 @@ from loom.core.state import (
     PostToolsHookDone,
     ProcessingLlmResponse,
     RecordMessage,
+    Resume,
     RetryTimerFired,
     ScheduleRetry,
     Shutdown,
@@ -66,6 +67,7 @@ MOVES = st.sampled_from(
         "hook",
         "interrupt",
         "io",
+        "resume",
     ]
 )
 
@@ -100,6 +102,8 @@ class Driver:
             return Interrupted()
         if move == "io":
             return IoFailed("disk full")
+        if move == "resume":
+            return Resume()
         if move == "stray":
             return ToolCompleted("nope", ToolOutcome("x"))
         target = "nope"

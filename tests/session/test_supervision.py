@@ -218,3 +218,48 @@ async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
     assert await long_turn == "busy done"
     await manager.shutdown()
     await other.shutdown()
+
+
+async def test_continue_turn_picks_up_where_a_crash_left_off(tmp_path) -> None:
+    # killed after the tool ran but before the model saw its result
+    thread = Thread.new(workspace_root=str(tmp_path), provider="anthropic", model="m")
+    call = ToolCall(id="c1", tool_name="echo", arguments_json={"text": "x"})
+    thread.append(UserMessage(content="echo x"))
+    thread.append(AssistantMessage(content="", tool_calls=[call]))
+    from loom.core.messages import ToolMessage
+
+    thread.append(ToolMessage(tool_call_id="c1", tool_name="echo", content="echo: x"))
+    thread.agent_state = AgentStateSnapshot(kind=AgentStateKind.POST_TOOLS_HOOK)
+    LocalThreadStore().save(thread)
+
+    provider = ScriptedProvider(["It echoed x."])
+    manager = make_manager(provider)
+    session = await manager.start_session(thread=thread.id, tools=[EchoTool()])
+    assert session.can_continue
+    assert await session.continue_turn() == "It echoed x."
+    assert [m.role for m in provider.requests[0].messages] == ["user", "assistant", "tool"]
+    assert not session.can_continue
+    assert await session.continue_turn() == ""  # nothing left to carry on
+    saved = LocalThreadStore().load(thread.id)
+    assert saved.messages[-1].content == "It echoed x."
+    await manager.shutdown()
+
+
+async def test_continue_after_an_interrupted_model_call(tmp_path) -> None:
+    from loom.llm.scripted import ScriptedTurn
+
+    provider = ScriptedProvider(
+        [ScriptedTurn(text="slow " * 50, chunk_size=2, chunk_delay=0.01), "second try"]
+    )
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path)
+    events = session.subscribe()
+    turn = asyncio.create_task(session.send_message("question"))
+    while (await events.get(5)).type != "text_delta":
+        pass
+    session.interrupt()
+    assert await turn == ""
+    assert session.can_continue
+    assert await session.continue_turn() == "second try"
+    assert [m.role for m in session.get_history()] == ["user", "assistant"]
+    await manager.shutdown()

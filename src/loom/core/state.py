@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from loom.core.state_events import (
     AgentAction,
     AgentError,
@@ -38,6 +38,7 @@ from loom.core.state_events import (
     PublishProgress,
     RecordMessage,
     ReportError,
+    Resume,
     RetryTimerFired,
     RunPostToolsHook,
     SaveThread,
@@ -219,6 +220,8 @@ def transition(
                 text += " Do not repeat the call; take another approach or ask the user."
             completed = ToolCompleted(event.call_id, ToolOutcome(text, is_error=True), event.at)
             return _tool_event(state, completed)
+        case ((WaitingForUserInput() | Error()), Resume()) if awaits_answer(state.conversation):
+            return CallingLlm(state.conversation), [CallLlm(state.conversation)]
         case PostToolsHook(), PostToolsHookDone():
             return CallingLlm(state.conversation, 0, state.rounds), [CallLlm(state.conversation)]
     return state, [Ignored(f"{type(event).__name__} does not apply to {type(state).__name__}")]
@@ -433,6 +436,12 @@ def restore(snap: AgentStateSnapshot, messages: Sequence[Message]) -> Step:
         error = AgentError(ErrorOrigin.LLM, snap.last_error)
         return Error(conversation, error, snap.retries), actions
     return WaitingForUserInput(conversation), actions
+
+
+def awaits_answer(conversation: Sequence[Message]) -> bool:
+    """True when the model owes an answer: the last message is the user's or a tool
+    result (a turn that stopped before the model replied)."""
+    return bool(conversation) and isinstance(conversation[-1], UserMessage | ToolMessage)
 
 
 def unanswered_calls(conversation: Sequence[Message]) -> list[str]:

@@ -114,6 +114,12 @@ class Interrupted:
 
 
 @dataclass(frozen=True)
+class Resume:
+    """Carry on a turn that stopped before the model answered (after a crash or an
+    interrupt): the conversation ends with a user message or tool results."""
+
+
+@dataclass(frozen=True)
 class Shutdown:
     pass
 
@@ -131,6 +137,7 @@ AgentEvent = (
     | PostToolsHookDone
     | IoFailed
     | Interrupted
+    | Resume
     | Shutdown
 )
 

@@ -132,21 +132,45 @@ class Session:
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
         async with self._turn_lock:
-            # The turn runs in its own task: interrupt() cancels it, never the caller.
-            task = asyncio.get_running_loop().create_task(self._turn(text))
-            self._turn_task = task
-            try:
-                return await asyncio.shield(task)
-            except asyncio.CancelledError:
-                caller = asyncio.current_task()
-                if caller is not None and caller.cancelling():
-                    # The caller itself was cancelled: interrupt, let the thread settle.
-                    task.cancel()
-                    await asyncio.gather(task, return_exceptions=True)
-                    raise
-                return ""  # interrupted between two machine steps (architect mode)
-            finally:
-                self._turn_task = None
+            return await self._run_in_task(self._turn(text))
+
+    async def _run_in_task(self, turn: Any) -> str:
+        # The turn runs in its own task: interrupt() cancels it, never the caller.
+        task = asyncio.get_running_loop().create_task(turn)
+        self._turn_task = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if caller is not None and caller.cancelling():
+                # The caller itself was cancelled: interrupt, let the thread settle.
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                raise
+            return ""  # interrupted between two machine steps (architect mode)
+        finally:
+            self._turn_task = None
+
+    @property
+    def can_continue(self) -> bool:
+        """The last turn stopped before the model answered (a crash, an interrupt while
+        it was thinking, tool results it never saw): `continue_turn()` picks it up."""
+        return not self._closed and sm.awaits_answer(sm.conversation_of(self.state))
+
+    async def continue_turn(self) -> str:
+        """Carry on the stopped turn without a new message (`loom resume`); returns the
+        answer, or "" when there is nothing to carry on."""
+        if not self.can_continue:
+            return ""
+        async with self._turn_lock:
+            return await self._run_in_task(self._turn(None))
+
+    async def _continue(self) -> str:
+        end = await self.drive(sm.Resume())
+        self.last_turn = end
+        if end.error is not None:
+            raise TurnError(end.error.message, origin=str(end.error.origin))
+        return end.text
 
     def get_history(self) -> list[Message]:
         return list(self.thread.messages)
@@ -226,10 +250,13 @@ class Session:
 
     # -- one turn ---------------------------------------------------------------------
 
-    async def _turn(self, text: str) -> str:
+    async def _turn(self, text: str | None) -> str:
+        """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         if self._pending_restore:
             await self.start()
         try:
+            if text is None:
+                return await self._continue()
             if self.mode == "architect":
                 from loom.session.architect import run_architect_turn
 
