@@ -9,7 +9,6 @@ lines with line numbers, as many as the budget allows.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -42,18 +41,24 @@ class RankedDefinition:
     rank: float
 
 
-def _weight(ident: str, n_definers: int, mentioned: frozenset[str]) -> float:
-    mul = 1.0
-    descriptive = ("_" in ident.strip("_") or (ident.lower() != ident and ident.upper() != ident))
-    if descriptive and len(ident) >= 8:
-        mul *= 10  # specific names say more than `get` or `run`
-    if ident.startswith("_"):
-        mul *= 0.1
-    if n_definers > 5:
-        mul *= 0.1  # defined everywhere: says little about any one file
-    if ident in mentioned:
-        mul *= 10
-    return mul
+def _ident_weights(idents: list[str], n_definers: list[int],
+                   mentioned: frozenset[str]) -> list[float]:
+    """How much a use of each identifier says: specific names more than `get` or `run`,
+    private (`_x`) and defined-everywhere names less, names the user mentioned more."""
+    weights = []
+    for ident, n in zip(idents, n_definers, strict=True):
+        mul = 1.0
+        if len(ident) >= 8 and ("_" in ident.strip("_") or
+                                (ident.lower() != ident and ident.upper() != ident)):
+            mul = 10.0
+        if ident[0] == "_":
+            mul *= 0.1
+        if n > 5:
+            mul *= 0.1
+        if ident in mentioned:
+            mul *= 10
+        weights.append(mul)
+    return weights
 
 
 def build_graph(
@@ -65,30 +70,33 @@ def build_graph(
     nodes = sorted(symbols)
     ident_ids: dict[str, int] = {}
     def_ident: list[int] = []
-    def_file: list[int] = []
-    for file_no, path in enumerate(nodes):
-        for name in {d.name for d in symbols[path].definitions}:
-            def_ident.append(ident_ids.setdefault(name, len(ident_ids)))
-            def_file.append(file_no)
+    def_lengths: list[int] = []
+    for path in nodes:
+        names = symbols[path].names()
+        def_lengths.append(len(names))
+        def_ident.extend([ident_ids.setdefault(name, len(ident_ids)) for name in names])
     idents = list(ident_ids)
-    n_definers = np.bincount(np.asarray(def_ident, dtype=np.int64), minlength=len(idents))
-    ident_weight = [_weight(name, int(n), mentioned) for name, n in zip(idents, n_definers,
-                                                                         strict=True)]
-    ref_file: list[int] = []
-    ref_ident: list[int] = []
-    ref_weight: list[float] = []
-    for file_no, path in enumerate(nodes):
-        boost = 50.0 if path in focus else 1.0
-        for name, count in symbols[path].references.items():
-            ident = ident_ids.get(name)
-            if ident is not None:
-                ref_file.append(file_no)
-                ref_ident.append(ident)
-                ref_weight.append(boost * ident_weight[ident] * math.sqrt(count))
-    graph = FileGraph(len(nodes), len(idents),
-                      np.asarray(ref_file, dtype=np.int64), np.asarray(ref_ident, dtype=np.int64),
-                      np.asarray(ref_weight, dtype=np.float64),
-                      np.asarray(def_ident, dtype=np.int64), np.asarray(def_file, dtype=np.int64))
+    files = np.arange(len(nodes), dtype=np.int64)
+    def_file = np.repeat(files, def_lengths)
+    def_ident_arr = np.asarray(def_ident, dtype=np.int64)
+    n_definers = np.bincount(def_ident_arr, minlength=len(idents))
+    ident_weight = np.asarray(_ident_weights(idents, n_definers.tolist(), mentioned))
+
+    ref_lengths = [len(symbols[path].references) for path in nodes]
+    get = ident_ids.get
+    ref_ident = np.fromiter((get(name, -1) for path in nodes
+                             for name in symbols[path].references), dtype=np.int64,
+                            count=sum(ref_lengths))
+    counts = np.fromiter((n for path in nodes for n in symbols[path].references.values()),
+                         dtype=np.float64, count=len(ref_ident))
+    ref_file = np.repeat(files, ref_lengths)
+    known = ref_ident >= 0  # names nobody here defines link nowhere
+    ref_file, ref_ident, counts = ref_file[known], ref_ident[known], counts[known]
+    boost = np.ones(len(nodes))
+    boost[[n for n, path in enumerate(nodes) if path in focus]] = 50.0
+    ref_weight = boost[ref_file] * ident_weight[ref_ident] * np.sqrt(counts)
+    graph = FileGraph(len(nodes), len(idents), ref_file, ref_ident, ref_weight,
+                      def_ident_arr, def_file)
     return graph, nodes, idents
 
 

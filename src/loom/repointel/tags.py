@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from loom.repointel.languages import grammar_for, has_grammar
@@ -26,10 +26,40 @@ class Definition(NamedTuple):
     text: str  # the source line, right-stripped and shortened
 
 
-@dataclass
 class FileSymbols:
-    definitions: list[Definition] = field(default_factory=list)
-    references: dict[str, int] = field(default_factory=dict)  # name -> count
+    """Definitions and referenced names (name -> count) of one file.
+
+    Read from the cache, definitions stay plain tuples until someone asks for them: the
+    ranking needs only their names, and building 50,000 named tuples for a Django-sized
+    repo would cost a good part of the "one file changed" budget.
+    """
+
+    __slots__ = ("_definitions", "_raw", "references")
+
+    def __init__(self, definitions: list[Definition] | None = None,
+                 references: dict[str, int] | None = None) -> None:
+        self._definitions: list[Definition] | None = definitions if definitions else []
+        self._raw: list[tuple] | None = None
+        self.references: dict[str, int] = references if references is not None else {}
+
+    @property
+    def definitions(self) -> list[Definition]:
+        if self._definitions is None:
+            self._definitions = list(map(Definition._make, self._raw or ()))
+            self._raw = None
+        return self._definitions
+
+    def names(self) -> set[str]:
+        """Names defined here (cheap: no Definition objects are built)."""
+        rows = self._raw if self._definitions is None else self._definitions
+        return {row[0] for row in rows or ()}
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, FileSymbols) and self.definitions == other.definitions
+                and self.references == other.references)
+
+    def __repr__(self) -> str:
+        return f"FileSymbols({self.definitions!r}, {self.references!r})"
 
     def to_plain(self) -> tuple:
         return ([tuple(d) for d in self.definitions], self.references)
@@ -40,10 +70,11 @@ class FileSymbols:
         defs, refs = plain
         if not isinstance(defs, list) or not isinstance(refs, dict):
             raise ValueError("not a symbols entry")
-        definitions = list(map(Definition._make, defs))
-        if definitions and not isinstance(definitions[0].line, int):
+        if defs and not (len(defs[0]) == 4 and isinstance(defs[0][1], int)):
             raise ValueError("not a symbols entry")
-        return cls(definitions, refs)
+        symbols = cls(None, refs)
+        symbols._definitions, symbols._raw = None, defs
+        return symbols
 
 
 class BinaryFile(ValueError):
