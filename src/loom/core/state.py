@@ -9,7 +9,8 @@ only ever appended by completing the execution of the call it answers.
 Resume policy (see `restore`): a tool call that was pending or running when Loom
 stopped is *answered as interrupted*, never re-run: a shell command or an edit may have
 half happened, and only the model (told so) can judge whether to try again. A turn that
-stopped while the model was being called resumes as waiting for input.
+stopped before the model answered resumes as waiting for input; the `Resume` event
+(`Session.continue_turn`) carries it on without a new user message.
 """
 
 from __future__ import annotations
