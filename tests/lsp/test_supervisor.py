@@ -46,6 +46,9 @@ async def test_working_server_diagnostics_hover_and_shutdown(project: Path) -> N
         assert hover == "fake hover"
         client = await supervisor.client_for(project / "mod.py")
         assert supervisor.running() == ["python"]
+        client.close_document(project / "mod.py")  # didClose; the next use opens it again
+        again = await client.diagnostics(project / "mod.py", "value = 2\n", timeout=10)
+        assert [d["message"] for d in again] == ["fake warning"]
     finally:
         await supervisor.aclose()
     assert client.process is not None and client.process.returncode is not None
