@@ -119,3 +119,20 @@ def test_doctor_repair_rebuilds_and_cleans_leftovers() -> None:
     assert repaired.healthy, repaired
     assert repaired.threads == repaired.indexed == 3
     assert any("temp file" in line for line in repaired.repaired)
+
+
+def test_an_unreadable_entry_is_reported_once_not_retried_on_every_list() -> None:
+    import os
+    import time
+
+    store = LocalThreadStore()
+    store.save(make_thread("fine"))
+    odd = store.path_for(new_thread_id())
+    odd.mkdir()  # a folder with a thread file's name: cannot be read, cannot be parsed
+    old = time.time() - 60
+    os.utime(store.threads_dir, (old, old))
+    assert [s.title for s in store.list()] == ["fine"]
+    assert [p for p, _ in store.last_scan.unreadable] == [odd]
+    store.list()
+    assert not store.last_scan.scanned  # the marker was recorded despite the odd entry
+    assert [tid for tid, _ in doctor.diagnose(store.paths).bad_files] == [odd.name[:-5]]

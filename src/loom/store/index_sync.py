@@ -58,6 +58,7 @@ def racy_window_ns(mtime_ns: int) -> int:
     """
     return COARSE_RACY_WINDOW_NS if mtime_ns % 1_000_000_000 == 0 else TICK_RACY_WINDOW_NS
 
+
 BATCH = 200
 PROGRESS_MIN_FILES = 500
 Progress = Callable[[int], None]
@@ -186,7 +187,6 @@ def ensure_fresh(
     gone = [tid for tid in known if tid not in on_disk]
     if progress is not None and len(changed) >= PROGRESS_MIN_FILES:
         progress(len(changed))
-    pending: list[str] = []
     for start in range(0, max(len(changed), 1), BATCH):
         batch = changed[start : start + BATCH]
         with write_transaction(index):
@@ -195,10 +195,12 @@ def ensure_fresh(
                     index.remove(tid)
                 report.removed.extend(gone)
             for tid in batch:
-                _reindex_file(index, paths, tid, report, pending)
+                _reindex_file(index, paths, tid, report)
     with write_transaction(index):
         racy = looked_at - mtime_ns < racy_window_ns(mtime_ns)
-        index.set_state(MARKER_KEY, "racy" if racy or pending else marker)
+        # Unreadable files do not hold the marker back: retrying them on every list
+        # would make every list slow. They are reported now and by `loom doctor`.
+        index.set_state(MARKER_KEY, "racy" if racy else marker)
     return report
 
 
@@ -221,9 +223,7 @@ def scan_files(threads_dir: Path) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def _reindex_file(
-    index: ThreadIndex, paths: LoomPaths, tid: str, report: ScanReport, pending: list[str]
-) -> None:
+def _reindex_file(index: ThreadIndex, paths: LoomPaths, tid: str, report: ScanReport) -> None:
     path = paths.threads_dir / f"{tid}.json"
     try:
         with open(path, "rb") as handle:
@@ -234,7 +234,6 @@ def _reindex_file(
         return
     except OSError as exc:
         report.unreadable.append((path, exc.strerror or str(exc)))
-        pending.append(tid)
         return
     from loom.core.ids import is_thread_id  # here: `re` is not needed when nothing changed
 
@@ -247,7 +246,6 @@ def _reindex_file(
         moved = quarantine_file(path, paths.quarantine_dir, str(exc))
         if moved is None:
             report.unreadable.append((path, str(exc)))
-            pending.append(tid)
         else:
             report.quarantined.append((moved, str(exc)))
         return
