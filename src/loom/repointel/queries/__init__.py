@@ -1,0 +1,1 @@
+"""Tags queries of our own, appended to the grammar wheels' (see languages.py)."""
