@@ -239,3 +239,26 @@ def test_list_and_search_on_a_read_only_data_dir(saved: list, tmp_path: Path) ->
     assert a.id in done.stdout and b.id in done.stdout and newcomer.id in done.stdout
     assert "Fix flaky parser test" in done.stdout
     assert "reading thread files directly" in done.stderr
+
+
+def test_delete_and_restore_go_through_the_store_factory(saved: list, monkeypatch, capsys) -> None:
+    from loom.store import factory
+
+    a, _ = saved
+    calls: list[str] = []
+
+    class Recording:  # stands in for the syncing store a logged-in user gets
+        def __init__(self) -> None:
+            self.local = LocalThreadStore()
+
+        def __getattr__(self, name: str):
+            calls.append(name)
+            return getattr(self.local, name)
+
+        def close(self) -> None:
+            calls.append("close")
+
+    monkeypatch.setattr(factory, "open_thread_store", lambda **_: Recording())
+    assert run(["delete", a.id], capsys)[0] == 0
+    assert run(["restore", a.id], capsys)[0] == 0
+    assert calls == ["resolve", "delete", "close", "restore", "close"]

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -66,6 +66,21 @@ def _store() -> LocalThreadStore:
     from loom.store.local import LocalThreadStore
 
     return LocalThreadStore()
+
+
+@contextmanager
+def _store_for_changes() -> Iterator[Any]:
+    """The store delete/restore go through: the syncing one when logged in, so the
+    change reaches the server too (queued; `loom sync` or the next session pushes it)."""
+    from loom.store.factory import open_thread_store
+
+    store = open_thread_store(background=False)
+    try:
+        yield store
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
 
 
 def _load(store: LocalThreadStore, ref: str) -> Thread:
@@ -152,8 +167,7 @@ def export_command(
 
 def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
     """Delete a thread. It moves to the trash and `loom restore ID` brings it back."""
-    with _errors():
-        store = _store()
+    with _errors(), _store_for_changes() as store:
         thread_id = store.resolve(ref)
         store.delete(thread_id)
     typer.echo(f"Deleted {thread_id}. Undo with: loom restore {thread_id}")
@@ -163,12 +177,11 @@ def restore_command(
     ref: str = typer.Argument(None, help="Id or prefix of a deleted thread; omit to list them."),
 ) -> None:
     """Restore a deleted thread (kept for 30 days after `loom delete`)."""
-    store = _store()
     if ref is None:
-        deleted = store.deleted()
+        deleted = _store().deleted()
         typer.echo("\n".join(deleted) if deleted else "No deleted threads.")
         return
-    with _errors():
+    with _errors(), _store_for_changes() as store:
         thread_id = store.restore(ref)
     typer.echo(f"Restored {thread_id}.")
 
