@@ -188,7 +188,7 @@ async def analyze(url: str) -> None:
 
         conn = await asyncpg.connect(url.replace("postgresql+asyncpg", "postgresql"))
         try:
-            await conn.execute("VACUUM ANALYZE threads")
+            await conn.execute("VACUUM ANALYZE")  # all tables, thread_search included
         finally:
             await conn.close()
 

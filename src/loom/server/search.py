@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from sqlalchemy import Select, desc, func, literal_column, select, table, text
+from sqlalchemy import Select, and_, case, desc, false, func, literal_column, select, table, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loom.server.access import readable_clause
@@ -20,7 +20,8 @@ from loom.server.models import ThreadRow, ThreadSearch
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_WORDS = 32
 CANDIDATES = 200  # PostgreSQL: how many of the newest matches are ranked
-BITMAP_BELOW = 20_000  # PostgreSQL: estimated matches under which the GIN bitmap is used
+BITMAP_BELOW = 12_000  # PostgreSQL: estimated matches under which the GIN bitmap is used
+HEADLINE_MAX_CHARS = 20_000
 HEADLINE_OPTIONS = "StartSel=[, StopSel=], MaxWords=24, MinWords=10, MaxFragments=2"
 
 
@@ -41,7 +42,7 @@ async def postgres_search(
     the CANDIDATES most recently active matches are ranked. How to collect them depends
     on how common the words are, which the planner estimates from its statistics:
     - common (>= BITMAP_BELOW matches): walk the activity index newest first, checking
-      each row; 200 matches turn up within a few hundred rows;
+      each row; 200 matches turn up within a few thousand rows;
     - rarer: read the GIN index's matches (a bitmap over the narrow thread_search
       table) and keep the newest. The planner's own choice here is the index walk,
       which for a word in 3% of threads checks thousands of out-of-line tsvectors,
@@ -56,17 +57,24 @@ async def postgres_search(
         {"q": text_query},
     )
     plan = json.loads(estimate) if isinstance(estimate, str) else estimate
+    vector = literal_column("thread_search.search_vector")
+    readable = readable_clause(p, ThreadSearch)
     if plan[0]["Plan"]["Plan Rows"] < BITMAP_BELOW:
         await session.execute(text("SET LOCAL enable_indexscan = off"))
         await session.execute(text("SET LOCAL enable_seqscan = off"))
-    vector = literal_column("thread_search.search_vector")
+        matching = and_(vector.op("@@")(query), readable)
+    else:
+        # Walking newest first: test access before the text, so only the tsvectors of
+        # readable rows are fetched (PostgreSQL would otherwise test the cheaper-looking
+        # @@ first, fetching every row's out-of-line tsvector).
+        matching = case((readable, vector.op("@@")(query)), else_=false())
     candidates = (
         select(
             ThreadSearch.id.label("cid"),
             ThreadSearch.last_activity_at.label("activity"),
             vector.label("vec"),
         )
-        .where(vector.op("@@")(query), readable_clause(p, ThreadSearch))
+        .where(matching)
         .order_by(ThreadSearch.last_activity_at.desc())
         .limit(CANDIDATES)
         .subquery()
@@ -78,7 +86,9 @@ async def postgres_search(
         .limit(limit)
         .subquery()
     )
-    snippet = func.ts_headline("english", ThreadRow.search_text, query, HEADLINE_OPTIONS)
+    # ts_headline re-parses the text it is given: cap it so a huge thread costs no more.
+    shown = func.left(ThreadRow.search_text, HEADLINE_MAX_CHARS)
+    snippet = func.ts_headline("english", shown, query, HEADLINE_OPTIONS)
     return (
         select(*columns, hits.c.rank, snippet.label("snippet"))
         .join(hits, hits.c.hit_id == ThreadRow.id)
