@@ -296,3 +296,20 @@ def test_sigint_ends_the_run_with_the_thread_saved(server: FakeLlmServer, projec
     assert result["subtype"] == "error_during_execution"
     thread = json.loads(_thread_file(result["thread_id"]).read_text())
     assert thread["conversation"]["messages"][0]["content"] == "slow task"
+
+
+def test_resume_with_prompt_continues_headlessly(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="noted"))
+    first = json.loads(loom(["run", "-p", "remember 7", "-o", "json"], project, server).stdout)
+    server.add(Turn(text="it was 7"))
+    done = loom(["resume", first["thread_id"], "-p", "what was it?"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert f"Resuming thread: {first['thread_id']}" in done.stdout
+    assert done.stdout.rstrip().endswith("it was 7")
+    thread = json.loads(_thread_file(first["thread_id"]).read_text())
+    assert [m["content"] for m in thread["conversation"]["messages"]][-2:] == [
+        "what was it?",
+        "it was 7",
+    ]
