@@ -24,6 +24,7 @@ from loom.core.thread import Thread
 from loom.server.db import make_engine, session_factory
 from loom.server.identity import create_token, create_user
 from loom.server.migrate import upgrade
+from loom.server.models import ThreadRow
 from loom.server.rows import new_share_token, thread_columns
 
 BASE_TEXT = (
@@ -137,28 +138,7 @@ def rows(count: int, owners: list[tuple[int, int]], seed: int = 1) -> list[dict[
     return out
 
 
-COLUMNS = [
-    "id",
-    "owner_id",
-    "org_id",
-    "version",
-    "title",
-    "agent_state_kind",
-    "message_count",
-    "history_hash",
-    "created_at",
-    "updated_at",
-    "last_activity_at",
-    "git_branch",
-    "git_remote_url",
-    "visibility",
-    "is_shared_with_support",
-    "share_token",
-    "data",
-    "search_text",
-    "server_updated_at",
-    "deleted_at",
-]
+COLUMNS = [column.name for column in ThreadRow.__table__.columns]
 
 
 async def bulk_load(url: str, batch: list[dict[str, Any]]) -> None:
@@ -172,8 +152,6 @@ async def bulk_load(url: str, batch: list[dict[str, Any]]) -> None:
         finally:
             await conn.close()
         return
-    from loom.server.models import ThreadRow
-
     engine = make_engine(url)
     try:
         async with engine.begin() as conn:

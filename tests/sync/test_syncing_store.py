@@ -104,15 +104,21 @@ def test_save_and_sync_blocks_until_the_server_has_it(server, tmp_path: Path, ma
     assert len(machine.store.queue) == 0
 
 
+def two_machines(server, root: Path, machines):
+    """Two machines of one user (same token), each with its own files."""
+    token = server.token()
+    a = make_machine(root / "a", server.url, token)
+    b = make_machine(root / "b", server.url, token)
+    machines.extend([a, b])
+    return token, a, b
+
+
 def test_two_machines_edit_one_thread_no_message_is_lost(
     server,
     tmp_path: Path,
     machines,
 ) -> None:
-    token = server.token()
-    a = make_machine(tmp_path / "a", server.url, token)
-    b = make_machine(tmp_path / "b", server.url, token)
-    machines.extend([a, b])
+    token, a, b = two_machines(server, tmp_path, machines)
     thread = make_thread("shared start")
     a.store.save_and_sync(thread)
     b_copy = a.store.load(thread.id).model_copy(deep=True)
@@ -154,10 +160,7 @@ def test_a_stale_session_copy_cannot_drop_merged_messages(
     tmp_path: Path,
     machines,
 ) -> None:
-    token = server.token()
-    a = make_machine(tmp_path / "a", server.url, token)
-    b = make_machine(tmp_path / "b", server.url, token)
-    machines.extend([a, b])
+    token, a, b = two_machines(server, tmp_path, machines)
     thread = make_thread("base")
     a.store.save_and_sync(thread)
     b.store.pull()
@@ -182,10 +185,7 @@ def test_pull_brings_in_changes_from_another_machine(
     tmp_path: Path,
     machines,
 ) -> None:
-    token = server.token()
-    a = make_machine(tmp_path / "a", server.url, token)
-    b = make_machine(tmp_path / "b", server.url, token)
-    machines.extend([a, b])
+    _, a, b = two_machines(server, tmp_path, machines)
     thread = make_thread("written on A")
     a.store.save_and_sync(thread)
     report = b.store.pull()

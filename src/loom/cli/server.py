@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import typer
+
+from loom.cli._output import emit, fail
 
 server_app = typer.Typer(
     help="Run the team sync server (`loom server`), migrate its database, manage users/tokens.",
@@ -31,19 +32,7 @@ def _settings() -> Any:
     try:
         return ServerSettings.from_env(default)
     except ValueError as exc:
-        _fail(str(exc))
-
-
-def _fail(message: str, as_json: bool = False) -> None:
-    if as_json:
-        typer.echo(json.dumps({"error": message}))
-    else:
-        typer.secho(f"error: {message}", err=True, fg="red")
-    raise typer.Exit(1)
-
-
-def _emit(data: dict[str, Any], human: str, as_json: bool) -> None:
-    typer.echo(json.dumps(data) if as_json else human)
+        fail(str(exc))
 
 
 def _run_admin(work: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) -> dict[str, Any]:
@@ -68,9 +57,9 @@ def _run_admin(work: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) 
     try:
         return asyncio.run(run())
     except (IdentityError, DatabaseNotMigrated) as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     except OSError as exc:
-        _fail(f"cannot reach the database: {exc}", as_json)
+        fail(f"cannot reach the database: {exc}", as_json)
     raise AssertionError("unreachable")
 
 
@@ -96,9 +85,9 @@ def serve(
     try:
         check_migrated_sync(settings.database_url)
     except DatabaseNotMigrated as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except OSError as exc:
-        _fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}")
+        fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}")
     typer.echo(
         f"Loom server on http://{host}:{port} with {workers} process(es) "
         f"(database {redact_url(settings.database_url)})",
@@ -137,10 +126,10 @@ def migrate(as_json: bool = JsonOpt) -> None:
     try:
         upgrade(settings.database_url)
     except OSError as exc:
-        _fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}", as_json)
+        fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}", as_json)
     head = head_revision(settings.database_url)
     url = redact_url(settings.database_url)
-    _emit({"database": url, "revision": head}, f"database {url} is at revision {head}", as_json)
+    emit({"database": url, "revision": head}, f"database {url} is at revision {head}", as_json)
 
 
 @server_app.command("create-user")
@@ -158,7 +147,7 @@ def create_user(
         return {"id": user.id, "name": user.name, "org": org.strip(), "is_support": support}
 
     data = _run_admin(work, as_json)
-    _emit(data, f"created user {data['name']} in organization {data['org']}", as_json)
+    emit(data, f"created user {data['name']} in organization {data['org']}", as_json)
 
 
 @server_app.command("create-token")
@@ -174,7 +163,7 @@ def create_token(
         return {"id": row.id, "user": name, "token": token}
 
     data = _run_admin(work, as_json)
-    _emit(
+    emit(
         data,
         f"token {data['id']} for {name} (copy it now, it is not shown again):\n{data['token']}\n"
         f"use it with: loom login --server URL --token {data['token']}",
@@ -195,4 +184,4 @@ def revoke_token(
         return {"id": row.id, "revoked_at": row.revoked_at}
 
     data = _run_admin(work, as_json)
-    _emit(data, f"token {data['id']} revoked", as_json)
+    emit(data, f"token {data['id']} revoked", as_json)

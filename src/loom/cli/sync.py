@@ -7,6 +7,8 @@ from typing import Any
 
 import typer
 
+from loom.cli._output import fail
+
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 
@@ -15,14 +17,6 @@ def register(app: typer.Typer) -> None:
     app.command("logout")(logout)
     app.command("sync")(sync)
     app.command("share")(share)
-
-
-def _fail(message: str, as_json: bool = False) -> None:
-    if as_json:
-        typer.echo(json.dumps({"error": message}))
-    else:
-        typer.secho(f"error: {message}", err=True, fg="red")
-    raise typer.Exit(1)
 
 
 def _paths() -> Any:
@@ -43,12 +37,12 @@ def login(
     from loom.store.sync_client import SyncClientError, ThreadSyncClient
 
     if not server.startswith(("http://", "https://")):
-        _fail(f"'{server}' is not a URL; use e.g. http://host:8080", as_json)
+        fail(f"'{server}' is not a URL; use e.g. http://host:8080", as_json)
     with ThreadSyncClient(server, token.strip()) as client:
         try:
             who = client.whoami()
         except SyncClientError as exc:
-            _fail(f"login failed: {exc}", as_json)
+            fail(f"login failed: {exc}", as_json)
     creds = Credentials(server.rstrip("/"), token.strip(), who.get("user"), who.get("org"))
     path = save_credentials(_paths(), creds)
     data = {
@@ -89,11 +83,9 @@ def _open_store(as_json: bool) -> Any:
     paths = _paths()
     try:
         if load_credentials(paths) is None:
-            _fail(
-                "not logged in to a sync server; run `loom login --server URL --token T`", as_json
-            )
+            fail("not logged in to a sync server; run `loom login --server URL --token T`", as_json)
     except CredentialsError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     return open_syncing_store(paths, background=False)
 
 
@@ -161,9 +153,9 @@ def share(
     from loom.store.sync_client import SyncClientError
 
     if visibility is not None and visibility not in {v.value for v in ThreadVisibility}:
-        _fail(f"--visibility must be public, organization or private, not '{visibility}'", as_json)
+        fail(f"--visibility must be public, organization or private, not '{visibility}'", as_json)
     if visibility is None and support is None:
-        _fail(
+        fail(
             "say what to change: --visibility public|organization|private and/or "
             "--support/--no-support",
             as_json,
@@ -173,12 +165,12 @@ def share(
     try:
         thread_id = _resolve(local, thread_ref)
     except LookupError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     thread = local.load(thread_id)
     if thread is None:
-        _fail(f"no thread '{thread_ref}'; run `loom list` to see thread ids", as_json)
+        fail(f"no thread '{thread_ref}'; run `loom list` to see thread ids", as_json)
     if thread.is_private:
-        _fail(
+        fail(
             f"thread {thread.id} is private (local-only) and never leaves this machine; "
             "it cannot be shared",
             as_json,
