@@ -79,6 +79,8 @@ def upgrade() -> None:
         op.execute("CREATE INDEX ix_threads_search ON threads USING gin (search_vector)")
     else:
         # FTS5 over the threads table (external content), kept in step by triggers.
+        # It is keyed by the implicit rowid, which VACUUM may renumber: after a VACUUM
+        # run `INSERT INTO threads_fts(threads_fts) VALUES('rebuild')`.
         op.execute(
             "CREATE VIRTUAL TABLE threads_fts USING fts5("
             "title, search_text, content='threads', content_rowid='rowid', "
