@@ -165,3 +165,51 @@ def test_config_import_is_light() -> None:
         cwd=Path(__file__).parents[1],
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_loom_config_shows_layers_and_hides_keys(
+    tmp_path: Path,
+    paths: LoomPaths,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+    import tomllib
+
+    from loom.__main__ import main
+
+    write_user(paths, '[providers.openai]\napi_key = "sk-very-secret"\n')
+    (tmp_path / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-5"\n[bogus]\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOOM_SHELL_TIMEOUT", "30")
+    with pytest.raises(SystemExit) as done:
+        main(["config"])
+    assert done.value.code in (0, None)
+    out, err = capsys.readouterr()
+    assert "sk-very-secret" not in out
+    shown = tomllib.loads(out)  # the output is valid TOML
+    assert shown["model"]["default"] == "openai:gpt-5"
+    assert shown["shell"]["timeout"] == 30
+    assert shown["providers"]["openai"]["api_key"] == "<set>"
+    assert "# environment:  LOOM_SHELL_TIMEOUT" in out
+    assert ".loom.toml:3: unknown config key 'bogus'" in err
+    with pytest.raises(SystemExit):
+        main(["config", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["sources"]["loaded"] == [
+        str(paths.user_config_file),
+        str(tmp_path.resolve() / ".loom.toml"),
+    ]
+
+
+def test_loom_config_reports_a_broken_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loom.__main__ import main
+
+    (tmp_path / ".loom.toml").write_text("[model\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["config"])
+    assert done.value.code == 1
+    assert "invalid TOML" in capsys.readouterr().err

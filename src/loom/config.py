@@ -375,6 +375,8 @@ def _line_of(text: str, key: tuple[str, ...]) -> int:
                 break
     for index in range(start, len(lines)):
         stripped = lines[index].strip()
+        if stripped.startswith("[") and stripped.strip("[] ").replace('"', "") == ".".join(key):
+            return index + 1  # the key is a table header
         for candidate in (key[-1], ".".join(key)):
             rest = stripped[len(candidate) :].lstrip()
             if stripped.startswith(candidate) and rest.startswith("="):

@@ -17,6 +17,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.repo",
     "loom.cli.run",
     "loom.cli.chat",
+    "loom.cli.config_cmd",
     "loom.cli.permissions",
 ]
 

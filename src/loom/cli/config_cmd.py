@@ -1,0 +1,86 @@
+"""`loom config`: the effective configuration, where each layer came from, and problems."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("config", help="Show the effective configuration and where it came from.")(
+        config_command
+    )
+
+
+def config_command(
+    as_json: bool = typer.Option(False, "--json", help="Print it as one JSON object."),
+) -> None:
+    from loom.config import ENVIRONMENT_VARIABLES, ConfigError, find_project, load_config
+    from loom.paths import LoomPaths
+
+    cwd = Path.cwd()
+    try:
+        config = load_config(cwd)
+    except ConfigError as exc:
+        typer.echo(f"loom: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    for warning in config.warnings:
+        typer.echo(f"loom: warning: {warning}", err=True)
+    data = mask_secrets(config.model_dump(mode="json", by_alias=True))
+    user_file = LoomPaths.from_env().user_config_file
+    project_file = find_project(cwd.resolve())[1]
+    environment = [name for name in ENVIRONMENT_VARIABLES if os.environ.get(name)]
+    if as_json:
+        sources = {
+            "user_file": str(user_file),
+            "project_file": str(project_file) if project_file else None,
+            "loaded": [str(path) for path in config.sources],
+            "environment": environment,
+        }
+        payload = {"project_root": str(config.project_root), "sources": sources, "config": data}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    loaded = set(config.sources)
+    typer.echo(f"# project root: {config.project_root}")
+    typer.echo(f"# user file:    {user_file}{'' if user_file in loaded else ' (none)'}")
+    typer.echo(f"# project file: {project_file or '(none; .loom.toml up to the git root)'}")
+    typer.echo(f"# environment:  {', '.join(environment) or '(none)'}")
+    typer.echo("# later layers win: defaults < user < project < environment < flags\n")
+    typer.echo(to_toml(data))
+
+
+def mask_secrets(data: Any) -> Any:
+    """api_key values shown as set/unset, never printed."""
+    if isinstance(data, dict):
+        return {
+            key: ("<set>" if value else None) if key == "api_key" else mask_secrets(value)
+            for key, value in data.items()
+        }
+    return data
+
+
+def to_toml(data: dict[str, Any], prefix: str = "") -> str:
+    """Just enough TOML for a config: scalars, lists, nested tables; unset keys as comments."""
+    lines: list[str] = []
+    tables: list[tuple[str, dict[str, Any]]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            tables.append((f"{prefix}{_key(key)}", value))
+        elif value is None:
+            lines.append(f"# {_key(key)} (unset)")
+        else:
+            lines.append(f"{_key(key)} = {json.dumps(value)}")
+    blocks = []
+    if lines or (prefix and not tables):
+        header = [f"[{prefix.rstrip('.')}]"] if prefix else []
+        blocks.append("\n".join(header + lines))
+    blocks += [to_toml(table, f"{name}.") for name, table in tables]
+    return "\n\n".join(block for block in blocks if block.strip())
+
+
+def _key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
