@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 
 def try_fast_path(args: list[str]) -> int | None:
-    if args and args[0] == "map":
-        from loom.cli.repo_fast import try_fast_map
+    if args and args[0] in ("map", "index"):
+        from loom.cli.repo_fast import try_fast_repo
 
-        return try_fast_map(args[1:])
+        return try_fast_repo(args)
     if not args or args[0] not in ("list", "search"):
         return None
     parsed = _parse(args[1:], wants_query=args[0] == "search")
@@ -129,7 +129,7 @@ def _index_if_fresh() -> ThreadIndex | None:
 
     from loom._xdg import roots
     from loom.store.db import connect, migrate
-    from loom.store.index import COMPONENT, MARKER_KEY, MIGRATIONS, ThreadIndex, dir_marker
+    from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
 
     data = roots()[0]
     database = os.path.join(data, "loom.db")
@@ -143,7 +143,7 @@ def _index_if_fresh() -> ThreadIndex | None:
         index = ThreadIndex(conn)
         if migrate(conn, COMPONENT, MIGRATIONS) != len(MIGRATIONS):
             raise sqlite3.DatabaseError("index schema is newer than this Loom")
-        if index.get_state(MARKER_KEY) == dir_marker(os.path.join(data, "threads"))[0]:
+        if index.is_fresh(os.path.join(data, "threads")):
             return index
     except sqlite3.Error:
         pass

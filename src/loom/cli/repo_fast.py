@@ -1,11 +1,20 @@
-"""`loom map` without Typer: the one implementation of the command, reached both from
-the fast path in `loom.cli.fast` (skips loading the whole CLI, which costs more than an
-unchanged repo's map) and from the Typer command in `loom.cli.repo`."""
+"""`loom map` and `loom index` without Typer: the one implementation of each command,
+reached both from the fast path in `loom.cli.fast` (skips loading the whole CLI, which
+costs more than an unchanged repo's map) and from the Typer commands in `loom.cli.repo`."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+
+def try_fast_repo(args: list[str]) -> int | None:
+    """`loom map ...` / `loom index [--root DIR]` with plain options; None: let Typer."""
+    if args[0] == "map":
+        return try_fast_map(args[1:])
+    if args[1:] == [] or (len(args) == 3 and args[1] == "--root"):
+        return run_index(Path(args[2]) if len(args) == 3 else None)
+    return None
 
 
 def try_fast_map(rest: list[str]) -> int | None:
@@ -99,4 +108,58 @@ def run_map(tokens: int | None, focus: list[str], mention: list[str],
         sys.stdout.flush()
     except BrokenPipeError:  # `loom map | head`
         return 0
+    return 0
+
+
+def run_index(root: Path | None) -> int:
+    import time
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    intel = open_project(root)
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    try:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("Parsing", total=None)
+
+            def report(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            stats = intel.refresh(report)
+        n_symbols = sum(r.n_defs for r in intel.index.files.values())
+        languages = Counter(r.language for r in intel.index.files.values() if r.language)
+    finally:
+        intel.close()
+    elapsed = time.perf_counter() - started
+    out = Console()
+    out.print(f"Indexed [bold]{intel.root}[/bold]")
+    out.print(
+        f"  files:     {stats.files:,} ({len(stats.added):,} new, "
+        f"{len(stats.changed):,} changed, {len(stats.removed):,} removed, "
+        f"{stats.parsed:,} parsed)"
+    )
+    langs = ", ".join(f"{name} {count:,}" for name, count in languages.most_common())
+    out.print(f"  languages: {langs or 'none recognised'}")
+    out.print(f"  symbols:   {n_symbols:,} definitions")
+    out.print(f"  time:      {elapsed:.2f} s")
+    if stats.too_large:
+        out.print(
+            f"  skipped:   {stats.too_large:,} files over {intel.settings.max_file_bytes:,} "
+            "bytes (repo.max_file_bytes)"
+        )
+    problems = [p for p in stats.problems if not p.endswith(": binary")]
+    for problem in problems[:10]:
+        out.print(f"  [yellow]note[/yellow]: {problem}")
+    if len(problems) > 10:
+        out.print(f"  ... and {len(problems) - 10} more")
     return 0

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import marshal
 import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from loom.repointel.tags import FileSymbols
+from loom.repointel.tags import FileSymbols, decode_symbols
 
 SCHEMA_VERSION = 2
 _SCHEMA = """
@@ -33,8 +32,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 MAPS_KEPT = 32
 
 
-@dataclass
-class FileRecord:
+class FileRecord(NamedTuple):
     size: int
     mtime_ns: int
     language: str | None
@@ -98,7 +96,7 @@ class RepoCache:
         self,
         records: dict[str, FileRecord],
         removed: Iterable[str],
-        symbols: dict[str, tuple[str, FileSymbols]],
+        symbols: dict[str, tuple[str, bytes]],
         fingerprint: str,
     ) -> bool:
         """Write changed file records and symbols in one transaction. False: locked."""
@@ -114,7 +112,7 @@ class RepoCache:
                  for p, r in records.items()))
             self._conn.executemany(
                 "INSERT OR REPLACE INTO symbols VALUES (?, ?, ?)",
-                ((p, d, marshal.dumps(s.to_plain())) for p, (d, s) in symbols.items()))
+                ((p, d, blob) for p, (d, blob) in symbols.items()))
             self._conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
             self._conn.execute("COMMIT")
@@ -143,7 +141,7 @@ class RepoCache:
             if wanted.get(path) != digest:
                 continue
             try:
-                found[path] = FileSymbols.from_plain(marshal.loads(blob))
+                found[path] = decode_symbols(blob)
             except (ValueError, EOFError, TypeError, KeyError):
                 corrupt.append((path, digest))
         if corrupt:

@@ -18,7 +18,13 @@ from pathlib import Path
 from loom.repointel.cache import FileRecord, RepoCache
 from loom.repointel.ignore import DEFAULT_IGNORES
 from loom.repointel.scan import DEFAULT_MAX_FILE_BYTES, FileStat, scan_project
-from loom.repointel.tags import FileSymbols, ParsedFile, parse_batch, read_and_extract
+from loom.repointel.tags import (
+    FileSymbols,
+    ParsedFile,
+    decode_symbols,
+    parse_batch,
+    read_and_extract,
+)
 
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -151,7 +157,7 @@ class RepoIndex:
               progress: Progress | None, stats: RefreshStats,
               ) -> tuple[dict[str, FileRecord], dict[str, tuple[str, FileSymbols]]]:
         updates: dict[str, FileRecord] = {}
-        new_symbols: dict[str, tuple[str, FileSymbols]] = {}
+        new_symbols: dict[str, tuple[str, bytes]] = {}
         now = time.time_ns()
         sources = [(p, lang) for p, lang in stale if lang is not None]
         for path, lang in stale:  # not source: size and mtime are its identity
@@ -163,14 +169,20 @@ class RepoIndex:
             stats.parsed += 1
             record = FileRecord(parsed.size, parsed.mtime_ns, parsed.language, parsed.digest,
                                 now - parsed.mtime_ns < RACY_WINDOW_NS, parsed.error,
-                                len(parsed.symbols.definitions) if parsed.symbols else 0)
+                                parsed.n_defs)
             old = self.files.get(parsed.path)
             updates[parsed.path] = record
             if parsed.error:
                 stats.problems.append(f"{parsed.path}: {parsed.error}")
-            if parsed.symbols is not None and (old is None or old.digest != parsed.digest):
-                new_symbols[parsed.path] = (parsed.digest, parsed.symbols)
+            if old is not None and old.digest == parsed.digest:
+                continue  # same content: the cached symbols stand
+            blob = parsed.encoded()
+            if blob is not None:
+                new_symbols[parsed.path] = (parsed.digest, blob)
+            if parsed.symbols is not None:
                 self._symbols[parsed.path] = parsed.symbols
+            else:
+                self._symbols.pop(parsed.path, None)  # parsed elsewhere: load on demand
         # Files that vanished between the scan and the read are simply gone.
         for path, _lang in sources:
             if path not in updates:
@@ -193,11 +205,12 @@ class RepoIndex:
             if wanted:
                 self._symbols.update(self.cache.load_symbols(wanted))
                 missing = [(p, self.files[p].language) for p in wanted if p not in self._symbols]
-                recomputed: dict[str, tuple[str, FileSymbols]] = {}
+                recomputed: dict[str, tuple[str, bytes]] = {}
                 for parsed in _parse_all(str(self.root), missing, None, self.workers):
-                    if parsed.symbols is not None:
-                        self._symbols[parsed.path] = parsed.symbols
-                        recomputed[parsed.path] = (parsed.digest, parsed.symbols)
+                    blob = parsed.encoded()
+                    if blob is not None:
+                        self._symbols[parsed.path] = parsed.symbols or decode_symbols(blob)
+                        recomputed[parsed.path] = (parsed.digest, blob)
                 if recomputed:
                     self.cache.save({}, [], recomputed, self.fingerprint)
             return {p: s for p, s in self._symbols.items() if p in self.files}

@@ -7,6 +7,7 @@ other languages. Pure functions over bytes, so they run the same in a worker pro
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import re
 from collections import Counter
@@ -179,6 +180,22 @@ class ParsedFile:
     language: str | None
     symbols: FileSymbols | None
     error: str | None = None
+    blob: bytes | None = None  # the symbols, encoded (set by pool workers instead)
+    n_defs: int = 0
+
+    def encoded(self) -> bytes | None:
+        if self.blob is None and self.symbols is not None:
+            self.blob = encode_symbols(self.symbols)
+        return self.blob
+
+
+def encode_symbols(symbols: FileSymbols) -> bytes:
+    return marshal.dumps(symbols.to_plain())
+
+
+def decode_symbols(blob: bytes) -> FileSymbols:
+    """Raises ValueError/EOFError/TypeError for bytes that are not an encoded entry."""
+    return FileSymbols.from_plain(marshal.loads(blob))
 
 
 def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile | None:
@@ -196,6 +213,7 @@ def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile |
         return parsed
     try:
         parsed.symbols = extract_symbols(data, language)
+        parsed.n_defs = len(parsed.symbols.definitions)
     except BinaryFile:
         parsed.language, parsed.error = None, "binary"
     except (ValueError, RuntimeError, RecursionError) as exc:
@@ -204,10 +222,13 @@ def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile |
 
 
 def parse_batch(root: str, items: list[tuple[str, str | None]]) -> list[ParsedFile]:
-    """Worker entry point for the process pool: one chunk of files."""
+    """Worker entry point for the process pool: one chunk of files. Symbols come back
+    encoded, ready for the cache: the parent need not rebuild objects it only stores."""
     out: list[ParsedFile] = []
     for path, language in items:
         parsed = read_and_extract(root, path, language)
         if parsed is not None:
+            parsed.encoded()
+            parsed.symbols = None
             out.append(parsed)
     return out
