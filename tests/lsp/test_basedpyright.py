@@ -90,3 +90,19 @@ async def test_killed_server_is_restarted_on_next_use(project: Path) -> None:
         assert any(d.get("severity") == 1 for d in found)
     finally:
         await supervisor.aclose()
+
+
+def test_loom_diagnostics_command(project: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    done = subprocess.run([sys.executable, "-m", "loom", "diagnostics", "main.py", "lib.py",
+                           "--severity", "error"], cwd=project, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("main.py:3:14: error: Type \"int\" is not assignable")
+    assert lines[-1] == "lib.py: no problems at severity error or above"
+    missing = subprocess.run([sys.executable, "-m", "loom", "diagnostics", "nope.py"],
+                             cwd=project, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "nope.py does not exist" in missing.stderr

@@ -9,19 +9,32 @@ import typer
 
 def register(app: typer.Typer) -> None:
     app.command("map", help="Show the ranked repo map Loom gives the model.")(map_command)
+    app.command(
+        "diagnostics",
+        help="Type and compile errors of files, from their language "
+        "servers (as the agent's lsp_diagnostics tool sees them).",
+    )(diagnostics_command)
     app.command("index", help="Index the project's files and symbols (with progress).")(
         index_command
     )
 
 
 def map_command(
-    tokens: int = typer.Option(None, "--tokens", "-t", min=1,
-                               help="Token budget (default: config repo.map_tokens)."),
-    focus: list[str] = typer.Option([], "--focus", "-f", help=(
-        "A file in the conversation: ranks what it uses higher (its own definitions are "
-        "left out, the model already sees it). Repeatable.")),
-    mention: list[str] = typer.Option([], "--mention", "-m",
-                                      help="An identifier the user mentioned. Repeatable."),
+    tokens: int = typer.Option(
+        None, "--tokens", "-t", min=1, help="Token budget (default: config repo.map_tokens)."
+    ),
+    focus: list[str] = typer.Option(
+        [],
+        "--focus",
+        "-f",
+        help=(
+            "A file in the conversation: ranks what it uses higher (its own definitions are "
+            "left out, the model already sees it). Repeatable."
+        ),
+    ),
+    mention: list[str] = typer.Option(
+        [], "--mention", "-m", help="An identifier the user mentioned. Repeatable."
+    ),
     root: Path = typer.Option(None, "--root", help="Project folder (default: this one)."),
 ) -> None:
     from loom.cli.repo_fast import run_map
@@ -35,3 +48,47 @@ def index_command(
     from loom.cli.repo_fast import run_index
 
     raise typer.Exit(run_index(root))
+
+
+def diagnostics_command(
+    paths: list[Path] = typer.Argument(..., help="Files to check."),
+    severity: str = typer.Option(
+        "warning", "--severity", "-s", help="Lowest level shown: error, warning, information, hint."
+    ),
+) -> None:
+    import asyncio
+
+    from loom.cli.repo_fast import open_project
+
+    if severity not in ("error", "warning", "information", "hint"):
+        typer.echo(
+            f"error: --severity {severity!r}: use error, warning, information or hint", err=True
+        )
+        raise typer.Exit(2)
+    intel = open_project(None)
+    intel.close()
+    raise typer.Exit(asyncio.run(_diagnostics(intel.root, paths, severity)))
+
+
+async def _diagnostics(root: Path, paths: list[Path], severity: str) -> int:
+    from loom.lsp.supervisor import aclose_project
+    from loom.lsp.tools import LspDiagnostics
+    from loom.tools.base import ToolContext, ToolError
+
+    tool = LspDiagnostics(root)
+    ctx = ToolContext(project_root=root)
+    status = 0
+    try:
+        for path in paths:
+            try:
+                result = await tool.run({"path": str(path.resolve()), "severity": severity}, ctx)
+            except ToolError as exc:
+                typer.echo(f"{path}: {exc}", err=True)
+                status = 2
+                continue
+            typer.echo(result.content)
+            if result.metadata.get("error"):
+                status = max(status, 1)
+    finally:
+        await aclose_project(root)
+    return status
