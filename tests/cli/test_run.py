@@ -313,3 +313,15 @@ def test_resume_with_prompt_continues_headlessly(
         "what was it?",
         "it was 7",
     ]
+
+
+def test_verbose_shows_tool_activity_on_stderr(
+    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="Looking.", tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
+    server.add(Turn(text="It says one."))
+    done = loom(["run", "-p", "read notes", "--verbose"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "It says one.\n"
+    assert "● file_read notes.txt" in done.stderr and "⎿" in done.stderr
+    assert "Looking." not in done.stderr

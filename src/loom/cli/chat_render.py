@@ -36,9 +36,12 @@ class EventRenderer:
     """Prints events as they arrive. Text deltas stream; a finished assistant message
     is printed whole only when nothing of it was streamed."""
 
-    def __init__(self, console: Console, *, show_tool_output: bool = True) -> None:
+    def __init__(
+        self, console: Console, *, show_tool_output: bool = True, show_messages: bool = True
+    ) -> None:
         self.console = console
         self.show_tool_output = show_tool_output
+        self.show_messages = show_messages  # False: only activity (loom run --verbose)
         self._streamed = False  # text of the current model message went out as deltas
         self._at_line_start = True
         self.last_text = ""  # the newest assistant text shown
@@ -71,7 +74,7 @@ class EventRenderer:
 
     def _on_new_message(self, event: Any) -> None:
         message = event.message
-        if message.role != "assistant":
+        if message.role != "assistant" or not self.show_messages:
             return
         if message.content and not self._streamed:
             self.line(message.content)

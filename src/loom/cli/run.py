@@ -28,6 +28,7 @@ class RunOptions:
     private: bool = False
     max_turns: int | None = None
     partial_messages: bool = False
+    verbose: bool = False  # text output: tool activity on stderr as it happens
     thread_id: str | None = None
     cwd: Path | None = None
 
@@ -56,6 +57,9 @@ def run_command(
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
     max_turns: int = typer.Option(None, "--max-turns", min=1, help="Stop after N model turns."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="text: show tool activity on stderr (stream-json: no-op)."
+    ),
     include_partial_messages: bool = typer.Option(
         False, "--include-partial-messages", help="stream-json: also print text as it streams."
     ),
@@ -80,6 +84,7 @@ def run_command(
         private=private or bool(root.get("private")),
         max_turns=max_turns,
         partial_messages=include_partial_messages,
+        verbose=verbose,
         thread_id=resume,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
@@ -133,9 +138,13 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     tally = RunTally()
     errors: list[str] = []
 
+    activity = _activity_renderer(err) if options.verbose else None
+
     def on_event(event: Any) -> None:
         tally.observe(event)
         writer.event(event)
+        if activity is not None and getattr(event, "type", "") != "text_delta":
+            activity.render(event)
         kind = getattr(event, "type", "")
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
             handle.respond_to_permission("deny")
@@ -198,6 +207,16 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"loom: the thread is saved; continue it with `loom resume {handle.thread_id}`\n")
         return 1
     return 0
+
+
+def _activity_renderer(err: TextIO) -> Any:
+    """The REPL's event lines (tools, retries, errors, plan steps), written to stderr."""
+    from rich.console import Console
+
+    from loom.cli.chat_render import EventRenderer
+
+    # the answer itself goes to stdout, once
+    return EventRenderer(Console(file=err, highlight=False), show_messages=False)
 
 
 def refusals(history: list[Any]) -> list[dict[str, Any]]:
