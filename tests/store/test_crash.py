@@ -99,7 +99,8 @@ def test_sigkill_during_saves_never_corrupts_or_loses(loom_home) -> None:
         assert [(s.id, s.version) for s in listed] == [(thread.id, on_disk.version)]
         reader.close()
 
-    print(f"kills={kills} final version={seen} temps left={len(names) - 1}")
+    temps = len(os.listdir(store.paths.data / "tmp"))
+    print(f"kills={kills} final version={seen} temp files left by kills={temps}")
     assert kills >= 200, f"only {kills} kills in {TIME_LIMIT_S} s"
     assert seen > thread.version + 20  # the children did make progress
     final = LocalThreadStore()
@@ -109,3 +110,4 @@ def test_sigkill_during_saves_never_corrupts_or_loses(loom_home) -> None:
     repaired = doctor.repair(final.paths)  # leftover temp files of killed saves go
     assert repaired.healthy and repaired.threads == 1
     assert [n for n in os.listdir(final.threads_dir) if n.endswith(".tmp")] == []
+    assert os.listdir(final.paths.data / "tmp") == []

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -273,3 +274,68 @@ def test_a_busy_index_is_used_as_is_not_rebuilt_in_memory(
     monkeypatch.setattr(index_sync, "ensure_fresh", locked)
     assert [s.title for s in store.list()] == ["already indexed"]
     assert "busy" in (store.index_note or "")
+
+
+def _settle(store: LocalThreadStore) -> None:
+    """Age the folder's mtime past the racy window and let a scan record the marker."""
+    old = time.time() - 10
+    os.utime(store.threads_dir, (old, old))
+    store.list()
+
+
+def test_a_list_right_after_a_save_does_not_rescan(store: LocalThreadStore) -> None:
+    thread = make_thread("busy session")
+    store.save(thread)
+    _settle(store)
+    thread.append(UserMessage(content="one more"))
+    thread.touch()
+    store.save(thread)  # announces itself, renames, indexes, moves the marker on
+    other = LocalThreadStore()
+    assert [s.version for s in other.list()] == [thread.version]
+    assert not other.last_scan.scanned
+
+
+def test_a_save_that_died_after_its_rename_is_found_even_if_the_marker_matches(
+    store: LocalThreadStore,
+) -> None:
+    from loom.store.index import MARKER_KEY, WRITES, dir_marker
+
+    thread = make_thread("interrupted")
+    store.save(thread)
+    _settle(store)
+    # What a save killed between its rename and its index update leaves behind: its
+    # announcement, and the new file. Worst case: the folder's mtime tick did not move.
+    conn = store.index.conn
+    conn.execute(
+        f"INSERT INTO {WRITES} (thread_id, pid, host, started_ns) VALUES (?, ?, ?, ?)",
+        (thread.id, 2**22 + 12345, socket.gethostname(), time.time_ns()),
+    )
+    thread.append(UserMessage(content="saved just before the kill"))
+    thread.touch()
+    tmp = store.threads_dir / ".x.tmp"
+    tmp.write_bytes(thread_to_bytes(thread))
+    os.replace(tmp, store.path_for(thread.id))
+    conn.execute(
+        f"UPDATE thread_index_state SET value = ? WHERE key = '{MARKER_KEY}'",
+        (dir_marker(store.threads_dir)[0],),
+    )
+    assert [s.version for s in store.list()] == [thread.version]
+    assert store.last_scan.scanned
+    assert conn.execute(f"SELECT count(*) FROM {WRITES}").fetchone()[0] == 0  # cleaned up
+
+
+def test_saves_stop_vouching_for_the_folder_a_minute_after_the_last_scan(
+    store: LocalThreadStore,
+) -> None:
+    from loom.store.index import LAST_SCAN_KEY
+
+    thread = make_thread()
+    store.save(thread)
+    _settle(store)
+    store.index.conn.execute(
+        f"UPDATE thread_index_state SET value = '0' WHERE key = '{LAST_SCAN_KEY}'"
+    )
+    thread.touch()
+    store.save(thread)
+    store.list()
+    assert store.last_scan.scanned  # so a file dropped in by another program shows up

@@ -40,7 +40,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
 def atomic_write_parts(path: Path, parts: Sequence[bytes], *, durable: bool = True) -> None:
     """Like atomic_write_bytes for the concatenation of `parts`, written with writev
     so a big file assembled from cached pieces is never copied into one buffer."""
-    tmp = temp_path_for(path)
+    move_into_place(write_temp(path, parts, durable=durable), path, durable=durable)
+
+
+def write_temp(
+    path: Path, parts: Sequence[bytes], *, durable: bool = True, temp_dir: Path | None = None
+) -> Path:
+    """Step 1 of an atomic write: the new content in a temp file next to `path` (or in
+    `temp_dir`, which must be on the same filesystem)."""
+    tmp = temp_path_for(path) if temp_dir is None else temp_dir / temp_path_for(path).name
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     except OSError as exc:
@@ -52,7 +60,28 @@ def atomic_write_parts(path: Path, parts: Sequence[bytes], *, durable: bool = Tr
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise _explain(exc, path) from exc
+    return tmp
+
+
+def move_into_place(tmp: Path, path: Path, *, durable: bool = True) -> None:
+    """Step 2: rename the temp file over `path` (atomic), then fsync the folder."""
+    try:
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV or tmp.parent == path.parent:
+                raise
+            # The temp folder is on another filesystem: stage a copy next to `path`.
+            staged = write_temp(path, [tmp.read_bytes()], durable=durable)
+            _remove_quietly(tmp)
+            tmp = staged
+            os.replace(tmp, path)
+    except StorageError:
+        _remove_quietly(tmp)
+        raise
     except OSError as exc:
         _remove_quietly(tmp)
         raise _explain(exc, path) from exc

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 from loom.store.index_sync import open_index, rebuild, scan_files
-from loom.store.lock import lock_holder
+from loom.store.lock import lock_holder, pid_alive
 from loom.store.quarantine import QuarantinedFile, list_quarantined
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
@@ -82,7 +82,7 @@ def diagnose(paths: LoomPaths) -> DoctorReport:
         except OSError as exc:
             report.bad_files.append((tid, exc.strerror or str(exc)))
     report.orphaned_rows = sorted(tid for tid in known if tid not in on_disk)
-    report.temp_files = leftover_temp_files(paths.threads_dir)
+    report.temp_files = leftover_temp_files(paths)
     report.unheld_locks = unheld_locks(paths)
     report.quarantined = list_quarantined(paths.quarantine_dir)
     return report
@@ -91,7 +91,7 @@ def diagnose(paths: LoomPaths) -> DoctorReport:
 def repair(paths: LoomPaths) -> DoctorReport:
     """Rebuild the index from the files, then remove leftovers; report what remains."""
     done: list[str] = []
-    for path in leftover_temp_files(paths.threads_dir):
+    for path in leftover_temp_files(paths):
         with contextlib.suppress(OSError):
             path.unlink()
             done.append(f"removed leftover temp file {path.name}")
@@ -113,22 +113,24 @@ def repair(paths: LoomPaths) -> DoctorReport:
     return after
 
 
-def leftover_temp_files(threads_dir: Path) -> list[Path]:
-    """Temp files of saves whose process is gone (or that are older than a minute)."""
+def leftover_temp_files(paths: LoomPaths) -> list[Path]:
+    """Temp files of saves whose process is gone (or that are older than a minute),
+    in data/tmp/ (where saves stage files) and threads/ (older Looms, fallbacks)."""
     found = []
-    try:
-        names = os.listdir(threads_dir)
-    except FileNotFoundError:
-        return []
-    for name in names:
-        match = _TEMP.match(name)
-        if not match:
+    for folder in (paths.data / "tmp", paths.threads_dir):
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
             continue
-        path = threads_dir / name
-        with contextlib.suppress(OSError):
-            old = time.time() - path.stat().st_mtime > TEMP_GRACE_S
-            if old or not _alive(int(match[2])):
-                found.append(path)
+        for name in names:
+            match = _TEMP.match(name)
+            if not match:
+                continue
+            path = folder / name
+            with contextlib.suppress(OSError):
+                old = time.time() - path.stat().st_mtime > TEMP_GRACE_S
+                if old or not pid_alive(int(match[2])):
+                    found.append(path)
     return sorted(found)
 
 
@@ -142,13 +144,3 @@ def unheld_locks(paths: LoomPaths) -> list[Path]:
         for n in names
         if n.endswith(".lock") and lock_holder(paths.locks_dir, n[:-5]) is None
     )
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

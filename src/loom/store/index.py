@@ -14,7 +14,7 @@ truth; everything here can be rebuilt from them.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ THREADS = "thread_index_threads"
 HEADS = "thread_index_heads"
 MESSAGES = "thread_index_messages"
 STATE = "thread_index_state"
+WRITES = "thread_index_writes"
 ROW_BITS = 20
 MAX_MESSAGES_INDEXED = (1 << ROW_BITS) - 2
 HIGHLIGHT = ("**", "**")
@@ -90,10 +91,27 @@ def _m2_heads_and_messages_apart(conn: sqlite3.Connection) -> None:
     conn.execute(f"DELETE FROM {STATE}")
 
 
-MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart]
+def _m3_writes_in_progress(conn: sqlite3.Connection) -> None:
+    """Saves announce themselves before their rename (see loom.store.index_sync)."""
+    conn.execute(
+        f"""CREATE TABLE {WRITES} (
+            id INTEGER PRIMARY KEY,
+            thread_id TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            started_ns INTEGER NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart, _m3_writes_in_progress]
 
 
 MARKER_KEY = "threads_dir_marker"
+LAST_SCAN_KEY = "last_full_scan_ns"
+CHAIN_FOR_NS = 60_000_000_000
+"""Saves keep the marker fresh for at most this long after the last full scan."""
+STALE_WRITE_NS = 60_000_000_000
 
 
 def dir_marker(threads_dir: object) -> tuple[str, int]:
@@ -161,7 +179,41 @@ class ThreadIndex:
             (key, value),
         )
 
+    def is_fresh(self, threads_dir: object) -> bool:
+        """True when no thread file can have changed since the index last looked:
+        the folder's marker matches and no save is in flight (or died mid-way)."""
+        if self.get_state(MARKER_KEY) != dir_marker(threads_dir)[0]:
+            return False
+        return self.conn.execute(f"SELECT 1 FROM {WRITES} LIMIT 1").fetchone() is None
+
     # -- writes (callers wrap them in a transaction) -----------------------------------
+
+    def begin_write(self, thread_id: str, pid: int, host: str, now_ns: int) -> int:
+        return int(
+            self.conn.execute(
+                f"INSERT INTO {WRITES} (thread_id, pid, host, started_ns) VALUES (?, ?, ?, ?) "
+                "RETURNING id",
+                (thread_id, pid, host, now_ns),
+            ).fetchone()[0]
+        )
+
+    def end_write(self, write_id: int, before: str, after: str, now_ns: int) -> None:
+        """Drop the announcement; move the marker from `before` to `after` if nothing
+        else changed the folder meanwhile and a full scan happened recently."""
+        self.conn.execute(f"DELETE FROM {WRITES} WHERE id = ?", (write_id,))
+        last_scan = int(self.get_state(LAST_SCAN_KEY) or 0)
+        if self.get_state(MARKER_KEY) == before and now_ns - last_scan < CHAIN_FOR_NS:
+            self.set_state(MARKER_KEY, after)
+
+    def drop_stale_writes(self, host: str, alive: Callable[[int], bool], now_ns: int) -> int:
+        """Forget announcements of saves that died (dead pid here, or too old)."""
+        stale = [
+            row[0]
+            for row in self.conn.execute(f"SELECT id, pid, host, started_ns FROM {WRITES}")
+            if (row[2] == host and not alive(row[1])) or now_ns - row[3] > STALE_WRITE_NS
+        ]
+        self.conn.executemany(f"DELETE FROM {WRITES} WHERE id = ?", [(i,) for i in stale])
+        return len(stale)
 
     def indexed_message_count(self, thread_id: str) -> int | None:
         row = self.conn.execute(

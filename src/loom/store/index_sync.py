@@ -1,26 +1,29 @@
 """Keeping the index in step with the thread files, cheaply.
 
-Freshness check (every `loom list` / `loom search`): one `stat` of `threads/`. Every
-save renames a temp file into that folder, and every create/delete/rename changes a
-folder's mtime, so if the folder's (device, inode, mtime) equals the marker recorded
-by the last scan, no file was added, replaced or removed since. Otherwise a scan
-`stat`s every `T-*.json` and re-reads only files whose (inode, size, mtime) differ from
-their index row (an atomic save always makes a new inode), indexes new files, drops
-rows of vanished ones and quarantines unreadable ones.
+Freshness check (every `loom list` / `loom search`, `ThreadIndex.is_fresh`): one
+`stat` of `threads/` and one tiny query. Every create/delete/rename in a folder changes
+its mtime, so if the folder's (device, inode, mtime) equals the recorded marker and no
+save is announced as in flight, no thread file was added, replaced or removed since.
+Otherwise a scan `stat`s every `T-*.json` and re-reads only files whose (inode, size,
+mtime) differ from their index row (an atomic save always makes a new inode), indexes
+new files, drops rows of vanished ones and quarantines unreadable ones.
 
-Cost: the check is ~0.1 ms; a scan of 10,000 files with nothing to re-read is a few
-tens of ms (one stat per file), paid by the first list/search after any save.
+Saves keep the marker fresh, so a list right after a save needs no scan: a save
+(LocalThreadStore.save) stages its temp file in data/tmp/ (so only its rename touches
+threads/), announces itself in `thread_index_writes` with the folder's marker, renames,
+then in one transaction indexes the thread, withdraws the announcement and moves the
+marker on, if it had not moved meanwhile. A save killed after its rename leaves its
+announcement behind, so readers scan (and drop announcements of dead processes);
+Loom's own writers are therefore always seen, whatever the clock does.
 
-Races: the marker is the folder stat taken *before* the scan, so a change during the
-scan leaves the marker behind and the next call scans again. Folder timestamps are
-coarse (a kernel tick, or whole seconds on some filesystems), so when the folder changed
-less than `racy_window_ns` before the scan, no marker is recorded at all ("racy", as
-git calls it) and the next call scans again. Saves do not move the
-marker: a save that died between its rename and its index update is still found. (A
-save could chain the marker forward, but a writer killed between its rename and its
-index commit within the same clock tick would then stay hidden; not worth the risk.)
-Not detected until the folder changes again: a file edited in place (no rename, so the
-folder's mtime stays); `loom doctor` compares every file's stat and catches it.
+Races: a scan records the folder stat taken *before* it, so a change during the scan
+leaves the marker behind. Folder timestamps are coarse (a kernel tick, or whole seconds
+on some filesystems): a change within the same tick as the recorded stat does not move
+the mtime, so a scan does not record a marker within `racy_window_ns` of a change
+("racy", as git calls it). A save's marker is racy by nature; what it can miss is a
+file dropped into threads/ by another program in that same tick, so saves only vouch
+for the folder for CHAIN_FOR_NS (a minute) after the last full scan. Not detected
+until the folder changes: a file edited in place (no rename); `loom doctor` catches it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from loom.store.db import connect, migrate
 from loom.store.index import (
     COMPONENT,
     HEADS,
+    LAST_SCAN_KEY,
     MARKER_KEY,
     MESSAGES,
     MIGRATIONS,
@@ -175,10 +179,10 @@ def ensure_fresh(
     index: ThreadIndex, paths: LoomPaths, *, force: bool = False, progress: Progress | None = None
 ) -> ScanReport:
     """Bring the index up to date with the files if the folder changed (see module doc)."""
+    if not force and index.is_fresh(paths.threads_dir):
+        return ScanReport()
     marker, mtime_ns = dir_marker(paths.threads_dir)
     looked_at = time.time_ns()
-    if not force and index.get_state(MARKER_KEY) == marker:
-        return ScanReport()
     report = ScanReport(scanned=True)
     on_disk = scan_files(paths.threads_dir)
     known = index.file_stats()
@@ -201,7 +205,18 @@ def ensure_fresh(
         # Unreadable files do not hold the marker back: retrying them on every list
         # would make every list slow. They are reported now and by `loom doctor`.
         index.set_state(MARKER_KEY, "racy" if racy else marker)
+        if not racy:
+            index.set_state(LAST_SCAN_KEY, str(looked_at))
+        _drop_stale_writes(index)
     return report
+
+
+def _drop_stale_writes(index: ThreadIndex) -> None:
+    import socket
+
+    from loom.store.lock import pid_alive
+
+    index.drop_stale_writes(socket.gethostname(), pid_alive, time.time_ns())
 
 
 def scan_files(threads_dir: Path) -> dict[str, tuple[int, int, int]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import sqlite3
 import threading
 import time
@@ -22,7 +23,7 @@ from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
-from loom.store.atomic import StorageError, atomic_write_parts, fsync_dir
+from loom.store.atomic import StorageError, fsync_dir, move_into_place, write_temp
 from loom.store.base import (
     AmbiguousThreadId,
     SearchHit,
@@ -31,7 +32,7 @@ from loom.store.base import (
     ThreadSummary,
     ThreadUnreadable,
 )
-from loom.store.index import MAX_MESSAGES_INDEXED, ThreadIndex
+from loom.store.index import MAX_MESSAGES_INDEXED, WRITES, ThreadIndex, dir_marker
 from loom.store.index_sync import ScanReport, open_index, refresh, write_transaction
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
@@ -44,6 +45,7 @@ from loom.store.summary import (
 )
 
 TRASH_RETENTION_S = 30 * 86400
+_HOST = socket.gethostname()
 log = logging.getLogger(__name__)
 
 
@@ -106,44 +108,83 @@ class LocalThreadStore:
                 f"could not create {self.threads_dir}: {exc.strerror}; check its permissions",
             ) from exc
         path = self.path_for(thread.id)
-        atomic_write_parts(path, thread_to_parts(thread))
-        try:
-            st = os.stat(path)
-            with self._guard:
-                self._index_saved(thread, (st.st_ino, st.st_size, st.st_mtime_ns))
-        except (OSError, sqlite3.Error) as exc:
-            # The file is saved; the next list/search re-indexes it from the file.
-            log.warning("thread %s saved, but the search index was not updated: %s", thread.id, exc)
+        # The temp file lives outside threads/, so only the rename changes that folder.
+        tmp = write_temp(path, thread_to_parts(thread), temp_dir=self._temp_dir())
+        with self._guard:
+            write = self._announce_write(thread.id)
+            try:
+                move_into_place(tmp, path)
+            except StorageError:
+                self._withdraw_write(write)
+                raise
+            try:
+                st = os.stat(path)
+                with write_transaction(self.index) as index:
+                    self._record(index, thread, (st.st_ino, st.st_size, st.st_mtime_ns))
+                    if write is not None:
+                        after = dir_marker(self.threads_dir)[0]
+                        index.end_write(write[0], write[1], after, time.time_ns())
+            except (OSError, sqlite3.Error) as exc:
+                # The file is saved; the announcement left behind (or the changed
+                # folder) makes the next list/search re-index it from the file.
+                log.warning(
+                    "thread %s saved, but the search index was not updated: %s", thread.id, exc
+                )
 
-    def _index_saved(self, thread: Thread, file_stat: tuple[int, int, int]) -> None:
-        index = self.index
+    def _temp_dir(self) -> Path | None:
+        """data/tmp/ when it can be made (same filesystem as threads/), else None."""
+        temp = self.paths.data / "tmp"
+        try:
+            temp.mkdir(exist_ok=True)
+        except OSError:
+            return None
+        return temp
+
+    def _announce_write(self, thread_id: str) -> tuple[int, str] | None:
+        """Record "a save of this thread is under way" before its rename (so a crash
+        right after the rename is noticed) and the folder's marker as it was."""
+        try:
+            with write_transaction(self.index) as index:
+                write_id = index.begin_write(thread_id, os.getpid(), _HOST, time.time_ns())
+                return write_id, dir_marker(self.threads_dir)[0]
+        except sqlite3.Error as exc:
+            log.warning("search index unavailable while saving %s: %s", thread_id, exc)
+            return None
+
+    def _withdraw_write(self, write: tuple[int, str] | None) -> None:
+        if write is None:
+            return
+        with contextlib.suppress(sqlite3.Error), write_transaction(self.index) as index:
+            index.conn.execute(f"DELETE FROM {WRITES} WHERE id = ?", (write[0],))
+
+    def _record(self, index: ThreadIndex, thread: Thread, file_stat: tuple[int, int, int]) -> None:
+        """Index a thread that was just saved (inside the caller's transaction)."""
         messages = thread.conversation.messages
-        with write_transaction(index):
-            before = index.indexed_message_count(thread.id)
-            # Re-index the previously last message too: it may have grown (streaming).
-            first = 0 if before is None or before > len(messages) else max(before - 1, 0)
-            first = min(first, MAX_MESSAGES_INDEXED)
-            record = IndexRecord(
-                id=thread.id,
-                title=thread.metadata.title or "(untitled)",
-                version=thread.version,
-                created_at=thread.created_at,
-                last_activity_at=thread.last_activity_at,
-                message_count=len(messages),
-                git_branch=thread.git_branch,
-                git_remote_url=thread.git_remote_url,
-                workspace_root=thread.workspace_root,
-                agent_state_kind=str(thread.agent_state.kind),
-                is_private=thread.is_private,
-                visibility=str(thread.visibility),
-                tags=list(thread.metadata.tags),
-                commits=list(thread.git_commits),
-                message_texts=[
-                    message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE] for m in messages[first:]
-                ],
-                first_message=first,
-            )
-            index.upsert(record, file_stat)
+        before = index.indexed_message_count(thread.id)
+        # Re-index the previously last message too: it may have grown (streaming).
+        first = 0 if before is None or before > len(messages) else max(before - 1, 0)
+        first = min(first, MAX_MESSAGES_INDEXED)
+        record = IndexRecord(
+            id=thread.id,
+            title=thread.metadata.title or "(untitled)",
+            version=thread.version,
+            created_at=thread.created_at,
+            last_activity_at=thread.last_activity_at,
+            message_count=len(messages),
+            git_branch=thread.git_branch,
+            git_remote_url=thread.git_remote_url,
+            workspace_root=thread.workspace_root,
+            agent_state_kind=str(thread.agent_state.kind),
+            is_private=thread.is_private,
+            visibility=str(thread.visibility),
+            tags=list(thread.metadata.tags),
+            commits=list(thread.git_commits),
+            message_texts=[
+                message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE] for m in messages[first:]
+            ],
+            first_message=first,
+        )
+        index.upsert(record, file_stat)
 
     def save_and_sync(self, thread: Thread) -> None:
         self.save(thread)

@@ -105,6 +105,17 @@ def describe_holder(path: Path) -> str:
         return "another process"
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _same_file(fd: int, path: Path) -> bool:
     try:
         on_disk = os.stat(path)
