@@ -47,14 +47,20 @@ def provider_env(server: FakeLlmServer) -> dict[str, str]:
     }
 
 
-def loom_process(
-    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None
+def loom(
+    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """The real console entry point, in a subprocess."""
+    """The real console entry point, in a subprocess (other parts' tests use this too)."""
+    environ = {**os.environ, **provider_env(server)}
+    for key, value in env.items():
+        if value:
+            environ[key] = value
+        else:
+            environ.pop(key, None)
     return subprocess.run(
         [sys.executable, "-m", "loom", *args],
         cwd=cwd,
-        env={**os.environ, **provider_env(server)},
+        env=environ,
         input=stdin,
         capture_output=True,
         text=True,
@@ -71,9 +77,7 @@ class Done:
 
 
 @pytest.fixture
-def loom(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Callable[..., Done]:
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Done]:
     """`loom ARGS` through `loom.__main__.main` in this process (the SDKs load once)."""
 
     def run(args: list[str], cwd: Path, server: FakeLlmServer, **env: str) -> Done:
@@ -98,7 +102,7 @@ def loom(
 
 def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="The answer is 42."))
-    done = loom_process(["run", "-p", "what is it?"], project, server)
+    done = loom(["run", "-p", "what is it?"], project, server)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "The answer is 42.\n"
     (request,) = server.requests
@@ -107,7 +111,7 @@ def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
 
 def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="piped ok"))
-    done = loom_process(["run", "--output-format", "json"], project, server, "do the thing\n")
+    done = loom(["run", "--output-format", "json"], project, server, "do the thing\n")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "piped ok" and result["subtype"] == "success"
@@ -118,40 +122,40 @@ def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path)
 
 
 def test_model_flag_and_openai(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="from openai"))
-    done = loom(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
+    done = cli(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
 
 
 def test_root_model_option_applies_to_run(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="ok"))
-    done = loom(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
+    done = cli(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-5"
 
 
 def test_project_config_picks_the_model(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-4.1"\n[typo]\nx = 1\n')
     server.add(Turn(text="ok"))
-    done = loom(["run", "-p", "hi"], project, server)
+    done = cli(["run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-4.1"
     assert "unknown config key 'typo'" in done.stderr
 
 
 def test_without_yes_a_write_is_refused_and_reported(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="I could not write it."))
-    done = loom(["run", "-p", "write x", "--output-format", "json"], project, server)
+    done = cli(["run", "-p", "write x", "--output-format", "json"], project, server)
     assert done.returncode == 0, done.stderr
     assert not (project / "x.txt").exists()
     assert "refused file_write" in done.stderr and "--yes" in done.stderr
@@ -164,31 +168,31 @@ def test_without_yes_a_write_is_refused_and_reported(
 
 
 def test_auto_approve_from_config_allows_without_yes(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="written"))
-    done = loom(["run", "-p", "write x"], project, server)
+    done = cli(["run", "-p", "write x"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "x.txt").read_text() == "x"
 
 
 def test_dangerous_command_is_refused_even_with_yes(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf /"})]))
     server.add(Turn(text="refused"))
-    done = loom(["run", "-p", "wipe", "--yes"], project, server)
+    done = cli(["run", "-p", "wipe", "--yes"], project, server)
     assert done.returncode == 0
     assert "refused shell" in done.stderr and "dangerous" in done.stderr
 
 
-def test_max_turns(loom: Callable[..., Done], server: FakeLlmServer, project: Path) -> None:
+def test_max_turns(cli: Callable[..., Done], server: FakeLlmServer, project: Path) -> None:
     for _ in range(3):
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="summary"))
-    done = loom(["run", "-p", "loop", "--max-turns", "1", "-o", "json"], project, server)
+    done = cli(["run", "-p", "loop", "--max-turns", "1", "-o", "json"], project, server)
     assert done.returncode == 1
     result = json.loads(done.stdout)
     assert result["subtype"] == "error_max_turns" and result["is_error"] is True
@@ -196,13 +200,13 @@ def test_max_turns(loom: Callable[..., Done], server: FakeLlmServer, project: Pa
 
 
 def test_resume_continues_the_thread(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="first answer"))
-    first = json.loads(loom(["run", "-p", "first", "-o", "json"], project, server).stdout)
+    first = json.loads(cli(["run", "-p", "first", "-o", "json"], project, server).stdout)
     server.add(Turn(text="second answer"))
     prefix = first["thread_id"][:12]
-    done = loom(["run", "--resume", prefix, "-p", "second", "-o", "json"], project, server)
+    done = cli(["run", "--resume", prefix, "-p", "second", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["thread_id"] == first["thread_id"]
     sent = [json.dumps(m["content"]) for m in server.requests[1].json["messages"]]
@@ -220,14 +224,14 @@ def test_resume_continues_the_thread(
     ],
 )
 def test_bad_input_is_one_clear_line(
-    loom: Callable[..., Done],
+    cli: Callable[..., Done],
     server: FakeLlmServer,
     project: Path,
     args: list[str],
     env: dict[str, str],
     message: str,
 ) -> None:
-    done = loom(["run", "-p", "hi", *args], project, server, **env)
+    done = cli(["run", "-p", "hi", *args], project, server, **env)
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1
@@ -235,19 +239,19 @@ def test_bad_input_is_one_clear_line(
 
 
 def test_bad_config_file_is_reported(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text("[shell]\ntimeout = 'soon'\n")
-    done = loom(["run", "-p", "hi"], project, server)
+    done = cli(["run", "-p", "hi"], project, server)
     assert done.returncode == 1
     assert ".loom.toml:2" in done.stderr and "shell.timeout" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_unreachable_endpoint(
-    loom: Callable[..., Done], project: Path, server: FakeLlmServer
+    cli: Callable[..., Done], project: Path, server: FakeLlmServer
 ) -> None:
-    done = loom(
+    done = cli(
         ["run", "-p", "hi", "-o", "json"],
         project,
         server,
@@ -260,10 +264,10 @@ def test_unreachable_endpoint(
 
 
 def test_usage_errors_exit_2(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
-    assert loom(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
-    assert loom(["run", "-p", "  "], project, server).returncode == 2
+    assert cli(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
+    assert cli(["run", "-p", "  "], project, server).returncode == 2
 
 
 def _thread_file(thread_id: str) -> Path:
@@ -299,12 +303,12 @@ def test_sigint_ends_the_run_with_the_thread_saved(server: FakeLlmServer, projec
 
 
 def test_resume_with_prompt_continues_headlessly(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="noted"))
-    first = json.loads(loom(["run", "-p", "remember 7", "-o", "json"], project, server).stdout)
+    first = json.loads(cli(["run", "-p", "remember 7", "-o", "json"], project, server).stdout)
     server.add(Turn(text="it was 7"))
-    done = loom(["resume", first["thread_id"], "-p", "what was it?"], project, server)
+    done = cli(["resume", first["thread_id"], "-p", "what was it?"], project, server)
     assert done.returncode == 0, done.stderr
     assert f"Resuming thread: {first['thread_id']}" in done.stdout
     assert done.stdout.rstrip().endswith("it was 7")
@@ -316,11 +320,11 @@ def test_resume_with_prompt_continues_headlessly(
 
 
 def test_verbose_shows_tool_activity_on_stderr(
-    loom: Callable[..., Done], server: FakeLlmServer, project: Path
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="Looking.", tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="It says one."))
-    done = loom(["run", "-p", "read notes", "--verbose"], project, server)
+    done = cli(["run", "-p", "read notes", "--verbose"], project, server)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "It says one.\n"
     assert "● file_read notes.txt" in done.stderr and "⎿" in done.stderr
