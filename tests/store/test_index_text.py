@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from loom.store.index import fts_query, make_snippet, sortable_time, word_parts
+from loom.store.search_text import fts_query, make_snippet, sortable_time, word_parts
 
 
 def test_query_words_become_prefix_phrases() -> None:

@@ -90,7 +90,7 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
 def run_search(
     query: str, limit: int = 20, as_json: bool = False, out: TextIO | None = None
 ) -> int:
-    from loom.store.index import fts_query
+    from loom.store.search_text import fts_query
 
     out = out or sys.stdout
     if fts_query(query) is None:
