@@ -130,7 +130,7 @@ def bench_cli(home: Path, runs: int, base_runs: int) -> None:
     after_save = _list_after_a_save(home, runs, env)
     print(
         f"{'loom list right after a save':<34} {after_save * 1000:9.1f} ms   "
-        "(the folder changed: one rescan of every file's stat)"
+        "(saves keep the index's folder marker fresh: no rescan)"
     )
 
     queries = [
