@@ -80,3 +80,22 @@ def test_migrations_upgrade_and_downgrade_on_postgres() -> None:
         command.downgrade(alembic_config(url), "base")
         with pytest.raises(DatabaseNotMigrated):
             asyncio.run(check())
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("mysql://somewhere/db", "is not supported"),
+        ("postgresql://postgres@127.0.0.1:5432/loom_no_such_db", "does not exist"),
+    ],
+)
+def test_bad_database_urls_get_a_clear_message(monkeypatch, url: str, expected: str) -> None:
+    monkeypatch.setenv("LOOM_DATABASE_URL", url)
+    for args in (
+        ["server", "migrate"],
+        ["server", "--port", "0"],
+        ["server", "create-user", "a", "--org", "b"],
+    ):
+        code, output = loom(*args)
+        assert code == 1, output
+        assert expected in output and "Traceback" not in output

@@ -35,6 +35,16 @@ def _settings() -> Any:
         fail(str(exc))
 
 
+def _database_problem(url: str, exc: Exception) -> str:
+    from loom.server.settings import redact_url
+
+    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:300]
+    return (
+        f"cannot use the database {redact_url(url)}: {detail}. Check LOOM_DATABASE_URL "
+        "and that the database server is running and the database exists."
+    )
+
+
 def _run_admin(work: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) -> dict[str, Any]:
     """Run `work(session)` in one transaction on a migrated database."""
     from loom.server.db import make_engine, session_factory
@@ -58,8 +68,8 @@ def _run_admin(work: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) 
         return asyncio.run(run())
     except (IdentityError, DatabaseNotMigrated) as exc:
         fail(str(exc), as_json)
-    except OSError as exc:
-        fail(f"cannot reach the database: {exc}", as_json)
+    except Exception as exc:  # connection refused, missing database, bad credentials...
+        fail(_database_problem(settings.database_url, exc), as_json)
     raise AssertionError("unreachable")
 
 
@@ -86,8 +96,8 @@ def serve(
         check_migrated_sync(settings.database_url)
     except DatabaseNotMigrated as exc:
         fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}")
+    except Exception as exc:
+        fail(_database_problem(settings.database_url, exc))
     typer.echo(
         f"Loom server on http://{host}:{port} with {workers} process(es) "
         f"(database {redact_url(settings.database_url)})",
@@ -125,8 +135,8 @@ def migrate(as_json: bool = JsonOpt) -> None:
     settings = _settings()
     try:
         upgrade(settings.database_url)
-    except OSError as exc:
-        fail(f"cannot reach the database {redact_url(settings.database_url)}: {exc}", as_json)
+    except Exception as exc:
+        fail(_database_problem(settings.database_url, exc), as_json)
     head = head_revision(settings.database_url)
     url = redact_url(settings.database_url)
     emit({"database": url, "revision": head}, f"database {url} is at revision {head}", as_json)

@@ -23,9 +23,15 @@ class ServerSettings:
                 f"no database configured: set {DATABASE_URL_ENV} "
                 "(e.g. postgresql+asyncpg://user@host/db or sqlite+aiosqlite:///path.db)"
             )
+        url = normalize_url(url)
+        if not url.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                f"{DATABASE_URL_ENV}={redact_url(url)} is not supported; use "
+                "postgresql+asyncpg://user@host/db or sqlite+aiosqlite:///path.db"
+            )
         raw = os.environ.get(MAX_BODY_ENV)
         limit = int(raw) if raw and raw.isdigit() else DEFAULT_MAX_BODY_BYTES
-        return cls(database_url=normalize_url(url), max_body_bytes=limit)
+        return cls(database_url=url, max_body_bytes=limit)
 
 
 def normalize_url(url: str) -> str:
