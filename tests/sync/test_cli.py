@@ -150,3 +150,27 @@ def test_remote_search_falls_back_to_local_when_unreachable(capsys) -> None:
     assert "showing local results" in captured.err
     result = json.loads(captured.out)
     assert result["source"] == "local" and result["hits"][0]["id"] == thread.id
+
+
+def test_sync_with_a_revoked_token_says_so(server) -> None:
+    import asyncio
+
+    from loom.server.db import make_engine, session_factory
+    from loom.server.identity import revoke_token
+
+    token = login(server)
+    store = open_thread_store(LoomPaths.from_env(), background=False)
+    store.save(make_thread("after revoke"))
+    store.close()
+
+    async def revoke() -> None:
+        engine = make_engine(server.database_url)
+        async with session_factory(engine)() as session:
+            await revoke_token(session, token)
+            await session.commit()
+        await engine.dispose()
+
+    asyncio.run(revoke())
+    code, output = loom("sync")
+    assert code == 1
+    assert "loom login" in output and "pending 1" in output

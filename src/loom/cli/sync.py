@@ -97,7 +97,8 @@ def sync(as_json: bool = JsonOpt) -> None:
     try:
         pushed = store.drain()
         pull = None
-        error = pushed.unavailable
+        auth = [n.message for n in pushed.notices if n.kind == "auth"]
+        error = pushed.unavailable or (auth[0] if auth else None)
         if error is None:
             try:
                 pull = store.pull()
@@ -119,7 +120,12 @@ def sync(as_json: bool = JsonOpt) -> None:
         typer.echo(json.dumps(data))
     else:
         typer.echo(f"server  {data['server']}")
-        typer.echo(f"pushed  {data['pushed']}   pulled {data['pulled']}   merged {data['merged']}")
+        typer.echo(
+            f"pushed  {data['pushed']}   pulled {data['pulled']}   merged {data['merged']}"
+            f"   failed {data['failed']}"
+        )
+        for message in data["conflicts"]:
+            typer.echo(f"merged: {message}")
         typer.echo(f"pending {data['pending']}")
         if data["last_error"]:
             typer.echo(f"last error: {data['last_error']}")
