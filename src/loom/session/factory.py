@@ -4,7 +4,7 @@ Every face (REPL, `loom run`, resume, web, ACP) builds its session here, so a co
 is honoured the same way everywhere:
 
     config = load_config(cwd, {"model.default": flag_model})
-    handle = await open_session(config, private=True, auto_approve=False)
+    handle = await open_session(config, OpenOptions(private=True, headless=True))
     handle.on_event(print)
     answer = await handle.send("fix the failing test")
     await handle.close()
