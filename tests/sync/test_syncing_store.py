@@ -151,6 +151,8 @@ def test_two_machines_edit_one_thread_no_message_is_lost(
     loser = a if a.transport.statuses.count(409) else b
     assert [n.kind for n in loser.notices] == ["conflict"]
     assert "two machines" in loser.notices[0].message
+    event = loser.notices[0].as_event("session-1")
+    assert event.type == "sync_error" and event.thread_id == thread.id
     # The loser's local file has the merged history too.
     assert len(loser.store.load(thread.id).messages) == 3
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loom.core.clock import now_iso
+from loom.core.events import SyncError
 from loom.core.merge import merge_threads
 from loom.core.thread import Thread
 from loom.store.pending import AckedVersions, PendingEntry, PendingSyncQueue, SyncOperation
@@ -47,6 +48,10 @@ class SyncNotice:
     thread_id: str
     message: str
     thread: Thread | None = None
+
+    def as_event(self, session_id: str) -> SyncError:
+        """The session event faces show (core.events.SyncError)."""
+        return SyncError(session_id=session_id, thread_id=self.thread_id, message=self.message)
 
 
 @dataclass
