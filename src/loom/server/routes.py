@@ -49,7 +49,7 @@ async def current_principal(
             "missing bearer token; send `Authorization: Bearer <token>`",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    async with request.app.state.engine.connect() as conn:
+    async with request.app.state.repo.autocommit.connect() as conn:
         principal = await principal_for_token(conn, credentials.credentials)
     if principal is None:
         raise HTTPException(

@@ -131,6 +131,8 @@ _FAST_UPDATE = text(
 class ThreadRepository:
     def __init__(self, engine: AsyncEngine, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.engine = engine
+        # Single statements need no BEGIN/COMMIT round trips: each is atomic on its own.
+        self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
         self.sessions = sessions
         self.dialect = engine.dialect.name
 
@@ -167,13 +169,13 @@ class ThreadRepository:
                 "new_count": len(thread.messages),
                 "hashes": "".join(hashes),
             }
-            async with self.engine.begin() as conn:
+            async with self.autocommit.connect() as conn:
                 result = await conn.execute(_FAST_UPDATE, params)
             if result.rowcount == 1:
                 return Written(thread.id, thread.version, created=False)
         else:
             # A new thread in one statement; if the id exists, fall through to explain.
-            async with self.engine.begin() as conn:
+            async with self.autocommit.connect() as conn:
                 result = await conn.execute(self._insert_new(p, thread, columns))
             if result.rowcount == 1:
                 return Written(thread.id, thread.version, created=True)
