@@ -329,3 +329,14 @@ def test_verbose_shows_tool_activity_on_stderr(
     assert done.stdout == "It says one.\n"
     assert "● file_read notes.txt" in done.stderr and "⎿" in done.stderr
     assert "Looking." not in done.stderr
+
+
+def test_garbage_from_the_provider_is_a_clear_error(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(garbage="<html>502 Bad Gateway</html>"))
+    done = cli(["run", "-p", "hi", "-o", "stream-json"], project, server, LOOM_MAX_RETRIES="0")
+    assert done.returncode == 1
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["type"] == "result" and last["subtype"] == "error_during_execution"
+    assert "Traceback" not in done.stderr and done.stderr.startswith("loom: ")
