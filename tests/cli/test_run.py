@@ -340,3 +340,23 @@ def test_garbage_from_the_provider_is_a_clear_error(
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["type"] == "result" and last["subtype"] == "error_during_execution"
     assert "Traceback" not in done.stderr and done.stderr.startswith("loom: ")
+
+
+def test_unknown_tool_and_bad_arguments_go_back_to_the_model(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(
+            tool_calls=[
+                FakeToolCall("teleport", {"to": "mars"}),
+                FakeToolCall("file_read", {"path": 42}),
+            ]
+        )
+    )
+    server.add(Turn(text="Sorry, I will use the right tools."))
+    done = cli(["run", "-p", "go", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    results = [m for m in server.requests[1].json["messages"] if m["role"] == "user"][-1]
+    errors = [block for block in results["content"] if block["type"] == "tool_result"]
+    assert len(errors) == 2 and all(block["is_error"] for block in errors)
+    assert "teleport" in json.dumps(errors[0]) and "path" in json.dumps(errors[1])
