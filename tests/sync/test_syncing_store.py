@@ -208,3 +208,25 @@ def test_delete_reaches_the_server(server, tmp_path: Path, machines) -> None:
     machine.store.restore(thread.id)
     machine.store.drain()
     assert server_copy(server, token, thread.id) is not None
+
+
+def test_a_thread_made_private_is_taken_off_the_server(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    machine = make_machine(tmp_path, server.url, token)
+    machines.append(machine)
+    thread = make_thread("was shared")
+    machine.store.save_and_sync(thread)
+    machine.transport.requests.clear()
+    thread.is_private = True
+    thread.touch()
+    machine.store.save_and_sync(thread)
+    assert [r.method for r in machine.transport.requests] == ["DELETE"]
+    assert server_copy(server, token, thread.id) is None
+    thread.touch()
+    machine.store.save(thread)  # private from now on: nothing more is sent
+    machine.store.drain()
+    assert [r.method for r in machine.transport.requests] == ["DELETE"]

@@ -114,6 +114,11 @@ class SyncingThreadStore:
     def save(self, thread: Thread) -> None:
         self.local.save(thread)
         if thread.is_private:
+            if self.acked.get(thread.id):
+                # Made private after it was synced: take the server's copy down (the
+                # request carries only the id).
+                self.queue.enqueue(thread.id, SyncOperation.DELETE)
+                self._wake.set()
             return
         self.queue.enqueue(thread.id, SyncOperation.UPSERT)
         self._wake.set()
@@ -139,8 +144,6 @@ class SyncingThreadStore:
         """Save, then push now; raises SyncClientError if the server does not take it
         (the thread stays saved locally and queued)."""
         self.save(thread)
-        if thread.is_private:
-            return
         entry = self.queue.get(thread.id)
         if entry is None:  # the background thread pushed it already
             return
