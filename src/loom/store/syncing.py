@@ -108,7 +108,9 @@ class SyncingThreadStore:
         return self.local.search(query, limit)
 
     def __getattr__(self, name: str) -> Any:
-        # resolve, restore, ... : whatever else the local store offers.
+        # resolve, writing, doctor, ... : whatever else the local store offers.
+        if name == "local":  # not set yet (half-built object): no recursion
+            raise AttributeError(name)
         return getattr(self.local, name)
 
     def save(self, thread: Thread) -> None:
