@@ -230,3 +230,22 @@ def test_a_thread_made_private_is_taken_off_the_server(
     machine.store.save(thread)  # private from now on: nothing more is sent
     machine.store.drain()
     assert [r.method for r in machine.transport.requests] == ["DELETE"]
+
+
+def test_replaying_a_push_the_server_already_has_changes_nothing(
+    server,
+    tmp_path: Path,
+    machines,
+) -> None:
+    token = server.token()
+    machine = make_machine(tmp_path, server.url, token)
+    machines.append(machine)
+    thread = make_thread("pushed, then the client crashed before noting it")
+    machine.store.save(thread)
+    machine.store.client.upsert(thread, 0)  # the server has it; the queue still does too
+    report = machine.store.drain()
+    assert report.pushed == 1 and not report.notices
+    assert machine.transport.statuses == [201, 409]  # the replay met the same copy
+    assert machine.store.acked.get(thread.id) == thread.version
+    assert server_copy(server, token, thread.id)["version"] == thread.version
+    assert len(machine.store.queue) == 0
