@@ -192,8 +192,10 @@ def resume_command(
         None, "--prompt", "-p", help="Continue headlessly with this message (as `loom run`)."
     ),
 ) -> None:
-    """Show where a thread left off (title, messages, last activity, git state, warnings),
-    then carry on: the chat in a terminal, or one headless turn with -p."""
+    """Show where a thread left off, then carry on: the chat, or one turn with -p.
+
+    The summary: title, messages, last activity, git state, and warnings when the
+    workspace or branch changed. Piped (no terminal, no -p), only the summary."""
     from loom.cli.chat import continue_thread
     from loom.cli.render_thread import print_resume_summary
 
