@@ -23,8 +23,9 @@ COMMAND_MODULES: list[str] = [
 
 app = typer.Typer(
     name="loom",
-    help="Loom: a local-first AI coding assistant. Every conversation is a thread you can "
-    "list, search, show, export and resume.",
+    help="Loom: a local-first AI coding assistant. Run `loom` in a project to chat, "
+    "`loom run -p TASK` for one task without a person. Every conversation is a thread you "
+    "can list, search, show, export and resume.",
     no_args_is_help=False,
     add_completion=False,
     rich_markup_mode="rich",
