@@ -60,8 +60,13 @@ async def postgres_search(
     vector = literal_column("thread_search.search_vector")
     readable = readable_clause(p, ThreadSearch)
     if plan[0]["Plan"]["Plan Rows"] < BITMAP_BELOW:
-        await session.execute(text("SET LOCAL enable_indexscan = off"))
-        await session.execute(text("SET LOCAL enable_seqscan = off"))
+        # SET LOCAL for this transaction only, both in one round trip.
+        await session.execute(
+            text(
+                "SELECT set_config('enable_indexscan', 'off', true), "
+                "set_config('enable_seqscan', 'off', true)"
+            )
+        )
         matching = and_(vector.op("@@")(query), readable)
     else:
         # Walking newest first: test access before the text, so only the tsvectors of
