@@ -28,6 +28,7 @@ class SymbolHit:
     text: str
 
 
+MAP_FORMAT = 1  # bump when ranking or rendering changes: cached maps are then recomputed
 _INSTANCES: dict[Path, RepoIntel] = {}
 _INSTANCES_LOCK = threading.Lock()
 
@@ -102,7 +103,8 @@ class RepoIntel:
         with self._lock:
             self._ensure_fresh()
             key = hashlib.blake2b(
-                repr((self.index.fingerprint, budget, focus, mentioned, counter)).encode(),
+                repr((MAP_FORMAT, self.index.fingerprint, budget, focus, mentioned, counter))
+                .encode(),
                 digest_size=16).hexdigest()
             cached = self.index.cache.get_map(key)
             if cached is not None:
