@@ -26,8 +26,15 @@ def try_fast_map(rest: list[str]) -> int | None:
     i = 0
     while i < len(rest):
         arg, value = rest[i], rest[i + 1] if i + 1 < len(rest) else None
-        if value is None or arg not in ("--tokens", "-t", "--focus", "-f", "--mention", "-m",
-                                        "--root"):
+        if value is None or arg not in (
+            "--tokens",
+            "-t",
+            "--focus",
+            "-f",
+            "--mention",
+            "-m",
+            "--root",
+        ):
             return None
         if arg in ("--tokens", "-t"):
             if not value.isdigit() or int(value) < 1:
@@ -50,8 +57,10 @@ def _unconfigured_root(start: Path) -> Path | None:
 
     from loom.paths import LoomPaths
 
-    if any(key.startswith("LOOM_") and key not in ("LOOM_HOME", "LOOM_ALLOW_MODEL_REQUESTS")
-           for key in os.environ):
+    if any(
+        key.startswith("LOOM_") and key not in ("LOOM_HOME", "LOOM_ALLOW_MODEL_REQUESTS")
+        for key in os.environ
+    ):
         return None
     if LoomPaths.from_env().user_config_file.exists():
         return None
@@ -71,8 +80,7 @@ def open_project(path: Path | None):  # -> RepoIntel
 
     start = (path or Path.cwd()).resolve()
     if not start.is_dir():
-        sys.stderr.write(f"error: {start} is not a directory; pass a project folder "
-                         "with --root.\n")
+        sys.stderr.write(f"error: {start} is not a directory; pass a project folder with --root.\n")
         raise SystemExit(2)
     quick = _unconfigured_root(start)
     if quick is not None:
@@ -90,8 +98,7 @@ def open_project(path: Path | None):  # -> RepoIntel
     return RepoIntel(root, load_settings(root, config))
 
 
-def run_map(tokens: int | None, focus: list[str], mention: list[str],
-            root: Path | None) -> int:
+def run_map(tokens: int | None, focus: list[str], mention: list[str], root: Path | None) -> int:
     intel = open_project(root)
     try:
         for name in focus:
