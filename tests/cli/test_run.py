@@ -360,3 +360,21 @@ def test_unknown_tool_and_bad_arguments_go_back_to_the_model(
     errors = [block for block in results["content"] if block["type"] == "tool_result"]
     assert len(errors) == 2 and all(block["is_error"] for block in errors)
     assert "teleport" in json.dumps(errors[0]) and "path" in json.dumps(errors[1])
+
+
+def test_a_reader_that_leaves_stops_the_run_quietly(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
+    server.add(Turn(text="never read"))
+    done = subprocess.run(
+        f"'{sys.executable}' -m loom run -p hi -o stream-json | head -1",
+        shell=True,
+        cwd=project,
+        env={**os.environ, **provider_env(server)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert json.loads(done.stdout)["subtype"] == "init"
+    assert "stopped by a closed output pipe" in done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr

@@ -143,6 +143,8 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     def on_event(event: Any) -> None:
         tally.observe(event)
         writer.event(event)
+        if writer.reader_gone and not stopped:  # nobody reads the output any more: stop
+            stop("a closed output pipe")
         if activity is not None and getattr(event, "type", "") != "text_delta":
             activity.render(event)
         kind = getattr(event, "type", "")
@@ -167,7 +169,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     earlier = len(handle.history())  # a resumed thread's messages are not this run's
     stopped: list[str] = []
 
-    def stop(name: str) -> None:  # Ctrl-C, or a CI job's SIGTERM: end the turn, keep it
+    def stop(name: str) -> None:  # Ctrl-C, a CI job's SIGTERM, a gone reader: end the turn
         stopped.append(name)
         handle.interrupt()
 

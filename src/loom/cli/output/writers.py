@@ -15,7 +15,9 @@ the event's own fields, so a Claude Code reader skips them and a Loom reader see
 
 from __future__ import annotations
 
+import io
 import json
+import os
 from typing import Any, Protocol, TextIO
 
 from loom.cli.output.result import RunResult
@@ -24,16 +26,30 @@ from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
 
 
 class OutputWriter(Protocol):
+    reader_gone: bool
+
     def start(self, init: dict[str, Any]) -> None: ...
     def event(self, event: Any) -> None: ...
     def finish(self, result: RunResult) -> None: ...
 
 
-class TextWriter:
-    """Prints the final answer, nothing else (errors go to stderr from the caller)."""
+class _Writer:
+    """Writes lines; when the reader goes away (`loom run ... | head -1`) it stops
+    writing and says so in `reader_gone`, instead of raising from an event callback."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self.reader_gone = False
+
+    def _write(self, text: str) -> None:
+        if self.reader_gone:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()  # a reader acts on each line as it comes
+        except BrokenPipeError:
+            self.reader_gone = True
+            _silence(self.out)
 
     def start(self, init: dict[str, Any]) -> None:
         pass
@@ -41,28 +57,29 @@ class TextWriter:
     def event(self, event: Any) -> None:
         pass
 
+
+class TextWriter(_Writer):
+    """Prints the final answer, nothing else (errors go to stderr from the caller)."""
+
     def finish(self, result: RunResult) -> None:
         if result.result:
-            self.out.write(result.result.rstrip("\n") + "\n")
-            self.out.flush()
+            self._write(result.result.rstrip("\n") + "\n")
 
 
-class JsonWriter(TextWriter):
+class JsonWriter(_Writer):
     """Prints one result object when the run ends."""
 
     def finish(self, result: RunResult) -> None:
-        self.out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-        self.out.flush()
+        self._write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
 
 
-class StreamJsonWriter:
+class StreamJsonWriter(_Writer):
     def __init__(self, out: TextIO, *, partial_messages: bool = False) -> None:
-        self.out = out
+        super().__init__(out)
         self.partial_messages = partial_messages
 
     def _line(self, data: dict[str, Any]) -> None:
-        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
-        self.out.flush()  # a reader acts on each line as it comes
+        self._write(json.dumps(data, ensure_ascii=False) + "\n")
 
     def start(self, init: dict[str, Any]) -> None:
         self._line({"type": "system", "subtype": "init", **init})
@@ -74,6 +91,16 @@ class StreamJsonWriter:
 
     def finish(self, result: RunResult) -> None:
         self._line(result.to_dict())
+
+
+def _silence(out: TextIO) -> None:
+    """Point a closed pipe's descriptor at /dev/null, so the flush at exit cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # not a real file (tests): nothing is flushed at exit
 
 
 def stream_json_line(event: Any, *, partial_messages: bool = False) -> dict[str, Any] | None:
