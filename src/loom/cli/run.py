@@ -100,11 +100,18 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code."""
-    from loom.cli.output import RunResult, RunTally, make_writer
+    started = time.monotonic()
+    handle = await _open(options, err)
+    if handle is None:
+        return 1
+    return await HeadlessRun(handle, options, out, err, started).run()
+
+
+async def _open(options: RunOptions, err: TextIO) -> Any:
+    """The session for this run, or None after saying on stderr why there is none."""
     from loom.config import ConfigError, load_config
     from loom.session.factory import OpenOptions, SetupError, open_session
 
-    started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
 
     def on_refusal(tool: str, subject: str | None, reason: str) -> None:
@@ -117,7 +124,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         config = load_config(cwd, {"model.default": options.model})
         for warning in config.warnings:
             err.write(f"loom: warning: {warning}\n")
-        handle = await open_session(
+        return await open_session(
             config,
             OpenOptions(
                 model=options.model,
@@ -132,83 +139,102 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         )
     except (ConfigError, SetupError) as exc:
         err.write(f"loom: {exc}\n")
-        return 1
+        return None
 
-    writer = make_writer(options.output_format, out, partial_messages=options.partial_messages)
-    tally = RunTally()
-    errors: list[str] = []
 
-    activity = _activity_renderer(err) if options.verbose else None
+class HeadlessRun:
+    """One prompt through an open session: events to the writer, signals end the turn,
+    and the result (Claude Code's shape) at the end."""
 
-    def on_event(event: Any) -> None:
-        tally.observe(event)
-        writer.event(event)
-        if writer.reader_gone and not stopped:  # nobody reads the output any more: stop
-            stop("a closed output pipe")
-        if activity is not None and getattr(event, "type", "") != "text_delta":
-            activity.render(event)
+    def __init__(
+        self, handle: Any, options: RunOptions, out: TextIO, err: TextIO, started: float
+    ) -> None:
+        from loom.cli.output import RunTally, make_writer
+
+        self.handle = handle
+        self.options = options
+        self.err = err
+        self.started = started
+        self.writer = make_writer(
+            options.output_format, out, partial_messages=options.partial_messages
+        )
+        self.tally = RunTally()
+        self.activity = _activity_renderer(err) if options.verbose else None
+        self.stopped: list[str] = []  # why the turn was stopped from outside, if it was
+
+    def stop(self, why: str) -> None:
+        """Ctrl-C, a CI job's SIGTERM, a reader gone: end the turn, keep the thread."""
+        if not self.stopped:
+            self.stopped.append(why)
+            self.handle.interrupt()
+
+    def on_event(self, event: Any) -> None:
+        self.tally.observe(event)
+        self.writer.event(event)
+        if self.writer.reader_gone:
+            self.stop("a closed output pipe")
         kind = getattr(event, "type", "")
+        if self.activity is not None and kind != "text_delta":
+            self.activity.render(event)
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
-            handle.respond_to_permission("deny")
-        elif kind == "error":
-            errors.append(event.message)
+            self.handle.respond_to_permission("deny")
 
-    writer.start(
-        {
-            "session_id": handle.id,
-            "tools": handle.tool_names,
-            "model": handle.model,
-            "cwd": str(cwd),
-            "permissionMode": "bypassPermissions" if options.yes else "default",
-            "thread_id": handle.thread_id,
-        }
-    )
-    handle.on_event(on_event)
-    answer = ""
-    failure: str | None = None
-    earlier = len(handle.history())  # a resumed thread's messages are not this run's
-    stopped: list[str] = []
-
-    def stop(name: str) -> None:  # Ctrl-C, a CI job's SIGTERM, a gone reader: end the turn
-        stopped.append(name)
-        handle.interrupt()
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signal.Signals(signum).name)
-    try:
-        answer = await handle.send(options.prompt)
-    except Exception as exc:  # a failed turn is reported, never a traceback
-        failure = _one_line(exc)
-    finally:
-        await handle.close()
+    async def run(self) -> int:
+        handle, options = self.handle, self.options
+        self.writer.start(
+            {
+                "session_id": handle.id,
+                "tools": handle.tool_names,
+                "model": handle.model,
+                "cwd": str(handle.cwd),
+                "permissionMode": "bypassPermissions" if options.yes else "default",
+                "thread_id": handle.thread_id,
+            }
+        )
+        handle.on_event(self.on_event)
+        earlier = len(handle.history())  # a resumed thread's messages are not this run's
+        answer, failure = "", None
+        loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    if stopped:
-        failure = f"stopped by {stopped[0]} before the task was done"
-    history = handle.history()[earlier:]
-    tally.permission_denials = refusals(history)
-    subtype = "success"
-    if options.max_turns is not None and hit_round_limit(history):
-        subtype = "error_max_turns"
-        failure = f"stopped at --max-turns {options.max_turns}; continue with --resume"
-    elif failure is not None:
-        subtype = "error_during_execution"
-    result = RunResult(
-        subtype=subtype,  # type: ignore[arg-type]
-        result=answer or ("" if failure else tally.last_text),
-        session_id=handle.id,
-        thread_id=handle.thread_id,
-        duration_ms=round((time.monotonic() - started) * 1000),
-        tally=tally,
-        error=failure,
-    )
-    writer.finish(result)
-    if result.is_error:
-        err.write(f"loom: {failure}\n")
-        err.write(f"loom: the thread is saved; continue it with `loom resume {handle.thread_id}`\n")
+            loop.add_signal_handler(signum, self.stop, signal.Signals(signum).name)
+        try:
+            answer = await handle.send(options.prompt)
+        except Exception as exc:  # a failed turn is reported, never a traceback
+            failure = _one_line(exc)
+        finally:
+            await handle.close()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+        return self.finish(answer, failure, handle.history()[earlier:])
+
+    def finish(self, answer: str, failure: str | None, history: list[Any]) -> int:
+        from loom.cli.output import RunResult
+
+        if self.stopped:
+            failure = f"stopped by {self.stopped[0]} before the task was done"
+        self.tally.permission_denials = refusals(history)
+        subtype = "success"
+        if self.options.max_turns is not None and hit_round_limit(history):
+            subtype = "error_max_turns"
+            failure = f"stopped at --max-turns {self.options.max_turns}; continue with --resume"
+        elif failure is not None:
+            subtype = "error_during_execution"
+        result = RunResult(
+            subtype=subtype,  # type: ignore[arg-type]
+            result=answer or ("" if failure else self.tally.last_text),
+            session_id=self.handle.id,
+            thread_id=self.handle.thread_id,
+            duration_ms=round((time.monotonic() - self.started) * 1000),
+            tally=self.tally,
+            error=failure,
+        )
+        self.writer.finish(result)
+        if not result.is_error:
+            return 0
+        thread_id = self.handle.thread_id
+        self.err.write(f"loom: {failure}\n")
+        self.err.write(f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n")
         return 1
-    return 0
 
 
 def _activity_renderer(err: TextIO) -> Any:
