@@ -194,6 +194,7 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
     child.expect("send the message again")
     child.expect(PROMPT)
     child.sendline("/exit")
+    child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out, \$\d")
     thread = saved_thread(child)
     assert thread["is_private"] is True
     contents = [m["content"] for m in thread["conversation"]["messages"]]

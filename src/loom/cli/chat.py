@@ -90,6 +90,15 @@ async def _chat(
         await repl.run()
     finally:
         await handle.close()
+    usage = getattr(handle.session, "usage", None)
+    if usage is not None and (usage.input_tokens or usage.output_tokens):
+        cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        console.print(
+            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
+            style="dim",
+            markup=False,
+            soft_wrap=True,
+        )
     console.print(
         f"Thread saved: {handle.thread_id}  (continue with `loom resume {handle.thread_id}`)",
         style="dim",
