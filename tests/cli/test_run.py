@@ -378,3 +378,12 @@ def test_a_reader_that_leaves_stops_the_run_quietly(server: FakeLlmServer, proje
     assert json.loads(done.stdout)["subtype"] == "init"
     assert "stopped by a closed output pipe" in done.stderr
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
+
+
+def test_bad_model_from_config_points_at_config(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / ".loom.toml").write_text('[model]\ndefault = "claude-sonnet"\n')
+    done = cli(["run", "-p", "hi"], project, server)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "has no provider" in done.stderr and "loom config" in done.stderr

@@ -308,7 +308,14 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
     from loom.tools.defaults import default_registry
 
     tools = default_registry(config.project_root, config)
-    prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
+    try:
+        prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
+    except SetupError as exc:
+        if options.model is None and thread is None:  # the name came from configuration
+            raise SetupError(
+                f"{exc} (model.default is {model!r}; `loom config` shows where it is set)"
+            ) from exc
+        raise
     manager = SessionManager(
         store=store,
         provider_factory=prebuilt,
