@@ -7,7 +7,8 @@ as a subprocess and measures, over HTTP with a real client:
 - GET /health (the baseline: HTTP + auth-free round trip on this machine),
 - GET /api/threads (first page and deep keyset pages): target p95 <= 20 ms,
 - GET /api/threads/search (rare, medium and common words, two-word queries): p95 <= 50 ms,
-- PUT upserts from 8 concurrent clients vs 1 client: target >= 300/s.
+- PUT upserts from 8 concurrent clients (spread over 2 load-generator processes) vs 1
+  client, against 1 and 2 server processes: target >= 300/s.
 """
 
 from __future__ import annotations
@@ -100,45 +101,73 @@ def pick_queries(gen: Generator) -> dict[str, list[str]]:
     }
 
 
-def upsert_rate(base: str, token: str, clients: int, seconds: float) -> tuple[float, int]:
-    """`clients` concurrent clients (one connection each, asyncio so the load generator
-    itself stays cheap); each creates a thread and keeps appending to it with
-    expected_version, starting a new thread every 20 messages like real sessions."""
-
-    async def client_loop(index: int, stop: float, counts: list[int], conflicts: list[int]):
-        rng = random.Random(index)
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
-            thread = Thread.new()
-            thread.append(UserMessage(content=f"bench client {index}"))
+async def _client_loop(
+    base: str, token: str, index: int, stop: float, counts: list[int], conflicts: list[int]
+) -> None:
+    """One client: create a thread, keep appending with expected_version, start a new
+    thread every 20 messages like real sessions."""
+    rng = random.Random(index)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
+        thread = Thread.new()
+        thread.append(UserMessage(content=f"bench client {index}"))
+        thread.touch()
+        expected = 0
+        while time.perf_counter() < stop:
+            response = await client.put(
+                f"/api/threads/{thread.id}",
+                params={"expected_version": expected},
+                content=thread.model_dump_json(),
+            )
+            if response.status_code == 409:
+                conflicts[index] += 1
+                return
+            response.raise_for_status()
+            counts[index] += 1
+            expected = thread.version
+            if len(thread.messages) > 20:
+                thread = Thread.new()
+                expected = 0
+            thread.append(UserMessage(content=f"step {rng.random()}"))
             thread.touch()
-            expected = 0
-            while time.perf_counter() < stop:
-                response = await client.put(
-                    f"/api/threads/{thread.id}",
-                    params={"expected_version": expected},
-                    content=thread.model_dump_json(),
-                )
-                if response.status_code == 409:
-                    conflicts[index] += 1
-                    return
-                response.raise_for_status()
-                counts[index] += 1
-                expected = thread.version
-                if len(thread.messages) > 20:
-                    thread = Thread.new()
-                    expected = 0
-                thread.append(UserMessage(content=f"step {rng.random()}"))
-                thread.touch()
 
-    async def run() -> tuple[float, int]:
-        counts, conflicts = [0] * clients, [0] * clients
-        started = time.perf_counter()
-        stop = started + seconds
-        await asyncio.gather(*(client_loop(i, stop, counts, conflicts) for i in range(clients)))
-        return sum(counts) / (time.perf_counter() - started), sum(conflicts)
+
+def _client_process(base: str, token: str, first: int, clients: int, seconds: float) -> tuple:
+    async def run() -> tuple[int, int]:
+        counts, conflicts = [0] * (first + clients), [0] * (first + clients)
+        stop = time.perf_counter() + seconds
+        await asyncio.gather(
+            *(
+                _client_loop(base, token, i, stop, counts, conflicts)
+                for i in range(first, first + clients)
+            )
+        )
+        return sum(counts), sum(conflicts)
 
     return asyncio.run(run())
+
+
+def upsert_rate(
+    base: str, token: str, clients: int, seconds: float, processes: int = 1
+) -> tuple[float, int]:
+    """Upserts per second from `clients` concurrent clients (one connection each),
+    spread over `processes` load-generator processes so the generator is not the limit."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
+    firsts = [sum(per[:i]) for i in range(processes)]
+    started = time.perf_counter()
+    if processes == 1:
+        results = [_client_process(base, token, 0, clients, seconds)]
+    else:
+        with ProcessPoolExecutor(processes) as pool:
+            futures = [
+                pool.submit(_client_process, base, token, f, n, seconds)
+                for f, n in zip(firsts, per, strict=True)
+            ]
+            results = [f.result() for f in futures]
+    elapsed = time.perf_counter() - started
+    return sum(r[0] for r in results) / elapsed, sum(r[1] for r in results)
 
 
 def main() -> None:
@@ -198,18 +227,18 @@ def main() -> None:
 
         one, _ = upsert_rate(base, token, 1, 5)
         print(f"{'upserts, 1 client (baseline)':<34} {one:7.0f} /s")
-        eight, conflicts = upsert_rate(base, token, 8, 10)
+        eight, conflicts = upsert_rate(base, token, 8, 10, processes=2)
         print(
-            f"{'upserts, 8 clients, 1 process':<34} {eight:7.0f} /s  x{eight / one:.2f} "
+            f"{'upserts, 8 clients, server x1':<34} {eight:7.0f} /s  x{eight / one:.2f} "
             f"of 1 client  target >= 300/s  (unexpected 409s: {conflicts})"
         )
         proc.terminate()
         proc.wait(10)
         # The server is stateless: a second process on the same port and database.
         proc, base = start_server(url, home, workers=2)
-        eight, conflicts = upsert_rate(base, token, 8, 10)
+        eight, conflicts = upsert_rate(base, token, 8, 10, processes=2)
         print(
-            f"{'upserts, 8 clients, 2 processes':<34} {eight:7.0f} /s  x{eight / one:.2f} "
+            f"{'upserts, 8 clients, server x2':<34} {eight:7.0f} /s  x{eight / one:.2f} "
             f"of 1 client  target >= 300/s  (unexpected 409s: {conflicts})"
         )
         print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
