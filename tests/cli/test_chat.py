@@ -6,28 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
-import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 
 PROMPT = "normal ›"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def spawn(args: list[str], cwd: Path, server: FakeLlmServer) -> pexpect.spawn:

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,21 +19,6 @@ from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from loom.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "notes.txt").write_text("one\n")
-    return root
 
 
 ENV = {"ANTHROPIC_API_KEY": "test-key", "OPENAI_API_KEY": "test-key"}
