@@ -205,6 +205,8 @@ def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project:
     child = spawn(["resume", thread_id[:13]], project, server)
     child.expect(r"Resuming thread: \S*" + thread_id)
     child.expect("Messages: 2")
+    child.expect(r"you: \S*remember 7")  # the conversation so far
+    child.expect(r"loom: \S*first")
     child.expect(PROMPT)
     child.sendline("what was it?")
     child.expect("it was 7")

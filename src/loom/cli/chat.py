@@ -25,6 +25,7 @@ HELP = """\
 /exit           leave (Ctrl-D does the same); the thread is saved
 Ctrl-C interrupts the current turn."""
 
+RECENT_ON_RESUME = 6  # messages shown when the REPL opens on an existing thread
 PERMISSION_KEYS = {"y": "allow_once", "a": "allow_always", "n": "deny"}
 
 
@@ -132,6 +133,14 @@ class ChatRepl:
             markup=False,
             soft_wrap=True,
         )
+        earlier = self.handle.history()
+        if earlier:  # a resumed thread: where the conversation stands
+            shown = earlier[-RECENT_ON_RESUME:]
+            if len(shown) < len(earlier):
+                self.renderer.line(
+                    f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
+                )
+            self.renderer.history(shown)
         self.handle.on_event(self._on_event)
         watch = asyncio.ensure_future(self.handle.watch_repo())
         self._background.add(watch)
