@@ -184,6 +184,8 @@ def main() -> None:
         asyncio.run(_admin(f'CREATE DATABASE "{DB_NAME}"'))
         print(f"loading {args.threads} threads into PostgreSQL ...", flush=True)
         token = populate(url, args.threads)["token"]
+        if args.keep:
+            print(f"kept; rerun with: --reuse --keep --token {token}")
     else:
         token = args.token
     home = Path(tempfile.mkdtemp(prefix="loom-bench-"))
