@@ -54,6 +54,17 @@ class _LspTool(BuiltinTool):
             raise ToolError(str(exc)) from None
         return client, path, rel, text
 
+    async def _ask(self, ctx: ToolContext, args: dict[str, Any], method: str,
+                   extra: dict[str, Any] | None = None) -> tuple[Any, str, int]:
+        """Send a position request for args' path/line/symbol -> (result, rel, line0)."""
+        client, path, rel, text = await self._client(ctx, args)
+        line0, char0 = _position(text, args, self.usage())
+        try:
+            result = await client.position_request(method, path, text, line0, char0, extra)
+        except LspError as exc:
+            raise ToolError(str(exc)) from None
+        return result, rel, line0
+
     def _where(self, ctx: ToolContext, uri: str, line0: int, char0: int) -> str:
         path = uri_to_path(uri)
         try:
@@ -159,13 +170,7 @@ class LspDefinition(_LspTool):
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        client, path, rel, text = await self._client(ctx, args)
-        line0, char0 = _position(text, args, self.usage())
-        try:
-            result = await client.position_request("textDocument/definition", path, text,
-                                                   line0, char0)
-        except LspError as exc:
-            raise ToolError(str(exc)) from None
+        result, rel, line0 = await self._ask(ctx, args, "textDocument/definition")
         found = _locations(result)
         if not found:
             return ToolResult(f"no definition found for the symbol at {rel}:{line0 + 1}")
@@ -182,14 +187,9 @@ class LspReferences(_LspTool):
                         required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        client, path, rel, text = await self._client(ctx, args)
-        line0, char0 = _position(text, args, self.usage())
-        try:
-            result = await client.position_request(
-                "textDocument/references", path, text, line0, char0,
-                {"context": {"includeDeclaration": args["include_declaration"]}})
-        except LspError as exc:
-            raise ToolError(str(exc)) from None
+        result, rel, line0 = await self._ask(
+            ctx, args, "textDocument/references",
+            {"context": {"includeDeclaration": args["include_declaration"]}})
         found = sorted(set(_locations(result)))
         if not found:
             return ToolResult(f"no references found for the symbol at {rel}:{line0 + 1}")
@@ -206,13 +206,7 @@ class LspHover(_LspTool):
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        client, path, rel, text = await self._client(ctx, args)
-        line0, char0 = _position(text, args, self.usage())
-        try:
-            result = await client.position_request("textDocument/hover", path, text,
-                                                   line0, char0)
-        except LspError as exc:
-            raise ToolError(str(exc)) from None
+        result, rel, line0 = await self._ask(ctx, args, "textDocument/hover")
         contents = (result or {}).get("contents")
         parts = contents if isinstance(contents, list) else [contents]
         text_parts = [p if isinstance(p, str) else (p or {}).get("value", "") for p in parts]
