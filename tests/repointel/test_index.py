@@ -150,3 +150,27 @@ def test_concurrent_processes_share_one_cache(git_repo: Path, tmp_path: Path) ->
         assert worker.exitcode == 0
     expected = sorted(f"m{n}.py" for n in range(40))
     assert results == [expected] * 3
+
+
+def test_unreadable_file_is_reported_once_not_reread_every_time(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    age(write(git_repo, "locked.py", "def hidden():\n    pass\n"))
+    age(write(git_repo, "open.py", "def seen():\n    pass\n"))
+    real = index_module.read_and_extract
+    calls: list[str] = []
+
+    def deny_locked(root: str, path: str, language: str | None):
+        calls.append(path)
+        if path == "locked.py":
+            return index_module.ParsedFile(path, 0, 0, "", language, None,
+                                           "unreadable: Permission denied")
+        return real(root, path, language)
+
+    monkeypatch.setattr(index_module, "read_and_extract", deny_locked)
+    index = make_index(git_repo, tmp_path / "cache")
+    first = index.refresh()
+    assert "locked.py: unreadable: Permission denied" in first.problems
+    assert set(index.symbols()) == {"open.py"}
+    calls.clear()
+    index.refresh()
+    assert calls == []

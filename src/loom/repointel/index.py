@@ -167,6 +167,9 @@ class RepoIndex:
                                            now - st.mtime_ns < RACY_WINDOW_NS)
         for parsed in _parse_all(str(self.root), sources, progress, self.workers):
             stats.parsed += 1
+            if not parsed.digest:  # unreadable: remember the scan's stat, retry when it moves
+                st = stats_now[parsed.path]
+                parsed.size, parsed.mtime_ns = st.size, st.mtime_ns
             record = FileRecord(parsed.size, parsed.mtime_ns, parsed.language, parsed.digest,
                                 now - parsed.mtime_ns < RACY_WINDOW_NS, parsed.error,
                                 parsed.n_defs)
