@@ -173,4 +173,5 @@ def test_unreadable_file_is_reported_once_not_reread_every_time(
     assert set(index.symbols()) == {"open.py"}
     calls.clear()
     index.refresh()
+    index.symbols()
     assert calls == []

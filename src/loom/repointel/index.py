@@ -204,7 +204,7 @@ class RepoIndex:
         """Symbols of every source file (from memory, the cache, or parsed again)."""
         with self._lock:
             wanted = {p: r.digest for p, r in self.files.items()
-                      if r.language is not None and p not in self._symbols}
+                      if r.language is not None and r.error is None and p not in self._symbols}
             if wanted:
                 self._symbols.update(self.cache.load_symbols(wanted))
                 missing = [(p, self.files[p].language) for p in wanted if p not in self._symbols]
