@@ -1,15 +1,17 @@
 """Faults: the server is killed in the middle of a sync; several server processes share
-one database."""
+one database. Both on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 
 from loom.core.messages import UserMessage
-from tests.server.support import LiveServer, add_user, migrate
+from tests.server.support import LiveServer, add_user, migrate, postgres_database
 from tests.server.threads_factory import make_thread
 from tests.sync.conftest import make_machine
 
@@ -27,8 +29,18 @@ def all_mine(url: str, token: str) -> list[dict]:
             return items
 
 
-def test_server_killed_mid_sync_of_200_threads(tmp_path: Path, machines) -> None:
-    db = migrate(f"sqlite+aiosqlite:///{tmp_path / 'server.db'}")
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, migrated server database of each kind."""
+    if request.param == "postgres":
+        with postgres_database() as url:
+            yield migrate(url)
+    else:
+        yield migrate(f"sqlite+aiosqlite:///{tmp_path / 'server.db'}")
+
+
+def test_server_killed_mid_sync_of_200_threads(database: str, tmp_path: Path, machines) -> None:
+    db = database
     token = add_user(db, "crash-user", "crash-org")
     server = LiveServer(db, tmp_path).start()
     try:
@@ -63,8 +75,8 @@ def test_server_killed_mid_sync_of_200_threads(tmp_path: Path, machines) -> None
         server.stop()
 
 
-def test_two_server_processes_on_one_database(tmp_path: Path, machines) -> None:
-    db = migrate(f"sqlite+aiosqlite:///{tmp_path / 'server.db'}")
+def test_two_server_processes_on_one_database(database: str, tmp_path: Path, machines) -> None:
+    db = database
     token = add_user(db, "multi-user", "multi-org")
     first = LiveServer(db, tmp_path).start()
     second = LiveServer(db, tmp_path).start()
