@@ -284,6 +284,23 @@ class SessionHandle:
             self.store.close()
 
 
+def forward_sync_notices(store: Any, bus: Any, session_id: str, loop: Any) -> None:
+    """Publish the syncing store's notices (conflicts merged, rejected pushes, a refused
+    token) as `sync_error` events on the session's topic, so every face shows them.
+    The store calls back from its worker thread, hence `call_soon_threadsafe`."""
+    if not hasattr(store, "on_event"):
+        return  # the local store never syncs
+    from loom.core.events import topic_for
+
+    topic = topic_for(session_id)
+
+    def forward(notice: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: the run has ended
+            loop.call_soon_threadsafe(bus.publish, topic, notice.as_event(session_id))
+
+    store.on_event = forward
+
+
 async def open_session(config: LoomConfig, options: OpenOptions | None = None) -> SessionHandle:
     """Build and start one session as configured; raises SetupError on bad input."""
     from loom.session import SessionManager
@@ -338,6 +355,7 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
         )
     except (ThreadLocked, ValueError, LookupError) as exc:
         raise SetupError(str(exc)) from exc
+    forward_sync_notices(store, manager.bus, session.id, asyncio.get_running_loop())
     if options.private and not session.thread.is_private:
         from loom.core.thread import ThreadVisibility
 
