@@ -257,3 +257,12 @@ async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_pa
     assert [r.tool_call_id for r in results] == ids
     assert [r.content for r in results] == ["echo: a", "echo: b", "echo: c"]
     await manager.shutdown()
+
+
+async def test_a_session_nobody_spoke_to_leaves_no_thread_file(tmp_path) -> None:
+    store = LocalThreadStore()
+    manager = make_manager(ScriptedProvider([]), store=store)
+    session = await manager.start_session(model=ANY_MODEL, project_path=str(tmp_path))
+    await manager.stop_session(session.id)
+    assert store.list() == []
+    assert not store.path_for(session.thread.id).exists()

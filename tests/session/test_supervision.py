@@ -202,12 +202,16 @@ async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
     from loom.llm.scripted import ScriptedTurn, tool_call
     from tests.session.helpers import NoopTool
 
+    # The busy session would grind for a very long time; it is interrupted once the
+    # quick one has answered, so the check does not depend on how loaded the machine is.
+    endless = 20_000
     busy = ScriptedProvider(
-        [ScriptedTurn(tool_calls=[tool_call("noop", {}, id=f"n{i}")]) for i in range(300)]
-        + ["busy done"]
+        [ScriptedTurn(tool_calls=[tool_call("noop", {}, id=f"n{i}")]) for i in range(endless)]
     )
     quick = ScriptedProvider(["quick done"])
-    manager = make_manager(providers={"anthropic:claude-sonnet-4-6": busy}, max_tool_rounds=400)
+    manager = make_manager(
+        providers={"anthropic:claude-sonnet-4-6": busy}, max_tool_rounds=endless + 1
+    )
     other = make_manager(quick)
     long_session = await manager.start_session(project_path=tmp_path, tools=[NoopTool()])
     short_session = await other.start_session(project_path=tmp_path)
@@ -215,7 +219,8 @@ async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
     await asyncio.sleep(0)
     assert await short_session.send_message("hi") == "quick done"
     assert not long_turn.done()  # the quick turn did not wait for the long one
-    assert await long_turn == "busy done"
+    assert long_session.interrupt()
+    assert await long_turn == ""
     await manager.shutdown()
     await other.shutdown()
 

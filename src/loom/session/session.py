@@ -244,7 +244,8 @@ class Session:
         if self.in_git_repo:
             await self.git_snapshot()
         self.thread.agent_state = sm.snapshot(sm.WaitingForUserInput())
-        self._saver.request()
+        if self.thread.messages:  # a session nobody spoke to leaves no empty thread behind
+            self._saver.request()
         await self._saver.flush()
         self._set_status("idle")
 
