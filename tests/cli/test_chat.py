@@ -275,3 +275,31 @@ def test_repl_reads_piped_stdin(server: FakeLlmServer, project: Path) -> None:
     assert "→ allow always" in done.stdout and "loom: ok wrote" in done.stdout
     thread_id = done.stdout.split("Thread saved: ")[1].split()[0]
     assert len(thread_id) == 38  # printed whole, never wrapped
+
+
+def test_resume_after_a_crash_mid_call_continues_the_turn(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """A thread saved while the model was being called (the process died) resumes with
+    a hint, and /continue sends the same question again, not a new message."""
+    from loom.core.messages import UserMessage
+    from loom.core.thread import AgentStateKind, Thread
+    from loom.store.local import LocalThreadStore
+
+    thread = Thread.new(workspace_root=str(project), provider="anthropic", model="claude-x")
+    thread.append(UserMessage(content="what is six times seven?"))
+    thread.agent_state.kind = AgentStateKind.CALLING_LLM
+    thread.touch()
+    LocalThreadStore().save(thread)
+    server.add(Turn(text="forty-two"))
+    child = spawn(["resume", thread.id], project, server)
+    child.expect("/continue picks it up")
+    child.expect(PROMPT)
+    child.sendline("/continue")
+    child.expect("forty-two")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved = saved_thread(child)
+    roles = [m["role"] for m in saved["conversation"]["messages"]]
+    assert roles == ["user", "assistant"]
+    assert "six times seven" in json.dumps(server.requests[-1].json["messages"])

@@ -21,6 +21,7 @@ HELP = """\
 /architect      plan with the strong model, carry out each step with the fast one
 /normal         back to the normal agent loop
 /history        show this conversation
+/continue       carry on a turn that stopped before the model answered (after a crash)
 /help           this list
 /exit           leave (Ctrl-D does the same); the thread is saved
 Ctrl-C interrupts the current turn."""
@@ -141,6 +142,11 @@ class ChatRepl:
                     f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
                 )
             self.renderer.history(shown)
+            if self.handle.can_continue:
+                self.renderer.line(
+                    "The last turn stopped before the model answered: /continue picks it up.",
+                    style="yellow",
+                )
         self.handle.on_event(self._on_event)
         watch = asyncio.ensure_future(self.handle.watch_repo())
         self._background.add(watch)
@@ -169,9 +175,11 @@ class ChatRepl:
             raise EOFError
         return line
 
-    async def turn(self, text: str) -> None:
+    async def turn(self, text: str | None) -> None:
+        """One turn from `text`; None carries on the stopped one (/continue)."""
         loop = asyncio.get_running_loop()
-        self._turn = asyncio.ensure_future(self.handle.send(text))
+        work = self.handle.send(text) if text is not None else self.handle.continue_turn()
+        self._turn = asyncio.ensure_future(work)
         loop.add_signal_handler(signal.SIGINT, self.interrupt)
         try:
             answer = await self._turn
@@ -261,6 +269,11 @@ class ChatRepl:
             self.handle.set_mode(name[1:])
         elif name == "/history":
             self.renderer.history(self.handle.history())
+        elif name == "/continue":
+            if self.handle.can_continue:
+                await self.turn(None)
+            else:
+                self.renderer.line("nothing to continue: the last turn finished", style="dim")
         else:
             self.renderer.line(f"unknown command {name}; /help lists them", style="yellow")
         return True

@@ -214,6 +214,13 @@ class SessionHandle:
     async def send(self, text: str) -> str:
         return await self.session.send_message(text)
 
+    @property
+    def can_continue(self) -> bool:
+        return bool(self.session.can_continue)
+
+    async def continue_turn(self) -> str:
+        return await self.session.continue_turn()
+
     def respond_to_permission(self, action: str, meta: dict[str, Any] | None = None) -> None:
         from loom.session import NoPendingPermission
 
