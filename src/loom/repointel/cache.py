@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT, used REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 MAPS_KEPT = 32
+FEW_PATHS = 500  # symbols of at most this many files are looked up by path
 
 
 class FileRecord(NamedTuple):
@@ -137,7 +138,14 @@ class RepoCache:
         """Symbols for {path: digest}; missing or corrupt entries are simply absent."""
         found: dict[str, FileSymbols] = {}
         corrupt: list[tuple[str, str]] = []
-        for path, digest, blob in self._conn.execute("SELECT path, digest, data FROM symbols"):
+        if len(wanted) > FEW_PATHS:
+            rows: Iterable[tuple[str, str, bytes]] = self._conn.execute(
+                "SELECT path, digest, data FROM symbols")
+        else:  # after an edit: a handful of files, not the whole table
+            rows = self._conn.execute(
+                "SELECT path, digest, data FROM symbols WHERE path IN "
+                f"({','.join('?' * len(wanted))})", list(wanted)).fetchall()
+        for path, digest, blob in rows:
             if wanted.get(path) != digest:
                 continue
             try:

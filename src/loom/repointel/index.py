@@ -200,11 +200,21 @@ class RepoIndex:
             digest.update(f"{path}\0{self.files[path].digest}\n".encode())
         return digest.hexdigest()
 
+    def source_digests(self) -> dict[str, str]:
+        """{path: content digest} of the files that have symbols (parsed source)."""
+        with self._lock:
+            return {p: r.digest for p, r in self.files.items()
+                    if r.language is not None and r.error is None}
+
     def symbols(self) -> dict[str, FileSymbols]:
         """Symbols of every source file (from memory, the cache, or parsed again)."""
+        return self.symbols_for(self.files)
+
+    def symbols_for(self, paths: Iterable[str]) -> dict[str, FileSymbols]:
+        """Symbols of those of `paths` that are source files (memory, cache or parsed)."""
         with self._lock:
-            wanted = {p: r.digest for p, r in self.files.items()
-                      if r.language is not None and r.error is None and p not in self._symbols}
+            wanted = {p: r.digest for p in paths if (r := self.files.get(p)) is not None
+                      and r.language is not None and r.error is None and p not in self._symbols}
             if wanted:
                 self._symbols.update(self.cache.load_symbols(wanted))
                 missing = [(p, self.files[p].language) for p in wanted if p not in self._symbols]
@@ -216,7 +226,8 @@ class RepoIndex:
                         recomputed[parsed.path] = (parsed.digest, blob)
                 if recomputed:
                     self.cache.save({}, [], recomputed, self.fingerprint)
-            return {p: s for p, s in self._symbols.items() if p in self.files}
+            return {p: s for p in paths if (s := self._symbols.get(p)) is not None
+                    and p in self.files}
 
     def close(self) -> None:
         self.cache.close()

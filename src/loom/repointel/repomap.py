@@ -10,11 +10,15 @@ lines with line numbers, as many as the budget allows.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from loom.repointel.rank import FileGraph, definition_ranks, pagerank
 from loom.repointel.tags import Definition, FileSymbols
+
+if TYPE_CHECKING:
+    from loom.repointel.graphcache import GraphInputs
 
 Estimator = Callable[[str], int]
 _PIECE = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
@@ -76,12 +80,6 @@ def build_graph(
         def_lengths.append(len(names))
         def_ident.extend([ident_ids.setdefault(name, len(ident_ids)) for name in names])
     idents = list(ident_ids)
-    files = np.arange(len(nodes), dtype=np.int64)
-    def_file = np.repeat(files, def_lengths)
-    def_ident_arr = np.asarray(def_ident, dtype=np.int64)
-    n_definers = np.bincount(def_ident_arr, minlength=len(idents))
-    ident_weight = np.asarray(_ident_weights(idents, n_definers.tolist(), mentioned))
-
     ref_lengths = [len(symbols[path].references) for path in nodes]
     get = ident_ids.get
     ref_ident = np.fromiter((get(name, -1) for path in nodes
@@ -89,28 +87,63 @@ def build_graph(
                             count=sum(ref_lengths))
     counts = np.fromiter((n for path in nodes for n in symbols[path].references.values()),
                          dtype=np.float64, count=len(ref_ident))
+    graph = _graph(nodes, idents, np.asarray(def_lengths, dtype=np.int64),
+                   np.asarray(def_ident, dtype=np.int64), np.asarray(ref_lengths, dtype=np.int64),
+                   ref_ident, counts, focus, mentioned)
+    return graph, nodes, idents
+
+
+def graph_from_inputs(inputs: GraphInputs, focus: frozenset[str], mentioned: frozenset[str],
+                      ) -> tuple[FileGraph, list[str], list[str]]:
+    """The graph `build_graph` builds, from the cached per-file inputs (its identifier
+    list also holds names nobody defines; uses of those are dropped here as there)."""
+    graph = _graph(inputs.paths, inputs.idents, inputs.def_lengths, inputs.def_ids,
+                   inputs.ref_lengths, inputs.ref_ids, inputs.ref_counts, focus, mentioned)
+    return graph, inputs.paths, inputs.idents
+
+
+def _graph(nodes: list[str], idents: list[str], def_lengths: Any, def_ident: Any,
+           ref_lengths: Any, ref_ident: Any, counts: Any, focus: frozenset[str],
+           mentioned: frozenset[str]) -> FileGraph:
+    """Uses of names nobody defines (id -1 or no definer) link nowhere and are dropped."""
+    import numpy as np
+
+    files = np.arange(len(nodes), dtype=np.int64)
+    def_file = np.repeat(files, def_lengths)
+    n_definers = np.bincount(def_ident, minlength=len(idents))
+    defined = np.flatnonzero(n_definers)
+    ident_weight = np.zeros(len(idents))
+    ident_weight[defined] = _ident_weights([idents[i] for i in defined.tolist()],
+                                           n_definers[defined].tolist(), mentioned)
     ref_file = np.repeat(files, ref_lengths)
-    known = ref_ident >= 0  # names nobody here defines link nowhere
+    known = ref_ident >= 0
+    known[known] = n_definers[ref_ident[known]] > 0
     ref_file, ref_ident, counts = ref_file[known], ref_ident[known], counts[known]
     boost = np.ones(len(nodes))
     boost[[n for n, path in enumerate(nodes) if path in focus]] = 50.0
     ref_weight = boost[ref_file] * ident_weight[ref_ident] * np.sqrt(counts)
-    graph = FileGraph(len(nodes), len(idents), ref_file, ref_ident, ref_weight,
-                      def_ident_arr, def_file)
-    return graph, nodes, idents
+    return FileGraph(len(nodes), len(idents), ref_file, ref_ident, ref_weight,
+                     def_ident, def_file)
 
 
 def rank_definitions(
-    symbols: dict[str, FileSymbols],
+    symbols: Mapping[str, FileSymbols],
     focus: Iterable[str] = (),
     mentioned: Iterable[str] = (),
     limit: int | None = None,
+    inputs: GraphInputs | None = None,
 ) -> list[RankedDefinition]:
-    """Definitions, best first (at most `limit` distinct names per file)."""
+    """Definitions, best first (at most `limit` distinct names per file).
+
+    With `inputs` (the cached graph inputs of the same files), the graph comes from them
+    and `symbols` is only asked for the definitions of the files that rank."""
     import numpy as np
 
     focus_set, mentioned_set = frozenset(focus), frozenset(mentioned)
-    graph, nodes, idents = build_graph(symbols, focus_set, mentioned_set)
+    if inputs is None:
+        graph, nodes, idents = build_graph(symbols, focus_set, mentioned_set)
+    else:
+        graph, nodes, idents = graph_from_inputs(inputs, focus_set, mentioned_set)
     if not nodes:
         return []
     personal = np.zeros(len(nodes))

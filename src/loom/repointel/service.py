@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from loom.repointel.cache import cache_file_for
+from loom.repointel.graphcache import GraphCache, graph_file_for
 from loom.repointel.index import Progress, RefreshStats, RepoIndex
 from loom.repointel.repomap import Estimator, default_estimator, fit_to_budget, rank_definitions
 from loom.repointel.settings import RepoSettings, load_settings
+from loom.repointel.tags import FileSymbols
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,25 @@ class SymbolHit:
     line: int
     kind: str
     text: str
+
+
+class _SymbolsOnDemand(Mapping[str, FileSymbols]):
+    """The index's symbols, read per file when asked for (ranking asks for few)."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, path: str) -> FileSymbols:
+        found = self._index.symbols_for([path])
+        if path not in found:
+            raise KeyError(path)
+        return found[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.source_digests())
+
+    def __len__(self) -> int:
+        return len(self._index.source_digests())
 
 
 MAP_FORMAT = 1  # bump when ranking or rendering changes: cached maps are then recomputed
@@ -110,14 +131,18 @@ class RepoIntel:
             if cached is not None:
                 return cached
             estimate = estimate or default_estimator()
-            symbols = self.index.symbols()
+            # The graph comes from its own cache, updated for the changed files only;
+            # symbols are read just for the files whose definitions get rendered.
+            inputs = GraphCache(graph_file_for(self.index.cache.path)).current(
+                self.index.source_digests(), self.index.symbols_for)
+            symbols = _SymbolsOnDemand(self.index)
             limit = budget // 3 + 50  # far more names than fit; the rest is never rendered
-            ranked = rank_definitions(symbols, focus, mentioned, limit)
+            ranked = rank_definitions(symbols, focus, mentioned, limit, inputs)
             text = fit_to_budget(ranked, budget, estimate)
             if len({(r.path, r.definition.name) for r in ranked}) >= limit and \
                     estimate(text) < 0.9 * budget:
-                text = fit_to_budget(rank_definitions(symbols, focus, mentioned), budget,
-                                     estimate)
+                text = fit_to_budget(rank_definitions(symbols, focus, mentioned, None, inputs),
+                                     budget, estimate)
             self.index.cache.put_map(key, text)
             return text
 
