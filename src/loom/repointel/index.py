@@ -17,7 +17,14 @@ from pathlib import Path
 
 from loom.repointel.cache import FileRecord, RepoCache
 from loom.repointel.ignore import DEFAULT_IGNORES
-from loom.repointel.scan import DEFAULT_MAX_FILE_BYTES, FileStat, scan_project
+from loom.repointel.scan import (
+    DEFAULT_MAX_FILE_BYTES,
+    DirCache,
+    FileStat,
+    load_dir_cache,
+    save_dir_cache,
+    scan_project,
+)
 from loom.repointel.tags import (
     FileSymbols,
     ParsedFile,
@@ -110,6 +117,8 @@ class RepoIndex:
         self.fingerprint = ""
         self._symbols: dict[str, FileSymbols] = {}
         self._loaded = False
+        self._dirs: DirCache | None = None
+        self._dirs_path = cache_path.with_name(cache_path.name + ".dirs")
         self._lock = threading.RLock()
 
     def refresh(self, progress: Progress | None = None) -> RefreshStats:
@@ -124,7 +133,14 @@ class RepoIndex:
             self.files = self.cache.load_files()
             self.fingerprint = self.cache.fingerprint() or ""
             self._loaded = True
-        scan = scan_project(str(self.root), self.ignore, self.max_file_bytes)
+        if self._dirs is None:
+            self._dirs = load_dir_cache(self._dirs_path)
+        scan = scan_project(str(self.root), self.ignore, self.max_file_bytes, self._dirs)
+        if scan.dirs is not None and (scan.relisted or self._dirs is None
+                                      or self._dirs.key != scan.dirs.key
+                                      or self._dirs.gitignores != scan.dirs.gitignores):
+            save_dir_cache(self._dirs_path, scan.dirs)
+        self._dirs = scan.dirs
         stats = RefreshStats(files=len(scan.files), too_large=len(scan.too_large),
                              problems=list(scan.problems))
         stale: list[tuple[str, str | None]] = []
