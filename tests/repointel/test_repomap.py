@@ -139,3 +139,12 @@ def test_symbol_search_by_name_and_prefix(shop: Path, tmp_path: Path) -> None:
     prefix = {h.name for h in ri.symbol_search("order_")}
     assert prefix == {"order_subtotal_cents", "order_total_cents"}
     assert ri.symbol_search("nothing_like_this") == []
+
+
+def test_is_member_matches_numpy_isin() -> None:
+    from loom.repointel.rank import is_member
+
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 7, 200):
+        values, pool = rng.integers(0, 50, 300), rng.integers(0, 50, size)
+        assert (is_member(values, pool) == np.isin(values, pool)).all()

@@ -182,5 +182,6 @@ class GraphCache:
 def _used_idents(inputs: GraphInputs) -> int:
     import numpy as np
 
-    return int(np.unique(np.concatenate((inputs.def_ids, inputs.ref_ids))).size)
+    ids = np.concatenate((inputs.def_ids, inputs.ref_ids))
+    return int(np.count_nonzero(np.bincount(ids, minlength=len(inputs.idents))))
 

@@ -36,9 +36,9 @@ class FileGraph:
         import numpy as np
 
         n_defs = np.bincount(self.def_ident, minlength=self.n_idents).astype(np.float64)
-        def_keys = np.unique(self.def_file.astype(np.int64) * self.n_idents + self.def_ident)
+        def_keys = self.def_file.astype(np.int64) * self.n_idents + self.def_ident
         ref_keys = self.ref_file.astype(np.int64) * self.n_idents + self.ref_ident
-        own = np.isin(ref_keys, def_keys)  # a file using a name it defines itself
+        own = is_member(ref_keys, def_keys)  # a file using a name it defines itself
         self.own_keys, self.own_weight = ref_keys[own], self.ref_weight[own]
         self.self_weight = np.bincount(self.ref_file[own], weights=self.ref_weight[own],
                                        minlength=self.n_files)
@@ -62,6 +62,18 @@ class FileGraph:
                 if definer != file:
                     edges[(file, definer)] += weight
         return dict(edges)
+
+
+def is_member(values: Any, pool: Any) -> Any:
+    """`np.isin(values, pool)` for int arrays, by sorting (np.isin's plain np.unique
+    imports numpy.ma, ~10 ms of a one-edit map)."""
+    import numpy as np
+
+    if len(pool) == 0:
+        return np.zeros(len(values), dtype=bool)
+    pool = np.sort(pool)
+    pos = np.minimum(np.searchsorted(pool, values), len(pool) - 1)
+    return pool[pos] == values
 
 
 def pagerank(graph: FileGraph, personalization: Any = None) -> Any:

@@ -168,7 +168,9 @@ def rank_definitions(
         scores = scores + named  # named by the user: first, whoever else uses it
     focus_ids = [n for n, path in enumerate(nodes) if path in focus_set]
     if focus_ids:
-        scores[np.isin(graph.def_file, focus_ids)] = -1.0  # already in the conversation
+        in_focus = np.zeros(len(nodes), dtype=bool)
+        in_focus[focus_ids] = True
+        scores[in_focus[graph.def_file]] = -1.0  # already in the conversation
     order = np.argsort(-scores, kind="stable")
     keep = order[scores[order] >= 0]
     if limit is not None:
