@@ -123,8 +123,11 @@ def test_map_after_an_edit_equals_the_map_from_an_empty_cache(tmp_path: Path) ->
     lambda blob: marshal.dumps((*marshal.loads(blob)[:3], [],
                                 *marshal.loads(blob)[4:])),
     # lengths that do not add up
-    lambda blob: marshal.dumps((*marshal.loads(blob)[:4],
+    lambda blob: marshal.dumps((*marshal.loads(blob)[:5],
                                 np.zeros(1, dtype="<i4").tobytes(),
+                                *marshal.loads(blob)[6:])),
+    # one name weight too few
+    lambda blob: marshal.dumps((*marshal.loads(blob)[:4], marshal.loads(blob)[4][8:],
                                 *marshal.loads(blob)[5:])),
 ])
 def test_a_corrupt_graph_cache_is_recomputed(tmp_path: Path, damage) -> None:
@@ -166,6 +169,8 @@ def test_names_nobody_uses_any_more_are_dropped_eventually(tmp_path: Path) -> No
     inputs = graph_inputs(ri)
     path = graph_file_for(ri.index.cache.path)
     inputs.idents.extend(f"old_name_{n}" for n in range(5000))
+    inputs.name_weights = np.concatenate((inputs.name_weights, np.ones(5000)))
+    assert GraphInputs.decode(inputs.encode()).idents == inputs.idents  # a valid entry
     GraphCache(path).save(inputs)
     write(root, "pkg/mod_1.py", "def fetch_1_0(x):\n    return x\n")
     ri.refresh()

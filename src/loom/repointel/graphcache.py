@@ -22,7 +22,7 @@ from typing import Any
 
 from loom.repointel.tags import FileSymbols
 
-GRAPH_FORMAT = 1
+GRAPH_FORMAT = 2
 _INT = "<i4"
 _FLOAT = "<f8"
 
@@ -34,6 +34,7 @@ class GraphInputs:
     paths: list[str]
     digests: list[str]
     idents: list[str]  # every name defined or used anywhere (ids index this list)
+    name_weights: Any  # float64, per name: `repomap.name_weight` (a Python loop to redo)
     def_lengths: Any  # numpy int arrays, one entry per file
     def_ids: Any
     ref_lengths: Any
@@ -43,6 +44,7 @@ class GraphInputs:
     def encode(self) -> bytes:
         return marshal.dumps((
             GRAPH_FORMAT, self.paths, self.digests, self.idents,
+            self.name_weights.astype(_FLOAT).tobytes(),
             *(a.astype(_INT).tobytes() for a in (self.def_lengths, self.def_ids,
                                                   self.ref_lengths, self.ref_ids)),
             self.ref_counts.astype(_FLOAT).tobytes()))
@@ -52,16 +54,19 @@ class GraphInputs:
         """Raises ValueError (or EOFError/TypeError) for anything but a consistent entry."""
         import numpy as np
 
-        fmt, paths, digests, idents, dl, di, rl, ri, rc = marshal.loads(blob)
+        fmt, *rest = marshal.loads(blob)
         if fmt != GRAPH_FORMAT:
             raise ValueError("other graph cache format")
+        paths, digests, idents, nw, dl, di, rl, ri, rc = rest
         if not (isinstance(paths, list) and isinstance(digests, list)
                 and isinstance(idents, list)):
             raise ValueError("not a graph cache entry")
         ints = [np.frombuffer(b, dtype=_INT).astype(np.int64) for b in (dl, di, rl, ri)]
-        inputs = cls(paths, digests, idents, *ints, np.frombuffer(rc, dtype=_FLOAT))
+        inputs = cls(paths, digests, idents, np.frombuffer(nw, dtype=_FLOAT), *ints,
+                     np.frombuffer(rc, dtype=_FLOAT))
         n = len(paths)
-        if (len(digests) != n or len(inputs.def_lengths) != n or len(inputs.ref_lengths) != n
+        if (len(digests) != n or len(inputs.name_weights) != len(idents)
+                or len(inputs.def_lengths) != n or len(inputs.ref_lengths) != n
                 or int(inputs.def_lengths.sum()) != len(inputs.def_ids)
                 or int(inputs.ref_lengths.sum()) != len(inputs.ref_ids)
                 or len(inputs.ref_counts) != len(inputs.ref_ids)
@@ -76,7 +81,7 @@ def empty_inputs() -> GraphInputs:
     import numpy as np
 
     none = np.zeros(0, dtype=np.int64)
-    return GraphInputs([], [], [], none, none, none, none, np.zeros(0))
+    return GraphInputs([], [], [], np.zeros(0), none, none, none, none, np.zeros(0))
 
 
 def update_inputs(
@@ -88,6 +93,8 @@ def update_inputs(
     still matches; `symbols_for(paths)` gives the symbols of the others (a file it has
     no symbols for is left out, as `RepoIndex.symbols()` leaves it out)."""
     import numpy as np
+
+    from loom.repointel.repomap import name_weight
 
     old_row = {path: n for n, path in enumerate(old.paths)}
     stale = [p for p, d in current.items()
@@ -102,36 +109,52 @@ def update_inputs(
     def_parts: list[Any] = []
     ref_parts: list[Any] = []
     count_parts: list[Any] = []
+    length_parts: list[tuple[Any, Any]] = []
+    run: list[int] = []  # consecutive old rows kept: copied as one slice
+
+    def close_run() -> None:
+        if run:
+            first, last = run[0], run[-1] + 1
+            def_parts.append(old.def_ids[def_starts[first]:def_starts[last]])
+            ref_parts.append(old.ref_ids[ref_starts[first]:ref_starts[last]])
+            count_parts.append(old.ref_counts[ref_starts[first]:ref_starts[last]])
+            length_parts.append((old.def_lengths[first:last], old.ref_lengths[first:last]))
+            run.clear()
+
     for path in sorted(current):
         symbols = fresh.get(path)
         if symbols is None:
             n = old_row.get(path)
             if n is None or old.digests[n] != current[path]:
                 continue  # no symbols for it anywhere
-            def_parts.append(old.def_ids[def_starts[n]:def_starts[n + 1]])
-            ref_parts.append(old.ref_ids[ref_starts[n]:ref_starts[n + 1]])
-            count_parts.append(old.ref_counts[ref_starts[n]:ref_starts[n + 1]])
+            if run and run[-1] != n - 1:
+                close_run()
+            run.append(n)
         else:
-            def_parts.append(np.asarray(
-                [ident_ids.setdefault(name, len(ident_ids)) for name in symbols.names()],
-                dtype=np.int64))
-            ref_parts.append(np.asarray(
-                [ident_ids.setdefault(name, len(ident_ids)) for name in symbols.references],
-                dtype=np.int64))
+            close_run()
+            defs = [ident_ids.setdefault(name, len(ident_ids)) for name in symbols.names()]
+            refs = [ident_ids.setdefault(name, len(ident_ids)) for name in symbols.references]
+            def_parts.append(np.asarray(defs, dtype=np.int64))
+            ref_parts.append(np.asarray(refs, dtype=np.int64))
             count_parts.append(np.asarray(list(symbols.references.values()),
                                           dtype=np.float64))
+            length_parts.append((np.asarray([len(defs)]), np.asarray([len(refs)])))
         paths.append(path)
         digests.append(current[path])
-    if len(ident_ids) > len(idents):
-        idents.extend(list(ident_ids)[len(idents):])
+    close_run()
+    new_names = list(ident_ids)[len(idents):]
+    idents.extend(new_names)
+    name_weights = np.concatenate((old.name_weights,
+                                   np.asarray([name_weight(n) for n in new_names],
+                                              dtype=np.float64)))
 
     def joined(parts: list[Any], dtype: Any) -> Any:
         return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
     return GraphInputs(
-        paths, digests, idents,
-        np.asarray([len(p) for p in def_parts], dtype=np.int64), joined(def_parts, np.int64),
-        np.asarray([len(p) for p in ref_parts], dtype=np.int64), joined(ref_parts, np.int64),
+        paths, digests, idents, name_weights,
+        joined([d for d, _r in length_parts], np.int64), joined(def_parts, np.int64),
+        joined([r for _d, r in length_parts], np.int64), joined(ref_parts, np.int64),
         joined(count_parts, np.float64))
 
 

@@ -45,24 +45,25 @@ class RankedDefinition:
     rank: float
 
 
-def _ident_weights(idents: list[str], n_definers: list[int],
-                   mentioned: frozenset[str]) -> list[float]:
-    """How much a use of each identifier says: specific names more than `get` or `run`,
-    private (`_x`) and defined-everywhere names less, names the user mentioned more."""
-    weights = []
-    for ident, n in zip(idents, n_definers, strict=True):
-        mul = 1.0
-        if len(ident) >= 8 and ("_" in ident.strip("_") or
-                                (ident.lower() != ident and ident.upper() != ident)):
-            mul = 10.0
-        if ident[0] == "_":
-            mul *= 0.1
-        if n > 5:
-            mul *= 0.1
-        if ident in mentioned:
-            mul *= 10
-        weights.append(mul)
-    return weights
+def name_weight(ident: str) -> float:
+    """What a name alone says: specific names (long, snake or camel case) more than `get`
+    or `run`, private (`_x`) names less. Depends on nothing else, so it is cached."""
+    mul = 1.0
+    if len(ident) >= 8 and ("_" in ident.strip("_") or
+                            (ident.lower() != ident and ident.upper() != ident)):
+        mul = 10.0
+    if ident[0] == "_":
+        mul *= 0.1
+    return mul
+
+
+def _ident_weights(name_weights: Any, n_definers: Any, mentioned: Any) -> Any:
+    """How much a use of each identifier says: its name's weight, less for names defined
+    in many files, more for names the user mentioned (arrays, one entry per name)."""
+    import numpy as np
+
+    weights = np.where(n_definers > 5, name_weights * 0.1, name_weights)
+    return np.where(mentioned, weights * 10, weights)
 
 
 def build_graph(
@@ -87,7 +88,8 @@ def build_graph(
                             count=sum(ref_lengths))
     counts = np.fromiter((n for path in nodes for n in symbols[path].references.values()),
                          dtype=np.float64, count=len(ref_ident))
-    graph = _graph(nodes, idents, np.asarray(def_lengths, dtype=np.int64),
+    graph = _graph(nodes, idents, np.asarray([name_weight(name) for name in idents]),
+                   np.asarray(def_lengths, dtype=np.int64),
                    np.asarray(def_ident, dtype=np.int64), np.asarray(ref_lengths, dtype=np.int64),
                    ref_ident, counts, focus, mentioned)
     return graph, nodes, idents
@@ -97,24 +99,25 @@ def graph_from_inputs(inputs: GraphInputs, focus: frozenset[str], mentioned: fro
                       ) -> tuple[FileGraph, list[str], list[str]]:
     """The graph `build_graph` builds, from the cached per-file inputs (its identifier
     list also holds names nobody defines; uses of those are dropped here as there)."""
-    graph = _graph(inputs.paths, inputs.idents, inputs.def_lengths, inputs.def_ids,
+    graph = _graph(inputs.paths, inputs.idents, inputs.name_weights, inputs.def_lengths,
+                   inputs.def_ids,
                    inputs.ref_lengths, inputs.ref_ids, inputs.ref_counts, focus, mentioned)
     return graph, inputs.paths, inputs.idents
 
 
-def _graph(nodes: list[str], idents: list[str], def_lengths: Any, def_ident: Any,
-           ref_lengths: Any, ref_ident: Any, counts: Any, focus: frozenset[str],
-           mentioned: frozenset[str]) -> FileGraph:
+def _graph(nodes: list[str], idents: list[str], name_weights: Any, def_lengths: Any,
+           def_ident: Any, ref_lengths: Any, ref_ident: Any, counts: Any,
+           focus: frozenset[str], mentioned: frozenset[str]) -> FileGraph:
     """Uses of names nobody defines (id -1 or no definer) link nowhere and are dropped."""
     import numpy as np
 
     files = np.arange(len(nodes), dtype=np.int64)
     def_file = np.repeat(files, def_lengths)
     n_definers = np.bincount(def_ident, minlength=len(idents))
-    defined = np.flatnonzero(n_definers)
-    ident_weight = np.zeros(len(idents))
-    ident_weight[defined] = _ident_weights([idents[i] for i in defined.tolist()],
-                                           n_definers[defined].tolist(), mentioned)
+    named = np.zeros(len(idents), dtype=bool)
+    if mentioned:
+        named[[n for n, name in enumerate(idents) if name in mentioned]] = True
+    ident_weight = _ident_weights(name_weights, n_definers, named)
     ref_file = np.repeat(files, ref_lengths)
     known = ref_ident >= 0
     known[known] = n_definers[ref_ident[known]] > 0
@@ -151,8 +154,8 @@ def rank_definitions(
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
         if path in focus_set or stem in mentioned_set:
             personal[file_no] = 1.0
-    ident_ids = {name: n for n, name in enumerate(idents)}
-    for name in mentioned_set & ident_ids.keys():
+    ident_ids = {name: n for n, name in enumerate(idents) if name in mentioned_set}
+    for name in ident_ids:
         personal[graph.def_file[graph.def_ident == ident_ids[name]]] += 1.0
     if personal.any():
         # Half the teleport mass goes to the personalized files, half spreads evenly, so
