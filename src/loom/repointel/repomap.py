@@ -139,7 +139,8 @@ def rank_definitions(
     """Definitions, best first (at most `limit` distinct names per file).
 
     With `inputs` (the cached graph inputs of the same files), the graph comes from them
-    and `symbols` is only asked for the definitions of the files that rank."""
+    and `symbols` is only asked for the definitions of the files that rank (through its
+    `fetch(paths)` when it has one)."""
     import numpy as np
 
     focus_set, mentioned_set = frozenset(focus), frozenset(mentioned)
@@ -182,9 +183,12 @@ def rank_definitions(
     for entry in keep.tolist():
         chosen[(nodes[graph.def_file[entry]], idents[graph.def_ident[entry]])] = float(
             scores[entry])
+    paths = sorted({p for p, _ in chosen})
+    fetch = getattr(symbols, "fetch", None)  # read on demand: one batch, not file by file
+    table = symbols if fetch is None else fetch(paths)
     ranked = [RankedDefinition(path, d, chosen[(path, d.name)])
-              for path in {p for p, _ in chosen}
-              for d in symbols[path].definitions if (path, d.name) in chosen]
+              for path in paths if path in table  # (gone since: nothing to show)
+              for d in table[path].definitions if (path, d.name) in chosen]
     ranked.sort(key=lambda r: (-r.rank, r.path, r.definition.line))
     return ranked
 

@@ -31,10 +31,13 @@ class SymbolHit:
 
 
 class _SymbolsOnDemand(Mapping[str, FileSymbols]):
-    """The index's symbols, read per file when asked for (ranking asks for few)."""
+    """The index's symbols, read when asked for (ranking asks for the few it renders)."""
 
     def __init__(self, index: RepoIndex) -> None:
         self._index = index
+
+    def fetch(self, paths: list[str]) -> dict[str, FileSymbols]:
+        return self._index.symbols_for(paths)
 
     def __getitem__(self, path: str) -> FileSymbols:
         found = self._index.symbols_for([path])
