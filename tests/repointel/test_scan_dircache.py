@@ -93,6 +93,21 @@ CHANGES: dict[str, Change] = {
 }
 
 
+def test_link_targets_that_appear_show_without_listing_their_folder(git_repo: Path) -> None:
+    write(git_repo, "pkg/mod.py", "x = 1\n")
+    (git_repo / "elsewhere").mkdir()
+    os.symlink("../elsewhere/target.py", git_repo / "pkg" / "link.py")  # dangling for now
+    os.symlink("../elsewhere", git_repo / "pkg" / "dirlink")  # a directory: never followed
+    backdate(git_repo)
+    first = scan_project(str(git_repo), ())
+    assert set(first.files) == {"pkg/mod.py"}
+    write(git_repo, "elsewhere/target.py", "y = 2\n")  # pkg/ itself does not change
+    second = scan_project(str(git_repo), (), previous=first.dirs)
+    assert second.files.keys() == scan_project(str(git_repo), ()).files.keys() == {
+        "pkg/mod.py", "pkg/link.py", "elsewhere/target.py"}
+    assert second.relisted == 1  # elsewhere/ only
+
+
 @pytest.mark.parametrize("change", list(CHANGES))
 def test_every_kind_of_change_shows(git_repo: Path, change: str) -> None:
     make_tree(git_repo)

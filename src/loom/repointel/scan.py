@@ -142,8 +142,9 @@ def _scan(root: str, ignore: list[str] | tuple[str, ...], max_file_bytes: int, k
     result = ScanResult()
     listings: Listings = {}
     gitignores: dict[str, tuple[int, int]] = {}
-    trustworthy = True  # False: a .gitignore changed too recently to rely on its mtime
     now = time.time_ns()
+    # False: an ignore file changed too recently to rely on its mtime
+    trustworthy = key[1] is None or now - key[1][0] > RACY_WINDOW_NS
     stack: list[tuple[str, tuple[Layer, ...]]] = [("", rules.root_layers)]
     while stack:
         rel_dir, layers = stack.pop()
@@ -207,14 +208,12 @@ def _list(folder: str, rel_dir: str, rules: IgnoreRules, layers: tuple[Layer, ..
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         try:
-            if entry.is_symlink():
-                if stat_mod.S_ISDIR(os.stat(entry.path).st_mode):  # follows; ELOOP for a loop
-                    continue  # never follow directory links
-                is_dir = False
-            else:
-                is_dir = entry.is_dir(follow_symlinks=False)
+            # A link is kept as a name whatever it points at: its target can change (or
+            # appear) without its directory's mtime moving, so each scan stats it, and
+            # links to directories (never followed) or to nothing are dropped there.
+            is_dir = not entry.is_symlink() and entry.is_dir(follow_symlinks=False)
         except OSError:
-            continue  # dangling link or a file that vanished: not part of the project
+            continue  # vanished meanwhile
         if entry.name in ALWAYS_IGNORED or (layers and rules.is_ignored(rel, is_dir, layers)):
             continue
         (subdirs if is_dir else names).append(entry.name)
