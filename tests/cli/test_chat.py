@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pexpect
+from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 
 PROMPT = "normal ›"
@@ -187,19 +187,8 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
 
 def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="first"))
-    first = subprocess.run(
-        [sys.executable, "-m", "loom", "run", "-p", "remember 7", "-o", "json"],
-        cwd=project,
-        env={
-            **os.environ,
-            "ANTHROPIC_API_KEY": "k",
-            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        },
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    first = loom(["run", "-p", "remember 7", "-o", "json"], project, server)
+    assert first.returncode == 0, first.stderr
     thread_id = json.loads(first.stdout)["thread_id"]
     server.add(Turn(text="it was 7"))
     child = spawn(["resume", thread_id[:13]], project, server)
@@ -256,20 +245,7 @@ def test_repl_reads_piped_stdin(server: FakeLlmServer, project: Path) -> None:
     """Without a terminal the REPL reads lines (and permission answers) from stdin."""
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "p.txt", "content": "P"})]))
     server.add(Turn(text="ok wrote"))
-    done = subprocess.run(
-        [sys.executable, "-m", "loom"],
-        input="write p\na\n/history\n",
-        cwd=project,
-        env={
-            **os.environ,
-            "ANTHROPIC_API_KEY": "k",
-            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = loom([], project, server, "write p\na\n/history\n")
     assert done.returncode == 0, done.stderr
     assert (project / "p.txt").read_text() == "P"
     assert "→ allow always" in done.stdout and "loom: ok wrote" in done.stdout
