@@ -20,6 +20,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.plugins",
 ]
 
 app = typer.Typer(

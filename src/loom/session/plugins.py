@@ -1,12 +1,11 @@
 """Extension points: Python entry points in named groups, loaded lazily (seed 000).
 
-| group            | an entry point is                                           | read by            |
-|------------------|-------------------------------------------------------------|--------------------|
-| `loom.tools`     | `provide(setup: ToolSetup) -> Iterable[Tool]`               | every new session  |
-| `loom.providers` | `factory(api_key=..., base_url=...) -> Provider`, named as  | `provider:model`   |
-|                  | the provider part of a model name                           | names              |
-| `loom.extractors`| repo-intel language extractors                              | `loom plugins`     |
-| `loom.node_types`| decision-graph node types                                   | `loom plugins`     |
+- `loom.tools`: `provide(setup: ToolSetup) -> Iterable[Tool]`, called for every new
+  session (Workspace.start_session) and by `loom plugins`.
+- `loom.providers`: `factory(api_key=..., base_url=...) -> Provider`; its entry-point
+  name is the provider part of model names (`name:model-id`).
+- `loom.extractors` (repo-intel languages) and `loom.node_types` (decision-graph node
+  types): discovered and checked by `loom plugins`; their consumers read them here.
 
 Loom's own tool families (the built-ins, `repointel`, `lsp`) register through the same
 hook as a plugin does, listed in BUILTIN_TOOL_PROVIDERS. A plugin that fails to load, or
@@ -21,7 +20,7 @@ shown by `loom plugins`) and skipped: never fatal.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -123,4 +122,20 @@ def provider_plugin(name: str) -> Callable[..., Any] | None:
 
 def _skip(plugin: Plugin, why: str) -> None:
     plugin.error = why
-    log.warning("plugin %s (%s, from %s) skipped: %s", plugin.name, plugin.group, plugin.source, why)
+    log.warning(
+        "plugin %s (%s, from %s) skipped: %s", plugin.name, plugin.group, plugin.source, why
+    )
+
+
+def survey(setup: ToolSetup) -> list[Plugin]:
+    """Every plugin of every group, loaded and checked (`loom plugins`): tool providers
+    are called with `setup` (the caller runs its cleanups), the others imported."""
+    found: list[Plugin] = []
+    tools = discover("loom.tools")
+    session_tools(setup, tools)
+    found.extend(tools)
+    for group in GROUPS[1:]:
+        for plugin in discover(group):
+            load(plugin)
+            found.append(plugin)
+    return found
