@@ -32,6 +32,7 @@ class RunOptions:
     verbose: bool = False  # text output: tool activity on stderr as it happens
     thread_id: str | None = None
     cwd: Path | None = None
+    architect: bool = False  # plan with model.architect, carry out steps with model.editor
 
 
 def register(app: typer.Typer) -> None:
@@ -65,6 +66,12 @@ def run_command(
         False, "--include-partial-messages", help="stream-json: also print text as it streams."
     ),
     resume: str = typer.Option(None, "--resume", "-r", help="Continue thread ID instead."),
+    architect: bool = typer.Option(
+        False,
+        "--architect",
+        help="Plan with the strong model (model.architect), then carry out each step "
+        "with the fast one (model.editor).",
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -87,6 +94,7 @@ def run_command(
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,
+        architect=architect,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -140,6 +148,7 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         max_turns=options.max_turns,
         cwd=cwd,
         on_refusal=on_refusal,
+        mode="architect" if options.architect else "normal",
     )
     try:
         return await workspace.start_session(spec)
