@@ -177,7 +177,15 @@ class DecisionIndex:
                         "INSERT INTO decision_fts (rowid, title, description) VALUES (?, ?, ?)",
                         (cur.lastrowid, node.title, node.description),
                     )
-                touched.add(node.id)
+            # this thread's nodes that other threads changed (their changes stay indexed)
+            touched.update(
+                row[0]
+                for row in conn.execute(
+                    "SELECT DISTINCT c.node_id FROM decision_changes c "
+                    "JOIN decision_nodes n ON n.id = c.node_id WHERE n.thread_id = ?",
+                    (thread_id,),
+                )
+            )
             conn.executemany(
                 "INSERT OR IGNORE INTO decision_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
