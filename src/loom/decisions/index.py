@@ -126,8 +126,9 @@ class DecisionIndex:
         self.conn = conn
 
     @classmethod
-    def open(cls, database: Path | str) -> DecisionIndex:
-        conn = connect(database)
+    def open(cls, database: Path | str, *, check_same_thread: bool = True) -> DecisionIndex:
+        """`check_same_thread=False` for a caller that serialises access itself."""
+        conn = connect(database, check_same_thread=check_same_thread)
         migrate(conn, COMPONENT, MIGRATIONS)
         return cls(conn)
 
@@ -356,6 +357,18 @@ class DecisionIndex:
                 (node_id.replace("%", "") + "%",),
             ).fetchall()
             row = rows[0] if len(rows) == 1 else None
+        return NodeRow.from_sql(row) if row is not None else None
+
+    def node_titled(self, title: str, *, workspace_root: str | None = None) -> NodeRow | None:
+        """The newest node whose title is exactly `title` (case-insensitive)."""
+        where, params = _scope(workspace_root, None)
+        where.append("lower(title) = lower(?)")
+        params.append(title.strip())
+        row = self.conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM decision_nodes WHERE {' AND '.join(where)} "
+            "ORDER BY updated_at DESC LIMIT 1",
+            params,
+        ).fetchone()
         return NodeRow.from_sql(row) if row is not None else None
 
     def edges(

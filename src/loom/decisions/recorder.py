@@ -7,6 +7,8 @@ another thread owns is a `NodeChange` in this thread, which the index applies.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,15 @@ from loom.decisions.graph import UNCERTAIN_BELOW
 from loom.decisions.index import DecisionIndex, NodeRow
 from loom.decisions.types import node_types
 from loom.tools.base import ToolError
+
+
+def _locked(method: Callable[..., Logged]) -> Callable[..., Logged]:
+    @functools.wraps(method)
+    def wrapper(self: DecisionRecorder, *args: Any, **kwargs: Any) -> Logged:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class DecisionInputError(ToolError):
@@ -46,28 +57,39 @@ class DecisionRecorder:
         database: Path,
         threads_dir: Path,
         on_change: Callable[[], None] = lambda: None,
+        on_cascade: Callable[[NodeRow, list[NodeRow]], None] = lambda node, rows: None,
         git_meta: Callable[[], dict[str, Any]] = dict,
     ) -> None:
         self.thread = thread
         self.database = database
         self.threads_dir = threads_dir
         self.on_change = on_change
+        self.on_cascade = on_cascade
         self.git_meta = git_meta
         self._index: DecisionIndex | None = None
+        # tools and the context builder call in from worker threads
+        self.lock = threading.RLock()
 
     # -- the index, fresh, with this session's unsaved entries ---------------------------
 
     def index(self) -> DecisionIndex:
-        if self._index is None:
-            self._index = DecisionIndex.open(self.database)
-        self._index.refresh(self.threads_dir)
-        self._index.put_thread(self.thread.id, self.workspace_root, self.log)
-        return self._index
+        with self.lock:
+            if self._index is None:
+                self._index = DecisionIndex.open(self.database, check_same_thread=False)
+            self._index.refresh(self.threads_dir)
+            self._index.put_thread(self.thread.id, self.workspace_root, self.log)
+            return self._index
 
     def close(self) -> None:
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        with self.lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def _append(self, kind: str, item: Any) -> None:
+        # a new list, not an append: a save serialising the thread on its own thread
+        # sees the old list or the new one, never one that changes under it
+        setattr(self.log, kind, [*getattr(self.log, kind), item])
 
     @property
     def workspace_root(self) -> str | None:
@@ -79,6 +101,7 @@ class DecisionRecorder:
 
     # -- writing -------------------------------------------------------------------------
 
+    @_locked
     def add(
         self,
         *,
@@ -118,21 +141,22 @@ class DecisionRecorder:
             thread_id=self.thread.id,
         )
         logged = Logged(node=node)
-        self.log.nodes.append(node)
+        self._append("nodes", node)
         if parent_row is not None and edge_type is not None:
             # edges point from parent to child; "supersedes" reads child supersedes parent
             logged.edge = DecisionEdge.model_validate(
                 {"from": parent_row.id, "to": node.id, "edge_type": edge_type}
             )
-            self.log.edges.append(logged.edge)
+            self._append("edges", logged.edge)
             if edge_type == "supersedes":
                 logged.change = NodeChange(
                     node_id=parent_row.id, status="superseded", rationale=f"by {node.id}"
                 )
-                self.log.changes.append(logged.change)
+                self._append("changes", logged.change)
         self.on_change()
         return logged
 
+    @_locked
     def link(self, from_id: str, to_id: str, edge_type: str, rationale: str = "") -> Logged:
         if edge_type not in EDGE_TYPES:
             raise DecisionInputError(
@@ -150,16 +174,17 @@ class DecisionRecorder:
         edge = DecisionEdge.model_validate(
             {"from": source.id, "to": target.id, "edge_type": edge_type, "rationale": rationale}
         )
-        self.log.edges.append(edge)
+        self._append("edges", edge)
         logged = Logged(edge=edge)
         if edge_type == "supersedes":
             logged.change = NodeChange(
                 node_id=source.id, status="superseded", rationale=f"by {target.id}"
             )
-            self.log.changes.append(logged.change)
+            self._append("changes", logged.change)
         self.on_change()
         return logged
 
+    @_locked
     def update(
         self,
         node_id: str,
@@ -181,7 +206,7 @@ class DecisionRecorder:
         change = NodeChange(
             node_id=row.id, status=status, confidence=confidence, rationale=rationale
         )
-        self.log.changes.append(change)
+        self._append("changes", change)
         logged = Logged(change=change)
         if confidence is not None and confidence < UNCERTAIN_BELOW <= row.confidence:
             index = self.index()
@@ -189,14 +214,19 @@ class DecisionRecorder:
 
             logged.uncertain = _downstream_rows(index, row.id, CASCADE_EDGES, CASCADE_DEPTH)
         self.on_change()
+        if logged.uncertain:
+            self.on_cascade(index.node(row.id) or row, logged.uncertain)
         return logged
 
     def _existing(self, index: DecisionIndex, node_id: str | None) -> NodeRow:
+        """A node of this project by id, unique id prefix, or exact title."""
         row = index.node(node_id or "")
+        if row is None and node_id:
+            row = index.node_titled(node_id, workspace_root=self.workspace_root)
         if row is None or (self.workspace_root and row.workspace_root != self.workspace_root):
             raise DecisionInputError(
-                f"no node {node_id!r} in this project's decision graph; find ids with "
-                "decision_query (goals, recent, search)"
+                f"no node {node_id!r} in this project's decision graph (give a node's id or "
+                "its exact title); find ids with decision_query (goals, recent, search)"
             )
         return row
 

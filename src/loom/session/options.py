@@ -25,6 +25,8 @@ class SessionOptions:
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = 1024  # config repo.map_tokens; 0 turns the map off
     repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
+    decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
+    decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
     system_prompt: str | None = None  # None: loom.session.prompt's default
     architect_model: str = "anthropic:claude-opus-4-6"  # config model.architect
     editor_model: str = "anthropic:claude-haiku-4-5"  # config model.editor
@@ -43,6 +45,7 @@ class SessionOptions:
             reserved_output_tokens=config.context.reserved_output_tokens,
             max_context_tokens=config.context.max_context_tokens,
             rules_max_tokens=config.context.rules_max_tokens,
+            decision_tokens=config.context.decision_tokens,
             repo_map_tokens=config.repo.map_tokens,
         )
         # The shell tool stops its command at shell.timeout and kills it cleanly; the

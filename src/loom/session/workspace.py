@@ -185,6 +185,7 @@ class Workspace:
         """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
         NotFound when it cannot start; nothing is written until the first message."""
         from loom.config import load_project_rules
+        from loom.session.decisions_hook import SessionDecisions, decision_tools
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
         from loom.store.base import ThreadLocked
@@ -201,7 +202,7 @@ class Workspace:
         root = self.project_root
         if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
             root = Path(thread.workspace_root)  # a resumed thread works where it started
-        tools = self.tool_registry(root, spec.extra_tools)
+        tools = self.tool_registry(root, [*spec.extra_tools, *decision_tools()])
         try:
             prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
         except SetupError as exc:
@@ -244,7 +245,9 @@ class Workspace:
             # --private on resume: from now on this thread never leaves the machine
             session.thread.is_private = True
             session.thread.visibility = ThreadVisibility.PRIVATE
-        self._running[session.id] = _Running(session)
+        running = self._running[session.id] = _Running(session)
+        decisions = SessionDecisions(session, self.paths)
+        running.cleanups.append(decisions.close)
         return session
 
     async def resume(self, thread: str, **spec: Any) -> Session:
