@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli.test_run import loom
@@ -107,3 +110,133 @@ def test_bad_calls_are_tool_errors_that_say_how(server: FakeLlmServer, project: 
     assert "out of range" in errors[1]
     assert "no node 'D-000000000000'" in errors[2]
     assert "decision_graph" not in saved  # nothing half-logged
+
+
+def run_cmd(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "loom", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_commands_list_show_pulse_narrative_export(server: FakeLlmServer, project: Path) -> None:
+    server.add(
+        Turn(tool_calls=[log_call(type="goal", title="Speed up search")]),
+        Turn(
+            tool_calls=[
+                log_call(
+                    type="decision",
+                    title="Add a trigram index",
+                    parent="Speed up search",
+                    confidence=40,
+                )
+            ]
+        ),
+        Turn(text="ok"),
+    )
+    done = loom(["run", "-p", "x", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    thread_id = json.loads(done.stdout)["thread_id"]
+
+    listed = run_cmd(["decisions", "--json"], project)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert [r["title"] for r in rows] == ["Add a trigram index", "Speed up search"]
+    goal_id = rows[1]["id"]
+    only_goals = json.loads(run_cmd(["decisions", "--type", "goal", "--json"], project).stdout)
+    assert [r["id"] for r in only_goals] == [goal_id]
+    bad = run_cmd(["decisions", "--type", "wish"], project)
+    assert bad.returncode == 2 and "unknown node type 'wish'" in bad.stderr
+
+    shown = run_cmd(["decisions", "show", goal_id[:6]], project)
+    assert shown.returncode == 0, shown.stderr
+    assert "Speed up search" in shown.stdout and "leads_to" in shown.stdout
+    missing = run_cmd(["decisions", "show", "D-nothere"], project)
+    assert missing.returncode == 1 and "no decision-graph node" in missing.stderr
+
+    pulse = json.loads(run_cmd(["decisions", "pulse", "--json"], project).stdout)
+    assert {g["title"] for g in pulse["gaps"]} == {"Speed up search", "Add a trigram index"}
+    assert [n["title"] for n in pulse["low_confidence"]] == ["Add a trigram index"]
+    assert pulse["health"] < 100
+    text = run_cmd(["decisions", "pulse"], project).stdout
+    assert "Coverage gaps" in text and "health" in text
+
+    story = run_cmd(["decisions", "narrative", "--thread", thread_id], project)
+    assert "set the goal: Speed up search" in story.stdout
+    assert "decided: Add a trigram index" in story.stdout
+    by_goal = run_cmd(["decisions", "narrative", "--goal", goal_id], project)
+    assert "Add a trigram index" in by_goal.stdout
+
+    mermaid = run_cmd(["decisions", "export", "--format", "mermaid"], project).stdout
+    assert_mermaid_parses(mermaid, nodes=2, edges=1)
+    dot = run_cmd(["decisions", "export", "--format", "dot"], project).stdout
+    assert dot.startswith("digraph decisions {") and dot.rstrip().endswith("}")
+    as_json = json.loads(run_cmd(["decisions", "export", "--format", "json"], project).stdout)
+    assert len(as_json["nodes"]) == 2 and as_json["edges"][0]["edge_type"] == "leads_to"
+    wrong = run_cmd(["decisions", "export", "--format", "svg"], project)
+    assert wrong.returncode == 2 and "mermaid" in wrong.stderr
+
+
+MERMAID_NODE = re.compile(
+    r'^    (\w+)(\(\[|\{|\[/|\[\[|\[\\|\(|\[)"[^"]*"(\]\)|\}|/\]|\]\]|\\\]|\)|\])$'
+)
+MERMAID_EDGE = re.compile(r"^    (\w+) (-->|-\.->)\|(\w+)\| (\w+)$")
+
+
+def assert_mermaid_parses(text: str, *, nodes: int, edges: int) -> None:
+    """A strict line grammar for the flowchart subset the exporter writes."""
+    lines = text.splitlines()
+    assert lines[0] == "flowchart TD"
+    declared: set[str] = set()
+    links = 0
+    for line in lines[1:]:
+        if match := MERMAID_NODE.match(line):
+            declared.add(match.group(1))
+        elif match := MERMAID_EDGE.match(line):
+            assert {match.group(1), match.group(4)} <= declared
+            links += 1
+        else:
+            assert line.startswith(("    class ", "    classDef ")), line
+    assert (len(declared), links) == (nodes, edges)
+
+
+def test_a_confidence_drop_marks_dependants_and_tells_the_session(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(tool_calls=[log_call(type="decision", title="Use SQLite", confidence=90)]),
+        Turn(
+            tool_calls=[
+                log_call(
+                    type="decision",
+                    title="FTS5 for search",
+                    parent="Use SQLite",
+                    edge_type="requires",
+                )
+            ]
+        ),
+        Turn(
+            tool_calls=[
+                log_call(
+                    type="action",
+                    title="Write triggers",
+                    parent="FTS5 for search",
+                    edge_type="requires",
+                )
+            ]
+        ),
+        Turn(text="logged"),
+    )
+    assert loom(["run", "-p", "x"], project, server).returncode == 0
+    base = json.loads(run_cmd(["decisions", "--json"], project).stdout)[-1]
+    assert base["title"] == "Use SQLite"
+    server.add(
+        Turn(tool_calls=[log_call(node_id=base["id"], confidence=20, rationale="NFS locks")]),
+        Turn(text="noted"),
+    )
+    done = loom(["run", "-p", "y", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    tool_results = [e for e in events if "now uncertain" in json.dumps(e)]
+    assert tool_results, "the model is told which nodes became uncertain"
+    pulse = json.loads(run_cmd(["decisions", "pulse", "--json"], project).stdout)
+    assert len(pulse["uncertain"]) == 2

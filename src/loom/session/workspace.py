@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from loom.core.errors import NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.bus import EventBus
+from loom.session.decisions_api import DecisionsApi
 from loom.session.grants_api import GrantsApi
 from loom.session.headless import OnRefusal
 from loom.session.repo_api import RepoApi
@@ -96,6 +97,7 @@ class Workspace:
         self.threads = ThreadsApi(self)
         self.sync = SyncApi(self)
         self.grants = GrantsApi(self)
+        self.decisions = DecisionsApi(self)
         self.repo = RepoApi.for_config(config)
 
     @classmethod
@@ -302,6 +304,7 @@ class Workspace:
         if self._manager is not None:
             await self._manager.shutdown()
         self.repo.stop_watching()
+        self.decisions.close()
         await self._close_language_servers(self.project_root)
         store, self._store = self._store, None
         from loom.store.local import LocalThreadStore
