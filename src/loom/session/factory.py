@@ -49,6 +49,9 @@ class OpenOptions:
     paths: LoomPaths | None = None
     provider_factory: Callable[[str], Any] | None = None  # tests: model name -> Provider
     on_refusal: Callable[[str, str | None, str], None] | None = None  # (tool, subject, why)
+    # MCP servers for this session only (ACP session/new `mcpServers`), beside the config's
+    mcp_servers: list[Any] = field(default_factory=list)
+    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
 
 
 # -- the pieces -----------------------------------------------------------------------
@@ -194,6 +197,7 @@ class SessionHandle:
     _unsubscribers: list[Callable[[], None]] = field(default_factory=list)
     _watcher: Any = None
     _closing: bool = False
+    mcp: Any = None  # the McpHub of this session's MCP servers, if any
 
     @property
     def id(self) -> str:
@@ -212,6 +216,8 @@ class SessionHandle:
         self._unsubscribers.append(self.session.subscribe(callback))
 
     async def send(self, text: str) -> str:
+        if self.mcp is not None:  # the prompt was accepted at once; the model sees the
+            await self.mcp.wait_ready(self.config.mcp.startup_timeout)  # servers' tools
         return await self.session.send_message(text)
 
     @property
@@ -278,6 +284,8 @@ class SessionHandle:
             unsubscribe()
         self._unsubscribers.clear()
         await self.manager.shutdown()
+        if self.mcp is not None:
+            await self.mcp.aclose()  # no orphan server processes
         if self._watcher is not None:
             self._watcher.stop()
         lsp = sys.modules.get("loom.lsp.supervisor")  # only if a tool started one
@@ -369,4 +377,25 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
         # --private on resume: from now on this thread never leaves the machine
         session.thread.is_private = True
         session.thread.visibility = ThreadVisibility.PRIVATE
-    return SessionHandle(session, manager, store, config, model, tools.names(), cwd, prebuilt)
+    handle = SessionHandle(session, manager, store, config, model, tools.names(), cwd, prebuilt)
+    handle.mcp = _start_mcp(config, tools, paths, options)
+    return handle
+
+
+def _start_mcp(config: LoomConfig, tools: Any, paths: LoomPaths, options: OpenOptions) -> Any:
+    """External MCP servers' tools join `tools` in the background as servers get ready."""
+    if (
+        not config.mcp.servers
+        and not options.mcp_servers
+        and not (config.project_root / ".mcp.json").is_file()
+    ):
+        return None  # nothing to start: the SDK is never imported
+    from loom.mcp_client import start_mcp
+
+    return start_mcp(
+        config,
+        tools,
+        paths=paths,
+        session_servers=options.mcp_servers,
+        on_notice=options.on_mcp_notice,
+    )
