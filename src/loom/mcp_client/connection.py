@@ -67,7 +67,7 @@ class ServerConnection:
             async with asyncio.timeout(self.startup_timeout):
                 self._client, self.tools = await asyncio.shield(ready)
         except TimeoutError:
-            await self._shutdown_owner()
+            await self._shutdown_owner(wait=False)  # stuck in the handshake: no stop to hear
             self._fail(
                 f"did not answer within {self.startup_timeout:g} s of starting "
                 f"({self._stderr_hint()}raise [mcp] startup_timeout if it is just slow)"
@@ -82,8 +82,9 @@ class ServerConnection:
         raise McpConnectError(f"MCP server {self.spec.name!r}: {why}")
 
     async def _own(self, ready: asyncio.Future[Any]) -> None:
-        from mcp import Client
         from mcp_types import Implementation
+
+        from mcp import Client
 
         closed = asyncio.Event()
         try:
@@ -171,13 +172,13 @@ class ServerConnection:
         self.state = "stopped"
         await self._shutdown_owner()
 
-    async def _shutdown_owner(self) -> None:
+    async def _shutdown_owner(self, *, wait: bool = True) -> None:
         owner, self._owner = self._owner, None
         if owner is None or owner.done():
             return
         self._stop.set()
         try:
-            async with asyncio.timeout(STOP_TIMEOUT):
+            async with asyncio.timeout(STOP_TIMEOUT if wait else 0):
                 await asyncio.shield(owner)
         except TimeoutError:
             owner.cancel()
