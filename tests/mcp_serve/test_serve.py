@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.cli.conftest import project, server  # noqa: F401 - fixtures
 from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, Turn
@@ -93,9 +94,8 @@ def test_threads_are_searchable_showable_and_resources(
     ran = loom(["run", "-p", "fix the flaky login redirect", "-o", "json"], project, server)
     thread_id = json.loads(ran.stdout)["thread_id"]
     target = [*SERVE, "-C", str(project)]
-    found = inspect(
-        target, "--method", "tools/call", "--tool-name", "thread_search", "--tool-arg", "query=login"
-    )
+    search = ("--tool-name", "thread_search", "--tool-arg", "query=login")
+    found = inspect(target, "--method", "tools/call", *search)
     hits = json.loads(text_of(found))
     assert hits[0]["id"] == thread_id and "snippet" in hits[0]
     shown = inspect(
