@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,6 +23,16 @@ log = logging.getLogger(__name__)
 
 STOP_TIMEOUT = 5.0  # seconds for a server to exit before its task is cancelled
 STDERR_TAIL = 600  # characters of a failed server's stderr shown in its error
+# Loom's own secrets: a server gets the person's environment, but never these
+# (a server that needs one names it in its `env`).
+WITHHELD_ENV = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENAI_COMPATIBLE_API_KEY",
+    "LOOM_MCP_TOKEN",
+)
 
 
 class McpConnectError(Exception):
@@ -82,9 +93,8 @@ class ServerConnection:
         raise McpConnectError(f"MCP server {self.spec.name!r}: {why}")
 
     async def _own(self, ready: asyncio.Future[Any]) -> None:
-        from mcp_types import Implementation
-
         from mcp import Client
+        from mcp_types import Implementation
 
         closed = asyncio.Event()
         try:
@@ -144,7 +154,7 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=self.spec.command or "",
                 args=list(self.spec.args),
-                env=self.spec.env or None,
+                env=server_environment(self.spec.env),
                 cwd=self.spec.cwd,
                 encoding_error_handler="replace",
             )
@@ -217,6 +227,15 @@ async def _closing(inner: Any, file: Any) -> AsyncIterator[Any]:
             yield streams
     finally:
         file.close()
+
+
+def server_environment(extra: dict[str, str]) -> dict[str, str]:
+    """The environment a stdio server starts with: ours without Loom's secrets, plus the
+    server's own `env`. (The SDK's default would pass only PATH, HOME and a few more, so
+    tools installed with version managers or needing tokens from the shell would fail.)"""
+    env = {key: value for key, value in os.environ.items() if key not in WITHHELD_ENV}
+    env.update(extra)
+    return env
 
 
 def _innermost(exc: BaseException) -> BaseException:
