@@ -106,3 +106,20 @@ async def _until(condition, attempts: int = 200) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("condition never became true")
+
+
+async def test_mcp_tools_follow_the_permission_policy(open_hub, tmp_path: Path) -> None:
+    from loom.permissions import Decision, GrantStore, PermissionPolicy
+
+    _, registry, _ = await open_hub({"b": bad_server()})
+    echo, pid = registry.get("mcp__b__echo"), registry.get("mcp__b__pid")
+    policy = PermissionPolicy(GrantStore(tmp_path))
+    assert policy.decide(echo, {"text": "x"}) is Decision.ASK  # ask by default
+    policy.record(echo, {"text": "x"}, "allow_always")
+    assert policy.decide(echo, {"text": "other"}) is Decision.ALLOW  # every call of it
+    assert policy.decide(pid, {}) is Decision.ASK  # and only that tool
+    rules = PermissionPolicy(
+        GrantStore(tmp_path / "other"), auto_approve_tools=["mcp__b__*"], deny_rules=["mcp__b__pid"]
+    )
+    assert rules.decide(echo, {"text": "x"}) is Decision.ALLOW
+    assert rules.decide(pid, {}) is Decision.DENY  # deny wins

@@ -80,6 +80,9 @@ async def _chat(
         config = load_config(cwd, {"model.default": model})
         for warning in config.warnings:
             err.print(f"warning: {warning}", style="yellow", markup=False)
+        from loom.cli.mcp import ask_project_approvals
+
+        ask_project_approvals(config, err)  # project .mcp.json servers start programs
         handle = await open_session(
             config,
             OpenOptions(model=model, private=private, thread_id=thread_id, cwd=cwd),

@@ -151,6 +151,31 @@ def approve_command(name: str = typer.Argument(...)) -> None:
     typer.echo(f"Approved MCP server {name!r} for this project: {spec.describe()}")
 
 
+def ask_project_approvals(config: Any, err: Any) -> None:
+    """The REPL's question, once per project server that was never approved: it starts a
+    program the repository chose. Asked before the session starts, only on a terminal."""
+    import sys
+
+    from loom.session.mcp_admin import approve, unapproved_servers
+
+    if not sys.stdin.isatty():
+        return
+    for spec in unapproved_servers(config):
+        err.print(
+            f"This project ({spec.source}) defines the MCP server {spec.name!r}, which runs:\n"
+            f"  {spec.describe()}",
+            markup=False,
+        )
+        try:
+            answer = input(f"Start {spec.name!r} now and in later sessions? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() in ("y", "yes"):
+            approve(config, spec.name)
+        else:
+            err.print(f"Not started. Later: loom mcp approve {spec.name}", markup=False)
+
+
 @mcp_app.command("serve")
 def serve_command(
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1."),

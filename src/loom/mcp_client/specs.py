@@ -108,10 +108,11 @@ def load_server_specs(config: LoomConfig) -> list[ServerSpec]:
     """Every configured server, sorted by name: config files first, then `.mcp.json`
     entries whose names the config files do not already use."""
     project_names, project_file = _project_config_names(config)
+    user_files = [str(p) for p in config.sources if p.name != PROJECT_CONFIG_NAME]
     specs: dict[str, ServerSpec] = {}
     for name, settings in config.mcp.servers.items():
         origin: Origin = "project" if name in project_names else "config"
-        source = str(project_file) if origin == "project" else "config.toml"
+        source = str(project_file) if origin == "project" else (user_files or ["config"])[0]
         specs[name] = spec_from_settings(name, settings, origin=origin, source=source)
     for spec in read_mcp_json(config.project_root):
         specs.setdefault(spec.name, spec)

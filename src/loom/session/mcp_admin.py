@@ -32,6 +32,21 @@ def find_spec(config: LoomConfig, name: str) -> Any:
     raise McpAdminError(f"no MCP server named {name!r} (configured: {names}); see `loom mcp list`")
 
 
+def unapproved_servers(config: LoomConfig, paths: LoomPaths | None = None) -> list[Any]:
+    """Project-defined servers that would start but were never approved (as defined now)."""
+    if not config.mcp.servers and not (config.project_root / ".mcp.json").is_file():
+        return []  # the common case costs no import
+    from loom.mcp_client import ApprovalStore
+
+    paths = paths or LoomPaths.from_env()
+    store = ApprovalStore(paths.database, config.project_root)
+    return [
+        spec
+        for spec in server_specs(config)
+        if spec.needs_approval and spec.enabled and not spec.problem and not store.is_approved(spec)
+    ]
+
+
 def approve(config: LoomConfig, name: str, paths: LoomPaths | None = None) -> Any:
     """Approve a project-defined server as it is defined now; returns its spec."""
     from loom.mcp_client import ApprovalStore
