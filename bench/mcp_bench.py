@@ -1,6 +1,6 @@
 """MCP costs, measured against a baseline in the same run.
 
-1. Session start: `open_session` returning (the first prompt can be typed and sent) with
+1. Session start: `Workspace.start_session` returning (the first prompt can be typed and sent) with
    3 stdio MCP servers configured vs none. Servers connect in the background, so the two
    should match; the time until their tools are ready is printed too.
 2. Tool round trip: Loom's `file_read` called directly vs the same tool reached through
@@ -39,22 +39,22 @@ def _servers(count: int) -> dict[str, Any]:
 async def _start_once(project: Path, servers: dict[str, Any]) -> tuple[float, float]:
     from loom.config import load_config
     from loom.llm.scripted import ScriptedProvider
-    from loom.session.factory import OpenOptions, open_session
+    from loom.session import SessionSpec, Workspace
 
     config = load_config(project, {"mcp": {"servers": servers}})
-    options = OpenOptions(
+    workspace = Workspace(config, provider_factory=lambda _model: ScriptedProvider())
+    spec = SessionSpec(
         model="anthropic:claude-sonnet-4-6",
-        provider_factory=lambda _model: ScriptedProvider(),
         cwd=project,
         on_mcp_notice=lambda line: print("  notice:", line),
     )
     started = time.perf_counter()
-    handle = await open_session(config, options)
+    session = await workspace.start_session(spec)
     accepted = time.perf_counter() - started
-    if handle.mcp is not None:
-        await handle.mcp.wait_ready(60)
+    for hook in session.before_turn:  # what the first turn waits for: the MCP tools
+        await hook()
     ready = time.perf_counter() - started
-    await handle.close()
+    await workspace.shutdown()
     await asyncio.sleep(0.5)  # let stopped servers exit before the next sample
     return accepted, ready
 

@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
 PROJECT_CONFIG_NAME = ".loom.toml"
@@ -50,7 +51,7 @@ RULES_MAX_BYTES = 64_000
 ADDITIVE_KEYS = {("permissions", "deny"), ("repo", "ignore")}
 
 
-class ConfigError(Exception):
+class ConfigError(LoomError):
     """A configuration problem a person must fix; the message says where and how."""
 
 

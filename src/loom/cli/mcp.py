@@ -190,16 +190,20 @@ def serve_command(
     """Offer Loom's tools and threads to another agent over MCP (stdio by default).
     Read-only tools run; others ask through the client (elicitation) or are refused."""
     from loom.mcp import serve_http, serve_stdio
+    from loom.session import LoomError, Workspace
 
     config = _config(project)
+    workspace = Workspace(config)
     try:
         if not http:
-            asyncio.run(serve_stdio(config, allow=allow))
+            asyncio.run(serve_stdio(workspace, allow=allow))
             return
         token = os.environ.get("LOOM_MCP_TOKEN") or ""
         shown = not token
         token = token or secrets.token_urlsafe(24)
-        asyncio.run(serve_http(config, port=port, token=token, allow=allow, token_shown=shown))
+        asyncio.run(serve_http(workspace, port=port, token=token, allow=allow, token_shown=shown))
+    except LoomError as exc:
+        raise _fail(str(exc), 2) from exc
     except KeyboardInterrupt:
         pass
     except OSError as exc:

@@ -5,8 +5,8 @@ Tools: Loom's built-in tools, confined to the project like everywhere else, plus
 Permissions are enforced: read-only tools run, a tool that would ask uses MCP
 elicitation when the client supports it and is refused otherwise (with how to grant it).
 
-    await serve_stdio(config, allow=["file_write"])
-    await serve_http(config, port=8765, token="...")
+    await serve_stdio(workspace, allow=["file_write"])
+    await serve_http(workspace, port=8765, token="...")
 """
 
 from loom.mcp.serve import serve_http, serve_stdio

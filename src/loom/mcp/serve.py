@@ -7,29 +7,27 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from loom.config import LoomConfig
 from loom.mcp.server import build_server
-from loom.session.tool_access import ToolAccess
+from loom.session import ToolAccess, Workspace
 
 HOST = "127.0.0.1"
 PATH = "/mcp"
 
 
-async def serve_stdio(config: LoomConfig, *, allow: Iterable[str] = ()) -> None:
+async def serve_stdio(workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
     """Serve one client on this process's stdin/stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    access = ToolAccess.open(config, allow=allow)
-    server = build_server(access)
+    server = build_server(ToolAccess(workspace, allow=allow))
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        access.close()
+        await workspace.shutdown()
 
 
 async def serve_http(
-    config: LoomConfig,
+    workspace: Workspace,
     *,
     port: int,
     token: str,
@@ -41,8 +39,7 @@ async def serve_http(
     `Authorization: Bearer <token>`."""
     import uvicorn
 
-    access = ToolAccess.open(config, allow=allow)
-    server = build_server(access)
+    server = build_server(ToolAccess(workspace, allow=allow))
     app = BearerAuth(server.streamable_http_app(streamable_http_path=PATH, host=HOST), token)
     uv_config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")
     uv_server = uvicorn.Server(uv_config)
@@ -55,7 +52,7 @@ async def serve_http(
         announce.flush()
         await uv_server.serve()
     finally:
-        access.close()
+        await workspace.shutdown()
 
 
 class BearerAuth:

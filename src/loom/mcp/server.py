@@ -7,7 +7,7 @@ import json
 import logging
 from typing import Any
 
-from loom.session.tool_access import ToolAccess
+from loom.session import LoomError, ToolAccess
 
 log = logging.getLogger(__name__)
 
@@ -138,21 +138,21 @@ class Handlers:
         return None
 
     def _thread_tool(self, name: str, args: dict[str, Any]) -> Any:
-        if name == "thread_search":
-            query = args.get("query")
-            if not isinstance(query, str) or not query.strip():
-                return _result('Pass "query": the words to look for.', True)
-            limit = args.get("limit", 20)
-            limit = limit if isinstance(limit, int) and 0 < limit <= 100 else 20
-            hits = self.access.threads.search(query, limit)
-            return _result(json.dumps(hits, ensure_ascii=False, indent=1), False)
-        ref = args.get("id")
-        if not isinstance(ref, str) or not ref.strip():
-            return _result('Pass "id": a thread id or unique prefix from thread_search.', True)
         try:
-            return _result(self.access.threads.show(ref), False)
-        except LookupError as exc:
-            return _result(str(exc), True)
+            if name == "thread_search":
+                query = args.get("query")
+                if not isinstance(query, str) or not query.strip():
+                    return _result('Pass "query": the words to look for.', True)
+                limit = args.get("limit", 20)
+                limit = limit if isinstance(limit, int) and 0 < limit <= 100 else 20
+                hits = self.access.search_threads(query, limit)
+                return _result(json.dumps(hits, ensure_ascii=False, indent=1), False)
+            ref = args.get("id")
+            if not isinstance(ref, str) or not ref.strip():
+                return _result('Pass "id": a thread id or unique prefix from thread_search.', True)
+            return _result(self.access.show_thread(ref), False)
+        except LoomError as exc:
+            return _result(f"{exc}. Find thread ids with thread_search.", True)
 
     async def list_resources(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
@@ -165,7 +165,7 @@ class Handlers:
                 description=f"Loom thread, {row['messages']} messages, {row['last_activity_at']}",
                 mime_type="text/markdown",
             )
-            for row in self.access.threads.list(limit=200)
+            for row in self.access.list_threads()
         ]
         return types.ListResourcesResult(resources=resources)
 
@@ -177,8 +177,8 @@ class Handlers:
         if not uri.startswith(THREAD_URI):
             raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri}; use {THREAD_URI}T-...")
         try:
-            text = self.access.threads.show(uri[len(THREAD_URI) :])
-        except LookupError as exc:
+            text = self.access.show_thread(uri[len(THREAD_URI) :])
+        except LoomError as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from exc
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]

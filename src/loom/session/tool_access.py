@@ -1,21 +1,20 @@
 """Loom's tools and threads used directly, without a model: what `loom mcp serve` offers
 another agent. The same tools, project confinement and permission policy as a session.
 
-    access = ToolAccess.open(config, allow=("file_write",))
+    access = ToolAccess(workspace, allow=("file_write",))
     verdict = access.check("shell", {"command": "ls"})    # Check(decision, reason)
     text, is_error = await access.run("file_read", {"path": "README.md"})
-    access.threads.search("login bug")
+    access.search_threads("login bug"); access.show_thread("T-0193")
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from loom.config import LoomConfig
-from loom.paths import LoomPaths
+if TYPE_CHECKING:
+    from loom.session.workspace import Workspace
 
 Decision = Literal["allow", "ask", "deny"]
 
@@ -35,31 +34,19 @@ class Check:
 
 
 class ToolAccess:
-    def __init__(self, config: LoomConfig, registry: Any, policy: Any, threads: ThreadAccess):
-        self.config = config
-        self.registry = registry
-        self.policy = policy
-        self.threads = threads
+    def __init__(self, workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
+        """`allow`: tool names (globs) that run without asking, added to [permissions]
+        auto_approve. SetupError on a malformed deny rule."""
+        from loom.session.headless import build_policy
 
-    @classmethod
-    def open(
-        cls, config: LoomConfig, *, paths: LoomPaths | None = None, allow: Iterable[str] = ()
-    ) -> ToolAccess:
-        """`allow`: tool names (globs) that run without asking, like [permissions]
-        auto_approve. Raises SetupError on a malformed deny rule."""
-        from loom.session.factory import OpenOptions, build_policy
-        from loom.store.factory import open_thread_store
-        from loom.tools.defaults import default_registry
-
-        paths = paths or LoomPaths.from_env()
+        self.workspace = workspace
+        config = workspace.config
         allowed = [*config.permissions.auto_approve, *allow]
         config = config.model_copy(
             update={"permissions": config.permissions.model_copy(update={"auto_approve": allowed})}
         )
-        registry = default_registry(config.project_root, config)
-        policy = build_policy(config, OpenOptions(paths=paths))
-        store = open_thread_store(paths, config, background=False)
-        return cls(config, registry, policy, ThreadAccess(store))
+        self.registry = workspace.tool_registry(workspace.project_root)
+        self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
 
     def tools(self) -> list[ToolInfo]:
         return [
@@ -89,62 +76,24 @@ class ToolAccess:
         tool = self.registry.get(name)
         if tool is None:
             return f"There is no Loom tool named {name!r}.", True
-        ctx = ToolContext(project_root=self.config.project_root, session_id="mcp-serve")
-        result = await run_tool(tool, args, ctx, self.config.shell.timeout)
+        ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
+        result = await run_tool(tool, args, ctx, self.workspace.config.shell.timeout)
         return result.content, result.is_error
 
-    def close(self) -> None:
-        from loom.store.local import LocalThreadStore
+    # -- threads ------------------------------------------------------------------------
 
-        if not isinstance(self.threads.store, LocalThreadStore):
-            self.threads.store.close()
+    def search_threads(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Past conversations by title, branch, repo, commit SHA and text, with snippets.
+        BadInput (a LoomError) for a query with no words."""
+        hits = self.workspace.threads.search(query, limit)
+        return [{**_summary(hit.summary), "snippet": hit.snippet} for hit in hits]
 
+    def list_threads(self, limit: int = 200) -> list[dict[str, Any]]:
+        return [_summary(summary) for summary in self.workspace.threads.list(limit)]
 
-class ThreadAccess:
-    """Past conversations: search (title, branch, repo, commit, text; with snippets),
-    show, list."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-
-    def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
-        return [
-            {**_summary(hit.summary), "snippet": hit.snippet}
-            for hit in self.store.search(query, limit)
-        ]
-
-    def list(self, limit: int = 50) -> list[dict[str, Any]]:
-        return [_summary(summary) for summary in self.store.list(limit)]
-
-    def show(self, ref: str, max_chars: int = 100_000) -> str:
-        """The thread as readable text. Raises LookupError with what to do."""
-        from loom.core.messages import message_text
-        from loom.store.base import AmbiguousThreadId, ThreadNotFound
-
-        try:
-            thread = self.store.load(self.store.resolve(ref))
-        except (ThreadNotFound, AmbiguousThreadId, ValueError) as exc:
-            raise LookupError(f"{exc}; find the id with thread_search") from exc
-        if thread is None:
-            raise LookupError(f"no thread {ref!r}; find the id with thread_search")
-        head = {
-            "id": thread.id,
-            "title": thread.metadata.title,
-            "git_branch": thread.git_branch,
-            "workspace_root": thread.workspace_root,
-            "updated_at": thread.updated_at,
-        }
-        lines = [json.dumps(head, ensure_ascii=False)]
-        for message in thread.conversation.messages:
-            text = message_text(message)
-            calls = getattr(message, "tool_calls", None) or []
-            for call in calls:
-                text += f"\n[calls {call.tool_name} {json.dumps(call.arguments_json)[:500]}]"
-            lines.append(f"## {message.role}\n{text}")
-        out = "\n\n".join(lines)
-        if len(out) > max_chars:
-            out = out[:max_chars] + f"\n[truncated at {max_chars} characters]"
-        return out
+    def show_thread(self, ref: str) -> str:
+        """The thread as Markdown; NotFound (a LoomError) says what to do."""
+        return self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
 
 
 def _summary(summary: Any) -> dict[str, Any]:
