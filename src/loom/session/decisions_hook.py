@@ -44,12 +44,6 @@ async def fetch_decision_context(
     return text if isinstance(text, str) else ""
 
 
-def decision_tools() -> list[Any]:
-    from loom.decisions.tools import decision_tools as tools
-
-    return tools()
-
-
 class SessionDecisions:
     """Wires one session to the decision graph; `close()` when the session stops."""
 
