@@ -47,7 +47,12 @@ LAYERS: dict[str, int] = {
 }
 FACES = {"cli", "web", "mcp", "acp", "__main__"}
 FACES_MAY_IMPORT = {"loom", "core", "paths", "config", "session"}
-FACE_EXCEPTIONS = {"loom.cli.server": {"server"}}  # `loom server` runs the sync server
+FACE_EXCEPTIONS = {  # a command that starts another face (or the sync server)
+    "loom.cli.server": {"server"},
+    "loom.cli.mcp": {"mcp"},
+    "loom.cli.acp": {"acp"},
+    "loom.cli.web": {"web"},
+}
 SERVER_MAY_IMPORT = {"loom", "core", "server"}
 
 
