@@ -25,11 +25,12 @@ def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell, git, repo_map, symbol_search and the lsp_* tools, set up from `config` (a
     LoomConfig, or None for defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
+    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`."""
     root = Path(project_root).resolve()
     ignores = tuple(_setting(config, "repo", "ignore", ()))
     timeout = float(_setting(config, "shell", "timeout", DEFAULT_TIMEOUT_S))
     max_output = int(_setting(config, "shell", "max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES))
+    pass_env = tuple(_setting(config, "shell", "pass_env", ()))
     return ToolRegistry(
         [
             FileRead(root),
@@ -39,9 +40,13 @@ def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
             ContentSearch(root, ignores),
             DirectoryList(root, ignores),
             Shell(
-                root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output
+                root,
+                timeout=timeout,
+                max_timeout=max(600.0, timeout),
+                max_output_bytes=max_output,
+                pass_env=pass_env,
             ),
-            Git(root, max_output_bytes=max_output),
+            Git(root, max_output_bytes=max_output, pass_env=pass_env),
             *repointel_tools(root, config),
             *lsp_tools(root, config),
         ]
