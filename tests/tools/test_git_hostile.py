@@ -9,6 +9,7 @@ runs. Write subcommands run with the same fixed overrides.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 
@@ -175,10 +176,9 @@ async def test_read_only_git_runs_no_configured_program(
     key, value = HOSTILE_CONFIGS[poison]
     mark = _poison(repo, tmp_path, key, value, via_include)
     for subcommand, args in READ_CALLS:
-        try:
+        # a neutralized driver may make git complain; it must not run anything
+        with contextlib.suppress(ToolError):
             await run("git", subcommand=subcommand, args=args)
-        except ToolError:
-            pass  # a neutralized driver may make git complain; it must not run anything
         assert not mark.exists(), f"git {subcommand} {args} ran {key}"
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Characters that mean something to bash when they are not quoted or escaped.
-_ACTIVE = set("$`*?[]{}~()<>;&|!\"'\\ \t\n#")
+_ACTIVE = set("$`*?[]{}~()<>;&|!\"'\\ \t\n")
 _GLOB = set("*?[")
 _DOUBLE_QUOTE_ESCAPES = set('$`"\\\n')
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect"}
