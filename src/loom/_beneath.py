@@ -34,8 +34,11 @@ def inside(path: str, root: str) -> bool:
 def resolve_beneath(root: str, rel: str) -> str | None:
     """`rel` with in-project symlinks resolved, relative to the real root ("" for the
     root itself); None when it leads outside."""
-    root_real = os.path.realpath(root)
-    real = os.path.realpath(os.path.join(root_real, rel))
+    try:
+        root_real = os.path.realpath(root)
+        real = os.path.realpath(os.path.join(root_real, rel))
+    except OSError:  # a link on the way changed while it was being resolved
+        return None
     if not inside(real, root_real):
         return None
     return "" if real == root_real else os.path.relpath(real, root_real)

@@ -47,7 +47,10 @@ def confine(root: Path, raw: str) -> tuple[Path, str]:
             f"{raw!r} is outside the project root {root_real}; "
             "only paths inside the project can be used"
         )
-    resolved = os.path.realpath(os.path.join(root_real, rel))
+    try:
+        resolved = os.path.realpath(os.path.join(root_real, rel))
+    except OSError:  # a link on the way changed while it was being resolved
+        raise _changed(rel) from None
     if not _inside(resolved, root_real):
         raise ToolError(
             f"{raw!r} goes through a symlink that leads outside the project root "
