@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
+from typing import Any
 
 # Values shorter than this are not masked: "1" or "true" would blot out ordinary text.
 MIN_SECRET_CHARS = 8
@@ -112,3 +113,26 @@ def redact(text: str, secrets: Mapping[str, str]) -> str:
         return text
     pattern, names = _pattern(items)
     return pattern.sub(lambda match: f"[redacted:{names[match.group(0)]}]", text)
+
+
+def redact_value(value: Any, secrets: Mapping[str, str]) -> Any:
+    """`value` (text, or JSON-like lists and dicts of it) with secrets masked."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [redact_value(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: redact_value(item, secrets) for key, item in value.items()}
+    return value
+
+
+def redact_message(message: Any, secrets: Mapping[str, str]) -> None:
+    """Mask secrets in a message's content and tool call arguments, in place: the same
+    message object is in the thread and in the conversation the model is sent next."""
+    if not secrets:
+        return
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        message.content = redact(content, secrets)
+    for call in getattr(message, "tool_calls", None) or ():
+        call.arguments_json = redact_value(call.arguments_json, secrets)

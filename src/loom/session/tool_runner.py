@@ -17,6 +17,7 @@ from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import SessionError, ToolComplete, ToolExecuting
 from loom.core.messages import ToolCall
+from loom.core.secrets import redact
 from loom.llm.base import invalid_arguments_text
 from loom.session._llm import new_message_id
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
@@ -136,7 +137,7 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
             session_id=session.id,
             tool_name=call.tool_name,
             call_id=call.id,
-            result=result.content,
+            result=redact(result.content, session.options.secrets),
             is_error=result.is_error,
         )
     )
