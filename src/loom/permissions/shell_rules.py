@@ -12,6 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from loom.core.protected_paths import path_reason
 from loom.permissions.bash_syntax import Script, parse
 
 # Operators that join simple commands; each side must be judged on its own.
@@ -244,6 +245,8 @@ def covered_by_prefixes(command: str, prefixes: list[str]) -> bool:
     found = literal_commands(command)
     if not wanted or not found:
         return False
+    if any(path_reason(word) for words in found for word in words[1:]):
+        return False  # `cp x .git/config` under a `cp` grant: writing there always asks
     return all(any(words[: len(w)] == w for w in wanted) for words in found)
 
 

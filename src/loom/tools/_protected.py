@@ -25,17 +25,8 @@ import os
 import subprocess
 from pathlib import Path, PurePosixPath
 
-_NAMES = {
-    ".loom.toml": "it is Loom's project configuration (auto-approvals, language servers "
-    "and tools Loom starts)",
-    ".mcp.json": "it lists MCP servers Loom starts",
-    ".gitattributes": "it chooses the filter and diff programs git runs on files",
-    ".gitmodules": "it tells git which repositories to fetch and check out as submodules",
-}
-_GIT = (
-    "it is inside .git/, where git keeps its configuration and hooks: a change there can "
-    "make git run programs"
-)
+from loom.core.protected_paths import path_reason
+
 _hooks_cache: dict[str, tuple[tuple[int, int], str | None]] = {}
 
 
@@ -73,14 +64,12 @@ def _hooks_dir(root: str) -> str | None:
 
 def protected_reason(root: Path | str, rel: str) -> str | None:
     """Why a write to `rel` (posix, relative to the project root) always asks, or None."""
+    reason = path_reason(rel)
+    if reason:
+        return reason
     parts = [p.casefold() for p in rel.split("/") if p not in ("", ".")]
     if not parts:
         return None
-    if ".git" in parts:
-        return _GIT
-    reason = _NAMES.get(parts[-1])
-    if reason:
-        return reason
     hooks = _hooks_dir(os.path.realpath(root))
     if hooks is not None:
         folded = hooks.casefold()
