@@ -77,6 +77,7 @@ class ScanReport:
         self.indexed: list[str] = []
         self.removed: list[str] = []
         self.quarantined: list[tuple[Path, str]] = []
+        self.repaired: list[tuple[str, str]] = []
         self.unreadable: list[tuple[Path, str]] = []
 
 
@@ -264,6 +265,12 @@ def _reindex_file(index: ThreadIndex, paths: LoomPaths, tid: str, report: ScanRe
         else:
             report.quarantined.append((moved, str(exc)))
         return
+    if record.repairs:
+        from loom.store.repair import write_repaired
+
+        if write_repaired(path, raw, record, paths.quarantine_dir):
+            st = os.stat(path)
+            report.repaired.append((tid, "; ".join(record.repairs)))
     index.upsert(record, (st.st_ino, st.st_size, st.st_mtime_ns))
     report.indexed.append(tid)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
+from loom.core.text import clean_text
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
 from loom.store.atomic import StorageError, fsync_dir, move_into_place, write_temp
@@ -166,7 +167,7 @@ class LocalThreadStore:
         first = min(first, MAX_MESSAGES_INDEXED)
         record = IndexRecord(
             id=thread.id,
-            title=thread.metadata.title or "(untitled)",
+            title=clean_text(thread.metadata.title or "(untitled)"),
             version=thread.version,
             created_at=thread.created_at,
             last_activity_at=thread.last_activity_at,
@@ -180,7 +181,8 @@ class LocalThreadStore:
             tags=list(thread.metadata.tags),
             commits=list(thread.git_commits),
             message_texts=[
-                message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE] for m in messages[first:]
+                clean_text(message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE])
+                for m in messages[first:]
             ],
             first_message=first,
         )
@@ -201,10 +203,17 @@ class LocalThreadStore:
             return None
         try:
             # The index's checks first (same verdict as `loom list`), then the model.
-            parse_thread_bytes(raw, thread_id)
-            return Thread.from_json(raw)
+            record = parse_thread_bytes(raw, thread_id)
+            if record.repairs:
+                from loom.store.repair import write_repaired
+
+                write_repaired(path, raw, record, self.paths.quarantine_dir)
+                return Thread.model_validate(record.repaired_data)
+            return _thread_from_bytes(raw)
         except BadThreadFile as exc:
             reason = str(exc)
+        except RecursionError:
+            reason = "the file nests JSON too deeply to read safely"
         except ValueError as exc:  # pydantic's ValidationError
             detail = " ".join(line.strip() for line in str(exc).splitlines()[:3])
             reason = f"the file does not match the thread format ({detail})"
@@ -305,6 +314,25 @@ class LocalThreadStore:
             with contextlib.suppress(OSError):
                 if path.stat().st_ctime < cutoff:  # ctime: when it was moved to the trash
                     path.unlink()
+
+
+def _thread_from_bytes(raw: bytes) -> Thread:
+    """The Thread in a file the index accepted. pydantic's own JSON parser refuses
+    what the standard library reads (a lone surrogate escape, nesting past 200
+    levels); those are validated from the parsed objects, which repairs them."""
+    try:
+        return Thread.from_json(raw)
+    except ValueError as exc:
+        if "json_invalid" not in str(exc) and "recursion" not in str(exc):
+            raise
+    import json
+
+    thread = Thread.model_validate(json.loads(raw))
+    try:
+        thread.model_dump(mode="json")  # pydantic cannot write past ~255 levels either
+    except ValueError:
+        raise BadThreadFile("the file nests JSON too deeply to read safely") from None
+    return thread
 
 
 def _move(source: Path, target: Path, what: str) -> None:
