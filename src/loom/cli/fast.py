@@ -14,7 +14,8 @@ import sys
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
-    from typing import TextIO
+    from collections.abc import Callable
+    from typing import Any, TextIO
 
     from loom.store.index import ThreadIndex
 
@@ -72,8 +73,7 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
 
 
 def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) -> int:
-    index = _fresh_index()
-    rows = index.list(limit)
+    rows = _answer(lambda index: index.list(limit))
     out = out or sys.stdout
     if as_json:
         import json
@@ -96,7 +96,7 @@ def run_search(
     if fts_query(query) is None:
         sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
         return 1
-    hits = _fresh_index().search(query, limit)
+    hits = _answer(lambda index: index.search(query, limit))
     if as_json:
         import json
 
@@ -116,6 +116,27 @@ def run_search(
         out.write(f"{_bold(row['id'], tty)}  {row['title']}  ({where})\n")
         out.write(f"    {_highlight(snippet, tty)}\n")
     return 0
+
+
+def _answer(query: Callable[[ThreadIndex], Any]) -> Any:
+    """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
+    holds) and asked again, and the person is told what happened."""
+    import sqlite3
+
+    index = _fresh_index()
+    try:
+        return query(index)
+    except sqlite3.DatabaseError as exc:
+        from loom.store.db_repair import is_damage
+
+        if not is_damage(exc):
+            raise
+        from loom.paths import LoomPaths
+        from loom.store.index_sync import recover
+
+        index, note = recover(index, LoomPaths.from_env(), str(exc))
+        sys.stderr.write(f"loom: note: {note}\n")
+        return query(index)
 
 
 def _fresh_index() -> ThreadIndex:
@@ -160,7 +181,7 @@ def _refreshed_index() -> ThreadIndex:
     index, report, fallback = refresh(index, paths, progress=_say_indexing)
     note = note or fallback
     if note:
-        sys.stderr.write(f"loom: note: {note}; reading thread files directly\n")
+        sys.stderr.write(f"loom: note: {note}\n")
     if report.quarantined:
         sys.stderr.write(
             f"loom: moved {len(report.quarantined)} unreadable thread file(s) to "

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 from loom.store.db import connect, migrate
+from loom.store.db_repair import is_damage, quick_check, rebuild_database
 from loom.store.index import (
     COMPONENT,
     HEADS,
@@ -84,20 +85,35 @@ class ScanReport:
 def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
     """The index in loom.db, or an in-memory one (with a note why) if loom.db is unusable.
 
-    A damaged loom.db is moved aside (`loom.db.damaged-<time>`) and rebuilt.
+    A damaged loom.db is moved aside and rebuilt, keeping what else it held
+    (loom.store.db_repair); the note says what was kept and lost.
     """
     try:
         return _open_file(paths.database), None
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError) and not _damaged(exc):
+        if not is_damage(exc):
             return _open_memory(), f"the index in {paths.database} is not usable ({exc})"
-        moved = _move_aside(paths.database)
-        if moved is None:
-            return _open_memory(), f"the index in {paths.database} is damaged ({exc})"
-        try:
-            return _open_file(paths.database), f"the damaged index was moved to {moved}"
-        except sqlite3.Error as again:
-            return _open_memory(), f"the index in {paths.database} is not usable ({again})"
+        return _rebuilt(paths, str(exc))
+
+
+def _rebuilt(paths: LoomPaths, cause: str) -> tuple[ThreadIndex, str | None]:
+    report = rebuild_database(paths.database, cause)
+    if report.moved_to is None:
+        return _open_memory(), f"the index in {paths.database} is damaged ({cause})"
+    try:
+        return _open_file(paths.database), report.describe()
+    except sqlite3.Error as again:
+        return _open_memory(), f"the index in {paths.database} is not usable ({again})"
+
+
+def recover(index: ThreadIndex, paths: LoomPaths, cause: str = "") -> tuple[ThreadIndex, str]:
+    """After a damage error on `index`: rebuild loom.db and return a fresh, full index."""
+    cause = cause or quick_check(index.conn)
+    with contextlib.suppress(sqlite3.Error):
+        index.conn.close()
+    fresh, note = _rebuilt(paths, cause)
+    ensure_fresh(fresh, paths, force=True)
+    return fresh, note or ""
 
 
 def refresh(
@@ -110,11 +126,16 @@ def refresh(
     """
     try:
         return index, ensure_fresh(index, paths, progress=progress), None
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            return index, ScanReport(), f"the index is busy ({exc}); it may lag a moment"
-        return _in_memory(index, paths, exc, progress)
     except sqlite3.Error as exc:
+        if is_damage(exc):
+            fresh, note = _rebuilt(paths, str(exc))
+            with contextlib.suppress(sqlite3.Error):
+                index.conn.close()
+            return fresh, ensure_fresh(fresh, paths, force=True, progress=progress), note
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in str(exc) or "busy" in str(exc)
+        ):
+            return index, ScanReport(), f"the index is busy ({exc}); it may lag a moment"
         return _in_memory(index, paths, exc, progress)
 
 
@@ -145,24 +166,6 @@ def _open_memory() -> ThreadIndex:
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     migrate(conn, COMPONENT, MIGRATIONS)
     return ThreadIndex(conn)
-
-
-def _damaged(exc: sqlite3.Error) -> bool:
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text or "no such table" in text
-
-
-def _move_aside(path: Path) -> Path | None:
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = path.with_name(f"{path.name}.damaged-{stamp}")
-    try:
-        os.rename(path, target)
-    except OSError:
-        return None
-    for suffix in ("-wal", "-shm"):
-        with contextlib.suppress(OSError):
-            os.unlink(f"{path}{suffix}")
-    return target
 
 
 @contextlib.contextmanager

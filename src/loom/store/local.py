@@ -16,8 +16,9 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
@@ -33,8 +34,9 @@ from loom.store.base import (
     ThreadSummary,
     ThreadUnreadable,
 )
+from loom.store.db_repair import is_damage
 from loom.store.index import MAX_MESSAGES_INDEXED, WRITES, ThreadIndex, dir_marker
-from loom.store.index_sync import ScanReport, open_index, refresh, write_transaction
+from loom.store.index_sync import ScanReport, open_index, recover, refresh, write_transaction
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
 from loom.store.serialize import thread_to_parts
@@ -57,6 +59,7 @@ class LocalThreadStore:
         self.index_note: str | None = None
         """Why the on-disk index is not in use (then an in-memory one is), if it is not."""
         self.last_scan = ScanReport()
+        self._cleaned_temp = False
         # Sessions save from worker threads; one connection, used by one at a time.
         self._guard = threading.RLock()
 
@@ -133,12 +136,19 @@ class LocalThreadStore:
                 )
 
     def _temp_dir(self) -> Path | None:
-        """data/tmp/ when it can be made (same filesystem as threads/), else None."""
+        """data/tmp/ when it can be made (same filesystem as threads/), else None.
+
+        The first save of this store also removes temp files that killed saves left."""
         temp = self.paths.data / "tmp"
         try:
             temp.mkdir(exist_ok=True)
         except OSError:
             return None
+        if not self._cleaned_temp:
+            self._cleaned_temp = True
+            from loom.store.tempfiles import clean_stale_temp_files
+
+            clean_stale_temp_files(self.paths)
         return temp
 
     def _announce_write(self, thread_id: str) -> tuple[int, str] | None:
@@ -223,14 +233,26 @@ class LocalThreadStore:
 
     def list(self, limit: int = 50) -> list[ThreadSummary]:
         """Newest activity first."""
-        with self.fresh_index() as index:
-            return [ThreadSummary(**row) for row in index.list(limit)]
+        rows = self._query(lambda index: index.list(limit))
+        return [ThreadSummary(**row) for row in rows]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
-        with self.fresh_index() as index:
-            hits = index.search(query, limit)
+        hits = self._query(lambda index: index.search(query, limit))
         return [SearchHit(ThreadSummary(**row), snippet, rank) for row, snippet, rank in hits]
+
+    def _query(self, query: Callable[[ThreadIndex], Any]) -> Any:
+        """Run `query` on the fresh index; a damaged loom.db is rebuilt and asked again."""
+        with self.fresh_index() as index:
+            try:
+                return query(index)
+            except sqlite3.DatabaseError as exc:
+                if not is_damage(exc):
+                    raise
+                self._index, note = recover(index, self.paths, str(exc))
+                self.index_note = note
+                log.warning("%s", note)
+                return query(self._index)
 
     def resolve(self, ref: str) -> str:
         """The full id for an id or unique id prefix (`T-` optional), like git."""
@@ -239,8 +261,7 @@ class LocalThreadStore:
             raise ThreadNotFound(ref)
         if is_thread_id(ref) and self.path_for(ref).exists():
             return ref
-        with self.fresh_index() as index:
-            matches = index.resolve(ref, limit=10)
+        matches = self._query(lambda index: index.resolve(ref, limit=10))
         if not matches:
             raise ThreadNotFound(ref)
         if len(matches) > 1:
