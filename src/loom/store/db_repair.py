@@ -73,11 +73,12 @@ def rebuild_database(database: Path, cause: str) -> RebuildReport:
         # to an in-memory index.
         report.lost.append("nothing (the damaged file could not be moved aside)")
         return report
-    from loom.store.db import connect
+    from loom.store.db import connect, save_schema_copy
 
     new = connect(database)
     try:
         _salvage(report.moved_to, new, report)
+        save_schema_copy(new)
     finally:
         new.close()
     return report
@@ -104,9 +105,49 @@ def _move_aside(database: Path) -> Path | None:
     return target
 
 
+def _restore_schema_entries(old_path: Path) -> dict[str, str]:
+    """Put back the CREATE statements saved at the last migration (a flipped byte in
+    one makes SQLite refuse the whole schema); returns {table: sql} as saved."""
+    import json
+
+    from loom.store.db import schema_copy_path
+
+    try:
+        saved = json.loads(Path(schema_copy_path(str(old_path.with_name("loom.db")))).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(saved, dict):
+        return {}
+    good = {
+        name: (sql, page)
+        for name, entry in saved.items()
+        if isinstance(entry, list) and len(entry) == 2
+        for sql, page in [entry]
+        if isinstance(sql, str) and isinstance(page, int) and _ours(name)
+    }
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(old_path, isolation_level=None)
+        try:
+            conn.execute("PRAGMA writable_schema = ON")
+            for name, (sql, page) in good.items():
+                conn.execute(
+                    "UPDATE sqlite_master SET name = ?, tbl_name = ?, sql = ? "
+                    "WHERE type = 'table' AND rootpage = ?",
+                    (name, name, sql, page),
+                )
+        finally:
+            conn.close()
+    return {name: sql for name, (sql, _) in good.items()}
+
+
 def _salvage(old_path: Path, new: sqlite3.Connection, report: RebuildReport) -> None:
+    saved = _restore_schema_entries(old_path)
     try:
         old = sqlite3.connect(old_path, isolation_level=None)
+        old.text_factory = lambda raw: raw.decode("utf-8", "replace")
+        # Read the schema even where part of it no longer parses (a flipped byte in
+        # the thread index's CREATE statement must not cost the grants table).
+        old.execute("PRAGMA writable_schema = ON")
         old.execute("PRAGMA query_only = 1")
         schema = old.execute(
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL"
@@ -115,9 +156,20 @@ def _salvage(old_path: Path, new: sqlite3.Connection, report: RebuildReport) -> 
         report.lost.append(f"everything besides the thread index (the schema is unreadable: {exc})")
         return
     try:
-        tables = [(n, sql) for kind, n, _, sql in schema if kind == "table" and _ours(n)]
+        tables = [
+            (n, saved.get(n, sql))
+            for kind, n, _, sql in schema
+            if kind == "table"
+            and _ours(n)
+            and INDEX_PREFIX not in sql
+            # with a saved schema, only tables it knows: a garbled name is not a table
+            and (not saved or n in saved)
+        ]
         for name, sql in tables:
-            _copy_table(old, new, name, sql, report)
+            try:
+                _copy_table(old, new, name, sql, report)
+            except sqlite3.Error as exc:
+                report.lost.append(f"{name} ({exc})")
         for kind, _name, table, sql in schema:
             if kind == "index" and _ours(table):
                 with contextlib.suppress(sqlite3.Error):

@@ -51,6 +51,7 @@ from loom.store.index import (
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
+_DIRECT = "; reading thread files directly"
 TICK_RACY_WINDOW_NS = 50_000_000  # a few kernel ticks (1-10 ms each)
 COARSE_RACY_WINDOW_NS = 2_000_000_000  # filesystems that store whole seconds
 
@@ -92,18 +93,18 @@ def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
         return _open_file(paths.database), None
     except sqlite3.DatabaseError as exc:
         if not is_damage(exc):
-            return _open_memory(), f"the index in {paths.database} is not usable ({exc})"
+            return _open_memory(), f"the index in {paths.database} is not usable ({exc}){_DIRECT}"
         return _rebuilt(paths, str(exc))
 
 
 def _rebuilt(paths: LoomPaths, cause: str) -> tuple[ThreadIndex, str | None]:
     report = rebuild_database(paths.database, cause)
     if report.moved_to is None:
-        return _open_memory(), f"the index in {paths.database} is damaged ({cause})"
+        return _open_memory(), f"the index in {paths.database} is damaged ({cause}){_DIRECT}"
     try:
         return _open_file(paths.database), report.describe()
     except sqlite3.Error as again:
-        return _open_memory(), f"the index in {paths.database} is not usable ({again})"
+        return _open_memory(), f"the index in {paths.database} is not usable ({again}){_DIRECT}"
 
 
 def recover(index: ThreadIndex, paths: LoomPaths, cause: str = "") -> tuple[ThreadIndex, str]:
@@ -144,7 +145,7 @@ def _in_memory(
 ) -> tuple[ThreadIndex, ScanReport, str | None]:
     index.conn.close()
     memory = _open_memory()
-    note = f"the index in {paths.database} is not writable ({exc})"
+    note = f"the index in {paths.database} is not writable ({exc}){_DIRECT}"
     return memory, ensure_fresh(memory, paths, progress=progress), note
 
 

@@ -157,11 +157,13 @@ def is_timestamp(value: Any) -> bool:
     """An ISO 8601 text that `humanize_age` and sorting can use."""
     if not isinstance(value, str) or len(value) > 64:
         return False
+    from datetime import UTC
+
     from loom.core.clock import parse_iso
 
     try:
         moment = parse_iso(value)
-        moment.timestamp()  # years 1 and 9999 with an offset fail here, not in `loom list`
+        moment.astimezone(UTC)  # years 1 and 9999 with an offset fail here, not in `loom list`
     except (ValueError, OverflowError, OSError):
         return False
     return True
