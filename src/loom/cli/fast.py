@@ -14,10 +14,7 @@ import sys
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any, TextIO
-
-    from loom.store.index import ThreadIndex
+    from typing import TextIO
 
 
 def try_fast_path(args: list[str]) -> int | None:
@@ -90,10 +87,10 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
 def run_search(
     query: str, limit: int = 20, as_json: bool = False, out: TextIO | None = None
 ) -> int:
-    from loom.store.search_text import fts_query
+    from loom.session.thread_index import has_words
 
     out = out or sys.stdout
-    if fts_query(query) is None:
+    if not has_words(query):
         sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
         return 1
     hits = _answer(lambda index: index.search(query, limit))
@@ -118,82 +115,14 @@ def run_search(
     return 0
 
 
-def _answer(query: Callable[[ThreadIndex], Any]) -> Any:
-    """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
-    holds) and asked again, and the person is told what happened."""
-    import sqlite3
+def _answer(query):  # (ThreadIndex -> T) -> T
+    from loom.session.thread_index import answer
 
-    index = _fresh_index()
-    try:
-        return query(index)
-    except sqlite3.DatabaseError as exc:
-        from loom.store.db_repair import is_damage
-
-        if not is_damage(exc):
-            raise
-        from loom.paths import LoomPaths
-        from loom.store.index_sync import recover
-
-        index, note = recover(index, LoomPaths.from_env(), str(exc))
-        sys.stderr.write(f"loom: note: {note}\n")
-        return query(index)
+    return answer(query, _warn)
 
 
-def _fresh_index() -> ThreadIndex:
-    return _index_if_fresh() or _refreshed_index()
-
-
-def _index_if_fresh() -> ThreadIndex | None:
-    """The common case in a few ms: loom.db exists and no thread file changed since the
-    last scan. No pathlib, no writes; anything unexpected defers to `_refreshed_index`."""
-    import sqlite3
-
-    from loom._xdg import roots
-    from loom.store.db import connect, migrate
-    from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
-
-    data = roots()[0]
-    database = os.path.join(data, "loom.db")
-    if not os.path.exists(database):
-        return None
-    try:
-        conn = connect(database)
-    except sqlite3.Error:
-        return None
-    try:
-        index = ThreadIndex(conn)
-        if migrate(conn, COMPONENT, MIGRATIONS) != len(MIGRATIONS):
-            raise sqlite3.DatabaseError("index schema is newer than this Loom")
-        if index.is_fresh(os.path.join(data, "threads")):
-            return index
-    except sqlite3.Error:
-        pass
-    conn.close()
-    return None
-
-
-def _refreshed_index() -> ThreadIndex:
-    from loom.paths import LoomPaths
-    from loom.store.index_sync import open_index, refresh
-
-    paths = LoomPaths.from_env()
-    index, note = open_index(paths)
-    index, report, fallback = refresh(index, paths, progress=_say_indexing)
-    note = note or fallback
-    if note:
-        sys.stderr.write(f"loom: note: {note}\n")
-    if report.quarantined:
-        sys.stderr.write(
-            f"loom: moved {len(report.quarantined)} unreadable thread file(s) to "
-            f"{paths.quarantine_dir} (see `loom doctor`)\n"
-        )
-    for path, why in report.unreadable:
-        sys.stderr.write(f"loom: skipped {path}: {why}\n")
-    return index
-
-
-def _say_indexing(count: int) -> None:
-    sys.stderr.write(f"loom: indexing {count} thread files for search (once); one moment…\n")
+def _warn(line: str) -> None:
+    sys.stderr.write(f"loom: {line}\n")
     sys.stderr.flush()
 
 

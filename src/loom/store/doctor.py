@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 from loom.store.db_repair import is_damage, quick_check, rebuild_database
 from loom.store.index_sync import open_index, rebuild, scan_files
@@ -140,7 +141,7 @@ def repair(paths: LoomPaths) -> DoctorReport:
     return after
 
 
-class RestoreError(Exception):
+class RestoreError(LoomError):
     """A quarantined file that cannot go back (yet); the message says why and what to do."""
 
 
