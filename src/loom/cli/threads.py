@@ -161,7 +161,7 @@ def doctor_command(
 
     workspace = _workspace()
     if restore is not None:
-        with _errors():
+        with person_errors():
             thread_id = workspace.threads.restore_quarantined(restore)
         typer.echo(f"Restored {thread_id} from quarantine; `loom show {thread_id}` opens it.")
         return
