@@ -20,6 +20,8 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.decisions",
+    "loom.cli.mcp",
     "loom.cli.plugins",
 ]
 

@@ -83,6 +83,9 @@ async def _chat(
         return 1
     for warning in workspace.warnings:
         err.print(f"warning: {warning}", style="yellow", markup=False)
+    from loom.cli.mcp import ask_project_approvals
+
+    ask_project_approvals(workspace.config, err)  # project .mcp.json servers start programs
     try:
         session = await workspace.start_session(
             SessionSpec(model=model, private=private, thread=thread_id, cwd=cwd)

@@ -34,6 +34,7 @@ BUILTIN_TOOL_PROVIDERS: dict[str, str] = {
     "builtin": "loom.tools.defaults:provide",
     "repointel": "loom.repointel.tools:provide",
     "lsp": "loom.lsp.tools:provide",
+    "decisions": "loom.decisions.tools:provide",
 }
 
 

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -36,6 +36,7 @@ from loom.core.events import (
 )
 from loom.core.ids import new_message_id
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller
@@ -113,6 +114,9 @@ class Session:
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
         self.state: sm.AgentState = sm.WaitingForUserInput()
         self._pending_restore = self._restore_from(thread)
+        # awaited at the start of each turn, inside the turn (so interrupt() stops them):
+        # e.g. MCP servers still connecting, whose tools the model should see
+        self.before_turn: list[Callable[[], Awaitable[Any]]] = []
 
     async def start(self) -> None:
         """Settle a resumed thread (answer calls left open by a crash) and record the
@@ -259,6 +263,8 @@ class Session:
 
     async def _turn(self, text: str | None) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
+        for hook in self.before_turn:
+            await hook()
         if self._pending_restore:
             await self.start()
         try:
@@ -401,6 +407,7 @@ class Session:
     # -- thread, events, status -------------------------------------------------------
 
     def _record(self, message: Message) -> None:
+        redact_message(message, self.options.secrets)  # before it is saved, sent or synced
         self.thread.append(message)
         self.publish(NewMessage(session_id=self.id, message=message))
 

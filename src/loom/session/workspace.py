@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from loom.core.errors import NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.bus import EventBus
+from loom.session.decisions_api import DecisionsApi
 from loom.session.grants_api import GrantsApi
 from loom.session.headless import OnRefusal
 from loom.session.repo_api import RepoApi
@@ -61,6 +62,10 @@ class SessionSpec:
     cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
     extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
     title: str | None = None
+    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
+    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
+    mcp_servers: Sequence[Any] = ()
+    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,7 @@ class Workspace:
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
+        self.decisions = DecisionsApi(self.paths, self.project_root, self.threads)
         self.repo = RepoApi.for_config(config)
 
     @classmethod
@@ -204,6 +210,7 @@ class Workspace:
         """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
         NotFound when it cannot start; nothing is written until the first message."""
         from loom.config import load_project_rules
+        from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
         from loom.store.base import ThreadLocked
@@ -272,7 +279,31 @@ class Workspace:
             session.thread.visibility = ThreadVisibility.PRIVATE
         running.session = session
         self._running[session.id] = running
+        running.cleanups.append(SessionDecisions(session, self.paths).close)
+        self._start_mcp(session, tools, spec)
         return session
+
+    def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
+        """External MCP servers connect in the background; their tools join `tools` as
+        each is ready, the first turn waits for those still starting, and they stop with
+        the session. Nothing is imported when no server is configured."""
+        mcp_json = self.project_root / ".mcp.json"
+        if not (self.config.mcp.servers or spec.mcp_servers or mcp_json.is_file()):
+            return
+        from loom.mcp_client import start_mcp
+
+        hub = start_mcp(
+            self.config,
+            tools,
+            paths=self.paths,
+            session_servers=spec.mcp_servers,
+            on_notice=spec.on_mcp_notice,
+        )
+        if hub is None:
+            return
+        timeout = self.config.mcp.startup_timeout
+        session.before_turn.append(lambda: hub.wait_ready(timeout))
+        self._running[session.id].cleanups.append(hub.aclose)
 
     async def resume(self, thread: str, **spec: Any) -> Session:
         """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""
@@ -319,6 +350,7 @@ class Workspace:
         if self._manager is not None:
             await self._manager.shutdown()
         self.repo.stop_watching()
+        self.decisions.close()
         store, self._store = self._store, None
         from loom.store.local import LocalThreadStore
 
