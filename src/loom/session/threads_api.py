@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from loom.core.errors import BadInput, Busy, LoomError, NotFound
+from loom.core.errors import BadInput, LoomError
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
@@ -28,18 +28,12 @@ ExportFormat = Literal["json", "markdown", "md"]
 
 @contextlib.contextmanager
 def person_errors() -> Iterator[None]:
-    """Store errors as LoomErrors: one clear line for the person, what and what to do."""
+    """Storage failures as LoomErrors (the store's own errors are LoomErrors already:
+    ThreadNotFound, AmbiguousThreadId, ThreadLocked, ThreadUnreadable)."""
     from loom.store.atomic import StorageError
-    from loom.store.base import AmbiguousThreadId, ThreadLocked, ThreadNotFound, ThreadUnreadable
 
     try:
         yield
-    except (ThreadNotFound, AmbiguousThreadId) as exc:
-        raise NotFound(str(exc)) from exc
-    except ThreadLocked as exc:
-        raise Busy(str(exc)) from exc
-    except ThreadUnreadable as exc:
-        raise LoomError(str(exc)) from exc
     except StorageError as exc:
         raise LoomError(exc.strerror or str(exc)) from exc
 

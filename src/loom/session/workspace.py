@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from loom.core.errors import NotFound, SetupError
+from loom.core.errors import LoomError, NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.bus import EventBus
 from loom.session.decisions_api import DecisionsApi
@@ -213,7 +213,6 @@ class Workspace:
         from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
-        from loom.store.base import ThreadLocked
 
         spec = spec or SessionSpec()
         cwd = (spec.cwd or Path.cwd()).resolve()
@@ -264,10 +263,8 @@ class Workspace:
             )
         except BaseException as exc:
             await _run_cleanups(running.cleanups, thread.id)
-            if isinstance(exc, ThreadLocked):
-                from loom.core.errors import Busy
-
-                raise Busy(str(exc)) from exc
+            if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
+                raise
             if isinstance(exc, ValueError | LookupError):
                 raise SetupError(str(exc)) from exc
             raise
