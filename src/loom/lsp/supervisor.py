@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loom import defaults
 from loom.lsp.client import DEFAULT_TIMEOUT, LspClient, LspError
 from loom.repointel.languages import detect_language
 
-DEFAULT_SERVERS: dict[str, list[str]] = {"python": ["basedpyright-langserver", "--stdio"]}
+DEFAULT_SERVERS: dict[str, list[str]] = {k: list(v) for k, v in defaults.LSP_SERVERS.items()}
 MAX_RESTARTS = 3  # within RESTART_WINDOW seconds; then the language is given up on
 RESTART_WINDOW = 120.0
 # LSP languageId for our language names, and which config key serves them.
