@@ -142,9 +142,12 @@ class ThreadsApi:
         return thread_id
 
     def restore(self, ref: str) -> str:
-        """Bring a deleted thread back; returns its full id."""
+        """Bring a deleted thread back (in the search index at once); returns its id."""
         with person_errors(), self._changing() as store:
-            return store.restore(ref)
+            thread_id = store.restore(ref)
+        with self.local.fresh_index():
+            pass
+        return thread_id
 
     def rename(self, ref: str, title: str) -> Thread:
         title = " ".join(title.split())
