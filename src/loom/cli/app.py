@@ -21,7 +21,6 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.config_cmd",
     "loom.cli.permissions",
     "loom.cli.decisions",
-    "loom.cli.decisions",
     "loom.cli.mcp",
     "loom.cli.plugins",
     "loom.cli.acp",

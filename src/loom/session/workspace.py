@@ -198,6 +198,13 @@ class Workspace:
         finally:
             await _run_cleanups(setup.cleanups, "(plugins)")
 
+    def known_models(self) -> list[str]:
+        """`provider:model-id` of every model in the catalog (faces offer these; any
+        other name may be typed)."""
+        from loom.llm.catalog import known_models
+
+        return [f"{m.provider}:{m.model_id}" for m in known_models()]
+
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
         from loom.session.providers import check_model
