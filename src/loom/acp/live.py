@@ -38,7 +38,7 @@ from loom.core.events import (
     ToolComplete,
     ToolExecuting,
 )
-from loom.core.messages import AssistantMessage
+from loom.core.messages import AssistantMessage, ToolMessage
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,7 @@ class LiveSession:
         self._plan: list[dict[str, str]] = []
         self._plan_status: dict[int, str] = {}
         self._edit_before: dict[str, str | None] = {}
+        self._finished: set[str] = set()  # calls whose last update has been sent
 
     # -- a turn ----------------------------------------------------------------------------
 
@@ -188,7 +189,16 @@ class LiveSession:
 
                     self._edit_before[call_id] = read_text(self.root, args["path"])
                 return [updates.call_progress(call_id, "in_progress")]
+            case NewMessage(message=ToolMessage() as message) if (
+                message.tool_call_id not in self._finished
+            ):
+                # a call that never ran (denied, interrupted, refused): its answer ends it
+                self._finished.add(message.tool_call_id)
+                status = "failed" if message.is_error is not False else "completed"
+                content = [updates.text_content(message.content)] if message.content else None
+                return [updates.call_progress(message.tool_call_id, status, content)]
             case ToolComplete(call_id=call_id, tool_name=name, result=result, is_error=failed):
+                self._finished.add(call_id)
                 content = self._result_content(call_id, name, result, failed)
                 return [
                     updates.call_progress(
