@@ -183,3 +183,71 @@ async def test_bad_requests_are_errors_and_the_process_lives(
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("still there?")])
         assert reply.stop_reason == "end_turn"
         assert process.returncode is None
+
+
+async def test_file_tools_go_through_the_editor_when_it_offers(
+    server: FakeLlmServer, project: Path
+) -> None:
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+        Turn(tool_calls=[FakeToolCall("file_edit", {
+            "path": "notes.txt", "old_string": "unsaved", "new_string": "edited"})]),
+        Turn(text="done"),
+    )  # fmt: skip
+    client = EditorClient(buffers={str(project / "notes.txt"): "unsaved buffer\n"})
+    async with acp_agent(server, project, client) as (conn, _process):
+        await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
+        session_id = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("edit")])
+    assert reply.stop_reason == "end_turn"
+    assert client.buffers[str(project / "notes.txt")] == "edited buffer\n"
+    assert (project / "notes.txt").read_text() == "one\n"  # the editor saves, not Loom
+    read_result = server.requests[1].json["messages"]
+    assert "unsaved buffer" in json.dumps(read_result)
+
+
+class EditorClient(RecordingClient):
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+
+    async def read_text_file(self, session_id: str, path: str, **_: object):
+        from acp.schema import ReadTextFileResponse
+
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: object):
+        self.buffers[path] = content
+
+
+async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
+    server: FakeLlmServer, project: Path
+) -> None:
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
+    server.add(
+        Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "from the editor"})]),
+        Turn(text="echoed"),
+    )
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        helper = McpServerStdio(name="helper", command=sys.executable, args=[str(fixture)],
+                                env=[])  # fmt: skip
+        session_id = (await conn.new_session(cwd=str(project), mcp_servers=[helper])).session_id
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("echo it")])
+    assert reply.stop_reason == "end_turn"
+    tools = [t.get("name") for t in server.requests[0].json.get("tools", [])]
+    assert "mcp__helper__echo" in tools
+    results = json.dumps(server.requests[1].json["messages"])
+    assert "echo: from the editor" in results

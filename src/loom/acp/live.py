@@ -26,6 +26,7 @@ from acp.schema import (
 
 from acp import RequestError
 from loom.acp import updates
+from loom.acp.files import editor_files_for
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
@@ -94,6 +95,10 @@ class LiveSession:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
         self._unsubscribe = session.subscribe(self._on_event)
+        files = editor_files_for(client, self.id, capabilities)
+        if files is not None:
+            options = session.options
+            options.tool_extras = {**options.tool_extras, "editor_files": files}
         self._cancelled = False
         self._rejected: set[tuple[str, str | None]] = set()  # reject_always, this session
         self._plan: list[dict[str, str]] = []
