@@ -77,7 +77,11 @@ def build_app() -> typer.Typer:
 
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
-STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.chat"}
+STANDALONE_COMMANDS: dict[str, str] = {
+    "run": "loom.cli.run",
+    "chat": "loom.cli.chat",
+    "acp": "loom.cli.acp",
+}
 
 
 def run_app(args: list[str]) -> None:
