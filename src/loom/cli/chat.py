@@ -38,10 +38,15 @@ def chat_command(
     ctx: typer.Context,
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
     code = start_chat(
-        model=model or root.get("model"), private=private or bool(root.get("private"))
+        model=model or root.get("model"),
+        private=private or bool(root.get("private")),
+        no_sandbox=no_sandbox or bool(root.get("no_sandbox")),
     )
     raise typer.Exit(code)
 
@@ -52,6 +57,7 @@ def start_chat(
     private: bool = False,
     thread_id: str | None = None,
     cwd: Path | None = None,
+    no_sandbox: bool = False,
 ) -> int:
     """Open the REPL (continuing `thread_id` when given); returns the exit code."""
     from rich.console import Console
@@ -59,7 +65,7 @@ def start_chat(
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     try:
-        return asyncio.run(_chat(console, err, model, private, thread_id, cwd))
+        return asyncio.run(_chat(console, err, model, private, thread_id, cwd, no_sandbox))
     except KeyboardInterrupt:  # Ctrl-C while starting up
         return 130
 
@@ -71,19 +77,23 @@ async def _chat(
     private: bool,
     thread_id: str | None,
     cwd: Path | None,
+    no_sandbox: bool = False,
 ) -> int:
     from loom.config import ConfigError, load_config
     from loom.session.factory import OpenOptions, SetupError, open_session
 
     cwd = (cwd or Path.cwd()).resolve()
     try:
-        config = load_config(cwd, {"model.default": model})
+        sandbox_mode = "off" if no_sandbox else None
+        config = load_config(cwd, {"model.default": model, "sandbox.mode": sandbox_mode})
         for warning in config.warnings:
             err.print(f"warning: {warning}", style="yellow", markup=False)
         handle = await open_session(
             config,
             OpenOptions(model=model, private=private, thread_id=thread_id, cwd=cwd),
         )
+        for notice in handle.notices:
+            err.print(f"loom: {notice}", style="yellow", markup=False)
     except (ConfigError, SetupError) as exc:
         err.print(f"loom: {exc}", markup=False)
         return 1

@@ -31,6 +31,7 @@ class RunOptions:
     verbose: bool = False  # text output: tool activity on stderr as it happens
     thread_id: str | None = None
     cwd: Path | None = None
+    no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
 
 
 def register(app: typer.Typer) -> None:
@@ -64,6 +65,9 @@ def run_command(
         False, "--include-partial-messages", help="stream-json: also print text as it streams."
     ),
     resume: str = typer.Option(None, "--resume", "-r", help="Continue thread ID instead."),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -86,6 +90,7 @@ def run_command(
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,
+        no_sandbox=no_sandbox,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -121,10 +126,13 @@ async def _open(options: RunOptions, err: TextIO) -> Any:
             err.write("loom: pass --yes, or list the tool under [permissions] auto_approve\n")
 
     try:
-        config = load_config(cwd, {"model.default": options.model})
+        overrides = {"model.default": options.model}
+        if options.no_sandbox:
+            overrides["sandbox.mode"] = "off"
+        config = load_config(cwd, overrides)
         for warning in config.warnings:
             err.write(f"loom: warning: {warning}\n")
-        return await open_session(
+        handle = await open_session(
             config,
             OpenOptions(
                 model=options.model,
@@ -137,6 +145,9 @@ async def _open(options: RunOptions, err: TextIO) -> Any:
                 on_refusal=on_refusal,
             ),
         )
+        for notice in handle.notices:
+            err.write(f"loom: {notice}\n")
+        return handle
     except (ConfigError, SetupError) as exc:
         err.write(f"loom: {exc}\n")
         return None

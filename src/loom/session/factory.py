@@ -115,8 +115,9 @@ class PrebuiltProvider:
         return self.factory(model)
 
 
-def build_policy(config: LoomConfig, options: OpenOptions) -> Any:
+def build_policy(config: LoomConfig, options: OpenOptions, sandbox: Any = None) -> Any:
     from loom.permissions import GrantStore, PermissionPolicy
+    from loom.session.sandboxing import UnconfinedShellPolicy, needs_approval_for_shell
 
     paths = options.paths or LoomPaths.from_env()
     try:
@@ -130,6 +131,8 @@ def build_policy(config: LoomConfig, options: OpenOptions) -> Any:
         )
     except ValueError as exc:  # a malformed deny rule
         raise SetupError(f"[permissions] deny: {exc}") from exc
+    if needs_approval_for_shell(sandbox):  # nothing confines shell: every command asks
+        policy = UnconfinedShellPolicy(policy, headless=options.headless)
     if options.headless:
         return HeadlessPolicy(policy, options.on_refusal)
     return policy
@@ -191,6 +194,7 @@ class SessionHandle:
     tool_names: list[str]
     cwd: Path
     _factory: Callable[[str], Any]
+    notices: list[str] = field(default_factory=list)  # say once at start (e.g. no sandbox)
     _unsubscribers: list[Callable[[], None]] = field(default_factory=list)
     _watcher: Any = None
     _closing: bool = False
@@ -329,9 +333,11 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
     if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
         # a resumed thread works where it started, wherever `loom resume` runs
         config = config.model_copy(update={"project_root": Path(thread.workspace_root)})
+    from loom.session.sandboxing import make_sandbox
     from loom.tools.defaults import default_registry
 
-    tools = default_registry(config.project_root, config)
+    sandbox = make_sandbox(config, paths)  # agent commands (shell, git) run inside it
+    tools = default_registry(config.project_root, config, launcher=sandbox)
     try:
         prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
     except SetupError as exc:
@@ -343,7 +349,7 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
     manager = SessionManager(
         store=store,
         provider_factory=prebuilt,
-        policy_factory=lambda: build_policy(config, options),
+        policy_factory=lambda: build_policy(config, options, sandbox),
         config=config,
     )
     from loom.llm.retry import RetryPolicy
@@ -369,4 +375,15 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
         # --private on resume: from now on this thread never leaves the machine
         session.thread.is_private = True
         session.thread.visibility = ThreadVisibility.PRIVATE
-    return SessionHandle(session, manager, store, config, model, tools.names(), cwd, prebuilt)
+    notice = sandbox.notice()
+    return SessionHandle(
+        session,
+        manager,
+        store,
+        config,
+        model,
+        tools.names(),
+        cwd,
+        prebuilt,
+        notices=[notice] if notice else [],
+    )

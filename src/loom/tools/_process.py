@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from loom.tools.base import ToolContext
 
@@ -90,6 +91,47 @@ def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# -- the sandbox hook: how an agent command's argv is launched ----------------------------
+
+
+class CommandLauncher(Protocol):
+    """Turns an agent command into the argv to spawn (loom.sandbox.Sandbox: the command
+    under bubblewrap / sandbox-exec, or unchanged when there is no sandbox)."""
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]: ...
+
+
+def launch_argv(argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None) -> list[str]:
+    return list(argv) if launcher is None else launcher.wrap(argv, cwd)
+
+
+# What the launcher says, when it is a sandbox (duck-typed: `status`, `model_note`,
+# `explain`); the shell and git tools pass it on to prompts and results.
+
+
+def sandbox_status(launcher: CommandLauncher | None) -> tuple[bool, str]:
+    status = getattr(launcher, "status", None)
+    if callable(status):
+        return status()
+    return False, "runs without a sandbox"
+
+
+def sandbox_note_for_model(launcher: CommandLauncher | None) -> str:
+    note = getattr(launcher, "model_note", None)
+    text = note() if callable(note) else ""
+    return f" {text}" if text else ""
+
+
+def explain_sandbox_refusal(
+    launcher: CommandLauncher | None, output: str, failed: bool
+) -> str | None:
+    explain = getattr(launcher, "explain", None)
+    return explain(output, failed) if callable(explain) else None
+
+
+# -- running -------------------------------------------------------------------------------
+
+
 async def run_process(
     argv: Sequence[str],
     *,
@@ -98,9 +140,11 @@ async def run_process(
     max_output_bytes: int,
     ctx: ToolContext | None = None,
     label: str = "",
+    launcher: CommandLauncher | None = None,
 ) -> ProcessOutcome:
     # The output goes through our own pipe, not the subprocess transport's: asyncio's
     # `wait()` would otherwise also wait for background children that keep it open.
+    argv = launch_argv(argv, cwd, launcher)
     read_fd, write_fd = os.pipe()
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(

@@ -7,6 +7,7 @@ from typing import Any
 
 from loom.lsp.tools import lsp_tools
 from loom.repointel.tools import repointel_tools
+from loom.tools._process import CommandLauncher
 from loom.tools.base import ToolRegistry
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
@@ -21,11 +22,14 @@ def _setting(config: Any, section: str, key: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+def default_registry(
+    project_root: Path, config: Any = None, launcher: CommandLauncher | None = None
+) -> ToolRegistry:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell, git, repo_map, symbol_search and the lsp_* tools, set up from `config` (a
     LoomConfig, or None for defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
+    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`. `launcher` (the session's
+    sandbox) wraps the commands shell and git run."""
     root = Path(project_root).resolve()
     ignores = tuple(_setting(config, "repo", "ignore", ()))
     timeout = float(_setting(config, "shell", "timeout", DEFAULT_TIMEOUT_S))
@@ -39,9 +43,13 @@ def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
             ContentSearch(root, ignores),
             DirectoryList(root, ignores),
             Shell(
-                root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output
+                root,
+                timeout=timeout,
+                max_timeout=max(600.0, timeout),
+                max_output_bytes=max_output,
+                launcher=launcher,
             ),
-            Git(root, max_output_bytes=max_output),
+            Git(root, max_output_bytes=max_output, launcher=launcher),
             *repointel_tools(root, config),
             *lsp_tools(root, config),
         ]

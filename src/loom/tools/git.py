@@ -14,7 +14,12 @@ from typing import Any
 
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._paths import confine
-from loom.tools._process import run_process
+from loom.tools._process import (
+    CommandLauncher,
+    explain_sandbox_refusal,
+    run_process,
+    sandbox_status,
+)
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
 SUBCOMMANDS = ("status", "diff", "log", "show", "branch", "add", "commit", "stash")
@@ -81,8 +86,10 @@ class Git(BuiltinTool):
         *,
         timeout: float = 60.0,
         max_output_bytes: int = 30_000,
+        launcher: CommandLauncher | None = None,
     ) -> None:
         super().__init__(project_root)
+        self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
 
@@ -96,6 +103,10 @@ class Git(BuiltinTool):
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         sub = args.get("subcommand") if isinstance(args, dict) else None
         return f"git {sub}" if isinstance(sub, str) else None
+
+    def sandbox_status(self) -> tuple[bool, str]:
+        """(runs sandboxed, a short text) for the permission prompt."""
+        return sandbox_status(self.launcher)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if isinstance(args, dict) and args.get("subcommand") in _REFUSED:
@@ -119,6 +130,7 @@ class Git(BuiltinTool):
             max_output_bytes=self.max_output_bytes,
             ctx=ctx,
             label=f"git {sub}",
+            launcher=self.launcher,
         )
         text = outcome.output.rstrip("\n")
         if outcome.timed_out:
@@ -127,6 +139,9 @@ class Git(BuiltinTool):
             hint = ""
             if "not a git repository" in text:
                 hint = " The project is not a git repository (run `git init` via shell first)."
+            refusal = explain_sandbox_refusal(self.launcher, text, failed=True)
+            if refusal:
+                hint += f"\n{refusal}"
             raise ToolError(f"git {sub} failed (exit code {outcome.exit_code}):\n{text}{hint}")
         return ToolResult(text or f"(git {sub}: no output)", metadata={"subcommand": sub})
 

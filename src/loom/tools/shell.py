@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools._process import run_process
+from loom.tools._process import (
+    CommandLauncher,
+    explain_sandbox_refusal,
+    run_process,
+    sandbox_note_for_model,
+    sandbox_status,
+)
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -44,8 +50,10 @@ class Shell(BuiltinTool):
         timeout: float = DEFAULT_TIMEOUT_S,
         max_timeout: float = DEFAULT_MAX_TIMEOUT_S,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        launcher: CommandLauncher | None = None,
     ) -> None:
         super().__init__(project_root)
+        self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
         self.max_timeout = max(max_timeout, timeout)
         self.max_output_bytes = max_output_bytes
@@ -54,6 +62,7 @@ class Shell(BuiltinTool):
             f"stdout/stderr and exit code. Default timeout {timeout:g} s (at most "
             f"{self.max_timeout:g} s); output over {max_output_bytes:,} bytes keeps its "
             "beginning and end. No input can be typed: use non-interactive flags."
+            + sandbox_note_for_model(launcher)
         )
         self.parameters = schema(
             {
@@ -72,6 +81,10 @@ class Shell(BuiltinTool):
         command = args.get("command") if isinstance(args, dict) else None
         return command if isinstance(command, str) else None
 
+    def sandbox_status(self) -> tuple[bool, str]:
+        """(runs sandboxed, a short text) for the permission prompt."""
+        return sandbox_status(self.launcher)
+
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]
         if not command.strip():
@@ -87,16 +100,21 @@ class Shell(BuiltinTool):
             max_output_bytes=self.max_output_bytes,
             ctx=ctx,
             label=command[:80],
+            launcher=self.launcher,
         )
         body = outcome.output.rstrip("\n") or "(no output)"
         status = describe_exit(outcome.exit_code, outcome.timed_out, timeout)
+        failed = outcome.timed_out or outcome.exit_code != 0
+        refusal = explain_sandbox_refusal(self.launcher, outcome.output, failed)
         return ToolResult(
-            f"{body}\n{status}",
-            is_error=outcome.timed_out or outcome.exit_code != 0,
+            f"{body}\n{status}" + (f"\n{refusal}" if refusal else ""),
+            is_error=failed,
             metadata={
                 "exit_code": outcome.exit_code,
                 "timed_out": outcome.timed_out,
                 "output_bytes": outcome.total_bytes,
                 "omitted_bytes": outcome.omitted_bytes,
+                "sandboxed": sandbox_status(self.launcher)[0],
+                "sandbox_refused": refusal is not None,
             },
         )
