@@ -1,0 +1,72 @@
+"""How the sandbox meets permissions: the prompt says whether a command runs sandboxed,
+and where nothing confines shell, every shell command asks (or is refused headless)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from loom.llm.scripted import ScriptedProvider, tool_turn
+from loom.permissions import Decision, GrantStore, PermissionPolicy
+from loom.sandbox import Detection, Sandbox, build_policy
+from loom.session.sandboxing import UnconfinedShellPolicy, needs_approval_for_shell
+from loom.tools.defaults import default_registry
+from tests.sandbox.conftest import require_sandbox
+from tests.session.helpers import make_manager
+
+
+async def _permission_request(tmp_path: Path, sandbox: Sandbox, command: str):
+    provider = ScriptedProvider([tool_turn("shell", {"command": command}, id="d"), "ok"])
+    manager = make_manager(provider)
+    session = await manager.start_session(
+        project_path=tmp_path,
+        tools=default_registry(tmp_path, launcher=sandbox),
+        auto_approve=True,
+    )
+    events = session.subscribe()
+    turn = asyncio.create_task(session.send_message("go"))
+    while (event := await events.get(10)).type != "permission_request":
+        pass
+    session.respond_to_permission("deny")
+    assert await turn == "ok"
+    await manager.shutdown()
+    return event
+
+
+async def test_the_permission_request_says_it_runs_sandboxed(tmp_path: Path) -> None:
+    require_sandbox()
+    event = await _permission_request(tmp_path, Sandbox(build_policy(tmp_path)), "rm -rf .")
+    assert event.sandboxed is True
+    assert event.sandbox.startswith("runs sandboxed (bubblewrap)")
+    assert "network off" in event.sandbox
+
+
+async def test_the_permission_request_says_it_runs_unconfined(tmp_path: Path) -> None:
+    sandbox = Sandbox(build_policy(tmp_path), Detection(None, "no bwrap"))
+    event = await _permission_request(tmp_path, sandbox, "rm -rf .")
+    assert event.sandboxed is False and event.sandbox == "runs without a sandbox (no bwrap)"
+
+
+def test_unconfined_shell_always_asks_and_headless_refuses(tmp_path: Path) -> None:
+    tools = default_registry(tmp_path)
+    shell, read = tools.get("shell"), tools.get("file_read")
+    grants = GrantStore(tmp_path, database=tmp_path / "loom.db")
+    policy = PermissionPolicy(grants, auto_approve_all=True)
+    assert policy.check(shell, {"command": "ls"}).decision is Decision.ALLOW
+
+    missing = Sandbox(build_policy(tmp_path), Detection(None, "no bwrap"))
+    assert needs_approval_for_shell(missing)
+    assert needs_approval_for_shell(Sandbox(build_policy(tmp_path, mode="ask")))
+    assert not needs_approval_for_shell(Sandbox(build_policy(tmp_path, mode="off")))
+
+    asking = UnconfinedShellPolicy(policy, headless=False)
+    verdict = asking.check(shell, {"command": "ls"})
+    assert verdict.decision is Decision.ASK and "--yes does not cover it" in verdict.reason
+    assert asking.check(read, {"path": "x"}).decision is Decision.ALLOW
+    dangerous = asking.check(shell, {"command": "rm -rf ."})
+    assert dangerous.decision is Decision.ASK and "dangerous" in dangerous.reason
+
+    headless = UnconfinedShellPolicy(policy, headless=True)
+    refused = headless.check(shell, {"command": "ls"})
+    assert refused.decision is Decision.DENY and "--no-sandbox" in refused.reason
+    assert headless.grants is grants  # the wrapped policy's attributes stay reachable
