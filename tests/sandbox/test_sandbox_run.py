@@ -244,3 +244,24 @@ def test_a_project_file_cannot_loosen_its_own_sandbox(
     assert (layout.outside / "keep.txt").read_text() == "original\n"
     assert "mode" in (layout.project / ".loom.toml").read_text()  # read-only in the sandbox
     assert result.get("is_error") is True
+
+
+def test_the_repl_runs_approved_commands_sandboxed_unless_no_sandbox(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    write_outside = f"echo from-repl > {layout.outside}/repl.txt"
+    for _ in range(2):
+        server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": write_outside})]))
+        server.add(Turn(text="tried"))
+    # piped stdin: a line for the message, then "y" answers the permission prompt
+    sandboxed = loom([], layout.project, server, "write it\ny\n", TMPDIR=str(layout.systmp))
+    assert sandboxed.returncode == 0, sandboxed.stderr
+    assert not (layout.outside / "repl.txt").exists()
+    assert "sandbox is off" not in sandboxed.stderr
+
+    unconfined = loom(
+        ["--no-sandbox"], layout.project, server, "write it\ny\n", TMPDIR=str(layout.systmp)
+    )
+    assert unconfined.returncode == 0, unconfined.stderr
+    assert "the sandbox is off" in unconfined.stderr
+    assert (layout.outside / "repl.txt").read_text() == "from-repl\n"

@@ -10,7 +10,7 @@ sandbox: `Sandbox.notice()` says so and the session asks before every shell comm
 Language servers and other processes Loom starts for itself are not sandboxed.
 """
 
-from loom.sandbox.backend import Backend, Detection, Sandbox, detect
+from loom.sandbox.backend import Backend, Detection, Sandbox, detect, detect_soon
 from loom.sandbox.policy import MODES, Mode, SandboxPolicy, build_policy, policy_from_config
 from loom.sandbox.refusals import explain_refusal
 
@@ -23,6 +23,7 @@ __all__ = [
     "SandboxPolicy",
     "build_policy",
     "detect",
+    "detect_soon",
     "explain_refusal",
     "policy_from_config",
 ]

@@ -8,10 +8,10 @@ argv to spawn, `status()` says whether commands run confined (for permission pro
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +38,27 @@ class Detection:
     problem: str  # why there is none ("" when there is one)
 
 
-@functools.lru_cache(maxsize=1)
+_detected: list[Detection] = []
+_detect_lock = threading.Lock()
+
+
 def detect() -> Detection:
-    """The working backend on this machine, found and started once per process."""
+    """The working backend on this machine, found and started once per process
+    (thread-safe: a session may start it early on a worker thread, see `detect_soon`)."""
+    with _detect_lock:
+        if not _detected:
+            _detected.append(_detect())
+        return _detected[0]
+
+
+def detect_soon() -> None:
+    """Start `detect()` on a worker thread (it spawns a process, ~10-20 ms), so a
+    session's start-up overlaps it with other work; `detect()` then waits for it."""
+    if not _detected:
+        threading.Thread(target=detect, name="loom-sandbox-detect", daemon=True).start()
+
+
+def _detect() -> Detection:
     if sys.platform.startswith("linux"):
         from loom.sandbox.bwrap import Bubblewrap, find_bwrap
 

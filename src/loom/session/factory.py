@@ -319,6 +319,10 @@ async def open_session(config: LoomConfig, options: OpenOptions | None = None) -
     from loom.store.factory import open_thread_store
 
     options = options or OpenOptions()
+    if config.sandbox.mode == "on":
+        from loom.sandbox import detect_soon
+
+        detect_soon()  # overlaps with the store and provider set-up below
     paths = options.paths or LoomPaths.from_env()
     cwd = (options.cwd or Path.cwd()).resolve()
     factory = options.provider_factory or provider_factory(config)
