@@ -9,7 +9,11 @@ from pathlib import Path
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.permissions import Decision, GrantStore, PermissionPolicy
 from loom.sandbox import Detection, Sandbox, build_policy
-from loom.session.sandboxing import UnconfinedShellPolicy, needs_approval_for_shell
+from loom.session.sandboxing import (
+    UnconfinedShellPolicy,
+    guard_policy,
+    needs_approval_for_shell,
+)
 from loom.tools.defaults import default_registry
 from tests.sandbox.conftest import require_sandbox
 from tests.session.helpers import make_manager
@@ -70,3 +74,27 @@ def test_unconfined_shell_always_asks_and_headless_refuses(tmp_path: Path) -> No
     refused = headless.check(shell, {"command": "ls"})
     assert refused.decision is Decision.DENY and "--no-sandbox" in refused.reason
     assert headless.grants is grants  # the wrapped policy's attributes stay reachable
+
+
+def test_a_command_asking_for_the_network_always_asks(tmp_path: Path) -> None:
+    require_sandbox()
+    sandbox = Sandbox(build_policy(tmp_path))
+    shell = default_registry(tmp_path, launcher=sandbox).get("shell")
+    assert "network" in shell.parameters["properties"]
+    policy = PermissionPolicy(GrantStore(tmp_path, database=tmp_path / "db"), auto_approve_all=True)
+    guarded = guard_policy(policy, sandbox, headless=False)
+    assert guarded.check(shell, {"command": "ls"}).decision is Decision.ALLOW
+    asked = guarded.check(shell, {"command": "pip download x", "network": True})
+    assert asked.decision is Decision.ASK and "network access" in asked.reason
+    refused = guard_policy(policy, sandbox, headless=True).check(
+        shell, {"command": "curl x", "network": True}
+    )
+    assert refused.decision is Decision.DENY and "network = true" in refused.reason
+    assert shell.sandbox_status({"command": "x", "network": True})[1].endswith("network on")
+    # with the network on for every command there is nothing to ask for
+    open_net = Sandbox(build_policy(tmp_path, network=True))
+    assert guard_policy(policy, open_net, headless=False) is policy
+    assert (
+        "network"
+        not in default_registry(tmp_path, launcher=open_net).get("shell").parameters["properties"]
+    )

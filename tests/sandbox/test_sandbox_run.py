@@ -265,3 +265,31 @@ def test_the_repl_runs_approved_commands_sandboxed_unless_no_sandbox(
     assert unconfined.returncode == 0, unconfined.stderr
     assert "the sandbox is off" in unconfined.stderr
     assert (layout.outside / "repl.txt").read_text() == "from-repl\n"
+
+
+def test_one_command_gets_the_network_when_a_person_approves_it(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        connect = (
+            f'{sys.executable} -c "import socket; '
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')\""
+        )
+        call = FakeToolCall("shell", {"command": connect, "network": True})
+        # headless, --yes is not enough: refused, with the way to allow it
+        server.add(Turn(tool_calls=[call]), Turn(text="no network"))
+        done = loom(["run", "-p", "go", "--yes"], layout.project, server)
+        assert done.returncode == 0, done.stderr
+        assert "refused shell" in done.stderr and "network = true" in done.stderr
+        # in the REPL the person answers "y": that one command gets the network
+        server.add(Turn(tool_calls=[call]), Turn(text="fetched"))
+        done = loom([], layout.project, server, "fetch it\ny\n", TMPDIR=str(layout.systmp))
+        assert done.returncode == 0, done.stderr
+        result = last_tool_result(server)
+        assert result["content"] == "connected\n[exit code 0]"
+        # the next command without the flag is back to no network
+        off = run_command(server, layout, connect)
+        assert off.get("is_error") is True and "connected" not in off["content"]

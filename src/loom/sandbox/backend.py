@@ -8,6 +8,7 @@ argv to spawn, `status()` says whether commands run confined (for permission pro
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -127,6 +128,16 @@ class Sandbox:
         """The sandbox is wanted (mode "on") but this machine cannot provide one."""
         return self.policy.mode == "on" and self.backend is None
 
+    @property
+    def network_requestable(self) -> bool:
+        """The network is off in the sandbox, and a command may ask a person for it."""
+        return self.active and not self.policy.network
+
+    def with_network(self) -> Sandbox:
+        """This sandbox with the network on (for one approved command)."""
+        policy = dataclasses.replace(self.policy, network=True)
+        return Sandbox(policy, Detection(self.backend, self.problem))
+
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         if self.backend is None:
             return list(argv)
@@ -146,7 +157,14 @@ class Sandbox:
         """A sentence for the tool description, so the model knows the limits up front."""
         if self.backend is None:
             return ""
-        network = "" if self.policy.network else " Network access is off (no DNS either)."
+        network = (
+            ""
+            if self.policy.network
+            else (
+                " Network access is off (no DNS either); set `network: true` on a command "
+                "that truly needs it and the person is asked."
+            )
+        )
         return (
             "Commands run in a sandbox: they can write only inside the project, the system "
             f"temp folder and Loom's data folders; everything else is read-only.{network}"

@@ -117,7 +117,7 @@ class PrebuiltProvider:
 
 def build_policy(config: LoomConfig, options: OpenOptions, sandbox: Any = None) -> Any:
     from loom.permissions import GrantStore, PermissionPolicy
-    from loom.session.sandboxing import UnconfinedShellPolicy, needs_approval_for_shell
+    from loom.session.sandboxing import guard_policy
 
     paths = options.paths or LoomPaths.from_env()
     try:
@@ -131,8 +131,8 @@ def build_policy(config: LoomConfig, options: OpenOptions, sandbox: Any = None) 
         )
     except ValueError as exc:  # a malformed deny rule
         raise SetupError(f"[permissions] deny: {exc}") from exc
-    if needs_approval_for_shell(sandbox):  # nothing confines shell: every command asks
-        policy = UnconfinedShellPolicy(policy, headless=options.headless)
+    # unconfined shell commands, and commands asking for the network, ask a person
+    policy = guard_policy(policy, sandbox, headless=options.headless)
     if options.headless:
         return HeadlessPolicy(policy, options.on_refusal)
     return policy

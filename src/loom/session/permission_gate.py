@@ -73,7 +73,7 @@ class PermissionGate:
         await session.flush()  # durable before we wait on a person
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
-        sandboxed, sandbox_text = _sandbox_status(tool)
+        sandboxed, sandbox_text = _sandbox_status(tool, args)
         session.publish(
             PermissionRequest(
                 session_id=session.id,
@@ -106,10 +106,10 @@ class PermissionGate:
         return _Verdict(self.policy.decide(tool, args), "", None)
 
 
-def _sandbox_status(tool: Any) -> tuple[bool | None, str]:
+def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
     """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
     status = getattr(tool, "sandbox_status", None)
     if not callable(status):
         return None, ""
-    sandboxed, text = status()
+    sandboxed, text = status(args)
     return bool(sandboxed), str(text)

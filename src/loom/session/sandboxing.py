@@ -5,6 +5,8 @@ Mode "on" with a working sandbox: commands run confined, permissions as usual (-
 and grants cover shell). Mode "on" without one, or mode "ask": commands run unconfined
 and every shell command asks; no grant or --yes covers it (a headless run refuses it,
 saying why). Mode "off" (`--no-sandbox`): unconfined, permissions as usual.
+While the sandbox keeps the network off, a shell call with `network: true` runs with the
+network on for that command alone, once a person approves it (never under --yes alone).
 """
 
 from __future__ import annotations
@@ -69,6 +71,58 @@ class UnconfinedShellPolicy:
 
     def __getattr__(self, name: str) -> Any:  # grants, scope_for, ... of the wrapped one
         return getattr(self.policy, name)
+
+
+NETWORK_ASK = "asks for network access, which the sandbox keeps off otherwise"
+NETWORK_HEADLESS = (
+    "this command asks for network access, which the sandbox keeps off, and nobody can "
+    "approve it in a headless run; do without the network, or the person can set "
+    "`[sandbox] network = true` in their user config"
+)
+
+
+class NetworkRequestPolicy:
+    """Wraps a permission policy: a shell command with `network: true` always asks a
+    person (neither --yes nor a grant turns the network on by itself); headless, it is
+    refused with the way to allow it. Only used while the sandbox keeps the network off."""
+
+    def __init__(self, policy: Any, *, headless: bool) -> None:
+        self.policy = policy
+        self.headless = headless
+
+    def check(self, tool: Any, args: dict[str, Any]) -> Any:
+        from loom.permissions import Decision, Verdict
+
+        verdict = self.policy.check(tool, args)
+        wants_network = isinstance(args, dict) and args.get("network") is True
+        if not wants_network or getattr(tool, "subject_kind", None) != "command":
+            return verdict
+        if verdict.decision is Decision.DENY:
+            return verdict
+        if self.headless:
+            return Verdict(Decision.DENY, NETWORK_HEADLESS, verdict.subject)
+        reason = NETWORK_ASK
+        if verdict.decision is Decision.ASK:
+            reason = f"{verdict.reason}; {NETWORK_ASK}"
+        return Verdict(Decision.ASK, reason, verdict.subject)
+
+    def decide(self, tool: Any, args: dict[str, Any]) -> Any:
+        return self.check(tool, args).decision
+
+    def record(self, *args: Any, **kwargs: Any) -> None:
+        self.policy.record(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.policy, name)
+
+
+def guard_policy(policy: Any, sandbox: Any, *, headless: bool) -> Any:
+    """The permission policy with the sandbox's rules on top (see the module doc)."""
+    if needs_approval_for_shell(sandbox):
+        return UnconfinedShellPolicy(policy, headless=headless)
+    if sandbox is not None and sandbox.network_requestable:
+        return NetworkRequestPolicy(policy, headless=headless)
+    return policy
 
 
 # -- `loom sandbox check` -------------------------------------------------------------------

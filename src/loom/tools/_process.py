@@ -122,6 +122,18 @@ def sandbox_note_for_model(launcher: CommandLauncher | None) -> str:
     return f" {text}" if text else ""
 
 
+def offers_network_requests(launcher: CommandLauncher | None) -> bool:
+    """The sandbox keeps the network off, and one command may ask to have it."""
+    return bool(getattr(launcher, "network_requestable", False))
+
+
+def network_launcher(launcher: CommandLauncher | None, wanted: bool) -> CommandLauncher | None:
+    """The launcher for a command that asked for the network (approved by a person):
+    the same sandbox with the network on, for that command alone."""
+    with_network = getattr(launcher, "with_network", None)
+    return with_network() if wanted and callable(with_network) else launcher
+
+
 def explain_sandbox_refusal(
     launcher: CommandLauncher | None, output: str, failed: bool
 ) -> str | None:

@@ -104,7 +104,7 @@ class Git(BuiltinTool):
         sub = args.get("subcommand") if isinstance(args, dict) else None
         return f"git {sub}" if isinstance(sub, str) else None
 
-    def sandbox_status(self) -> tuple[bool, str]:
+    def sandbox_status(self, args: dict[str, Any] | None = None) -> tuple[bool, str]:
         """(runs sandboxed, a short text) for the permission prompt."""
         return sandbox_status(self.launcher)
 

@@ -11,6 +11,8 @@ from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._process import (
     CommandLauncher,
     explain_sandbox_refusal,
+    network_launcher,
+    offers_network_requests,
     run_process,
     sandbox_note_for_model,
     sandbox_status,
@@ -64,26 +66,32 @@ class Shell(BuiltinTool):
             "beginning and end. No input can be typed: use non-interactive flags."
             + sandbox_note_for_model(launcher)
         )
-        self.parameters = schema(
-            {
-                "command": {"type": "string", "minLength": 1, "description": "The command."},
-                "timeout": {
-                    "type": "number",
-                    "minimum": 1,
-                    "maximum": self.max_timeout,
-                    "description": f"Seconds before it is stopped (default {timeout:g}).",
-                },
+        properties: dict[str, Any] = {
+            "command": {"type": "string", "minLength": 1, "description": "The command."},
+            "timeout": {
+                "type": "number",
+                "minimum": 1,
+                "maximum": self.max_timeout,
+                "description": f"Seconds before it is stopped (default {timeout:g}).",
             },
-            required=("command",),
-        )
+        }
+        if offers_network_requests(launcher):
+            properties["network"] = {
+                "type": "boolean",
+                "default": False,
+                "description": "true to ask the person for network access for this one "
+                "command (downloads, package installs); it is off otherwise.",
+            }
+        self.parameters = schema(properties, required=("command",))
 
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         command = args.get("command") if isinstance(args, dict) else None
         return command if isinstance(command, str) else None
 
-    def sandbox_status(self) -> tuple[bool, str]:
+    def sandbox_status(self, args: dict[str, Any] | None = None) -> tuple[bool, str]:
         """(runs sandboxed, a short text) for the permission prompt."""
-        return sandbox_status(self.launcher)
+        wants_network = isinstance(args, dict) and args.get("network") is True
+        return sandbox_status(network_launcher(self.launcher, wants_network))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]
@@ -93,6 +101,7 @@ class Shell(BuiltinTool):
         root = Path(os.path.realpath(ctx.project_root))
         if not root.is_dir():
             raise ToolError(f"the project root {root} is not a folder")
+        launcher = network_launcher(self.launcher, bool(args.get("network")))
         outcome = await run_process(
             [_shell(), "-c", command],
             cwd=root,
@@ -100,12 +109,12 @@ class Shell(BuiltinTool):
             max_output_bytes=self.max_output_bytes,
             ctx=ctx,
             label=command[:80],
-            launcher=self.launcher,
+            launcher=launcher,
         )
         body = outcome.output.rstrip("\n") or "(no output)"
         status = describe_exit(outcome.exit_code, outcome.timed_out, timeout)
         failed = outcome.timed_out or outcome.exit_code != 0
-        refusal = explain_sandbox_refusal(self.launcher, outcome.output, failed)
+        refusal = explain_sandbox_refusal(launcher, outcome.output, failed)
         return ToolResult(
             f"{body}\n{status}" + (f"\n{refusal}" if refusal else ""),
             is_error=failed,
@@ -114,7 +123,7 @@ class Shell(BuiltinTool):
                 "timed_out": outcome.timed_out,
                 "output_bytes": outcome.total_bytes,
                 "omitted_bytes": outcome.omitted_bytes,
-                "sandboxed": sandbox_status(self.launcher)[0],
+                "sandboxed": sandbox_status(launcher)[0],
                 "sandbox_refused": refusal is not None,
             },
         )
