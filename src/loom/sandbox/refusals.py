@@ -37,7 +37,8 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
     if not policy.network and any(marker in output for marker in NETWORK_MARKERS):
         reasons.append(
             "network access is off in the sandbox (no connections, not even to "
-            "localhost services, and no DNS). The person can allow it with "
+            "localhost services, and no DNS). If the command truly needs it, call shell "
+            "again with `network: true` and the person is asked; or they can set "
             "`[sandbox] network = true` in their Loom config"
         )
     if not reasons:
