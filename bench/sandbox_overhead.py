@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from loom.sandbox import Sandbox, build_policy  # noqa: E402
-from loom.tools._process import CommandLauncher, run_process  # noqa: E402
+from loom.tools._launcher import CommandLauncher  # noqa: E402
+from loom.tools._process import run_process  # noqa: E402
 
 ARGV = ["/bin/bash", "-c", "true"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from loom.lsp.tools import lsp_tools
 from loom.repointel.tools import repointel_tools
-from loom.tools._process import CommandLauncher
+from loom.tools._launcher import CommandLauncher
 from loom.tools.base import ToolRegistry
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead

@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from loom.tools._builtin import BuiltinTool, schema
+from loom.tools._launcher import CommandLauncher, explain_sandbox_refusal, sandbox_status
 from loom.tools._paths import confine
-from loom.tools._process import (
-    CommandLauncher,
-    explain_sandbox_refusal,
-    run_process,
-    sandbox_status,
-)
+from loom.tools._process import run_process
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
 SUBCOMMANDS = ("status", "diff", "log", "show", "branch", "add", "commit", "stash")

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools._process import (
+from loom.tools._launcher import (
     CommandLauncher,
     explain_sandbox_refusal,
     network_launcher,
     offers_network_requests,
-    run_process,
     sandbox_note_for_model,
     sandbox_status,
 )
+from loom.tools._process import run_process
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
