@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.test_run import loom
+from tests.cli.test_run import loom, provider_env
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.sandbox.conftest import Layout
 
@@ -293,3 +294,42 @@ def test_one_command_gets_the_network_when_a_person_approves_it(
         # the next command without the flag is back to no network
         off = run_command(server, layout, connect)
         assert off.get("is_error") is True and "connected" not in off["content"]
+
+
+def _loom_where_no_sandbox_can_start(
+    args: list[str], layout: Layout, server: FakeLlmServer
+) -> subprocess.CompletedProcess[str]:
+    """`loom ARGS` inside an outer bubblewrap that forbids new user namespaces: a real
+    machine where the sandbox cannot start (as in a locked-down container)."""
+    bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+    env = {**os.environ, **provider_env(server), "TMPDIR": str(layout.systmp)}
+    outer = [bwrap, "--unshare-user", "--disable-userns", "--dev-bind", "/", "/", "--"]
+    return subprocess.run(
+        [*outer, sys.executable, "-m", "loom", *args],
+        cwd=layout.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_without_a_sandbox_loom_says_so_once_and_shell_needs_a_person(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    command = "echo ran > ran.txt"
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]), Turn(text="x"))
+    done = _loom_where_no_sandbox_can_start(["run", "-p", "go", "--yes"], layout, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("no sandbox for agent commands on this machine") == 1
+    assert "Creating new namespace failed" in done.stderr  # the real reason, from bwrap
+    assert "refused shell" in done.stderr and "--no-sandbox" in done.stderr
+    assert not (layout.project / "ran.txt").exists()
+    # --no-sandbox is the explicit way to let --yes run shell unconfined
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]), Turn(text="x"))
+    args = ["run", "-p", "go", "--yes", "--no-sandbox"]
+    done = _loom_where_no_sandbox_can_start(args, layout, server)
+    assert done.returncode == 0, done.stderr
+    assert (layout.project / "ran.txt").read_text() == "ran\n"
+    assert "no sandbox for agent commands" not in done.stderr
