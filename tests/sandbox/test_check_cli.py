@@ -34,14 +34,14 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert f"  {(loom_home / 'data').resolve()}  (Loom data)" in out
     assert f"  {(tmp_path / '.git' / 'hooks').resolve()}" in out  # read-only inside
     assert "network: off" in out and "all capabilities dropped" in out
-    for probe in ("write inside", "write outside", "network off"):
+    for probe in ("write inside", "write outside", "network off", "unix sockets"):
         assert f"  ok   {probe}:" in out
     assert "Not sandboxed: language servers" in out
 
     report = json.loads(loom_sandbox_check(tmp_path, "--json").stdout)
     assert report["mode"] == "on" and report["backend"].startswith("bubblewrap")
     assert report["network"] is False
-    assert all(probe["passed"] for probe in report["probes"]) and len(report["probes"]) == 3
+    assert all(probe["passed"] for probe in report["probes"]) and len(report["probes"]) == 4
 
 
 def test_check_with_the_sandbox_off(tmp_path: Path, loom_home: Path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import struct
 import tempfile
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from loom.sandbox import Detection, Sandbox, build_policy, explain_refusal, poli
 from loom.sandbox.bwrap import Bubblewrap, find_bwrap
 from loom.sandbox.policy import SandboxPolicy, WritableRoot
 from loom.sandbox.seatbelt import Seatbelt, seatbelt_profile
+from loom.sandbox.seccomp import unix_socket_filter
 
 
 def test_policy_writable_roots(tmp_path: Path) -> None:
@@ -54,7 +58,7 @@ def _policy(network: bool = False) -> SandboxPolicy:
 def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
     backend = Bubblewrap("/usr/bin/bwrap")
     backend.disable_userns = True
-    argv = backend.wrap(_policy(), ["bash", "-c", "make"], Path("/work/proj/src"))
+    argv, fds = backend.wrap(_policy(), ["bash", "-c", "make"], Path("/work/proj/src"))
     assert argv[:8] == [
         "/usr/bin/bwrap",
         "--unshare-user",
@@ -66,12 +70,17 @@ def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
         "--disable-userns",
     ]
     assert "--unshare-net" in argv
+    # network off: the Unix-socket filter goes in as a descriptor for the child
+    assert argv[argv.index("--seccomp") + 1] == str(fds[0])
+    assert os.read(fds[0], 4096) == unix_socket_filter()
+    os.close(fds[0])
     text = " ".join(argv)
     # read-only root first, then writable folders, parents before children
     assert text.index("--ro-bind / /") < text.index("--bind /tmp /tmp")
     assert text.index("--bind /work/proj /work/proj") < text.index("--bind /work/proj/build/x")
     assert argv[-6:] == ["--chdir", "/work/proj/src", "--", "bash", "-c", "make"]
-    assert "--unshare-net" not in backend.wrap(_policy(network=True), ["true"], Path("/"))
+    argv, fds = backend.wrap(_policy(network=True), ["true"], Path("/"))
+    assert "--unshare-net" not in argv and "--seccomp" not in argv and fds == ()
 
 
 def test_seatbelt_profile_text() -> None:
@@ -95,7 +104,8 @@ def test_seatbelt_profile_text() -> None:
         "(deny network*)\n"
     )
     assert "network" not in seatbelt_profile(_policy(network=True))
-    argv = Seatbelt().wrap(policy, ["/bin/bash", "-c", "ls"], Path("/work/proj"))
+    argv, fds = Seatbelt().wrap(policy, ["/bin/bash", "-c", "ls"], Path("/work/proj"))
+    assert fds == ()
     assert argv[:3] == ["/usr/bin/sandbox-exec", "-p", seatbelt_profile(policy)]
     assert argv[3:9] == [
         "-D",
@@ -117,7 +127,7 @@ def test_seatbelt_keeps_protected_paths_read_only(tmp_path: Path) -> None:
         '(deny file-write*\n    (subpath (param "PROTECTED_0"))\n'
         '    (subpath (param "PROTECTED_1"))\n)'
     )
-    argv = Seatbelt().wrap(policy, ["true"], tmp_path)
+    argv, _fds = Seatbelt().wrap(policy, ["true"], tmp_path)
     assert f"PROTECTED_1={(tmp_path / '.loom.toml').resolve()}" in argv
 
 
@@ -135,12 +145,12 @@ def test_refusal_notes() -> None:
 def test_no_backend_means_no_confinement_and_a_notice(tmp_path: Path) -> None:
     sandbox = Sandbox(build_policy(tmp_path), Detection(None, "bwrap is not installed"))
     assert not sandbox.active and sandbox.unavailable
-    assert sandbox.wrap(["ls"], tmp_path) == ["ls"]
+    assert sandbox.wrap(["ls"], tmp_path) == (["ls"], ())
     assert sandbox.status() == (False, "runs without a sandbox (bwrap is not installed)")
     notice = sandbox.notice()
     assert notice is not None and "bwrap is not installed" in notice and "--no-sandbox" in notice
     off = Sandbox(build_policy(tmp_path, mode="off"))
-    assert not off.active and not off.unavailable and off.wrap(["ls"], tmp_path) == ["ls"]
+    assert not off.active and not off.unavailable and off.wrap(["ls"], tmp_path) == (["ls"], ())
 
 
 @pytest.mark.skipif(find_bwrap() is None, reason="bubblewrap is not installed")
@@ -149,7 +159,24 @@ def test_detection_finds_a_working_bubblewrap(tmp_path: Path) -> None:
     assert sandbox.active, sandbox.problem
     sandboxed, text = sandbox.status()
     assert sandboxed and text.startswith("runs sandboxed (bubblewrap)") and "network off" in text
-    assert sandbox.wrap(["ls"], tmp_path)[0].endswith("bwrap")
+    argv, fds = sandbox.wrap(["ls"], tmp_path)
+    assert argv[0].endswith("bwrap") and len(fds) == 1
+    os.close(fds[0])
+
+
+def test_the_unix_socket_filter_program() -> None:
+    program = unix_socket_filter("x86_64")
+    assert program is not None and len(program) % 8 == 0
+    instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    assert instructions[0] == (0x20, 0, 0, 4)  # load the architecture
+    assert instructions[1] == (0x15, 1, 0, 0xC000003E)  # x86_64 skips the next: refuse all
+    assert any(code == 0x15 and k == 41 for code, _t, _f, k in instructions)  # socket()
+    assert any(code == 0x15 and k == 425 for code, _t, _f, k in instructions)  # io_uring
+    assert instructions[-1] == (0x06, 0, 0, 0x00050000 | errno.EACCES)
+    assert instructions[-2] == (0x06, 0, 0, 0x7FFF0000)
+    aarch64 = unix_socket_filter("aarch64")
+    assert aarch64 is not None and struct.pack("=I", 198) in aarch64
+    assert unix_socket_filter("sparc64") is None
 
 
 def _write(path: Path, text: str) -> Path:

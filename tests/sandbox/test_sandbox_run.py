@@ -333,3 +333,37 @@ def test_without_a_sandbox_loom_says_so_once_and_shell_needs_a_person(
     assert done.returncode == 0, done.stderr
     assert (layout.project / "ran.txt").read_text() == "ran\n"
     assert "no sandbox for agent commands" not in done.stderr
+
+
+def test_unix_socket_files_are_out_of_reach_with_the_network_off(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    path = layout.systmp / "service.sock"  # in the shared, writable temp folder
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen(8)
+        connect = (
+            f'{sys.executable} -c "import socket; '
+            f"socket.socket(socket.AF_UNIX).connect('{path}'); print('connected')\""
+        )
+        off = run_command(server, layout, connect)
+        assert off.get("is_error") is True and "Permission denied" in off["content"]
+        config = layout.loom_home / "config" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("[sandbox]\nnetwork = true\n")
+        on = run_command(server, layout, connect)
+        assert on["content"] == "connected\n[exit code 0]"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_command_cannot_type_into_the_persons_tmux(server: FakeLlmServer, layout: Layout) -> None:
+    sock = layout.systmp / "tmux.sock"
+    pwned = layout.outside / "pwned"
+    subprocess.run(["tmux", "-S", str(sock), "new-session", "-d", "sh"], check=True)
+    try:
+        typed = f"tmux -S {sock} send-keys 'touch {pwned}' Enter"
+        result = run_command(server, layout, f"{typed}; sleep 1")
+        assert not pwned.exists()
+        assert "error connecting to" in result["content"]
+    finally:
+        subprocess.run(["tmux", "-S", str(sock), "kill-server"], check=False)

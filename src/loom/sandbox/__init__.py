@@ -2,7 +2,7 @@
 
     policy = policy_from_config(config, paths)     # what is writable, network on/off
     sandbox = Sandbox(policy)                      # finds and checks the backend once
-    argv = sandbox.wrap(["bash", "-c", cmd], cwd)  # what to spawn
+    argv, fds = sandbox.wrap(["bash", "-c", cmd], cwd)  # spawn with pass_fds=fds
 
 Linux: bubblewrap (see `bwrap.py` for why). macOS: sandbox-exec with a generated
 Seatbelt profile (`seatbelt.py`). Elsewhere, or where the backend cannot start, no

@@ -28,7 +28,11 @@ class Backend(Protocol):
     name: str
     version: str
 
-    def wrap(self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path) -> list[str]: ...
+    def wrap(
+        self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
+        ...
 
     def enforced(self, policy: SandboxPolicy) -> list[str]: ...
 
@@ -86,13 +90,22 @@ def _smoke_test(backend: Backend) -> Detection:
 
     here = Path.cwd() if Path.cwd().is_dir() else Path("/")
     policy = build_policy(here, network=False)
-    argv = backend.wrap(policy, ["/bin/sh", "-c", "true"], policy.project_root)
+    argv, fds = backend.wrap(policy, ["/bin/sh", "-c", "true"], policy.project_root)
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_S, stdin=subprocess.DEVNULL
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=SMOKE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            pass_fds=fds,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return Detection(None, f"{backend.name} could not start: {exc}")
+    finally:
+        for fd in fds:
+            os.close(fd)
     if done.returncode != 0:
         detail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         hint = ""
@@ -138,9 +151,10 @@ class Sandbox:
         policy = dataclasses.replace(self.policy, network=True)
         return Sandbox(policy, Detection(self.backend, self.problem))
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+    def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
+        """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
         if self.backend is None:
-            return list(argv)
+            return list(argv), ()
         return self.backend.wrap(self.policy, argv, cwd)
 
     def status(self) -> tuple[bool, str]:

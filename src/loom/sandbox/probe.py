@@ -4,6 +4,7 @@ a policy where only one of them is writable and the network is off."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -42,13 +43,14 @@ def run_probes(backend: Backend) -> list[ProbeResult]:
             _write_inside(backend, policy, inside),
             _write_outside(backend, policy, inside, outside),
             _network(backend, policy, inside),
+            _unix_socket(backend, policy, inside, base),
         ]
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
 def _run(backend: Backend, policy: SandboxPolicy, cwd: Path, script: str) -> tuple[int, str]:
-    argv = backend.wrap(policy, ["/bin/sh", "-c", script], cwd)
+    argv, fds = backend.wrap(policy, ["/bin/sh", "-c", script], cwd)
     try:
         done = subprocess.run(
             argv,
@@ -56,10 +58,14 @@ def _run(backend: Backend, policy: SandboxPolicy, cwd: Path, script: str) -> tup
             text=True,
             timeout=PROBE_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
+            pass_fds=fds,
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return -1, str(exc)
+    finally:
+        for fd in fds:
+            os.close(fd)
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
@@ -95,3 +101,22 @@ def _network(backend: Backend, policy: SandboxPolicy, inside: Path) -> ProbeResu
     if code != 0:
         return ProbeResult("network off", True, "a connection to a port on 127.0.0.1 failed")
     return ProbeResult("network off", False, "a connection to 127.0.0.1 went through")
+
+
+def _unix_socket(backend: Backend, policy: SandboxPolicy, inside: Path, base: Path) -> ProbeResult:
+    """A Unix socket file (as tmux, docker or ssh-agent use) must be out of reach too."""
+    path = base / "probe.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        try:
+            listener.bind(str(path))
+        except OSError as exc:  # e.g. a temp path longer than a socket address allows
+            return ProbeResult("unix sockets", True, f"not checked: {exc}")
+        listener.listen(1)
+        script = (
+            f"'{sys.executable}' -c 'import socket; "
+            f'socket.socket(socket.AF_UNIX).connect("{path}")\''
+        )
+        code, _output = _run(backend, policy, inside, script)
+    if code != 0:
+        return ProbeResult("unix sockets", True, "a connection to a Unix socket file failed")
+    return ProbeResult("unix sockets", False, "a connection to a Unix socket file went through")

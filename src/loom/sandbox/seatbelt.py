@@ -65,11 +65,13 @@ class Seatbelt:
     def __init__(self, executable: str = SANDBOX_EXEC) -> None:
         self.executable = executable
 
-    def wrap(self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path) -> list[str]:
+    def wrap(
+        self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...]]:
         args = [self.executable, "-p", seatbelt_profile(policy)]
         for name, value in profile_parameters(policy).items():
             args += ["-D", f"{name}={value}"]
-        return [*args, "--", *argv]
+        return [*args, "--", *argv], ()
 
     def enforced(self, policy: SandboxPolicy) -> list[str]:
         network = "on" if policy.network else "off (all network use denied)"

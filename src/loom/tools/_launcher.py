@@ -1,6 +1,7 @@
 """How an agent command is launched: the hook the sandbox plugs into.
 
-`run_process(..., launcher=...)` spawns `launcher.wrap(argv, cwd)` instead of `argv`.
+`run_process(..., launcher=...)` spawns what `launcher.wrap(argv, cwd)` returns instead
+of `argv`: an argv and the descriptors it refers to (passed to the child, then closed).
 The launcher is duck-typed (the tools never import `loom.sandbox`); the session passes
 its `loom.sandbox.Sandbox`. The helpers read what the launcher can say about itself
 (`status`, `model_note`, `explain`, `with_network`), for prompts and tool results.
@@ -17,11 +18,14 @@ class CommandLauncher(Protocol):
     """Turns an agent command into the argv to spawn (loom.sandbox.Sandbox: the command
     under bubblewrap / sandbox-exec, or unchanged when there is no sandbox)."""
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]: ...
+    def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]: ...
 
 
-def launch_argv(argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None) -> list[str]:
-    return list(argv) if launcher is None else launcher.wrap(argv, cwd)
+def launch_argv(
+    argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None
+) -> tuple[list[str], tuple[int, ...]]:
+    """(argv to spawn, descriptors to pass; the caller closes them once spawned)."""
+    return (list(argv), ()) if launcher is None else launcher.wrap(argv, cwd)
 
 
 # What the launcher says, when it is a sandbox (duck-typed: `status`, `model_note`,

@@ -103,7 +103,7 @@ async def run_process(
 ) -> ProcessOutcome:
     # The output goes through our own pipe, not the subprocess transport's: asyncio's
     # `wait()` would otherwise also wait for background children that keep it open.
-    argv = launch_argv(argv, cwd, launcher)
+    argv, launch_fds = launch_argv(argv, cwd, launcher)
     read_fd, write_fd = os.pipe()
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
@@ -114,6 +114,7 @@ async def run_process(
             stderr=write_fd,
             start_new_session=True,
             env=tool_env(),
+            pass_fds=launch_fds,
         )
     )
     try:
@@ -129,6 +130,8 @@ async def run_process(
         raise
     finally:
         os.close(write_fd)
+        for fd in launch_fds:
+            os.close(fd)
     pipe_file = os.fdopen(read_fd, "rb", buffering=0)
     buffer = _CappedBuffer(max_output_bytes)
     stream = asyncio.StreamReader()
