@@ -14,7 +14,7 @@ from loom.session.sandboxing import (
     guard_policy,
     needs_approval_for_shell,
 )
-from loom.tools.defaults import default_registry
+from loom.session.toolset import default_registry
 from tests.sandbox.conftest import require_sandbox
 from tests.session.helpers import make_manager
 

@@ -29,11 +29,14 @@ NO_SANDBOX_HEADLESS = (
 )
 
 
-def make_sandbox(config: LoomConfig, paths: LoomPaths | None = None) -> Any:
-    """The session's `loom.sandbox.Sandbox` (detection runs once per process)."""
+def make_sandbox(
+    config: LoomConfig, paths: LoomPaths | None = None, project_root: Path | None = None
+) -> Any:
+    """A `loom.sandbox.Sandbox` for `project_root` (default: the config's); detection
+    runs once per process."""
     from loom.sandbox import Sandbox, policy_from_config
 
-    return Sandbox(policy_from_config(config, paths or LoomPaths.from_env()))
+    return Sandbox(policy_from_config(config, paths or LoomPaths.from_env(), project_root))
 
 
 def needs_approval_for_shell(sandbox: Any) -> bool:
