@@ -25,14 +25,15 @@ def builtin_tools(
 ) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell and git, set up from `config` (a LoomConfig, or None for the defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`. `launcher` (the session's
-    sandbox) wraps the commands shell and git run."""
+    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`.
+    `launcher` (the session's sandbox) wraps the commands shell and git run."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
     timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
     max_output = (
         int(config.shell.max_output_bytes) if config is not None else DEFAULT_MAX_OUTPUT_BYTES
     )
+    pass_env = tuple(config.shell.pass_env) if config is not None else ()
     return [
         FileRead(root),
         FileWrite(root),
@@ -45,9 +46,10 @@ def builtin_tools(
             timeout=timeout,
             max_timeout=max(600.0, timeout),
             max_output_bytes=max_output,
+            pass_env=pass_env,
             launcher=launcher,
         ),
-        Git(root, max_output_bytes=max_output, launcher=launcher),
+        Git(root, max_output_bytes=max_output, pass_env=pass_env, launcher=launcher),
     ]
 
 
