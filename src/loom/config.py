@@ -334,9 +334,9 @@ def _keep_project_sandbox_strict(layer: _Layer, warnings: list[str]) -> None:
     section = layer.data.get("sandbox")
     if not isinstance(section, dict):
         return
-    loosening = {
-        "mode": section.get("mode") not in (None, "on"),
-        "network": section.get("network") not in (None, False),
+    loosening = {  # other bad values are left for validation to name
+        "mode": section.get("mode") in ("ask", "off"),
+        "network": section.get("network") is True,
         "writable": bool(section.get("writable")),
     }
     for key, loosens in loosening.items():

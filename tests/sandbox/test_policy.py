@@ -217,6 +217,10 @@ def test_config_section_and_a_project_cannot_loosen_it(tmp_path: Path) -> None:
     policy = policy_from_config(config, paths)
     assert policy.mode == "off" and policy.network is True
     assert paths.data.is_dir() and paths.state.is_dir() and paths.cache.is_dir()
+    _write(project / ".loom.toml", '[sandbox]\nmode = "maybe"\n')  # a typo is an error
+    with pytest.raises(ConfigError, match="should be 'on', 'ask' or 'off'"):
+        load_config(project, paths=paths, environ={})
+    (project / ".loom.toml").unlink()
     _write(paths.user_config_file, '[sandbox]\nmode = "sometimes"\n')
     with pytest.raises(ConfigError, match=r"sandbox\.mode"):
         load_config(project, paths=paths, environ={})

@@ -24,17 +24,18 @@ def check_command(
 ) -> None:
     """Print exactly what is enforced for agent commands in this project (exit code 1
     when the sandbox is wanted but does not work here)."""
-    from loom.config import ConfigError, load_config
+    from loom.session import LoomError, Workspace
     from loom.session.sandboxing import sandbox_report
 
     try:
-        config = load_config(Path.cwd())
-    except ConfigError as exc:
-        typer.echo(f"loom: {exc}", err=True)
+        workspace = Workspace.open(Path.cwd())
+    except LoomError as exc:
+        typer.echo(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc
-    for warning in config.warnings:
+    for warning in workspace.warnings:
         typer.echo(f"loom: warning: {warning}", err=True)
-    report = sandbox_report(config)
+    config = workspace.config
+    report = sandbox_report(config, workspace.paths)
     if as_json:
         typer.echo(
             json.dumps(
