@@ -22,8 +22,7 @@ def register(app: typer.Typer) -> None:
 def check_command(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Print exactly what is enforced for agent commands in this project (exit code 1
-    when the sandbox is wanted but does not work here)."""
+    """Print what is enforced for agent commands here, proven by probes."""
     from loom.session import LoomError, Workspace
     from loom.session.sandboxing import sandbox_report
 
@@ -59,7 +58,7 @@ def check_command(
     else:
         for line in render_report(report, config.sandbox.network):
             typer.echo(line)
-    wanted = report.mode == "on"
+    wanted = report.mode == "on"  # exit 1: the sandbox is wanted but does not hold here
     raise typer.Exit(1 if wanted and not report.holds else 0)
 
 
