@@ -178,7 +178,7 @@ def test_the_fixture_projects_own_test_suite_passes_inside(
     shutil.copytree(FIXTURE_PROJECT, layout.project, dirs_exist_ok=True)
     result = run_command(server, layout, f"{sys.executable} -m pytest -q tests")
     assert not result.get("is_error"), result["content"]
-    assert "4 passed" in result["content"]
+    assert "5 passed" in result["content"]
     assert (layout.project / "build" / "out.txt").read_text() == "built\n"
 
 
