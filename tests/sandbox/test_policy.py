@@ -224,3 +224,13 @@ def test_config_section_and_a_project_cannot_loosen_it(tmp_path: Path) -> None:
     _write(paths.user_config_file, '[sandbox]\nmode = "sometimes"\n')
     with pytest.raises(ConfigError, match=r"sandbox\.mode"):
         load_config(project, paths=paths, environ={})
+
+
+def test_a_tmpdir_of_home_or_root_does_not_open_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for wide in ("/", str(Path.home())):
+        monkeypatch.setenv("TMPDIR", wide)
+        monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+        roots = build_policy(tmp_path).writable_paths()
+        assert Path(wide).resolve() not in roots and Path("/tmp").resolve() in roots

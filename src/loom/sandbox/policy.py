@@ -65,7 +65,7 @@ def build_policy(
         raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
     root = _real(project_root)
     roots: list[WritableRoot] = [WritableRoot(root, "project root")]
-    roots.append(WritableRoot(_real(Path(tempfile.gettempdir())), "system temp"))
+    roots.append(WritableRoot(_system_temp(), "system temp"))
     for folder in loom_dirs:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -87,6 +87,16 @@ def build_policy(
         writable=tuple(_dedupe(roots)),
         missing=tuple(missing),
     )
+
+
+def _system_temp() -> Path:
+    """The temp folder commands may write; a TMPDIR that is `/`, the home folder or one
+    of its parents would open far more than temp files, so /tmp is used instead."""
+    temp = _real(Path(tempfile.gettempdir()))
+    home = _real(Path.home())
+    if temp == home or temp in home.parents:
+        return _real(Path("/tmp"))
+    return temp
 
 
 def _dedupe(roots: list[WritableRoot]) -> list[WritableRoot]:
