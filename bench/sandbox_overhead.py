@@ -2,8 +2,9 @@
 
 Runs `true` through the shell tool's own launch path (`loom.tools._process.run_process`,
 `bash -c true`) N times unconfined and N times under the sandbox (bubblewrap on Linux),
-alternating the two so both see the same machine load, and prints the medians, the
-difference and the ratio. Also the network-on variant (no network namespace to make).
+alternating them so all see the same machine load, and prints the medians, the
+difference and the ratio. Also the network-on variant (no network namespace to make,
+no seccomp filter), and the one-off cost of detecting the sandbox.
 
     .venv/bin/python bench/sandbox_overhead.py [--runs 200]
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from loom.sandbox import Sandbox, build_policy  # noqa: E402
+from loom.sandbox import Sandbox, build_policy, detect  # noqa: E402
 from loom.tools._launcher import CommandLauncher  # noqa: E402
 from loom.tools._process import run_process  # noqa: E402
 
@@ -40,6 +41,11 @@ async def once(project: Path, launcher: CommandLauncher | None) -> float:
 
 
 async def main(runs: int) -> None:
+    started = time.perf_counter()
+    detection = detect()  # once per process, on a worker thread during session start
+    detect_ms = (time.perf_counter() - started) * 1000
+    if detection.backend is None:
+        raise SystemExit(f"no sandbox on this machine: {detection.problem}")
     with tempfile.TemporaryDirectory(prefix="loom-bench-sandbox-") as folder:
         project = Path(folder)
         sandboxes = {
@@ -67,6 +73,7 @@ async def main(runs: int) -> None:
             else (f"  (+{(median - base) * 1000:.2f} ms, x{median / base:.2f})")
         )
         print(f"  {name:24} median {median * 1000:7.2f} ms{extra}")
+    print(f"  detecting the sandbox (once per process): {detect_ms:.1f} ms")
 
 
 if __name__ == "__main__":
