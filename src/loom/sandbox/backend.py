@@ -2,8 +2,9 @@
 agent commands in it.
 
 `Sandbox` is what the tools receive (as their `launcher`): `wrap(argv, cwd)` gives the
-argv to spawn, `status()` says whether commands run confined (for permission prompts),
-`explain(output, failed)` adds a line when a failure came from the sandbox.
+argv to spawn and the descriptors to pass to it, `status()` says whether commands run
+confined (for permission prompts), `explain(output, failed)` adds a line when a failure
+came from the sandbox.
 """
 
 from __future__ import annotations
