@@ -95,6 +95,9 @@ class ToolSetup:
     paths: Any  # loom.paths.LoomPaths
     session_id: str = ""
     cleanups: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    # how agent commands are launched: the session's sandbox (loom.sandbox.Sandbox), or
+    # None to run them as they are (see tools/_launcher.py)
+    command_launcher: Any = None
 
     def on_close(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
         self.cleanups.append(cleanup)
