@@ -33,6 +33,7 @@ class RunOptions:
     thread_id: str | None = None
     cwd: Path | None = None
     architect: bool = False  # plan with model.architect, carry out steps with model.editor
+    no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
 
 
 def register(app: typer.Typer) -> None:
@@ -72,6 +73,9 @@ def run_command(
         help="Plan with the strong model (model.architect), then carry out each step "
         "with the fast one (model.editor).",
     ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -95,6 +99,7 @@ def run_command(
         verbose=verbose,
         thread_id=resume,
         architect=architect,
+        no_sandbox=no_sandbox,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -114,7 +119,10 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
     try:
-        workspace = Workspace.open(cwd, {"model.default": options.model})
+        sandbox_mode = "off" if options.no_sandbox else None
+        workspace = Workspace.open(
+            cwd, {"model.default": options.model, "sandbox.mode": sandbox_mode}
+        )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
         return 1
@@ -151,10 +159,14 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         mode="architect" if options.architect else "normal",
     )
     try:
-        return await workspace.start_session(spec)
+        session = await workspace.start_session(spec)
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
         return None
+    notice = workspace.sandbox_notice()
+    if notice:
+        err.write(f"loom: {notice}\n")
+    return session
 
 
 class HeadlessRun:

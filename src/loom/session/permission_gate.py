@@ -71,6 +71,7 @@ class PermissionGate:
         await session.flush()  # durable before we wait on a person
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
+        sandboxed, sandbox_text = _sandbox_status(tool, args)
         session.publish(
             PermissionRequest(
                 session_id=session.id,
@@ -79,6 +80,8 @@ class PermissionGate:
                 call_id=call.id,
                 arguments=args,
                 reason=verdict.reason or "",
+                sandboxed=sandboxed,
+                sandbox=sandbox_text,
             )
         )
         try:
@@ -92,3 +95,12 @@ class PermissionGate:
         if answer == "deny":
             return sm.PermissionDenied(call.id, verdict.subject, time.time())
         return None
+
+
+def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
+    """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
+    status = getattr(tool, "sandbox_status", None)
+    if not callable(status):
+        return None, ""
+    sandboxed, text = status(args)
+    return bool(sandboxed), str(text)
