@@ -54,15 +54,17 @@ def _real_root(root: str) -> str:
 def open_following_inside(root: str, rel: str, folders: Folders | None = None) -> int:
     """Like `open_file`, but in-project symlinks on the way are followed (once resolved,
     the walk is repeated beneath the root); Escape when they lead outside. Paths without
-    links cost no `realpath`. `folders` reuses folder descriptors across many files."""
+    links cost no `realpath`. `folders` reuses folder descriptors across many files.
+    Opened non-blocking (a FIFO must not hang the reader): check `S_ISREG` after."""
     opener = folders.open if folders is not None else functools.partial(open_file, root)
+    flags = os.O_RDONLY | os.O_NONBLOCK
     try:
-        return opener(rel)
+        return opener(rel, flags)
     except Escape:
         real = resolve_beneath(root, rel)
         if not real:
             raise
-        return opener(real)
+        return opener(real, flags)
 
 
 class Folders:

@@ -183,3 +183,12 @@ def test_opening_beneath_refuses_every_symlink_on_the_way(root: Path, outside: P
             replace_file(str(root), rel, b"x")
     assert (outside / "t.txt").read_text().startswith(SECRET)
     assert sorted(os.listdir(outside)) == ["t.txt"]
+
+
+async def test_a_fifo_is_refused_not_waited_on(run: Runner, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    for tool, args in (("file_read", {}), ("file_edit", {"old_string": "a", "new_string": "b"})):
+        with pytest.raises(ToolError, match="not a regular file"):
+            await run(tool, path="pipe", **args)
+    assert _read_beneath(str(root), "pipe", 1000) is None
+    assert read_and_extract(str(root), "pipe", "python").error == "not a regular file"  # type: ignore[union-attr]

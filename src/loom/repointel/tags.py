@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from stat import S_ISREG
 from typing import NamedTuple
 
 from loom._beneath import Escape, Folders, open_following_inside
@@ -221,6 +222,8 @@ def read_and_extract(
         # outside (or swapped in meanwhile) is refused (Escape), never read
         with os.fdopen(open_following_inside(root, path, folders), "rb") as handle:
             stat = os.fstat(handle.fileno())
+            if not S_ISREG(stat.st_mode):  # swapped for a FIFO or a device meanwhile
+                return ParsedFile(path, 0, 0, "", language, None, "not a regular file")
             data = handle.read()
     except Escape:
         return ParsedFile(path, 0, 0, "", language, None, "a symlink that leaves the project")
