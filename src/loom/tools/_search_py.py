@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 _BATCH = 500
 
 
-def _read_beneath(
+def read_beneath(
     root: str, rel: str, max_bytes: int, folders: Folders | None = None
 ) -> bytes | None:
     """The file's bytes, opened beneath the root without following links once in-project
@@ -41,7 +41,7 @@ def _search_file(
 ) -> FileHits | None:
     from loom.tools.content_search import FileHits
 
-    data = _read_beneath(folders.root, rel, max_bytes, folders)
+    data = read_beneath(folders.root, rel, max_bytes, folders)
     if data is None or len(data) > max_bytes:
         return None
     if b"\x00" in data[:8192]:
