@@ -206,3 +206,18 @@ async def test_write_subcommands_get_the_fixed_overrides(
     await run("git", subcommand="add", args=["a.txt"])
     await run("git", subcommand="commit", args=["-m", "second"])
     assert not mark.exists()
+
+
+@pytest.mark.parametrize("poison", sorted(HOSTILE_CONFIGS))
+def test_looms_own_git_status_runs_no_configured_program(
+    repo: Path, tmp_path: Path, poison: str
+) -> None:
+    """gitmeta's status runs after every change the agent makes, with no tool call."""
+    from loom.gitmeta import detect_remote_slug, detect_repo_status
+
+    key, value = HOSTILE_CONFIGS[poison]
+    mark = _poison(repo, tmp_path, key, value, via_include=False)
+    status = detect_repo_status(repo)
+    assert status is not None and status.is_dirty
+    detect_remote_slug(repo)
+    assert not mark.exists(), key
