@@ -92,7 +92,7 @@ def test_cli_add_list_remove(proj: Path) -> None:
     listed = runner.invoke(app, ["mcp", "list", "--json"])
     assert listed.exit_code == 0, listed.output
     (row,) = json.loads(listed.stdout)
-    assert row["name"] == "bad" and row["state"] == "ready" and row["tools"] == 4
+    assert row["name"] == "bad" and row["state"] == "ready" and row["tools"] == 5
     assert row["tokens"] > 0
     twice = runner.invoke(app, ["mcp", "add", "bad", "--url", "http://127.0.0.1:1/mcp"])
     assert twice.exit_code == 2 and "already has" in twice.output

@@ -177,6 +177,12 @@ class ServerConnection:
                 finally:
                     group.cancel_scope.cancel()
 
+    async def reset(self, why: str) -> None:
+        """Drop a connection that broke under a call; the next use starts it again."""
+        async with self._lock:
+            await self._shutdown_owner()
+            self._mark_exited(why)
+
     async def aclose(self) -> None:
         """Stop the server (stdio: stdin closed, then the process tree is killed)."""
         self.state = "stopped"
@@ -208,7 +214,10 @@ class ServerConnection:
             )
         text = str(exc) or type(exc).__name__
         if self.spec.url:
-            return f"cannot reach {self.spec.url} ({text}); check the url and that it runs"
+            return (
+                f"cannot reach {self.spec.url} ({text}); check the url, that the server runs, "
+                "and its headers (a token it expects)"
+            )
         return f"{text}; {self._stderr_hint()}see {self.log_path}"
 
     def _stderr_hint(self) -> str:

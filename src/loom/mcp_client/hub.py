@@ -156,15 +156,36 @@ class McpHub:
 
     async def call(self, tool: McpTool, args: dict[str, Any]) -> ToolResult:
         """Call `tool` on its server: (re)start it if needed; a timeout, a dead server or a
-        protocol error becomes an error result the model reads."""
-        from mcp import MCPError
-
+        protocol error becomes an error result the model reads. An HTTP server whose
+        connection broke (it restarted, it forgot our session) is reconnected and asked
+        once more: the request never reached it."""
         connection = self.connections[tool.server]
+        attempts = 2 if connection.spec.url else 1
+        for attempt in range(attempts):
+            try:
+                client = await connection.ensure()
+            except McpConnectError as exc:
+                return ToolResult(f"{exc}. The tool cannot run now; go on without it.", True)
+            outcome = await self._call_once(connection, client, tool, args)
+            if isinstance(outcome, ToolResult):
+                return outcome
+            await connection.reset(f"the connection broke ({outcome}); it reconnects on next use")
+            if attempt + 1 == attempts:
+                return ToolResult(
+                    f"MCP server {tool.server!r} went away during the call ({outcome}); it "
+                    "will be started again on the next call.",
+                    is_error=True,
+                )
+        raise AssertionError("unreachable")
+
+    async def _call_once(
+        self, connection: ServerConnection, client: Any, tool: McpTool, args: dict[str, Any]
+    ) -> ToolResult | str:
+        """The result, or a string saying how the connection broke."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
         timeout = connection.spec.timeout
-        try:
-            client = await connection.ensure()
-        except McpConnectError as exc:
-            return ToolResult(f"{exc}. The tool cannot run now; go on without it.", is_error=True)
         try:
             async with asyncio.timeout(timeout):
                 result = await client.call_tool(tool.remote_name, args)
@@ -175,12 +196,8 @@ class McpHub:
                 is_error=True,
             )
         except MCPError as exc:
-            if connection.state != "ready":
-                return ToolResult(
-                    f"MCP server {tool.server!r} stopped during the call ({exc}); it will be "
-                    "started again on the next call.",
-                    is_error=True,
-                )
+            if exc.error.code == CONNECTION_CLOSED or connection.state != "ready":
+                return str(exc) or "connection closed"
             return ToolResult(f"{tool.name} failed: {exc}", is_error=True)
         except Exception as exc:  # a malformed result, a broken stream
             return ToolResult(
