@@ -89,3 +89,18 @@ def test_version_and_list_do_not_import_the_sdk(tmp_path: Path) -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
         )
         assert "MODS False False False" in done.stdout, (args, done.stdout, done.stderr)
+
+
+async def test_without_a_notice_callback_problems_are_events_of_the_first_turn(
+    tmp_path: Path,
+) -> None:
+    config = load_config(tmp_path, {"mcp": {"servers": {"gone": {"command": "no-such-xyz"}}}})
+    workspace = Workspace(config, provider_factory=lambda _model: ScriptedProvider(["ok"]))
+    session = await workspace.start_session(SessionSpec(model="anthropic:claude-sonnet-4-6"))
+    events: list = []
+    session.subscribe(events.append)  # after start: the failure happened before this
+    await session.send_message("hi")
+    errors = [e for e in events if e.type == "error"]
+    assert [e.origin for e in errors] == ["Tool"]
+    assert "'gone'" in errors[0].message and "cannot run 'no-such-xyz'" in errors[0].message
+    await workspace.shutdown()
