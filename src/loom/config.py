@@ -97,6 +97,7 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    decision_tokens: int = Field(default=1024, ge=0)  # the decision graph's zone; 0: off
 
 
 class RepoSection(_Section):

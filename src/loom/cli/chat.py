@@ -79,7 +79,7 @@ async def _chat(
     try:
         workspace = Workspace.open(cwd, {"model.default": model})
     except LoomError as exc:
-        err.print(f"loom: {exc}", markup=False)
+        err.print(f"loom: error: {exc}", markup=False)
         return 1
     for warning in workspace.warnings:
         err.print(f"warning: {warning}", style="yellow", markup=False)
@@ -93,7 +93,7 @@ async def _chat(
         repl = ChatRepl(workspace, session, console, workspace.config)
         await repl.run()
     except LoomError as exc:
-        err.print(f"loom: {exc}", markup=False)
+        err.print(f"loom: error: {exc}", markup=False)
         return 1
     finally:
         await workspace.shutdown()
