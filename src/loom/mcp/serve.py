@@ -18,11 +18,13 @@ async def serve_stdio(workspace: Workspace, *, allow: Iterable[str] = ()) -> Non
     """Serve one client on this process's stdin/stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(ToolAccess(workspace, allow=allow))
+    access = ToolAccess(workspace, allow=allow)
+    server = build_server(access)
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
+        await access.aclose()
         await workspace.shutdown()
 
 
@@ -39,7 +41,8 @@ async def serve_http(
     `Authorization: Bearer <token>`."""
     import uvicorn
 
-    server = build_server(ToolAccess(workspace, allow=allow))
+    access = ToolAccess(workspace, allow=allow)
+    server = build_server(access)
     app = BearerAuth(server.streamable_http_app(streamable_http_path=PATH, host=HOST), token)
     uv_config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")
     uv_server = uvicorn.Server(uv_config)
@@ -52,6 +55,7 @@ async def serve_http(
         announce.flush()
         await uv_server.serve()
     finally:
+        await access.aclose()
         await workspace.shutdown()
 
 

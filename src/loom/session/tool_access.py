@@ -45,8 +45,20 @@ class ToolAccess:
         config = config.model_copy(
             update={"permissions": config.permissions.model_copy(update={"auto_approve": allowed})}
         )
-        self.registry = workspace.tool_registry(workspace.project_root)
+        self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
+        self.registry = workspace.tool_registry(self.setup)
         self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
+
+    async def aclose(self) -> None:
+        """Run the tool providers' cleanups (a language server an lsp tool started)."""
+        import asyncio
+        import contextlib
+
+        for cleanup in reversed(self.setup.cleanups):
+            with contextlib.suppress(Exception):
+                outcome = cleanup()
+                if asyncio.iscoroutine(outcome):
+                    await outcome
 
     def tools(self) -> list[ToolInfo]:
         return [
