@@ -47,7 +47,10 @@ LAYERS: dict[str, int] = {
 }
 FACES = {"cli", "web", "mcp", "acp", "__main__"}
 FACES_MAY_IMPORT = {"loom", "core", "paths", "config", "session"}
-FACE_EXCEPTIONS = {"loom.cli.server": {"server"}}  # `loom server` runs the sync server
+FACE_EXCEPTIONS = {
+    "loom.cli.server": {"server"},  # `loom server` runs the sync server
+    "loom.cli.mcp": {"mcp"},  # `loom mcp serve` runs the MCP face
+}
 SERVER_MAY_IMPORT = {"loom", "core", "server"}
 
 

@@ -6,19 +6,16 @@ starts, so a face that subscribes after start_session still shows them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from loom.session.session import Session
-    from loom.session.workspace import SessionSpec, Workspace
-    from loom.tools.base import ToolRegistry
+from loom.tools.base import ToolRegistry
 
 
-def start_session_mcp(
-    workspace: Workspace, session: Session, tools: ToolRegistry, spec: SessionSpec
-) -> Any:
+def start_session_mcp(workspace: Any, session: Any, tools: ToolRegistry, spec: Any) -> Any:
     """Start the servers (none configured: nothing imported, None returned); their tools
-    join `tools` as each is ready. Returns the hub; its `aclose` must run at stop."""
+    join `tools` as each is ready. Returns the hub; its `aclose` must run at stop.
+    (`workspace`, `session`, `spec`: a Workspace, Session, SessionSpec, typed Any since
+    this module sits below workspace.py in the import graph.)"""
     config = workspace.config
     mcp_json = workspace.project_root / ".mcp.json"
     if not (config.mcp.servers or spec.mcp_servers or mcp_json.is_file()):
@@ -46,7 +43,7 @@ def start_session_mcp(
 
 
 class _NoticeRelay:
-    def __init__(self, session: Session, spec: SessionSpec) -> None:
+    def __init__(self, session: Any, spec: Any) -> None:
         self.session = session
         self.face = spec.on_mcp_notice
         self.pending: list[str] | None = []  # None once the first turn started
