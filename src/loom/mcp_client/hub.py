@@ -26,7 +26,7 @@ from loom.mcp_client.connection import McpConnectError, ServerConnection
 from loom.mcp_client.results import result_text
 from loom.mcp_client.specs import ServerSpec
 from loom.mcp_client.tools import McpTool, McpToolSchema
-from loom.tools.base import ToolRegistry, ToolResult
+from loom.tools.base import ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,9 @@ class McpHub:
     def tool_names(self) -> list[str]:
         return sorted(self._tools)
 
-    async def call(self, tool: McpTool, args: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, tool: McpTool, args: dict[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult:
         """Call `tool` on its server: (re)start it if needed; a timeout, a dead server or a
         protocol error becomes an error result the model reads. An HTTP server whose
         connection broke (it restarted, it forgot our session) is reconnected and asked
@@ -166,7 +168,7 @@ class McpHub:
                 client = await connection.ensure()
             except McpConnectError as exc:
                 return ToolResult(f"{exc}. The tool cannot run now; go on without it.", True)
-            outcome = await self._call_once(connection, client, tool, args)
+            outcome = await self._call_once(connection, client, tool, args, ctx)
             if isinstance(outcome, ToolResult):
                 return outcome
             await connection.reset(f"the connection broke ({outcome}); it reconnects on next use")
@@ -179,16 +181,27 @@ class McpHub:
         raise AssertionError("unreachable")
 
     async def _call_once(
-        self, connection: ServerConnection, client: Any, tool: McpTool, args: dict[str, Any]
+        self,
+        connection: ServerConnection,
+        client: Any,
+        tool: McpTool,
+        args: dict[str, Any],
+        ctx: ToolContext | None,
     ) -> ToolResult | str:
-        """The result, or a string saying how the connection broke."""
+        """The result, or a string saying how the connection broke. The server's progress
+        notifications become the tool's progress events."""
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if ctx is not None:
+                await ctx.report(done / total if total else None, message or "")
+
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
 
         timeout = connection.spec.timeout
         try:
             async with asyncio.timeout(timeout):
-                result = await client.call_tool(tool.remote_name, args)
+                result = await client.call_tool(tool.remote_name, args, progress_callback=progress)
         except TimeoutError:
             return ToolResult(
                 f"{tool.name} did not answer within {timeout:g} s (the server's `timeout`) and "
