@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "loom": 0,  # loom/__init__.py: the version string only
     "core": 0,  # pure domain: ids, messages, thread model, state machine, events, errors
     "_xdg": 1,
+    "_beneath": 1,  # openat-style confinement beneath the project root
     "paths": 1,
     "config": 1,
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
@@ -47,9 +48,11 @@ LAYERS: dict[str, int] = {
 }
 FACES = {"cli", "web", "mcp", "acp", "__main__"}
 FACES_MAY_IMPORT = {"loom", "core", "paths", "config", "session"}
-FACE_EXCEPTIONS = {
-    "loom.cli.server": {"server"},  # `loom server` runs the sync server
-    "loom.cli.mcp": {"mcp"},  # `loom mcp serve` runs the MCP face
+FACE_EXCEPTIONS = {  # a command that starts another face (or the sync server)
+    "loom.cli.server": {"server"},
+    "loom.cli.mcp": {"mcp"},
+    "loom.cli.acp": {"acp"},
+    "loom.cli.web": {"web"},
 }
 SERVER_MAY_IMPORT = {"loom", "core", "server"}
 

@@ -16,7 +16,7 @@ from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.session.context import ContextWindow
-from loom.session.decisions_hook import fetch_decision_context
+from loom.session.decision_zone import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
 

@@ -102,7 +102,7 @@ class Workspace:
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
-        self.decisions = DecisionsApi(self)
+        self.decisions = DecisionsApi(self.paths, self.project_root, self.threads)
         self.repo = RepoApi.for_config(config)
 
     @classmethod
