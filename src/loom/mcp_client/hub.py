@@ -51,7 +51,9 @@ class McpHub:
         log_dir: Path,
         approvals: ApprovalStore | None = None,
         on_notice: Callable[[str], None] | None = None,
+        pass_env: Iterable[str] = (),
     ) -> None:
+        self.pass_env = tuple(pass_env)  # [shell] pass_env: secrets servers may inherit
         self.specs = {spec.name: spec for spec in specs}
         self.registry = registry
         self.settings = settings
@@ -78,7 +80,10 @@ class McpHub:
                     self.notice(f"MCP server {spec.name!r} not started: {why[1]}")
                 continue
             connection = ServerConnection(
-                spec, startup_timeout=self.settings.startup_timeout, log_dir=self.log_dir
+                spec,
+                startup_timeout=self.settings.startup_timeout,
+                log_dir=self.log_dir,
+                pass_env=self.pass_env,
             )
             self.connections[spec.name] = connection
             self._tasks.append(asyncio.create_task(self._connect(connection)))

@@ -45,6 +45,7 @@ def start_mcp(
         log_dir=paths.state / "mcp",
         approvals=ApprovalStore(paths.database, config.project_root),
         on_notice=on_notice or _stderr_notice,
+        pass_env=config.shell.pass_env,
     )
     hub.start()
     return hub

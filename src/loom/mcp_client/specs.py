@@ -71,12 +71,12 @@ def spec_from_settings(
 ) -> ServerSpec:
     spec = ServerSpec(
         name=name,
-        command=settings.command,
-        args=tuple(settings.args),
-        env=dict(settings.env),
-        cwd=settings.cwd,
-        url=settings.url,
-        headers=dict(settings.headers),
+        command=_expand(settings.command),
+        args=tuple(_expand(arg) for arg in settings.args),
+        env={key: _expand(value) for key, value in settings.env.items()},
+        cwd=_expand(settings.cwd),
+        url=_expand(settings.url),
+        headers={key: _expand(value) for key, value in settings.headers.items()},
         enabled=settings.enabled,
         timeout=settings.timeout,
         origin=origin,
@@ -168,12 +168,12 @@ def _from_json_entry(name: str, entry: Any, source: str) -> ServerSpec:
         )
     try:
         settings = McpServerSettings(
-            command=_expand(entry.get("command")),
-            args=[_expand(a) for a in entry.get("args") or []],
-            env={k: _expand(v) for k, v in (entry.get("env") or {}).items()},
-            cwd=_expand(entry.get("cwd")),
-            url=_expand(entry.get("url")),
-            headers={k: _expand(v) for k, v in (entry.get("headers") or {}).items()},
+            command=entry.get("command"),
+            args=list(entry.get("args") or []),
+            env=dict(entry.get("env") or {}),
+            cwd=entry.get("cwd"),
+            url=entry.get("url"),
+            headers=dict(entry.get("headers") or {}),
             enabled=not entry.get("disabled", False),
             timeout=entry.get("timeout", 60.0),
         )
@@ -188,7 +188,8 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def _expand(value: Any) -> Any:
-    """`${VAR}` and `${VAR:-default}` from the environment, as `.mcp.json` files use."""
+    """`${VAR}` and `${VAR:-default}` from the environment (as `.mcp.json` files use;
+    config files too, so a token need not be written into them)."""
     if not isinstance(value, str):
         return value
     return _VAR.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
