@@ -73,6 +73,17 @@ def test_tools_stay_inside_the_project(proj: Path) -> None:
     assert outside["isError"] is True and "outside the project" in text_of(outside)
 
 
+def test_secrets_are_masked_in_results(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "dtok-0123456789abcdef")
+    (proj / "conf.txt").write_text("token = dtok-0123456789abcdef\n")
+    read = inspect(
+        [*SERVE, "-C", str(proj)],
+        *("--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=conf.txt"),
+    )
+    assert "dtok-0123456789abcdef" not in text_of(read)
+    assert "[redacted:DEPLOY_TOKEN]" in text_of(read)
+
+
 def test_would_ask_tool_is_refused_with_how_to_grant_then_allowed(proj: Path) -> None:
     call = ("--method", "tools/call", "--tool-name", "file_write")
     args = ("--tool-arg", "path=b.txt", "content=written")

@@ -48,6 +48,9 @@ class ToolAccess:
         self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
         self.registry = workspace.tool_registry(self.setup)
         self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
+        from loom.session.options import known_secrets
+
+        self.secrets = known_secrets(config)  # masked in every result, as in a session
 
     async def aclose(self) -> None:
         """Run the tool providers' cleanups (a language server an lsp tool started)."""
@@ -90,7 +93,9 @@ class ToolAccess:
             return f"There is no Loom tool named {name!r}.", True
         ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
         result = await run_tool(tool, args, ctx, self.workspace.config.shell.timeout)
-        return result.content, result.is_error
+        from loom.core.secrets import redact
+
+        return redact(result.content, self.secrets), result.is_error
 
     # -- threads ------------------------------------------------------------------------
 
@@ -105,7 +110,10 @@ class ToolAccess:
 
     def show_thread(self, ref: str) -> str:
         """The thread as Markdown; NotFound (a LoomError) says what to do."""
-        return self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
+        from loom.core.secrets import redact
+
+        text = self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
+        return redact(text, self.secrets)
 
 
 def _summary(summary: Any) -> dict[str, Any]:
