@@ -102,6 +102,16 @@ def test_cli_add_list_remove(proj: Path) -> None:
     assert again.exit_code == 1 and "has no" in again.output
 
 
+def test_cli_add_to_the_project_is_approved_by_you(proj: Path) -> None:
+    runner = CliRunner()
+    added = runner.invoke(build_app(), ["mcp", "add", "p", "--project", "--", "srv", "-x"])
+    assert added.exit_code == 0, added.output
+    assert '[mcp.servers.p]\ncommand = "srv"\nargs = ["-x"]' in (proj / ".loom.toml").read_text()
+    (spec,) = load_server_specs(load_config(proj))
+    assert spec.needs_approval
+    assert ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)
+
+
 def test_cli_add_needs_exactly_one_target(proj: Path) -> None:
     result = CliRunner().invoke(build_app(), ["mcp", "add", "x"])
     assert result.exit_code == 2 and "either a command" in result.output

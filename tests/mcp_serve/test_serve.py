@@ -179,6 +179,23 @@ def test_http_needs_the_bearer_token(proj: Path) -> None:
         process.wait(timeout=30)
 
 
+def test_http_port_in_use_is_one_clear_error(proj: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*SERVE, "-C", str(proj), "--http", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert f"cannot serve on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert "Bearer" not in done.stderr  # nothing announced that does not work
+
+
 def test_http_token_from_the_environment_is_not_printed(proj: Path) -> None:
     port = _free_port()
     process, announced = _serve_http(proj, port, LOOM_MCP_TOKEN="s3cret-token")

@@ -120,6 +120,10 @@ def add_command(
         )
     except (McpAdminError, OSError) as exc:
         raise _fail(str(exc), 2) from exc
+    if project:  # a project-defined server needs approval; you just gave it
+        from loom.session.mcp_admin import approve
+
+        approve(_config(), name)
     typer.echo(f"Added MCP server {name!r} to {file}. `loom mcp list` shows whether it starts.")
 
 
@@ -179,7 +183,9 @@ def ask_project_approvals(config: Any, err: Any) -> None:
 @mcp_app.command("serve")
 def serve_command(
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1."),
-    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port for --http."),
+    port: int = typer.Option(
+        8765, "--port", min=0, max=65535, help="Port for --http (0: any free port)."
+    ),
     allow: list[str] = typer.Option(
         [], "--allow", help="A tool (or glob) that runs without asking (repeat)."
     ),
