@@ -80,6 +80,13 @@ def test_session_servers_in_acp_shape() -> None:
     assert spec.env == {"K": "v"} and spec.origin == "session" and not spec.needs_approval
 
 
+def test_malformed_session_servers_are_problems_not_crashes() -> None:
+    specs = session_specs([{"name": "a", "args": 5, "command": "x"}, "garbage", {"name": "b"}])
+    assert [spec.name for spec in specs] == ["a", "#2", "b"]
+    assert all(spec.problem for spec in specs)
+    assert "malformed" in specs[0].problem and "neither command nor url" in specs[2].problem
+
+
 def test_cli_add_list_remove(proj: Path) -> None:
     runner = CliRunner()
     app = build_app()

@@ -195,27 +195,34 @@ def _expand(value: Any) -> Any:
     return _VAR.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
 
 
-def session_specs(entries: list[dict[str, Any]]) -> list[ServerSpec]:
+def session_specs(entries: list[Any]) -> list[ServerSpec]:
     """Servers a face passes for one session (ACP `mcpServers`: name, command, args,
     env as [{name, value}] or a dict, or url + headers). The person's client chose them,
-    so they need no approval."""
+    so they need no approval. A malformed entry becomes a spec carrying its problem."""
     specs = []
-    for entry in entries:
-        name = str(entry.get("name", ""))
-        env = entry.get("env") or {}
-        if isinstance(env, list):
-            env = {item["name"]: item["value"] for item in env if isinstance(item, dict)}
-        headers = entry.get("headers") or {}
-        if isinstance(headers, list):
-            headers = {item["name"]: item["value"] for item in headers if isinstance(item, dict)}
-        settings = McpServerSettings(
-            command=entry.get("command"),
-            args=list(entry.get("args") or []),
-            env=env,
-            cwd=entry.get("cwd"),
-            url=entry.get("url"),
-            headers=headers,
-            timeout=entry.get("timeout", 60.0),
-        )
+    for number, entry in enumerate(entries, 1):
+        name = str(entry.get("name", "")) if isinstance(entry, dict) else f"#{number}"
+        try:
+            settings = McpServerSettings(
+                command=entry.get("command"),
+                args=list(entry.get("args") or []),
+                env=_pairs(entry.get("env")),
+                cwd=entry.get("cwd"),
+                url=entry.get("url"),
+                headers=_pairs(entry.get("headers")),
+                timeout=entry.get("timeout", 60.0),
+            )
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            why = " ".join(str(exc).split())[:300]
+            problem = f"the session's MCP server entry {name!r} is malformed ({why})"
+            specs.append(ServerSpec(name=name or f"#{number}", origin="session", problem=problem))
+            continue
         specs.append(spec_from_settings(name, settings, origin="session", source="this session"))
     return specs
+
+
+def _pairs(value: Any) -> dict[str, str]:
+    """A dict, or ACP's list of {name, value}."""
+    if isinstance(value, list):
+        return {item["name"]: item["value"] for item in value}
+    return dict(value or {})
