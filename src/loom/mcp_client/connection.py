@@ -97,6 +97,8 @@ class ServerConnection:
         try:
             async with Client(
                 self._transport(closed.set),
+                # the initialize handshake every server speaks; "auto" would first probe
+                # the 2026 `server/discover`, a round trip most servers answer with an error
                 mode="legacy",
                 client_info=Implementation(name="loom", version=_loom_version()),
             ) as client:
@@ -252,8 +254,6 @@ def _innermost(exc: BaseException) -> BaseException:
     """The first leaf of an exception group (anyio task groups wrap failures)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return exc
     return exc
 
 
