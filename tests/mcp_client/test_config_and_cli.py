@@ -133,3 +133,17 @@ def test_cli_approve(proj: Path) -> None:
     assert done.exit_code == 0 and "srv" in done.output
     (spec,) = load_server_specs(load_config(proj))
     assert ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)
+
+
+def test_loom_config_hides_server_headers_and_secret_env(proj: Path) -> None:
+    user = LoomPaths.from_env().user_config_file
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        '[mcp.servers.gh]\nurl = "https://x.test/mcp"\n'
+        'headers = { Authorization = "Bearer abcdefghijklmnop123" }\n'
+        'env = { GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz", REGION = "eu" }\n'
+    )
+    shown = CliRunner().invoke(build_app(), ["config"])
+    assert shown.exit_code == 0, shown.output
+    assert "abcdefghijklmnop123" not in shown.output and "ghp_abc" not in shown.output
+    assert 'Authorization = "<set>"' in shown.output and 'REGION = "eu"' in shown.output
