@@ -19,6 +19,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.web",
 ]
 
 app = typer.Typer(
@@ -72,7 +73,11 @@ def build_app() -> typer.Typer:
 
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
-STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.chat"}
+STANDALONE_COMMANDS: dict[str, str] = {
+    "run": "loom.cli.run",
+    "chat": "loom.cli.chat",
+    "web": "loom.cli.web",
+}
 
 
 def run_app(args: list[str]) -> None:

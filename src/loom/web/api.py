@@ -1,0 +1,297 @@
+"""What the page asks for and does: JSON in, JSON (often carrying an HTML fragment) out.
+
+Every body is validated; a bad one gets 400 with a message saying what to send. Errors a
+person must act on (a thread open elsewhere, a bad model name) come back as 409/400 with
+the Workspace's own message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, ValidationError
+
+from loom.web._compat import LoomError, SessionSpec
+from loom.web.live import _pending
+from loom.web.project import ProjectPathError, changes, file_tree, preview, shell_history
+from loom.web.state import PAGE_SIZE, NotFound, WebState
+from loom.web.views import fragment
+
+router = APIRouter(prefix="/api")
+MAX_MESSAGE_CHARS = 200_000
+
+
+class NewSession(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    model: str | None = Field(default=None, max_length=200)
+    mode: Literal["normal", "architect"] = "normal"
+
+
+class Message(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+
+
+class Answer(BaseModel):
+    action: Literal["allow_once", "allow_always", "deny"]
+    scope: str | None = Field(default=None, max_length=1000)
+
+
+class Mode(BaseModel):
+    mode: Literal["normal", "architect"]
+
+
+class Model(BaseModel):
+    model: str = Field(min_length=3, max_length=200)
+
+
+class Title(BaseModel):
+    title: str = Field(min_length=1, max_length=300)
+
+
+def _state(request: Request) -> WebState:
+    return request.app.state.web
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate_json(await request.body())
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        raise BadBody(f"bad request body ({problems}); send JSON like {_example(model)}") from exc
+
+
+class BadBody(ValueError):
+    pass
+
+
+def _example(model: type[BaseModel]) -> str:
+    return {
+        NewSession: '{"text": "fix the test", "model": "anthropic:claude-sonnet-4-6"}',
+        Message: '{"text": "..."}',
+        Answer: '{"action": "allow_once"}',
+        Mode: '{"mode": "architect"}',
+        Model: '{"model": "openai:gpt-5"}',
+        Title: '{"title": "..."}',
+    }.get(model, "{}")
+
+
+@router.post("/sessions")
+async def start(request: Request) -> JSONResponse:
+    state = _state(request)
+    body = await _body(request, NewSession)
+    model = (body.model or "").strip() or None
+    try:
+        session = await state.ws.start_session(SessionSpec(model=model, mode=body.mode))
+    except LoomError as exc:
+        return _error(400, str(exc))
+    live = state.hub.add(session)
+    live.send(body.text)
+    return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
+
+
+@router.post("/sessions/{session_id}/messages")
+async def send(request: Request, session_id: str) -> JSONResponse:
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Message)
+    live.send(body.text)
+    return JSONResponse({"ok": True}, status_code=202)
+
+
+@router.post("/sessions/{session_id}/cancel")
+async def cancel(request: Request, session_id: str) -> JSONResponse:
+    live = _state(request).require_live(session_id)
+    return JSONResponse({"interrupted": bool(live.session.interrupt())})
+
+
+@router.post("/sessions/{session_id}/permission")
+async def answer(request: Request, session_id: str) -> JSONResponse:
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Answer)
+    if _pending(live.session) is None:
+        return _error(409, "this session is not waiting for a permission answer any more")
+    meta = {"scope": body.scope} if body.scope else {}
+    try:
+        live.session.respond_to_permission(body.action, meta)
+    except (LookupError, ValueError) as exc:
+        return _error(409, str(exc))
+    live.permission = None
+    live._emit({"type": "permission_answered", "action": body.action})
+    return JSONResponse({"ok": True})
+
+
+@router.post("/sessions/{session_id}/mode")
+async def set_mode(request: Request, session_id: str) -> JSONResponse:
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Mode)
+    live.session.set_mode(body.mode)
+    return JSONResponse({"mode": body.mode})
+
+
+@router.post("/sessions/{session_id}/model")
+async def set_model(request: Request, session_id: str) -> JSONResponse:
+    state = _state(request)
+    live = state.require_live(session_id)
+    body = await _body(request, Model)
+    try:
+        check = getattr(state.ws, "check_model", None)
+        if check is not None:
+            await asyncio.to_thread(check, body.model.strip())
+        live.session.update_model(body.model.strip())
+    except (LoomError, ValueError) as exc:
+        return _error(400, str(exc))
+    live.notice("info", f"Model: {body.model.strip()} from the next call on.")
+    return JSONResponse({"model": live.session.model})
+
+
+@router.post("/sessions/{session_id}/stop")
+async def stop(request: Request, session_id: str) -> JSONResponse:
+    state = _state(request)
+    state.require_live(session_id)
+    await state.ws.stop_session(session_id)
+    state.hub.remove(session_id)
+    return JSONResponse({"url": f"/s/{session_id}"})
+
+
+@router.get("/sessions/{session_id}/changes")
+async def session_changes(request: Request, session_id: str) -> JSONResponse:
+    state = _state(request)
+    live = state.require_live(session_id)
+    thread = live.session.thread
+    files, problem = await asyncio.to_thread(
+        changes, live.session.project_root, thread.git_initial_commit_sha
+    )
+    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
+                                          problem), "count": len(files)})
+
+
+@router.get("/threads/{ref}/changes")
+async def thread_changes(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    if state.live(ref) is not None:
+        return await session_changes(request, ref)
+    thread = _load(state, ref)
+    files, problem = await asyncio.to_thread(
+        changes, state.ws.project_root, thread.git_initial_commit_sha
+    )
+    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
+                                          problem), "count": len(files)})
+
+
+@router.get("/threads/{ref}/terminal")
+async def terminal(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    live = state.live(ref)
+    messages = live.session.thread.messages if live is not None else _load(state, ref).messages
+    return JSONResponse({"html": fragment("terminal", shell_history(list(messages)))})
+
+
+@router.get("/files")
+async def files(request: Request) -> JSONResponse:
+    state = _state(request)
+    listed = await asyncio.to_thread(state.ws.repo.files)
+    return JSONResponse({"html": fragment("file_tree", file_tree(listed)), "count": len(listed)})
+
+
+@router.get("/files/preview")
+async def file_preview(request: Request, path: str) -> JSONResponse:
+    state = _state(request)
+    try:
+        html = await asyncio.to_thread(preview, state.ws.project_root, path)
+    except (ProjectPathError, OSError) as exc:
+        return _error(404, str(exc))
+    return JSONResponse({"html": f'<div class="preview-head"><code>{_esc(path)}</code></div>'
+                                 + str(html)})
+
+
+@router.get("/threads")
+async def threads(request: Request, q: str = "", offset: int = 0) -> JSONResponse:
+    state = _state(request)
+    if offset < 0 or len(q) > 500:
+        return _error(400, "offset must be >= 0 and the query at most 500 characters")
+    rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
+    current = request.query_params.get("current")
+    return JSONResponse({"html": fragment("thread_rows", rows, current), "next": next_offset,
+                         "count": len(rows)})
+
+
+@router.post("/threads/{ref}/resume")
+async def resume(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    if state.live(ref) is not None:
+        return JSONResponse({"url": f"/s/{ref}"})
+    try:
+        session = await state.ws.resume(ref)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    state.hub.add(session)
+    return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
+
+
+@router.post("/threads/{ref}/rename")
+async def rename(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    body = await _body(request, Title)
+    title = " ".join(body.title.split())
+    live = state.live(ref)
+    if live is not None:  # the session holds the writer lock: rename through it
+        live.session.thread.metadata.title = title
+        live.session._saver.request()
+        state.hub.badges_changed()
+    else:
+        try:
+            await asyncio.to_thread(state.ws.threads.rename, ref, title)
+        except LoomError as exc:
+            return _error(409, str(exc))
+    return JSONResponse({"title": title})
+
+
+@router.post("/threads/{ref}/delete")
+async def delete(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    if state.live(ref) is not None:
+        return _error(409, "close this live session first, then delete the thread")
+    thread_id = _resolve(state, ref)
+    try:
+        await asyncio.to_thread(state.ws.threads.delete, thread_id)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    return JSONResponse({"id": thread_id})
+
+
+@router.post("/threads/{ref}/restore")
+async def restore(request: Request, ref: str) -> JSONResponse:
+    state = _state(request)
+    try:
+        thread_id = await asyncio.to_thread(state.ws.threads.restore, ref)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    return JSONResponse({"id": thread_id, "url": f"/s/{thread_id}"})
+
+
+def _resolve(state: WebState, ref: str) -> str:
+    try:
+        return state.ws.threads.resolve(ref)
+    except LoomError as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def _load(state: WebState, ref: str) -> Any:
+    try:
+        return state.ws.threads.load(ref)
+    except LoomError as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def _esc(text: str) -> str:
+    from html import escape
+
+    return escape(text)

@@ -1,0 +1,74 @@
+"""`GET /events`: the Server-Sent Events stream a tab listens to.
+
+`/events?session=ID&after=SEQ` replays that session's events numbered after SEQ (the
+page was rendered up to it) and then follows it live; on an automatic reconnect the
+browser's `Last-Event-ID` takes the place of `after`. Every stream also carries the
+sidebar's live-session list when a badge changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sse_starlette.sse import EventSourceResponse
+
+from loom.web.live import Client
+from loom.web.state import WebState
+
+router = APIRouter()
+PING_SECONDS = 15
+IDLE_CHECK_SECONDS = 5
+
+
+@router.get("/events")
+async def events(request: Request, session: str = "", after: int = 0) -> EventSourceResponse:
+    state: WebState = request.app.state.web
+    last_id = request.headers.get("last-event-id", "")
+    if last_id.isdigit():
+        after = max(after, int(last_id))
+    return EventSourceResponse(
+        _follow(request, state, session, after),
+        ping=PING_SECONDS,
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+async def _follow(
+    request: Request, state: WebState, session_id: str, after: int
+) -> AsyncIterator[dict[str, Any]]:
+    client = Client()
+    live = state.live(session_id) if session_id else None
+    backlog, complete = live.attach(client, after) if live is not None else ([], True)
+    state.hub.sidebar_clients.add(client)
+    try:
+        if session_id and live is None:
+            yield _plain({"type": "ended"})  # the session stopped: show the saved thread
+        if not complete:
+            yield _plain({"type": "reset"})  # more was missed than we keep: reload
+            return
+        for seq, data in backlog:
+            yield {"data": data, "id": str(seq)}
+        while True:
+            try:
+                seq, data = await asyncio.wait_for(client.queue.get(), IDLE_CHECK_SECONDS)
+            except TimeoutError:
+                if live is not None and live.id not in state.hub.sessions:
+                    yield _plain({"type": "ended"})
+                    return
+                continue
+            if client.overflowed:
+                yield _plain({"type": "reset"})
+                return
+            yield {"data": data} if seq is None else {"data": data, "id": str(seq)}
+    finally:
+        state.hub.sidebar_clients.discard(client)
+        if live is not None:
+            live.detach(client)
+
+
+def _plain(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"data": json.dumps(payload)}
