@@ -149,6 +149,9 @@ class LiveSession:
             self.partial = ""
         elif kind == "session_status":
             self.status = event.status
+            if event.status == "idle":  # an interrupted turn completes no tool
+                self.running.clear()
+                self._drop_answered_permission()
         elif kind == "tool_executing":
             self.running[event.call_id] = (event.tool_name, time.monotonic())
             if self.permission is not None and self.permission.call_id == event.call_id:
@@ -178,9 +181,9 @@ class LiveSession:
             self.permission = None
 
 
-BADGE_EVENTS = frozenset(
-    {"session_status", "tool_executing", "tool_complete", "permission_request",
-     "permission_answered", "turn_complete", "error", "new_message"}
+BADGE_EVENTS = frozenset(  # payload types after which a sidebar badge may read differently
+    {"status", "tool_running", "tool_done", "permission", "permission_answered", "turn_done",
+     "message", "ended"}
 )
 
 

@@ -92,7 +92,7 @@ def diff_html(diff: str) -> Markup:
         else:
             kind = "ctx"
         rows.append(f'<span class="d-{kind}">{escape(line) or " "}</span>')
-    return Markup(f'<pre class="diff">{chr(10).join(rows)}</pre>')
+    return Markup(f'<pre class="diff">{"".join(rows)}</pre>')  # the spans are blocks
 
 
 def snippet_html(snippet: str) -> Markup:

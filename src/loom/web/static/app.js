@@ -150,7 +150,14 @@ const handlers = {
     cardStatus(p.call_id, p.is_error ? "error" : "done", p.is_error ? "Failed" : "Done", p.duration);
     panel.toolDone(p.tool);
   },
-  status(p) { setBadge(p.badge, p.badge_kind); if (p.status !== "idle") setBusy(true); },
+  status(p) {
+    setBadge(p.badge, p.badge_kind);
+    setBusy(p.status !== "idle");
+    if (p.status === "idle") {
+      $(".streaming", messages)?.remove();
+      for (const card of $$(".tool-running", messages)) cardStatus(card.dataset.call, "interrupted", "Interrupted");
+    }
+  },
   permission(p) {
     $("#modal-root").replaceChildren(fromHTML(p.html));
     setBadge("Waiting for permission", "ask");
