@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.fakes.llm_server import FakeLlmServer
 
 CHROMIUM = "/usr/bin/chromium"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
+
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.web.conftest import WebServer
 
@@ -35,7 +36,8 @@ def test_edit_with_permission_end_to_end(
     page: Any, web: WebServer, server: FakeLlmServer, shots: Path
 ) -> None:
     server.add(Turn(text=["I will ", "change the ", "greeting."], tool_calls=[EDIT]))
-    server.add(Turn(text="Done: **greet()** now says `Goodbye`.\n\n```python\nprint('Goodbye')\n```"))
+    answer = "Done: **greet()** now says `Goodbye`.\n\n```python\nprint('Goodbye')\n```"
+    server.add(Turn(text=answer))
     page.screenshot(path=str(shots / "01-new-session.png"))
     send(page, "Say goodbye instead")
     page.wait_for_url(re.compile(r"/s/T-"))
