@@ -173,6 +173,7 @@ const handlers = {
     setBusy(false);
     $("#modal-root").replaceChildren();
     panel.toolDone("turn");
+    if (!query) refreshThreads(); // the thread's row moves to the top of the history
   },
   live_sessions(p) { $("#live-sessions").innerHTML = p.html; },
   ended() { if (view === "live") location.reload(); },
