@@ -38,9 +38,11 @@ def _missing(what: str) -> None:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         _missing("the playwright Python package is not installed")
+    # The first session imports a provider SDK; on a busy 2-core machine that takes seconds.
+    expect.set_options(timeout=20_000)
     if not Path(CHROMIUM).exists():
         _missing(f"{CHROMIUM} is missing")
     with sync_playwright() as pw:

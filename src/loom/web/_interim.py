@@ -7,6 +7,7 @@ sessions. Delete this module when `from loom.session import Workspace` works.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,6 +161,12 @@ class Workspace:
             return build_policy(self.config, options)
         except Exception as exc:
             raise LoomError(str(exc)) from exc
+
+    def prewarm(self) -> None:
+        """Build the default model's provider (imports its SDK, ~1-2 s) ahead of the
+        first message; called on a worker thread once the page is being served."""
+        with contextlib.suppress(Exception):  # reported properly when a session starts
+            self._factory(self.config.model.default)
 
     def known_models(self) -> list[str]:
         from loom.llm.catalog import known_models

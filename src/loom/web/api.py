@@ -8,11 +8,13 @@ the Workspace's own message.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from loom.web._compat import LoomError, SessionSpec
 from loom.web.live import _pending
@@ -20,7 +22,6 @@ from loom.web.project import ProjectPathError, changes, file_tree, preview, shel
 from loom.web.state import PAGE_SIZE, NotFound, WebState
 from loom.web.views import fragment
 
-router = APIRouter(prefix="/api")
 MAX_MESSAGE_CHARS = 200_000
 
 
@@ -84,7 +85,6 @@ def _example(model: type[BaseModel]) -> str:
     }.get(model, "{}")
 
 
-@router.post("/sessions")
 async def start(request: Request) -> JSONResponse:
     state = _state(request)
     body = await _body(request, NewSession)
@@ -98,22 +98,22 @@ async def start(request: Request) -> JSONResponse:
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
 
-@router.post("/sessions/{session_id}/messages")
-async def send(request: Request, session_id: str) -> JSONResponse:
+async def send(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Message)
     live.send(body.text)
     return JSONResponse({"ok": True}, status_code=202)
 
 
-@router.post("/sessions/{session_id}/cancel")
-async def cancel(request: Request, session_id: str) -> JSONResponse:
+async def cancel(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     return JSONResponse({"interrupted": bool(live.session.interrupt())})
 
 
-@router.post("/sessions/{session_id}/permission")
-async def answer(request: Request, session_id: str) -> JSONResponse:
+async def answer(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Answer)
     if _pending(live.session) is None:
@@ -128,16 +128,16 @@ async def answer(request: Request, session_id: str) -> JSONResponse:
     return JSONResponse({"ok": True})
 
 
-@router.post("/sessions/{session_id}/mode")
-async def set_mode(request: Request, session_id: str) -> JSONResponse:
+async def set_mode(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Mode)
     live.session.set_mode(body.mode)
     return JSONResponse({"mode": body.mode})
 
 
-@router.post("/sessions/{session_id}/model")
-async def set_model(request: Request, session_id: str) -> JSONResponse:
+async def set_model(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     state = _state(request)
     live = state.require_live(session_id)
     body = await _body(request, Model)
@@ -152,8 +152,8 @@ async def set_model(request: Request, session_id: str) -> JSONResponse:
     return JSONResponse({"model": live.session.model})
 
 
-@router.post("/sessions/{session_id}/stop")
-async def stop(request: Request, session_id: str) -> JSONResponse:
+async def stop(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
     state = _state(request)
     state.require_live(session_id)
     await state.ws.stop_session(session_id)
@@ -161,8 +161,9 @@ async def stop(request: Request, session_id: str) -> JSONResponse:
     return JSONResponse({"url": f"/s/{session_id}"})
 
 
-@router.get("/sessions/{session_id}/changes")
-async def session_changes(request: Request, session_id: str) -> JSONResponse:
+async def session_changes(request: Request) -> JSONResponse:
+    params = request.path_params
+    session_id = params.get("session_id") or params["ref"]
     state = _state(request)
     live = state.require_live(session_id)
     thread = live.session.thread
@@ -173,11 +174,11 @@ async def session_changes(request: Request, session_id: str) -> JSONResponse:
                                           problem), "count": len(files)})
 
 
-@router.get("/threads/{ref}/changes")
-async def thread_changes(request: Request, ref: str) -> JSONResponse:
+async def thread_changes(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     if state.live(ref) is not None:
-        return await session_changes(request, ref)
+        return await session_changes(request)
     thread = _load(state, ref)
     files, problem = await asyncio.to_thread(
         changes, state.ws.project_root, thread.git_initial_commit_sha
@@ -186,24 +187,23 @@ async def thread_changes(request: Request, ref: str) -> JSONResponse:
                                           problem), "count": len(files)})
 
 
-@router.get("/threads/{ref}/terminal")
-async def terminal(request: Request, ref: str) -> JSONResponse:
+async def terminal(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     live = state.live(ref)
     messages = live.session.thread.messages if live is not None else _load(state, ref).messages
     return JSONResponse({"html": fragment("terminal", shell_history(list(messages)))})
 
 
-@router.get("/files")
 async def files(request: Request) -> JSONResponse:
     state = _state(request)
     listed = await asyncio.to_thread(state.ws.repo.files)
     return JSONResponse({"html": fragment("file_tree", file_tree(listed)), "count": len(listed)})
 
 
-@router.get("/files/preview")
-async def file_preview(request: Request, path: str) -> JSONResponse:
+async def file_preview(request: Request) -> JSONResponse:
     state = _state(request)
+    path = request.query_params.get("path", "")
     try:
         html = await asyncio.to_thread(preview, state.ws.project_root, path)
     except (ProjectPathError, OSError) as exc:
@@ -212,19 +212,26 @@ async def file_preview(request: Request, path: str) -> JSONResponse:
                                  + str(html)})
 
 
-@router.get("/threads")
-async def threads(request: Request, q: str = "", offset: int = 0) -> JSONResponse:
+async def threads(request: Request) -> JSONResponse:
     state = _state(request)
+    q = request.query_params.get("q", "")
+    offset_text = request.query_params.get("offset", "0")
+    offset = int(offset_text) if offset_text.isdigit() else -1
     if offset < 0 or len(q) > 500:
         return _error(400, "offset must be >= 0 and the query at most 500 characters")
+    started = time.perf_counter()
     rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
     current = request.query_params.get("current")
-    return JSONResponse({"html": fragment("thread_rows", rows, current), "next": next_offset,
-                         "count": len(rows)})
+    html = fragment("thread_rows", rows, current)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return JSONResponse(  # Server-Timing: what bench/web_bench.py reads
+        {"html": html, "next": next_offset, "count": len(rows)},
+        headers={"server-timing": f"app;dur={elapsed_ms:.2f}"},
+    )
 
 
-@router.post("/threads/{ref}/resume")
-async def resume(request: Request, ref: str) -> JSONResponse:
+async def resume(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     if state.live(ref) is not None:
         return JSONResponse({"url": f"/s/{ref}"})
@@ -236,8 +243,8 @@ async def resume(request: Request, ref: str) -> JSONResponse:
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
 
-@router.post("/threads/{ref}/rename")
-async def rename(request: Request, ref: str) -> JSONResponse:
+async def rename(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     body = await _body(request, Title)
     title = " ".join(body.title.split())
@@ -254,8 +261,8 @@ async def rename(request: Request, ref: str) -> JSONResponse:
     return JSONResponse({"title": title})
 
 
-@router.post("/threads/{ref}/delete")
-async def delete(request: Request, ref: str) -> JSONResponse:
+async def delete(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     if state.live(ref) is not None:
         return _error(409, "close this live session first, then delete the thread")
@@ -267,8 +274,8 @@ async def delete(request: Request, ref: str) -> JSONResponse:
     return JSONResponse({"id": thread_id})
 
 
-@router.post("/threads/{ref}/restore")
-async def restore(request: Request, ref: str) -> JSONResponse:
+async def restore(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
     state = _state(request)
     try:
         thread_id = await asyncio.to_thread(state.ws.threads.restore, ref)
@@ -295,3 +302,24 @@ def _esc(text: str) -> str:
     from html import escape
 
     return escape(text)
+
+
+routes = [
+    Route("/api/sessions", start, methods=["POST"]),
+    Route("/api/sessions/{session_id}/messages", send, methods=["POST"]),
+    Route("/api/sessions/{session_id}/cancel", cancel, methods=["POST"]),
+    Route("/api/sessions/{session_id}/permission", answer, methods=["POST"]),
+    Route("/api/sessions/{session_id}/mode", set_mode, methods=["POST"]),
+    Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),
+    Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
+    Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),
+    Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),
+    Route("/api/threads/{ref}/terminal", terminal, methods=["GET"]),
+    Route("/api/files", files, methods=["GET"]),
+    Route("/api/files/preview", file_preview, methods=["GET"]),
+    Route("/api/threads", threads, methods=["GET"]),
+    Route("/api/threads/{ref}/resume", resume, methods=["POST"]),
+    Route("/api/threads/{ref}/rename", rename, methods=["POST"]),
+    Route("/api/threads/{ref}/delete", delete, methods=["POST"]),
+    Route("/api/threads/{ref}/restore", restore, methods=["POST"]),
+]

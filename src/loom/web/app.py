@@ -1,4 +1,8 @@
-"""The FastAPI application of `loom web`: routes, static files, the security guard."""
+"""The ASGI application of `loom web`: routes, static files, the security guard.
+
+Plain Starlette (FastAPI's OpenAPI models cost ~0.3 s of start-up and we have no API
+schema to publish); the guard wraps everything, static files and the stream included.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
 
 from loom import __version__
 from loom.web import api, pages, stream
@@ -20,33 +26,35 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(ws: Any, guard: Guard) -> Any:
-    """The ASGI app for one Workspace. The guard wraps everything, static files too."""
+    """The ASGI app for one Workspace."""
+    state = WebState(ws=ws, guard=guard, version=_asset_version())
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> Any:
+    async def lifespan(_: Starlette) -> Any:
         yield
         for session_id in list(state.hub.sessions):
             state.hub.remove(session_id)
         await ws.shutdown()
 
-    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
-    state = WebState(ws=ws, guard=guard, version=_asset_version())
-    app.state.web = state
-    app.include_router(pages.router)
-    app.include_router(api.router)
-    app.include_router(stream.router)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    @app.exception_handler(NotFound)
-    async def not_found(request: Request, exc: NotFound) -> Response:
+    async def not_found(request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": str(exc)}, status_code=404)
-        return HTMLResponse(str(exc), status_code=404)
+        return PlainTextResponse(str(exc), status_code=404)
 
-    @app.exception_handler(BadBody)
-    async def bad_body(_: Request, exc: BadBody) -> Response:
+    async def bad_body(_: Request, exc: Exception) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=400)
 
+    app = Starlette(
+        routes=[
+            *pages.routes,
+            *api.routes,
+            *stream.routes,
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={NotFound: not_found, BadBody: bad_body},
+        lifespan=lifespan,
+    )
+    app.state.web = state
     return GuardMiddleware(app, guard)
 
 

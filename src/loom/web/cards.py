@@ -62,14 +62,21 @@ def subject_of(arguments: dict[str, Any]) -> str:
     return ""
 
 
-def card_for(call: Any, durations: dict[str, float] | None = None) -> ToolCard:
+def card_for(
+    call: Any,
+    durations: dict[str, float] | None = None,
+    diffs: dict[str, Markup | None] | None = None,
+) -> ToolCard:
+    """A call's card. `diffs` holds the diffs this process took from disk before an edit
+    ran (with context lines); otherwise the diff comes from the arguments alone."""
     args = dict(call.arguments_json or {})
+    diff = (diffs or {}).get(call.id) or args_diff(call.tool_name, args)
     return ToolCard(
         call_id=call.id,
         name=call.tool_name,
         subject=subject_of(args),
         arguments=json.dumps(args, indent=2, ensure_ascii=False)[:MAX_OUTPUT_CHARS],
-        diff=args_diff(call.tool_name, args),
+        diff=diff,
         duration=(durations or {}).get(call.id),
     )
 
@@ -119,7 +126,11 @@ def outcome_status(is_error: bool | None, content: str) -> str:
     return "error"
 
 
-def chat_items(messages: list[Any], durations: dict[str, float] | None = None) -> list[ChatItem]:
+def chat_items(
+    messages: list[Any],
+    durations: dict[str, float] | None = None,
+    diffs: dict[str, Markup | None] | None = None,
+) -> list[ChatItem]:
     """The thread's messages as chat items; tool results fill their call's card."""
     items: list[ChatItem] = []
     cards: dict[str, ToolCard] = {}
@@ -128,7 +139,7 @@ def chat_items(messages: list[Any], durations: dict[str, float] | None = None) -
         if role == "user":
             items.append(ChatItem("user", text=message.content))
         elif role == "assistant":
-            tools = [card_for(call, durations) for call in message.tool_calls]
+            tools = [card_for(call, durations, diffs) for call in message.tool_calls]
             cards.update((card.call_id, card) for card in tools)
             items.append(
                 ChatItem(

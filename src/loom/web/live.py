@@ -51,6 +51,7 @@ class LiveSession:
         self.partial = ""  # text streamed since the last assistant message
         self.running: dict[str, tuple[str, float]] = {}  # call id -> (tool, started)
         self.durations: dict[str, float] = {}
+        self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
         self.permission: Any = None  # the open PermissionRequest event
         self.status = "idle"
         self.plan: dict[str, Any] | None = None  # architect plan and step states
@@ -141,6 +142,7 @@ class LiveSession:
     def _track(self, event: Any) -> dict[str, Any] | None:
         """Update what a fresh render would show, and say what a tab must do."""
         from loom.web import payloads
+        from loom.web.cards import disk_diff
 
         kind = getattr(event, "type", "")
         if kind == "text_delta":
@@ -154,6 +156,10 @@ class LiveSession:
                 self._drop_answered_permission()
         elif kind == "tool_executing":
             self.running[event.call_id] = (event.tool_name, time.monotonic())
+            if event.call_id not in self.diffs:  # auto-approved edits: the file as it is now
+                self.diffs[event.call_id] = disk_diff(
+                    self.session.project_root, event.tool_name, event.arguments
+                )
             if self.permission is not None and self.permission.call_id == event.call_id:
                 self.permission = None
         elif kind == "tool_complete":
@@ -162,6 +168,9 @@ class LiveSession:
                 self.durations[event.call_id] = time.monotonic() - started[1]
         elif kind == "permission_request":
             self.permission = event
+            self.diffs[event.call_id] = disk_diff(
+                self.session.project_root, event.tool_name, event.arguments
+            )
         elif kind == "architect_plan":
             self.plan = {"summary": event.summary, "steps": [dict(s) for s in event.steps]}
             for step in self.plan["steps"]:

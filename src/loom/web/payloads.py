@@ -38,7 +38,7 @@ def _message(live: LiveSession, event: Any) -> dict[str, Any]:
         }
     if message.role not in ("user", "assistant"):
         return {"type": "noop"}
-    (item,) = chat_items([message], live.durations) or [ChatItem("notice")]
+    (item,) = chat_items([message], live.durations, live.diffs) or [ChatItem("notice")]
     payload: dict[str, Any] = {"type": "message", "role": message.role,
                                "html": fragment("chat_item", item)}
     if message.role == "assistant":
@@ -50,7 +50,7 @@ def tool_card(live: LiveSession, call_id: str) -> Any:
     for message in reversed(live.session.thread.messages):
         for call in getattr(message, "tool_calls", ()) or ():
             if call.id == call_id:
-                return card_for(call, live.durations)
+                return card_for(call, live.durations, live.diffs)
     return None
 
 
@@ -83,7 +83,9 @@ def _permission(live: LiveSession, event: Any) -> dict[str, Any]:
 
 
 def permission_modal(live: LiveSession, event: Any) -> str:
-    diff = disk_diff(live.session.project_root, event.tool_name, event.arguments)
+    diff = live.diffs.get(event.call_id)
+    if diff is None:
+        diff = disk_diff(live.session.project_root, event.tool_name, event.arguments)
     return fragment("permission_modal", event, diff)
 
 

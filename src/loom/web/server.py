@@ -78,4 +78,8 @@ async def serve(
     if open_browser:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(webbrowser.open, url)
+    prewarm = getattr(ws, "prewarm", None)
+    if prewarm is not None:  # the first message should not wait for an SDK import
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.5, lambda: loop.run_in_executor(None, prewarm))
     await server.serve(sockets=[sock])

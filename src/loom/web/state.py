@@ -25,9 +25,17 @@ class WebState:
     hub: Hub = field(default_factory=Hub)
     costs: CostCache = field(default_factory=CostCache)
     version: str = "0"
+    _models: list[str] | None = None
 
     def __post_init__(self) -> None:
         self.hub.render_sidebar = lambda: fragment("live_sessions", self.live_list(), None)
+
+    def models(self) -> list[str]:
+        """Model names for the selector (from the catalog; any other may be typed)."""
+        if self._models is None:
+            known = getattr(self.ws, "known_models", None)
+            self._models = known() if callable(known) else []
+        return self._models
 
     def live_list(self) -> list[LiveSession]:
         """Every running session of the Workspace (the page's own and any other)."""

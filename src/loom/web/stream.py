@@ -13,20 +13,22 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
+from starlette.requests import Request
+from starlette.routing import Route
 
 from loom.web.live import Client
 from loom.web.state import WebState
 
-router = APIRouter()
 PING_SECONDS = 15
 IDLE_CHECK_SECONDS = 5
 
 
-@router.get("/events")
-async def events(request: Request, session: str = "", after: int = 0) -> EventSourceResponse:
+async def events(request: Request) -> EventSourceResponse:
     state: WebState = request.app.state.web
+    session = request.query_params.get("session", "")
+    after_text = request.query_params.get("after", "0")
+    after = int(after_text) if after_text.isdigit() else 0
     last_id = request.headers.get("last-event-id", "")
     if last_id.isdigit():
         after = max(after, int(last_id))
@@ -72,3 +74,6 @@ async def _follow(
 
 def _plain(payload: dict[str, Any]) -> dict[str, Any]:
     return {"data": json.dumps(payload)}
+
+
+routes = [Route("/events", events)]

@@ -31,10 +31,10 @@ def page(name: str, **context: Any) -> str:
     return env().get_template(name).render(**context)
 
 
-def fragment(macro: str, *args: Any, **kwargs: Any) -> str:
+def fragment(macro: str, *args: Any, **kwargs: Any) -> Markup:
     """One macro of `_parts.html`, rendered alone (what the stream and the API send)."""
     module = env().get_template("_parts.html").module
-    return str(getattr(module, macro)(*args, **kwargs))
+    return Markup(getattr(module, macro)(*args, **kwargs))
 
 
 def format_duration(seconds: float | None) -> str:
@@ -71,6 +71,3 @@ def format_when(iso: str | None) -> str:
         return ""
     return iso[:16].replace("T", " ")
 
-
-def markup(text: str) -> Markup:
-    return Markup(text)
