@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
 PROJECT_CONFIG_NAME = ".loom.toml"
@@ -50,7 +51,7 @@ RULES_MAX_BYTES = 64_000
 ADDITIVE_KEYS = {("permissions", "deny"), ("repo", "ignore")}
 
 
-class ConfigError(Exception):
+class ConfigError(LoomError):
     """A configuration problem a person must fix; the message says where and how."""
 
 
@@ -96,6 +97,7 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    decision_tokens: int = Field(default=1024, ge=0)  # the decision graph's zone; 0: off
 
 
 class RepoSection(_Section):
@@ -121,6 +123,28 @@ class UiSection(_Section):
     show_tool_output: bool = True  # print a short preview of each tool result in the REPL
 
 
+class McpServerSettings(_Section):
+    """One external MCP server: `command` (+ args, env, cwd) for stdio, or `url` (+ headers)
+    for streamable HTTP. Which of the two is set is checked when the server starts, so one
+    bad entry is reported on its own and never stops the rest of Loom."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout: float = Field(default=60.0, gt=0)  # seconds per tool call
+
+
+class McpSection(_Section):
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    tool_tokens: int = Field(default=8000, ge=0)  # beyond this the agent gets names + lookup
+    startup_timeout: float = Field(default=30.0, gt=0)  # seconds to connect to one server
+    max_result_chars: int = Field(default=100_000, gt=0)  # longer tool results are cut
+
+
 class LoomConfig(_Section):
     model: ModelSection = Field(default_factory=ModelSection)
     providers: ProvidersSection = Field(default_factory=ProvidersSection)
@@ -131,6 +155,7 @@ class LoomConfig(_Section):
     lsp: LspSection = Field(default_factory=LspSection)
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
+    mcp: McpSection = Field(default_factory=McpSection)
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

@@ -160,7 +160,7 @@ class PermissionPolicy:
             return Verdict(Decision.ALLOW, "read-only tool", subject)
         if self.auto_approve_all:
             return Verdict(Decision.ALLOW, "auto-approve is on for this session", subject)
-        if name in self.auto_approve_tools:
+        if any(fnmatchcase(name, rule) for rule in self.auto_approve_tools):  # mcp__github__*
             return Verdict(Decision.ALLOW, f"{name} is auto-approved in config", subject)
         grant = self._covering_grant(tool, name, subject, command)
         if grant is not None:

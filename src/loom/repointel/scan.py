@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
+from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 from loom.repointel.languages import detect_language
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000

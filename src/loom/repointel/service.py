@@ -17,7 +17,7 @@ from loom.repointel.cache import cache_file_for
 from loom.repointel.graphcache import GraphCache, graph_file_for
 from loom.repointel.index import Progress, RefreshStats, RepoIndex
 from loom.repointel.repomap import Estimator, default_estimator, fit_to_budget, rank_definitions
-from loom.repointel.settings import RepoSettings, load_settings
+from loom.repointel.settings import RepoSettings
 from loom.repointel.tags import FileSymbols
 
 
@@ -64,7 +64,7 @@ class RepoIntel:
         from loom.paths import LoomPaths
 
         self.root = root.resolve()
-        self.settings = settings or load_settings(self.root)
+        self.settings = settings or RepoSettings()
         cache_dir = cache_dir or LoomPaths.from_env().cache
         self.index = RepoIndex(self.root, cache_file_for(cache_dir, self.root),
                                ignore=self.settings.ignore,
@@ -102,13 +102,7 @@ class RepoIntel:
         self._fresh = fresh
 
     def relative(self, path: str) -> str:
-        candidate = Path(path)
-        if candidate.is_absolute():
-            try:
-                return candidate.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                return candidate.as_posix()
-        return candidate.as_posix().removeprefix("./")
+        return relative_path(self.root, path)
 
     def repo_map(
         self,
@@ -174,3 +168,14 @@ class RepoIntel:
 
     def close(self) -> None:
         self.index.close()
+
+
+def relative_path(root: Path, path: str) -> str:
+    """`path` (absolute, or relative to the project) as a project-relative posix path."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            return candidate.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return candidate.as_posix()
+    return candidate.as_posix().removeprefix("./")

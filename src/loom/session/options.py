@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from loom.config import ContextSection, ModelSection, RepoSection
 from loom.llm.retry import RetryPolicy
 from loom.session.context import RepoMapHook
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+
+
+def _default(section: Any, key: str) -> Any:
+    """The default of a config key: defaults live in loom.config, once."""
+    return section.model_fields[key].default
 
 
 @dataclass
@@ -15,17 +24,38 @@ class SessionOptions:
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
-    reserved_output_tokens: int = 8192  # context.reserved_output_tokens
+    reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
     rules: str | None = None  # None: read LOOM.md from the project
-    rules_max_tokens: int = 4000
+    rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
-    repo_map_tokens: int = 1024  # config repo.map_tokens; 0 turns the map off
+    repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off
     repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
+    decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
+    decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
     system_prompt: str | None = None  # None: loom.session.prompt's default
-    architect_model: str = "anthropic:claude-opus-4-6"  # config model.architect
-    editor_model: str = "anthropic:claude-haiku-4-5"  # config model.editor
+    architect_model: str = _default(ModelSection, "architect")
+    editor_model: str = _default(ModelSection, "editor")
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
+
+    @classmethod
+    def from_config(cls, config: LoomConfig) -> SessionOptions:
+        """The options [model], [context], [repo] and [shell] configure."""
+        options = cls(
+            retry=RetryPolicy(max_retries=config.model.max_retries),
+            architect_model=config.model.architect,
+            editor_model=config.model.editor,
+            reserved_output_tokens=config.context.reserved_output_tokens,
+            max_context_tokens=config.context.max_context_tokens,
+            rules_max_tokens=config.context.rules_max_tokens,
+            decision_tokens=config.context.decision_tokens,
+            repo_map_tokens=config.repo.map_tokens,
+        )
+        # The shell tool stops its command at shell.timeout and kills it cleanly; the
+        # session's outer timeout must not fire first.
+        if options.tool_timeout is not None:
+            options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
+        return options

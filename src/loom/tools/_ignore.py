@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
+from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 
 __all__ = ["DEFAULT_IGNORES", "Entry", "IgnoreWalker"]
 
