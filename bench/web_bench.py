@@ -34,17 +34,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
+import httpx  # noqa: E402
 from tests.fakes.llm_server import FakeLlmServer, Turn  # noqa: E402
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, start_web  # noqa: E402
-
-import httpx  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def make_project(base: Path) -> Path:
@@ -187,7 +186,7 @@ def history(threads: int, runs: int) -> dict[str, Any]:
             finally:
                 stop(web)
         os.environ["LOOM_HOME"] = str(home)
-        from loom.web._compat import Workspace
+        from loom.session import Workspace
 
         ws = Workspace.open(cwd=project)
         base_list = _timed(lambda: ws.threads.list(limit=51), runs)

@@ -25,15 +25,14 @@ def web_command(
         help="Address to listen on. Anything but loopback makes the token the only protection.",
     ),
 ) -> None:
-    from loom.config import ConfigError
-    from loom.web._compat import LoomError, Workspace
+    from loom.session import LoomError, Workspace
     from loom.web.server import BindError, serve
 
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
     overrides = {"model.default": root["model"]} if root.get("model") else None
     try:
         ws = Workspace.open(cwd=Path.cwd(), overrides=overrides)
-    except (ConfigError, LoomError) as exc:
+    except LoomError as exc:
         typer.echo(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc
     for warning in getattr(ws.config, "warnings", []):

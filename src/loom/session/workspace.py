@@ -198,6 +198,18 @@ class Workspace:
         finally:
             await _run_cleanups(setup.cleanups, "(plugins)")
 
+    def known_models(self) -> list[str]:
+        """`provider:model-id` of every model in the catalog (a selector's choices)."""
+        from loom.llm.catalog import known_models
+
+        return [f"{m.provider}:{m.model_id}" for m in known_models()]
+
+    def prewarm(self) -> None:
+        """Build the default model's provider now (it imports the SDK, 1-2 s), so a long-
+        lived face's first message does not wait for it. Problems surface at start."""
+        with contextlib.suppress(Exception):
+            self.provider_factory()(self.config.model.default)
+
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
         from loom.session.providers import check_model

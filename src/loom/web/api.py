@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from loom.web._compat import LoomError, SessionSpec
+from loom.session import LoomError, SessionSpec
 from loom.web.live import _pending
 from loom.web.project import ProjectPathError, changes, file_tree, preview, shell_history
 from loom.web.state import PAGE_SIZE, NotFound, WebState
@@ -250,8 +250,7 @@ async def rename(request: Request) -> JSONResponse:
     title = " ".join(body.title.split())
     live = state.live(ref)
     if live is not None:  # the session holds the writer lock: rename through it
-        live.session.thread.metadata.title = title
-        live.session._saver.request()
+        live.session.set_title(title)
         state.hub.badges_changed()
     else:
         try:

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from loom.web._compat import LoomError
+from loom.session import LoomError
 from loom.web.cards import ChatItem, chat_items, usage_totals
 from loom.web.live import LiveSession, _pending
 from loom.web.payloads import permission_modal
