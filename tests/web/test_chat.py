@@ -174,3 +174,55 @@ def test_cancel_button_stops_a_running_tool(
     page.get_by_role("button", name="Cancel").click()
     expect(page.locator(".tool[data-tool=shell] [data-status]")).to_have_text("Interrupted")
     expect(page.locator("#badge")).to_have_text("Ready")
+
+
+def test_architect_mode_shows_the_plan_and_its_steps(
+    page: Any, web: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    plan = {"summary": "Greet politely", "steps": [
+        {"file": "hello.py", "action": "read", "description": "look at greet()"},
+        {"file": "hello.py", "action": "read", "description": "check the wording"},
+    ]}
+    server.add(Turn(text=json.dumps(plan)))
+    server.add(Turn(text="Read it: it prints Hello."))
+    server.add(Turn(text="The wording is fine."))
+    for _ in range(3):
+        server.add(Turn(text="All steps done."))
+    page.get_by_role("button", name="Architect").click()
+    send(page, "make the greeting polite")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.get_by_role("button", name="Architect")).to_have_attribute("aria-pressed", "true")
+    steps = page.locator("#plan .step")
+    expect(page.locator("#plan")).to_contain_text("Greet politely")
+    expect(steps).to_have_count(2)
+    expect(steps.nth(1)).to_have_class(re.compile("step-completed"))
+    expect(steps.nth(0)).to_contain_text("look at greet()")
+    page.screenshot(path=str(shots / "08-architect-plan.png"))
+    models = [r.json["model"] for r in server.requests]
+    assert models[0] == "claude-opus-4-6" and "claude-haiku-4-5" in models[1:]
+
+
+def test_retries_are_shown_as_they_happen(page: Any, server: FakeLlmServer) -> None:
+    server.add(Turn(status=529, error_message="overloaded", retry_after=0.01))
+    server.add(Turn(text="made it"))
+    send(page, "try")
+    expect(page.locator(".notice-warn")).to_contain_text("retry 1")
+    expect(page.locator(".msg-assistant").last).to_have_text("made it")
+
+
+def test_model_selector_switches_the_next_call(page: Any, server: FakeLlmServer) -> None:
+    server.add(Turn(text="from sonnet"))
+    server.add(Turn(text="from gpt"))
+    send(page, "one")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".msg-assistant")).to_have_text("from sonnet")
+    model = page.get_by_role("combobox", name="Model")
+    model.fill("openai:gpt-5")
+    model.press("Tab")  # change event
+    expect(page.locator(".notice")).to_contain_text("openai:gpt-5")
+    send(page, "two")
+    expect(page.locator(".msg-assistant").last).to_have_text("from gpt")
+    assert server.requests[-1].format == "openai" and server.requests[-1].json["model"] == "gpt-5"
+    model.fill("nonsense")
+    model.press("Tab")
+    expect(page.get_by_role("alert")).to_contain_text("nonsense")

@@ -46,12 +46,13 @@ class ToolCard:
 
 @dataclass
 class ChatItem:
-    kind: str  # user | assistant | notice
+    kind: str  # user | assistant | notice | plan
     text: str = ""
     html: Markup | None = None
     tools: list[ToolCard] = field(default_factory=list)
     model: str | None = None
     level: str = "info"  # for notices: info | warn | error
+    plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
 
 
 def subject_of(arguments: dict[str, Any]) -> str:
@@ -136,8 +137,14 @@ def chat_items(
     cards: dict[str, ToolCard] = {}
     for message in messages:
         role = getattr(message, "role", "")
-        if role == "user":
+        extra = getattr(message, "model_extra", None) or {}
+        if role == "user" and extra.get("architect_step"):
+            # architect mode's step request: the plan panel shows the step itself
+            items.append(ChatItem("notice", text=message.content.split("\n\n")[0]))
+        elif role == "user":
             items.append(ChatItem("user", text=message.content))
+        elif role == "assistant" and isinstance(extra.get("plan"), dict):
+            items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
         elif role == "assistant":
             tools = [card_for(call, durations, diffs) for call in message.tool_calls]
             cards.update((card.call_id, card) for card in tools)
@@ -154,6 +161,12 @@ def chat_items(
             if card is not None:
                 fill_result(card, message.content, message.is_error)
     return items
+
+
+def _plan_view(plan: dict[str, Any]) -> dict[str, Any]:
+    steps = [dict(step, status="planned") for step in plan.get("steps", [])
+             if isinstance(step, dict)]
+    return {"summary": str(plan.get("summary", "")), "steps": steps}
 
 
 def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:

@@ -112,7 +112,11 @@ def _notice(level: str, text: str) -> dict[str, Any]:
 
 
 def _plan(live: LiveSession, event: Any) -> dict[str, Any]:
-    return {"type": "plan", "html": fragment("plan_panel", live.plan)}
+    payload: dict[str, Any] = {"type": "plan", "html": fragment("plan_panel", live.plan)}
+    if event.type == "architect_plan":  # the planning answer (JSON) becomes the plan
+        item = ChatItem("plan", plan={"summary": event.summary, "steps": event.steps})
+        payload["answer_html"] = fragment("chat_item", item)
+    return payload
 
 
 def _turn_done(live: LiveSession, event: Any) -> dict[str, Any]:

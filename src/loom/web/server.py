@@ -17,6 +17,22 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
 
 
+def _prewarm(ws: Any) -> None:
+    """While the first page loads: compile the templates and the code colours, then
+    build the default provider (an SDK import, 1-2 s) so the first message does not
+    wait for it."""
+    from loom.web.render import code_css, markdown
+    from loom.web.views import env
+
+    for name in ("session.html", "cost.html", "_parts.html"):
+        env().get_template(name)
+    code_css()
+    markdown("`warm`")
+    prewarm = getattr(ws, "prewarm", None)
+    if prewarm is not None:
+        prewarm()
+
+
 class BindError(OSError):
     pass
 
@@ -78,8 +94,6 @@ async def serve(
     if open_browser:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(webbrowser.open, url)
-    prewarm = getattr(ws, "prewarm", None)
-    if prewarm is not None:  # the first message should not wait for an SDK import
-        loop = asyncio.get_running_loop()
-        loop.call_later(0.5, lambda: loop.run_in_executor(None, prewarm))
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.2, lambda: loop.run_in_executor(None, _prewarm, ws))
     await server.serve(sockets=[sock])

@@ -62,8 +62,15 @@ if (messages) {
     stickToBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
   });
 }
+let scrollQueued = false;
 function scrollDown() {
-  if (messages && stickToBottom) messages.scrollTop = messages.scrollHeight;
+  // once per frame: reading scrollHeight forces a layout, too costly for every delta
+  if (!messages || !stickToBottom || scrollQueued) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    messages.scrollTop = messages.scrollHeight;
+  });
 }
 
 function streamingBody() {
@@ -166,7 +173,11 @@ const handlers = {
   permission_answered() { $("#modal-root").replaceChildren(); },
   mode(p) { markMode(p.mode); },
   notice(p) { notice(p.level, p.text); },
-  plan(p) { $("#plan").innerHTML = p.html; },
+  plan(p) {
+    $("#plan").innerHTML = p.html;
+    const answers = $$(".msg-assistant", messages);
+    if (p.answer_html && answers.length) answers[answers.length - 1].replaceWith(fromHTML(p.answer_html));
+  },
   turn_done(p) {
     $(".streaming", messages)?.remove();
     setUsage(p.usage);
