@@ -124,3 +124,26 @@ def test_a_thread_open_elsewhere_says_where(
         expect(tab.get_by_role("button", name="Resume")).to_be_visible()
     finally:
         lock.release()
+
+
+def test_cost_page_and_dark_theme(
+    browser: Any, history_web: WebServer, old_threads: list[str], shots: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        page.goto(history_web.url)
+        page.get_by_role("link", name="Cost").click()
+        page.wait_for_url("**/cost")
+        expect(page.get_by_role("heading", name="Per model")).to_be_visible()
+        expect(page.locator("table").first).to_contain_text("anthropic:claude-sonnet-4-6")
+        sessions = page.locator(".card-wide tbody tr")
+        expect(sessions).to_have_count(2)
+        expect(sessions.first).to_contain_text("$")
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(15, 17, 21)"  # the dark palette follows the system
+        page.screenshot(path=str(shots / "09-cost-dark.png"))
+        page.goto(f"{history_web.base}/s/{old_threads[0]}")
+        page.screenshot(path=str(shots / "10-thread-dark.png"))
+    finally:
+        context.close()

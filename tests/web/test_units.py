@@ -33,6 +33,34 @@ def test_guard_host_origin_token() -> None:
     assert other.allowed_hosts() == {"192.168.1.5:80"}
 
 
+def test_another_host_is_announced_loudly() -> None:
+    from loom.web.server import warning_for
+
+    assert warning_for("127.0.0.1") is None and warning_for("::1") is None
+    warning = warning_for("0.0.0.0")
+    assert warning is not None and "ONLY protection" in warning
+
+
+def test_a_taken_port_says_what_to_do(tmp_path: Any) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "loom", "web", "--no-open", "--port", str(port)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+
+
 def test_markdown_never_runs_raw_html() -> None:
     html = markdown("hi <script>alert(1)</script> [x](javascript:alert(1)) **b**")
     assert "<script>" not in html and "&lt;script&gt;" in html

@@ -33,6 +33,15 @@ def _prewarm(ws: Any) -> None:
         prewarm()
 
 
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 class BindError(OSError):
     pass
 
@@ -53,7 +62,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def warning_for(host: str) -> str | None:
-    if host in LOOPBACK:
+    if host in LOOPBACK or _is_loopback(host):
         return None
     return (
         f"WARNING: listening on {host}, not only on this machine. Anyone who can reach this "
