@@ -212,10 +212,10 @@ class LocalThreadStore:
         self._unindex(thread_id)
         raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
 
-    def list(self, limit: int = 50) -> list[ThreadSummary]:
-        """Newest activity first."""
+    def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+        """Newest activity first, from `offset` (the web sidebar pages through it)."""
         with self.fresh_index() as index:
-            return [ThreadSummary(**row) for row in index.list(limit)]
+            return [ThreadSummary(**row) for row in index.list(limit, offset)]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""

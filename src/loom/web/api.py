@@ -220,7 +220,11 @@ async def threads(request: Request) -> JSONResponse:
     if offset < 0 or len(q) > 500:
         return _error(400, "offset must be >= 0 and the query at most 500 characters")
     started = time.perf_counter()
-    rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
+    try:
+        rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
+    except LoomError as exc:  # a query with no words in it
+        return JSONResponse({"html": f'<p class="muted small">{_esc(str(exc))}</p>',
+                             "next": None, "count": 0})
     current = request.query_params.get("current")
     html = fragment("thread_rows", rows, current)
     elapsed_ms = (time.perf_counter() - started) * 1000
