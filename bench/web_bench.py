@@ -229,29 +229,49 @@ def main() -> None:
     parser.add_argument("--chunk-delay", type=float, default=0.02)
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", default="latency,first,history",
+                        help="comma-separated parts to run: latency, first, history")
     args = parser.parse_args()
+    parts = set(args.only.split(","))
     os.environ.setdefault("LOOM_ALLOW_MODEL_REQUESTS", "0")
     from playwright.sync_api import sync_playwright
 
-    med = statistics.median
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
           "(other work on this machine shows in every figure below)")
     with sync_playwright() as pw:
-        one = latency(pw, 1, 1, args.chunks, args.chunk_delay)
-        many = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
-        print(f"1. event latency bus -> DOM, {args.chunks} deltas per turn:")
-        print(f"   1 session, 1 tab:     n={len(one)} p50={pct(one, .5):.1f} ms "
-              f"p95={pct(one, .95):.1f} ms")
-        print(f"   {args.sessions} sessions, {args.observers} tabs: n={len(many)} "
-              f"p50={pct(many, .5):.1f} ms p95={pct(many, .95):.1f} ms "
-              f"(p95 ratio {pct(many, .95) / max(pct(one, .95), 1e-9):.1f}x)")
-        first = first_page(pw, args.runs)
+        if "latency" in parts:
+            report_latency(pw, args)
+        if "first" in parts:
+            report_first_page(pw, args)
+    if "history" in parts:
+        report_history(args)
+
+
+def report_latency(pw: Any, args: Any) -> None:
+    one = latency(pw, 1, 1, args.chunks, args.chunk_delay)
+    many = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
+    print(f"1. event latency bus -> DOM, {args.chunks} deltas per turn:")
+    print(f"   1 session, 1 tab:     n={len(one)} p50={pct(one, .5):.1f} ms "
+          f"p95={pct(one, .95):.1f} ms")
+    print(f"   {args.sessions} sessions, {args.observers} tabs: n={len(many)} "
+          f"p50={pct(many, .5):.1f} ms p95={pct(many, .95):.1f} ms "
+          f"(p95 ratio {pct(many, .95) / max(pct(one, .95), 1e-9):.1f}x)")
+    print(f"   load average now: {os.getloadavg()[0]:.1f}")
+
+
+def report_first_page(pw: Any, args: Any) -> None:
+    med = statistics.median
+    first = first_page(pw, args.runs)
     print(f"2. first page: {first['bytes'] / 1024:.1f} KB (HTML+CSS+JS, uncompressed); "
           f"median over {args.runs} launches: URL printed {med(first['ready']):.2f} s, "
           f"navigation to first paint {med(first['paint']):.2f} s, "
           f"total {med(first['total']):.2f} s "
           f"(baseline `loom --version` {med(first['version']):.2f} s)")
     print(f"   load average now: {os.getloadavg()[0]:.1f}")
+
+
+def report_history(args: Any) -> None:
+    med = statistics.median
     hist = history(args.threads, args.runs * 3)
     print(f"3. history, {args.threads} threads, server time (median of {args.runs * 3}):")
     print(f"   first page   {med(hist['page']):.1f} ms (baseline ws.threads.list "

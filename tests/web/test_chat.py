@@ -133,9 +133,15 @@ def test_two_tabs_follow_one_session(
 ) -> None:
     server.add(Turn(text="first answer"))
     server.add(Turn(text="second answer"))
-    send(page, "one")
+    box = page.get_by_role("textbox", name="Message")
+    box.fill("one")
+    box.press("Shift+Enter")  # a new line, not a send
+    box.type("more")
+    assert box.input_value() == "one\nmore" and "/s/" not in page.url
+    box.press("Enter")
     page.wait_for_url(re.compile(r"/s/T-"))
     expect(page.locator(".msg-assistant")).to_have_text("first answer")
+    expect(page.locator(".msg-user")).to_have_text("one\nmore")
     other = page.context.new_page()  # same browser profile: the cookie is shared
     other.goto(page.url)
     expect(other.locator(".msg-assistant")).to_have_text("first answer")

@@ -147,3 +147,30 @@ def test_cost_page_and_dark_theme(
         page.screenshot(path=str(shots / "10-thread-dark.png"))
     finally:
         context.close()
+
+
+def test_history_scrolls_in_pages(
+    browser: Any, project: Path, server: FakeLlmServer, loom_home: Path
+) -> None:
+    from bench.gen_threads_corpus import generate
+
+    generate(loom_home, 120, 4)
+    running = start_web(project, server, loom_home)
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(running.url)
+        rows = page.locator("#thread-list .thread-row")
+        expect(rows).to_have_count(50)  # the first page, rendered with the page
+        rows.last.scroll_into_view_if_needed()
+        expect(rows).to_have_count(100)
+        rows.last.scroll_into_view_if_needed()
+        expect(rows).to_have_count(120)
+        ids = page.eval_on_selector_all(
+            "#thread-list .thread-row", "rows => rows.map(a => a.dataset.thread)"
+        )
+        assert len(set(ids)) == 120  # no row twice, none missing
+    finally:
+        context.close()
+        running.process.terminate()
+        running.process.wait(15)
