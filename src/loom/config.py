@@ -91,6 +91,9 @@ class PermissionsSection(_Section):
 class ShellSection(_Section):
     timeout: float = Field(default=120.0, gt=0)
     max_output_bytes: int = Field(default=30_000, gt=0)
+    # Secret variables (`*_API_KEY`, `*_TOKEN`, ...) are kept from agent commands unless
+    # named here (names or globs like "GITHUB_*"); their values are still masked in output.
+    pass_env: list[str] = Field(default_factory=list)
 
 
 class ContextSection(_Section):

@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "loom": 0,  # loom/__init__.py: the version string only
     "core": 0,  # pure domain: ids, messages, thread model, state machine, events, errors
     "_xdg": 1,
+    "_beneath": 1,  # openat-style confinement beneath the project root
     "paths": 1,
     "config": 1,
     "ignore": 1,  # git's ignore rules, shared by tools and repointel

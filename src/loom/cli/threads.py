@@ -148,15 +148,24 @@ def resume_command(
 
 def doctor_command(
     repair: bool = typer.Option(False, "--repair", help="Rebuild the index and clean up."),
+    restore: str = typer.Option(
+        None, "--restore", metavar="FILE", help="Move a fixed file back from quarantine."
+    ),
 ) -> None:
-    """Check thread files against the search index; list quarantined files.
+    """Check thread files, the search index and loom.db; list quarantined files.
 
-    Exit code 1 when something needs attention (after --repair: when something is left).
+    Exit code 1 when something needs attention (after --repair: when something is left,
+    such as a quarantined file only a person can fix).
     """
     from loom.cli.render_doctor import print_doctor_report
 
     workspace = _workspace()
+    if restore is not None:
+        with person_errors():
+            thread_id = workspace.threads.restore_quarantined(restore)
+        typer.echo(f"Restored {thread_id} from quarantine; `loom show {thread_id}` opens it.")
+        return
     report = workspace.threads.doctor(repair)
-    print_doctor_report(report, workspace.paths, Console(), repaired=repair)
+    print_doctor_report(report, workspace.paths, Console(soft_wrap=True), repaired=repair)
     if not report.healthy:
         raise typer.Exit(1)

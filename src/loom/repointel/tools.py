@@ -37,24 +37,42 @@ class RepoMapTool(_RepoTool):
         "`focus_files` and names you care about as `mentioned_identifiers` to rank what they "
         "use higher. Use it to find where things live before reading files."
     )
-    parameters = schema({
-        "tokens": {"type": "integer", "minimum": 64, "maximum": 32000,
-                   "description": "Token budget for the map (default: repo.map_tokens)."},
-        "focus_files": {"type": "array", "items": {"type": "string"}, "default": [],
-                        "description": "Project-relative paths of files in the conversation."},
-        "mentioned_identifiers": {"type": "array", "items": {"type": "string"}, "default": [],
-                                  "description": "Function, class or variable names."},
-    })
+    parameters = schema(
+        {
+            "tokens": {
+                "type": "integer",
+                "minimum": 64,
+                "maximum": 32000,
+                "description": "Token budget for the map (default: repo.map_tokens).",
+            },
+            "focus_files": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": [],
+                "description": "Project-relative paths of files in the conversation.",
+            },
+            "mentioned_identifiers": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": [],
+                "description": "Function, class or variable names.",
+            },
+        }
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         intel = self.intel(ctx)
-        text = await asyncio.to_thread(intel.repo_map, args.get("tokens"),
-                                       args["focus_files"], args["mentioned_identifiers"])
+        text = await asyncio.to_thread(
+            intel.repo_map, args.get("tokens"), args["focus_files"], args["mentioned_identifiers"]
+        )
         if not text:
-            return ToolResult("(no source files with definitions were found in this project)",
-                              metadata={"files": 0})
-        return ToolResult(text, metadata={"files": sum(1 for line in text.splitlines()
-                                                       if line.endswith(":"))})
+            return ToolResult(
+                "(no source files with definitions were found in this project)",
+                metadata={"files": 0},
+            )
+        return ToolResult(
+            text, metadata={"files": sum(1 for line in text.splitlines() if line.endswith(":"))}
+        )
 
 
 class SymbolSearchTool(_RepoTool):
@@ -63,24 +81,34 @@ class SymbolSearchTool(_RepoTool):
         "Find where a function, class, method or constant is defined: give its name or the "
         "start of it. Returns `path:line  kind  name` with the defining line."
     )
-    parameters = schema({
-        "query": {"type": "string", "minLength": 1,
-                  "description": "A symbol name or prefix, e.g. `parse_args` or `Http`."},
-        "exact": {"type": "boolean", "default": False,
-                  "description": "Only names equal to the query."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
-    }, required=("query",))
+    parameters = schema(
+        {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A symbol name or prefix, e.g. `parse_args` or `Http`.",
+            },
+            "exact": {
+                "type": "boolean",
+                "default": False,
+                "description": "Only names equal to the query.",
+            },
+            "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
+        },
+        required=("query",),
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         query = args["query"].strip()
         if not query:
             raise self.fail("query is blank; give a symbol name or prefix")
         intel = self.intel(ctx)
-        hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1,
-                                       args["exact"])
+        hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1, args["exact"])
         if not hits:
-            raise ToolError(f"no definition named {query!r} (or starting with it) in the "
-                            "project; try a shorter prefix or content_search for text")
+            raise ToolError(
+                f"no definition named {query!r} (or starting with it) in the "
+                "project; try a shorter prefix or content_search for text"
+            )
         more = len(hits) > args["limit"]
         hits = hits[: args["limit"]]
         lines = [f"{h.path}:{h.line}  {h.kind}  {h.name}  —  {h.text}" for h in hits]

@@ -36,6 +36,7 @@ from loom.core.events import (
 )
 from loom.core.ids import new_message_id
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller
@@ -411,6 +412,7 @@ class Session:
     # -- thread, events, status -------------------------------------------------------
 
     def _record(self, message: Message) -> None:
+        redact_message(message, self.options.secrets)  # before it is saved, sent or synced
         self.thread.append(message)
         self.publish(NewMessage(session_id=self.id, message=message))
 

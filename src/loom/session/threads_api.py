@@ -169,6 +169,12 @@ class ThreadsApi:
 
         return doctor.repair(self.paths) if repair else doctor.diagnose(self.paths)
 
+    def restore_quarantined(self, name: str) -> str:
+        """Move a file someone fixed back from quarantine (`loom doctor --restore`)."""
+        from loom.store import doctor
+
+        return doctor.restore(self._ws.paths, name)
+
     @contextlib.contextmanager
     def _changing(self) -> Iterator[Any]:
         """The workspace's own store when sessions have opened it, else a syncing one

@@ -18,6 +18,7 @@ from loom.core.clock import now_iso
 from loom.core.events import SessionError, ToolComplete, ToolExecuting
 from loom.core.ids import new_message_id
 from loom.core.messages import ToolCall
+from loom.core.secrets import redact
 from loom.llm.base import invalid_arguments_text
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
 
@@ -137,7 +138,7 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
             session_id=session.id,
             tool_name=call.tool_name,
             call_id=call.id,
-            result=result.content,
+            result=redact(result.content, session.options.secrets),
             is_error=result.is_error,
         )
     )

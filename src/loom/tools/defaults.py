@@ -22,13 +22,14 @@ from loom.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_S, Shell
 def builtin_tools(project_root: Path, config: Any = None) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell and git, set up from `config` (a LoomConfig, or None for the defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
+    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
     timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
     max_output = (
         int(config.shell.max_output_bytes) if config is not None else DEFAULT_MAX_OUTPUT_BYTES
     )
+    pass_env = tuple(config.shell.pass_env) if config is not None else ()
     return [
         FileRead(root),
         FileWrite(root),
@@ -36,8 +37,14 @@ def builtin_tools(project_root: Path, config: Any = None) -> list[Tool]:
         FileSearch(root, ignores),
         ContentSearch(root, ignores),
         DirectoryList(root, ignores),
-        Shell(root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output),
-        Git(root, max_output_bytes=max_output),
+        Shell(
+            root,
+            timeout=timeout,
+            max_timeout=max(600.0, timeout),
+            max_output_bytes=max_output,
+            pass_env=pass_env,
+        ),
+        Git(root, max_output_bytes=max_output, pass_env=pass_env),
     ]
 
 
