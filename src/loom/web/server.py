@@ -15,12 +15,13 @@ from loom.web.security import LOOPBACK, Guard
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
+PROVIDER_PREWARM_DELAY = 2.0  # seconds after start: the first page comes first
 
 
-def _prewarm(ws: Any) -> None:
-    """While the first page loads: compile the templates and the code colours, then
-    build the default provider (an SDK import, 1-2 s) so the first message does not
-    wait for it."""
+def _warm_pages(ws: Any) -> None:
+    """What the first page needs, done before the URL is printed: the templates, the
+    code colours, Markdown, the thread index. Done later, it would compete with the
+    provider's SDK import for the interpreter while the first page is asked for."""
     from loom.web.render import code_css, markdown
     from loom.web.views import env
 
@@ -28,6 +29,13 @@ def _prewarm(ws: Any) -> None:
         env().get_template(name)
     code_css()
     markdown("`warm`")
+    with contextlib.suppress(Exception):  # a broken index is reported by the page itself
+        ws.threads.list(limit=1)
+
+
+def _prewarm_provider(ws: Any) -> None:
+    """Build the default provider (an SDK import, 1-2 s) so the first message does not
+    wait for it; started once the first page has had time to load."""
     prewarm = getattr(ws, "prewarm", None)
     if prewarm is not None:
         prewarm()
@@ -92,6 +100,7 @@ async def serve(
         timeout_graceful_shutdown=3, ws="none",
     )
     server = uvicorn.Server(config)
+    await asyncio.to_thread(_warm_pages, ws)
     url = guard.url("/")
     warning = warning_for(host)
     if warning:
@@ -104,5 +113,7 @@ async def serve(
         with contextlib.suppress(Exception):
             await asyncio.to_thread(webbrowser.open, url)
     loop = asyncio.get_running_loop()
-    loop.call_later(0.2, lambda: loop.run_in_executor(None, _prewarm, ws))
+    loop.call_later(
+        PROVIDER_PREWARM_DELAY, lambda: loop.run_in_executor(None, _prewarm_provider, ws)
+    )
     await server.serve(sockets=[sock])
