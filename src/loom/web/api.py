@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from loom.session import LoomError, SessionSpec
-from loom.web.live import _pending
+from loom.web.live import pending_permission
 from loom.web.project import ProjectPathError, changes, file_tree, preview, shell_history
 from loom.web.state import PAGE_SIZE, NotFound, WebState
 from loom.web.views import fragment
@@ -116,15 +116,14 @@ async def answer(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Answer)
-    if _pending(live.session) is None:
+    if pending_permission(live.session) is None:
         return _error(409, "this session is not waiting for a permission answer any more")
     meta = {"scope": body.scope} if body.scope else {}
     try:
         live.session.respond_to_permission(body.action, meta)
     except (LookupError, ValueError) as exc:
         return _error(409, str(exc))
-    live.permission = None
-    live._emit({"type": "permission_answered", "action": body.action})
+    live.answered(body.action)
     return JSONResponse({"ok": True})
 
 

@@ -20,6 +20,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from loom.web import payloads
+from loom.web.cards import disk_diff
+
 log = logging.getLogger(__name__)
 
 LOG_SIZE = 20_000  # events kept per session for tabs that reconnect
@@ -105,6 +108,11 @@ class LiveSession:
                 log.exception("turn failed in session %s", self.id)
                 self.notice("error", f"The turn failed: {exc}")
 
+    def answered(self, action: str) -> None:
+        """The person answered the permission request: every tab closes its dialog."""
+        self.permission = None
+        self._emit({"type": "permission_answered", "action": action})
+
     def notice(self, level: str, text: str) -> None:
         self._emit({"type": "notice", "level": level, "text": text})
 
@@ -141,8 +149,6 @@ class LiveSession:
 
     def _track(self, event: Any) -> dict[str, Any] | None:
         """Update what a fresh render would show, and say what a tab must do."""
-        from loom.web import payloads
-        from loom.web.cards import disk_diff
 
         kind = getattr(event, "type", "")
         if kind == "text_delta":
@@ -186,7 +192,7 @@ class LiveSession:
         return payloads.payload_for(self, event)
 
     def _drop_answered_permission(self) -> None:
-        if self.permission is not None and _pending(self.session) is None:
+        if self.permission is not None and pending_permission(self.session) is None:
             self.permission = None
 
 
@@ -196,7 +202,8 @@ BADGE_EVENTS = frozenset(  # payload types after which a sidebar badge may read 
 )
 
 
-def _pending(session: Any) -> Any:
+def pending_permission(session: Any) -> Any:
+    """The tool call waiting for a person's answer, or None."""
     pending = getattr(session, "pending_permission", None)
     return pending() if callable(pending) else pending
 

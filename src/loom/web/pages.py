@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from loom.session import LoomError
 from loom.web.cards import ChatItem, chat_items, usage_totals
-from loom.web.live import LiveSession, _pending
+from loom.web.live import LiveSession, pending_permission
 from loom.web.payloads import permission_modal
 from loom.web.render import code_css
 from loom.web.state import WebState
@@ -87,7 +87,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
     _mark_running(items, live)
     notices = [ChatItem("notice", text=n["text"], level=n["level"]) for n in live.notices]
     permission = None
-    if live.permission is not None and _pending(session) is not None:
+    if live.permission is not None and pending_permission(session) is not None:
         permission = permission_modal(live, live.permission)
     context.update(
         view="live",
