@@ -177,3 +177,19 @@ def test_cost_report_per_model_day_and_session() -> None:
     assert [r.id for r in report.by_session] == ["A", "B"]
     cache.report(summaries, load)
     assert loads == ["A", "B"]  # unchanged versions are not read again
+
+
+def test_retries_errors_and_sync_problems_become_notices() -> None:
+    from loom.core.events import LlmRetry, SessionError, SyncError
+    from loom.web.payloads import payload_for
+
+    live = Hub().add(FakeSession())
+    retry = payload_for(live, LlmRetry(session_id="S1", attempt=2, delay_seconds=1.5,
+                                       error="529 overloaded"))
+    assert retry == {"type": "notice", "level": "warn",
+                     "text": "The model call failed (529 overloaded); retry 2 in 1.5 s."}
+    sync = payload_for(live, SyncError(session_id="S1", thread_id="T-1",
+                                       message="server refused the token"))
+    assert sync is not None and sync["level"] == "warn" and "server refused" in sync["text"]
+    error = payload_for(live, SessionError(session_id="S1", origin="Llm", message="bad key"))
+    assert error is not None and error["level"] == "error" and "bad key" in error["text"]
