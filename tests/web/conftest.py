@@ -20,7 +20,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLlmServer
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("LOOM_CHROMIUM", "/usr/bin/chromium")  # Debian's; never a download
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync",
