@@ -184,7 +184,8 @@ const handlers = {
     setBusy(false);
     $("#modal-root").replaceChildren();
     panel.toolDone("turn");
-    if (!query) refreshThreads(); // the thread's row moves to the top of the history
+    // the thread's row moves to the top of the history, once the save has landed
+    if (!query) setTimeout(refreshThreads, 600);
   },
   live_sessions(p) { $("#live-sessions").innerHTML = p.html; },
   ended() { if (view === "live") location.reload(); },
