@@ -31,6 +31,11 @@ def test_guard_host_origin_token() -> None:
     assert guard.url() == "http://127.0.0.1:4200/?token=t0k"
     other = Guard("192.168.1.5", 80, token="x")
     assert other.allowed_hosts() == {"192.168.1.5:80"}
+    import socket
+
+    everywhere = Guard("0.0.0.0", 8080, token="x")  # --host 0.0.0.0: this machine's names
+    assert everywhere.host_ok(f"{socket.gethostname()}:8080".lower())
+    assert everywhere.host_ok("127.0.0.1:8080") and not everywhere.host_ok("evil.test:8080")
 
 
 def test_another_host_is_announced_loudly() -> None:

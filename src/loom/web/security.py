@@ -27,6 +27,7 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+WILDCARD = frozenset({"0.0.0.0", "::"})
 
 # Every response: no framing, no sniffing, no referrer, and scripts only from us.
 SECURITY_HEADERS = [
@@ -52,6 +53,7 @@ class Guard:
     host: str
     port: int
     token: str = field(default_factory=new_token)
+    _allowed: set[str] | None = field(default=None, repr=False)
 
     @property
     def cookie_name(self) -> str:
@@ -59,9 +61,16 @@ class Guard:
         return f"loom_token_{self.port}"
 
     def allowed_hosts(self) -> set[str]:
+        if self._allowed is None:
+            self._allowed = self._host_names()
+        return self._allowed
+
+    def _host_names(self) -> set[str]:
         names = {self.host}
-        if self.host in LOOPBACK:
+        if self.host in LOOPBACK or self.host in WILDCARD:
             names |= {"127.0.0.1", "localhost", "[::1]"}
+        if self.host in WILDCARD:  # every address of this machine names the server
+            names |= _this_machine()
         if ":" in self.host and not self.host.startswith("["):
             names.add(f"[{self.host}]")  # an IPv6 address as a Host header writes it
         return {f"{name}:{self.port}" for name in names}
@@ -124,6 +133,22 @@ UNAUTHORIZED = (
     "Loom needs its launch token. Open the URL that `loom web` printed (it carries "
     "?token=...), or restart `loom web` for a new one."
 )
+
+
+def _this_machine() -> set[str]:
+    """This machine's host names and addresses (for a server bound to all of them)."""
+    import socket
+
+    names = {socket.gethostname(), socket.getfqdn()}
+    for name in list(names):
+        try:
+            infos = socket.getaddrinfo(name, None)
+        except OSError:
+            continue
+        for info in infos:
+            address = str(info[4][0])
+            names.add(f"[{address}]" if ":" in address else address)
+    return {n.lower() for n in names if n}
 
 
 def _headers(scope: Scope) -> dict[str, str]:
