@@ -22,6 +22,7 @@ from loom.web.state import WebState
 
 PING_SECONDS = 15
 IDLE_CHECK_SECONDS = 5
+MAX_BATCH = 200
 
 
 async def events(request: Request) -> EventSourceResponse:
@@ -52,8 +53,9 @@ async def _follow(
         if not complete:
             yield _plain({"type": "reset"})  # more was missed than we keep: reload
             return
-        for seq, data in backlog:
-            yield {"data": data, "id": str(seq)}
+        for start in range(0, len(backlog), MAX_BATCH):
+            part = backlog[start : start + MAX_BATCH]
+            yield {"data": "[" + ",".join(d for _, d in part) + "]", "id": str(part[-1][0])}
         while True:
             try:
                 seq, data = await asyncio.wait_for(client.queue.get(), IDLE_CHECK_SECONDS)
@@ -65,7 +67,15 @@ async def _follow(
             if client.overflowed:
                 yield _plain({"type": "reset"})
                 return
-            yield {"data": data} if seq is None else {"data": data, "id": str(seq)}
+            # A backlog (a busy machine, a fast stream) goes out as one frame: a JSON
+            # array of the payloads, numbered by the last one.
+            batch = [data]
+            while len(batch) < MAX_BATCH and not client.queue.empty():
+                next_seq, next_data = client.queue.get_nowait()
+                batch.append(next_data)
+                seq = next_seq if next_seq is not None else seq
+            text = data if len(batch) == 1 else "[" + ",".join(batch) + "]"
+            yield {"data": text} if seq is None else {"data": text, "id": str(seq)}
     finally:
         state.hub.sidebar_clients.discard(client)
         if live is not None:

@@ -193,6 +193,17 @@ const handlers = {
   noop() {},
 };
 
+function handle(payload) {
+  const handler = handlers[payload.type];
+  if (!handler || (!messages && payload.type !== "live_sessions")) return;
+  handler(payload);
+  if (payload.t) {
+    window.loomEvents += 1;
+    const latency = performance.timeOrigin + performance.now() - payload.t;
+    if (window.loomLatencies.length < 100000) window.loomLatencies.push(latency);
+  }
+}
+
 function connect() {
   const params = new URLSearchParams();
   if (sessionId && view === "live") {
@@ -201,16 +212,9 @@ function connect() {
   }
   const source = new EventSource(`/events?${params}`);
   source.onmessage = (event) => {
-    const payload = JSON.parse(event.data);
-    const handler = handlers[payload.type];
-    if (!handler || (!messages && payload.type !== "live_sessions")) return;
-    handler(payload);
+    const data = JSON.parse(event.data);
+    for (const payload of Array.isArray(data) ? data : [data]) handle(payload);
     scrollDown();
-    if (payload.t) {
-      window.loomEvents += 1;
-      const latency = performance.timeOrigin + performance.now() - payload.t;
-      if (window.loomLatencies.length < 100000) window.loomLatencies.push(latency);
-    }
   };
   return source;
 }
