@@ -94,6 +94,7 @@ async def start(request: Request) -> JSONResponse:
     except LoomError as exc:
         return _error(400, str(exc))
     live = state.hub.add(session)
+    _sandbox_notice(state, live)
     live.send(body.text)
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
@@ -242,7 +243,7 @@ async def resume(request: Request) -> JSONResponse:
         session = await state.ws.resume(ref)
     except LoomError as exc:
         return _error(409, str(exc))
-    state.hub.add(session)
+    _sandbox_notice(state, state.hub.add(session))
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
 
@@ -284,6 +285,14 @@ async def restore(request: Request) -> JSONResponse:
     except LoomError as exc:
         return _error(409, str(exc))
     return JSONResponse({"id": thread_id, "url": f"/s/{thread_id}"})
+
+
+def _sandbox_notice(state: WebState, live: Any) -> None:
+    """Say at session start when agent commands will run unconfined (as the REPL does)."""
+    notice = getattr(state.ws, "sandbox_notice", None)
+    line = notice() if callable(notice) else None
+    if line:
+        live.notice("warn", line)
 
 
 def _resolve(state: WebState, ref: str) -> str:
