@@ -198,3 +198,40 @@ def test_retries_errors_and_sync_problems_become_notices() -> None:
     assert sync is not None and sync["level"] == "warn" and "server refused" in sync["text"]
     error = payload_for(live, SessionError(session_id="S1", origin="Llm", message="bad key"))
     assert error is not None and error["level"] == "error" and "bad key" in error["text"]
+
+
+def test_changes_since_the_start_include_new_files_and_preview_stays_inside(
+    tmp_path: Any,
+) -> None:
+    import subprocess
+
+    from loom.web.project import ProjectPathError, changes, preview
+
+    root = tmp_path / "p"
+    root.mkdir()
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              cwd=root, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    (root / "a.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "start")
+    base = git("rev-parse", "HEAD").strip()
+    (root / "a.py").write_text("x = 2\n")
+    (root / "new.txt").write_text("hello\n")
+    files, problem = changes(root, base)
+    assert problem is None
+    by_path = {f.path: f for f in files}
+    assert set(by_path) == {"a.py", "new.txt"}
+    assert (by_path["a.py"].added, by_path["a.py"].removed) == (1, 1)
+    assert by_path["new.txt"].added == 1 and "+hello" in by_path["new.txt"].html
+    assert changes(root, None)[1] is not None  # no starting commit: says why
+
+    (tmp_path / "secret.txt").write_text("outside")
+    (root / "link.txt").symlink_to(tmp_path / "secret.txt")
+    for bad in ("../secret.txt", "link.txt", "/etc/passwd", "missing.py"):
+        with pytest.raises(ProjectPathError):
+            preview(root, bad)
+    assert "x" in preview(root, "a.py")

@@ -18,7 +18,14 @@ from starlette.routing import Route
 
 from loom.session import LoomError, SessionSpec
 from loom.web.live import pending_permission
-from loom.web.project import ProjectPathError, changes, file_tree, preview, shell_history
+from loom.web.project import (
+    MAX_TREE_FILES,
+    ProjectPathError,
+    changes,
+    file_tree,
+    preview,
+    shell_history,
+)
 from loom.web.state import PAGE_SIZE, NotFound, WebState
 from loom.web.views import fragment
 
@@ -198,7 +205,10 @@ async def terminal(request: Request) -> JSONResponse:
 async def files(request: Request) -> JSONResponse:
     state = _state(request)
     listed = await asyncio.to_thread(state.ws.repo.files)
-    return JSONResponse({"html": fragment("file_tree", file_tree(listed)), "count": len(listed)})
+    html = str(fragment("file_tree", file_tree(listed[:MAX_TREE_FILES])))
+    if len(listed) > MAX_TREE_FILES:
+        html += (f'<p class="muted small">Showing {MAX_TREE_FILES} of {len(listed)} files.</p>')
+    return JSONResponse({"html": html, "count": len(listed)})
 
 
 async def file_preview(request: Request) -> JSONResponse:

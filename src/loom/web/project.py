@@ -13,6 +13,8 @@ from markupsafe import Markup
 from loom.web.render import diff_html, highlight
 
 MAX_PREVIEW_BYTES = 512_000
+MAX_TREE_FILES = 5_000  # a bigger tree is cut (the page says so): the HTML would be huge
+MAX_UNTRACKED_DIFFS = 200
 MAX_DIFF_CHARS = 400_000
 GIT_TIMEOUT = 20
 
@@ -84,7 +86,7 @@ def changes(project_root: Path, base: str | None) -> tuple[list[FileChange], str
     except (OSError, subprocess.SubprocessError, GitError) as exc:
         return [], f"git diff failed: {exc}"
     texts = _split_diff(tracked)
-    for rel in filter(None, untracked.split("\0")):
+    for rel in list(filter(None, untracked.split("\0")))[:MAX_UNTRACKED_DIFFS]:
         try:
             texts.append((rel, _git(project_root, "diff", "--no-color", "--no-index", "--",
                                     "/dev/null", rel, ok=(0, 1))))
