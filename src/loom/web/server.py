@@ -20,22 +20,25 @@ PROVIDER_PREWARM_DELAY = 2.0  # seconds after start: the first page comes first
 
 def _warm_pages(ws: Any) -> None:
     """What the first page needs, done before the URL is printed: the templates, the
-    code colours, Markdown, the thread index. Done later, it would compete with the
-    provider's SDK import for the interpreter while the first page is asked for."""
-    from loom.web.render import code_css, markdown
+    code colours, the thread index. Done later, it would compete with the provider's
+    SDK import for the interpreter while the first page is asked for."""
+    from loom.web.render import code_css
     from loom.web.views import env
 
     for name in ("session.html", "cost.html", "_parts.html"):
         env().get_template(name)
     code_css()
-    markdown("`warm`")
     with contextlib.suppress(Exception):  # a broken index is reported by the page itself
         ws.threads.list(limit=1)
 
 
 def _prewarm_provider(ws: Any) -> None:
-    """Build the default provider (an SDK import, 1-2 s) so the first message does not
-    wait for it; started once the first page has had time to load."""
+    """Markdown (its import compiles many patterns), then the default provider (an SDK
+    import, 1-2 s), so the first message waits for neither; started once the first
+    page has had time to load."""
+    from loom.web.render import markdown
+
+    markdown("`warm`")
     prewarm = getattr(ws, "prewarm", None)
     if prewarm is not None:
         prewarm()
