@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from loom.session import LoomError, SessionSpec
+from loom.web.graph import graph
 from loom.web.live import pending_permission
 from loom.web.project import (
     MAX_TREE_FILES,
@@ -337,6 +338,7 @@ routes = [
     Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),
     Route("/api/threads/{ref}/terminal", terminal, methods=["GET"]),
     Route("/api/files", files, methods=["GET"]),
+    Route("/api/graph", graph, methods=["GET"]),
     Route("/api/files/preview", file_preview, methods=["GET"]),
     Route("/api/threads", threads, methods=["GET"]),
     Route("/api/threads/{ref}/resume", resume, methods=["POST"]),

@@ -398,7 +398,7 @@ function setupSidebar() {
 
 const panel = {
   current: "files",
-  stale: { files: true, changes: true, terminal: true },
+  stale: { files: true, changes: true, terminal: true, graph: true },
   select(name) {
     this.current = name;
     for (const tab of $$(".tabs [data-tab]")) tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
@@ -419,11 +419,13 @@ const panel = {
       } else if (name === "terminal") {
         if (!ref) { $("#tab-terminal").innerHTML = '<p class="muted">Shell commands appear here.</p>'; return; }
         $("#tab-terminal").innerHTML = (await api(`/api/threads/${ref}/terminal`, undefined, "GET")).html;
+      } else if (name === "graph") {
+        $("#tab-graph").innerHTML = (await api("/api/graph", undefined, "GET")).html;
       }
     } catch { this.stale[name] = true; }
   },
   toolDone() {
-    this.stale.changes = this.stale.terminal = true;
+    this.stale.changes = this.stale.terminal = this.stale.graph = true;
     if (this.current !== "files") this.load(this.current);
   },
 };
@@ -439,6 +441,15 @@ function setupPanel() {
     link.classList.add("current");
     const params = new URLSearchParams({ path: link.dataset.path });
     $("#file-preview").innerHTML = (await api(`/api/files/preview?${params}`, undefined, "GET")).html;
+  });
+  $("#tab-graph").addEventListener("click", (event) => {
+    const link = event.target.closest("[data-node]");
+    if (!link) return;
+    event.preventDefault();
+    for (const box of $$("#tab-graph .node-details")) box.hidden = box.id !== `node-${link.dataset.node}`;
+    $$("#tab-graph .node.current").forEach((n) => n.classList.remove("current"));
+    const shown = $(`#tab-graph .node[data-node="${link.dataset.node}"]`);
+    if (shown) shown.classList.add("current");
   });
   panel.select("files");
 }
