@@ -31,7 +31,7 @@ class SessionSpec:
     # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
     # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
     mcp_servers: Sequence[Any] = ()
-    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
+    on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
 
 
 @dataclass(frozen=True)
