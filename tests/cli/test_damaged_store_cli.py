@@ -180,3 +180,30 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
     said = "\n".join(said)
     if kept != [f"make target{i}" for i in range(5)]:
         assert "LOST" in said or "permission_grants" in said, said
+
+
+# -- the first index of a big history ------------------------------------------------------
+
+
+def test_first_list_of_many_threads_shows_progress_and_indexes_in_parallel() -> None:
+    threads_dir = LoomPaths.from_env().threads_dir
+    threads_dir.mkdir(parents=True, exist_ok=True)
+    ids = []
+    for i in range(600):
+        thread = make_thread(f"bulk thread {i}", messages=3)
+        (threads_dir / f"{thread.id}.json").write_bytes(thread_to_bytes(thread))
+        ids.append(thread.id)
+    bad = threads_dir / f"{new_thread_id()}.json"
+    bad.write_text('{"broken": ')
+    env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}  # worker processes parse
+    done = subprocess.run(
+        [*LOOM, "list", "--json", "--limit", "1000"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert sorted(r["id"] for r in json.loads(done.stdout)) == sorted(ids)
+    assert "indexing 601 thread files" in done.stderr
+    assert "indexed 601 thread files in" in done.stderr and "files/s" in done.stderr
+    assert "moved 1 unreadable thread file(s)" in done.stderr
+    again = loom("search", ids[0], "--json")  # the oldest: indexed by a worker too
+    assert [r["id"] for r in json.loads(again.stdout)] == [ids[0]]
+    assert "indexed" not in again.stderr

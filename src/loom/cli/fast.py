@@ -116,9 +116,14 @@ def run_search(
 
 
 def _answer(query):  # (ThreadIndex -> T) -> T
+    from loom.cli.index_progress import IndexProgress
     from loom.session.thread_index import answer
 
-    return answer(query, _warn)
+    progress = IndexProgress()  # shows itself only when a scan indexes many files
+    try:
+        return answer(query, _warn, progress)
+    finally:
+        progress.close()
 
 
 def _warn(line: str) -> None:

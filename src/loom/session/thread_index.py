@@ -24,18 +24,24 @@ def has_words(query: str) -> bool:
     return fts_query(query) is not None
 
 
-def fresh_index(warn: Callable[[str], None]) -> ThreadIndex:
+def fresh_index(
+    warn: Callable[[str], None], progress: Callable[[int, int], None] | None = None
+) -> ThreadIndex:
     """The index, up to date with the thread files; `warn(line)` hears about files
     moved to quarantine, skipped files and an index that could not be used."""
-    return _index_if_fresh() or _refreshed_index(warn)
+    return _index_if_fresh() or _refreshed_index(warn, progress)
 
 
-def answer(query: Callable[[ThreadIndex], Any], warn: Callable[[str], None]) -> Any:
+def answer(
+    query: Callable[[ThreadIndex], Any],
+    warn: Callable[[str], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> Any:
     """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
     holds, see loom.store.db_repair) and asked again, and `warn` says what happened."""
     import sqlite3
 
-    index = fresh_index(warn)
+    index = fresh_index(warn, progress)
     try:
         return query(index)
     except sqlite3.DatabaseError as exc:
@@ -80,17 +86,16 @@ def _index_if_fresh() -> ThreadIndex | None:
     return None
 
 
-def _refreshed_index(warn: Callable[[str], None]) -> ThreadIndex:
+def _refreshed_index(
+    warn: Callable[[str], None], progress: Callable[[int, int], None] | None
+) -> ThreadIndex:
     from loom.paths import LoomPaths
     from loom.store.index_sync import open_index, refresh
 
     paths = LoomPaths.from_env()
     index, note = open_index(paths)
 
-    def say_indexing(count: int) -> None:
-        warn(f"indexing {count} thread files for search (once); one moment…")
-
-    index, report, fallback = refresh(index, paths, progress=say_indexing)
+    index, report, fallback = refresh(index, paths, progress=progress)
     note = note or fallback
     if note:
         warn(f"note: {note}")
