@@ -43,7 +43,10 @@ def answer(
 
     index = fresh_index(warn, progress)
     try:
-        return query(index)
+        result = query(index)
+        if _recheck(index, result):  # a shown file was edited in place
+            result = query(index)
+        return result
     except sqlite3.DatabaseError as exc:
         from loom.store.db_repair import is_damage
 
@@ -55,6 +58,19 @@ def answer(
         index, note = recover(index, LoomPaths.from_env(), str(exc))
         warn(f"note: {note}")
         return query(index)
+
+
+def _recheck(index: ThreadIndex, result: Any) -> bool:
+    """Re-index the files of the rows in `result` (list rows, or search hits whose
+    first item is the row) that changed in place; True if any did."""
+    from loom.paths import LoomPaths
+    from loom.store.index_sync import recheck_shown
+
+    ids = [(item[0] if isinstance(item, tuple) else item)["id"] for item in result]
+    try:
+        return recheck_shown(index, LoomPaths.from_env(), ids)
+    except OSError:
+        return False
 
 
 def _index_if_fresh() -> ThreadIndex | None:

@@ -22,8 +22,11 @@ on some filesystems): a change within the same tick as the recorded stat does no
 the mtime, so a scan does not record a marker within `racy_window_ns` of a change
 ("racy", as git calls it). A save's marker is racy by nature; what it can miss is a
 file dropped into threads/ by another program in that same tick, so saves only vouch
-for the folder for CHAIN_FOR_NS (a minute) after the last full scan. Not detected
-until the folder changes: a file edited in place (no rename); `loom doctor` catches it.
+for the folder for CHAIN_FOR_NS (a minute) after the last full scan. A file edited in
+place (no rename) does not change the folder: `recheck_shown` stats the files of the
+rows a list or search is about to show and re-reads those that changed, and `loom
+doctor` compares every file (an edit that adds a word to a thread no search shows is
+found at the next scan).
 """
 
 from __future__ import annotations
@@ -45,10 +48,11 @@ from loom.store.index import (
     MARKER_KEY,
     MESSAGES,
     MIGRATIONS,
+    THREADS,
     ThreadIndex,
     dir_marker,
 )
-from loom.store.index_parse import Parsed, parsed_batches
+from loom.store.index_parse import Parsed, parse_batch, parsed_batches
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import IndexRecord
 
@@ -282,6 +286,43 @@ def _index_parsed(index: ThreadIndex, paths: LoomPaths, item: Parsed, report: Sc
             report.repaired.append((tid, "; ".join(record.repairs)))
     index.upsert(record, st)
     report.indexed.append(tid)
+
+
+def recheck_shown(index: ThreadIndex, paths: LoomPaths, ids: list[str]) -> bool:
+    """Re-read the files of the threads about to be shown if they changed in place.
+
+    An edit that rewrites a file without a rename (an editor, `sed -i` keeps the
+    inode; a hand edit) leaves the folder's mtime alone, so the freshness check
+    cannot see it. Stat-ing every file on every `loom list` would cost ~15-40 ms per
+    10,000 threads (bench/threads_bench.py); stat-ing the ~20-50 rows shown costs well
+    under a millisecond, and `loom doctor` compares them all. Returns True when
+    something was re-indexed (the caller asks again)."""
+    if not ids:
+        return False
+    marks = ",".join("?" * len(ids))
+    known = {
+        tid: (ino, size, mtime)
+        for tid, ino, size, mtime in index.conn.execute(
+            f"SELECT id, file_ino, file_size, file_mtime_ns FROM {THREADS} WHERE id IN ({marks})",
+            ids,
+        )
+    }
+    changed = []
+    for tid in ids:
+        try:
+            st = os.stat(paths.threads_dir / f"{tid}.json")
+        except OSError:
+            changed.append(tid)  # gone: the re-read drops its row
+            continue
+        if known.get(tid) != (st.st_ino, st.st_size, st.st_mtime_ns):
+            changed.append(tid)
+    if not changed:
+        return False
+    report = ScanReport(scanned=True)
+    with write_transaction(index):
+        for item in parse_batch(str(paths.threads_dir), changed):
+            _index_parsed(index, paths, item, report)
+    return True
 
 
 def rebuild(index: ThreadIndex, paths: LoomPaths) -> ScanReport:
