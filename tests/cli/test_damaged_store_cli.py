@@ -207,3 +207,38 @@ def test_first_list_of_many_threads_shows_progress_and_indexes_in_parallel() -> 
     again = loom("search", ids[0], "--json")  # the oldest: indexed by a worker too
     assert [r["id"] for r in json.loads(again.stdout)] == [ids[0]]
     assert "indexed" not in again.stderr
+
+
+# -- very large messages ---------------------------------------------------------------------
+
+BIG = {
+    "one 5 MB line": "x" * 5_000_000,
+    "200k short lines": "line of **markdown**\n" * 200_000,
+    "3 MB of JSON-ish text": '{"k": [1, 2, 3]}, ' * 170_000,
+}
+
+
+@pytest.mark.parametrize("role", ["user", "assistant", "tool"])
+def test_show_folds_large_contents(role: str) -> None:
+    from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+    from loom.core.thread import Thread
+
+    thread = Thread.new()
+    thread.append(UserMessage(content="start"))
+    for text in BIG.values():
+        if role == "user":
+            thread.append(UserMessage(content=text))
+        elif role == "assistant":
+            call = ToolCall(id="c1", tool_name="file_write", arguments_json={"content": text})
+            thread.append(AssistantMessage(content=text, tool_calls=[call]))
+        else:
+            thread.append(ToolMessage(tool_call_id="c1", tool_name="shell", content=text))
+    thread.touch()
+    store = LocalThreadStore()
+    store.save(thread)
+    store.close()
+    shown = loom("show", thread.id)
+    assert shown.returncode == 0
+    assert len(shown.stdout) < 100_000  # heads only, never megabytes of terminal output
+    assert shown.stdout.count("folded:") >= len(BIG)
+    assert "5.0 MB more" in shown.stdout and "`loom export" in shown.stdout
