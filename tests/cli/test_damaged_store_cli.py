@@ -242,3 +242,42 @@ def test_show_folds_large_contents(role: str) -> None:
     assert len(shown.stdout) < 100_000  # heads only, never megabytes of terminal output
     assert shown.stdout.count("folded:") >= len(BIG)
     assert "5.0 MB more" in shown.stdout and "`loom export" in shown.stdout
+
+
+# -- errors name the real config file --------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["LOOM_HOME", "XDG_CONFIG_HOME"])
+def test_errors_name_the_config_file_where_it_really_is(where: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("LOOM_HOME", None)
+    if where == "LOOM_HOME":
+        env["LOOM_HOME"] = str(tmp_path / "home")
+        config = tmp_path / "home" / "config" / "config.toml"
+    else:
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+        env["XDG_DATA_HOME"] = str(tmp_path / "data")
+        env["XDG_STATE_HOME"] = str(tmp_path / "state")
+        config = tmp_path / "xdg" / "loom" / "config.toml"
+    missing_key = subprocess.run(
+        [*LOOM, "run", "--model", "openai:gpt-4o", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert missing_key.returncode != 0 and "Traceback" not in missing_key.stderr
+    assert str(config) in missing_key.stderr and "~/.config" not in missing_key.stderr
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[model\ndefault = ")
+    broken = subprocess.run(
+        [*LOOM, "run", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert broken.returncode != 0 and "Traceback" not in broken.stderr
+    assert str(config) in broken.stderr, broken.stderr
