@@ -281,3 +281,45 @@ def test_errors_name_the_config_file_where_it_really_is(where: str, tmp_path: Pa
     )
     assert broken.returncode != 0 and "Traceback" not in broken.stderr
     assert str(config) in broken.stderr, broken.stderr
+
+
+def test_ctrl_c_during_the_first_index_stops_cleanly_and_keeps_the_work() -> None:
+    import signal
+    import time
+
+    threads_dir = LoomPaths.from_env().threads_dir
+    threads_dir.mkdir(parents=True, exist_ok=True)
+    data = thread_to_bytes(make_thread("bulk", messages=3))
+    first = json.loads(data)
+    ids = []
+    for _ in range(2000):
+        first["id"] = new_thread_id()
+        (threads_dir / f"{first['id']}.json").write_text(json.dumps(first))
+        ids.append(first["id"])
+    env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}
+    proc = subprocess.Popen(
+        [*LOOM, "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    assert "indexing 2000 thread files" in proc.stderr.readline()
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
+    assert proc.returncode in (130, 0)  # 0: it finished first on a fast machine
+    if proc.returncode == 130:
+        assert "interrupted; the index keeps what it has so far" in err
+    gone = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
+    for _ in range(20):
+        if not gone.stdout.split():
+            break
+        time.sleep(0.25)
+        gone = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
+    assert gone.stdout.split() == [], "worker processes outlived the command"
+    listed = loom("list", "--json", "--limit", "5000")
+    assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)

@@ -63,7 +63,13 @@ def parsed_batches(threads_dir: Path, batches: list[list[str]]) -> Iterator[list
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(WORKERS, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        WORKERS,
+        mp_context=context,
+        initializer=_leave_signals_to_parent,
+        initargs=(os.getpid(),),
+    )
+    try:
         # A bounded window of batches in flight keeps memory flat on huge histories.
         window = WORKERS * 2
         futures = [pool.submit(parse_batch, folder, b) for b in batches[:window]]
@@ -73,3 +79,24 @@ def parsed_batches(threads_dir: Path, batches: list[list[str]]) -> Iterator[list
                 futures.append(pool.submit(parse_batch, folder, batches[i + window]))
             futures[i] = None  # type: ignore[call-overload]
             yield result
+    finally:
+        # Ctrl-C or an error: do not wait for batches nobody will read.
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _leave_signals_to_parent(parent: int) -> None:
+    """Ctrl-C reaches the whole process group: the parent stops the scan and says so;
+    workers only stop when it tells them (no traceback from each of them). A parent
+    killed on its own (SIGTERM, SIGKILL) takes its workers along (Linux: the
+    parent-death signal), so none is left holding the terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(0)
