@@ -95,7 +95,7 @@ def run_search(
 
     out = out or sys.stdout
     if not has_words(query):
-        sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
+        sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
         return 1
     hits = _answer(lambda index: index.search(query, limit))
     if as_json:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loom.ignore import DEFAULT_IGNORES
 from loom.repointel.cache import FileRecord, RepoCache
-from loom.repointel.ignore import DEFAULT_IGNORES
 from loom.repointel.scan import (
     DEFAULT_MAX_FILE_BYTES,
     DirCache,

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
+from loom._beneath import resolve_beneath
+from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 from loom.repointel.languages import detect_language
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -186,7 +187,13 @@ def _scan(
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             try:
-                st = os.stat(f"{folder}/{name}")  # follows file links
+                st = os.lstat(f"{folder}/{name}")
+                if stat_mod.S_ISLNK(st.st_mode):
+                    # a link counts only when it leads to a file inside the project: the
+                    # index must never hand the model an outside file's definitions
+                    if resolve_beneath(root, rel) is None:
+                        continue
+                    st = os.stat(f"{folder}/{name}")
             except OSError:
                 continue  # dangling link or a file that vanished: not part of the project
             if not stat_mod.S_ISREG(st.st_mode):

@@ -17,7 +17,7 @@ from loom.repointel.cache import cache_file_for
 from loom.repointel.graphcache import GraphCache, graph_file_for
 from loom.repointel.index import Progress, RefreshStats, RepoIndex
 from loom.repointel.repomap import Estimator, default_estimator, fit_to_budget, rank_definitions
-from loom.repointel.settings import RepoSettings, load_settings
+from loom.repointel.settings import RepoSettings
 from loom.repointel.tags import FileSymbols
 
 
@@ -64,7 +64,7 @@ class RepoIntel:
         from loom.paths import LoomPaths
 
         self.root = root.resolve()
-        self.settings = settings or load_settings(self.root)
+        self.settings = settings or RepoSettings()
         cache_dir = cache_dir or LoomPaths.from_env().cache
         self.index = RepoIndex(
             self.root,

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from loom._beneath import open_file, resolve_beneath
 from loom.repointel.languages import grammar_for, has_grammar
 
 BINARY_SNIFF_BYTES = 8192
@@ -213,8 +214,13 @@ def decode_symbols(blob: bytes) -> FileSymbols:
 
 def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile | None:
     """Read one file, hash it, extract its symbols. None if it vanished meanwhile."""
+    real = resolve_beneath(root, path)
+    if not real:  # a link that now leads outside the project (or to the root itself)
+        return ParsedFile(path, 0, 0, "", language, None, "a symlink that leaves the project")
     try:
-        with open(os.path.join(root, path), "rb") as handle:
+        # opened beneath the root without following links: a link swapped in after the
+        # check above is refused (Escape), never read
+        with os.fdopen(open_file(root, real), "rb") as handle:
             stat = os.fstat(handle.fileno())
             data = handle.read()
     except FileNotFoundError:

@@ -7,25 +7,26 @@ from pathlib import Path
 from typing import Any
 
 from loom.repointel.service import RepoIntel
-from loom.repointel.settings import load_settings
+from loom.repointel.settings import RepoSettings
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 
 
 class _RepoTool(BuiltinTool):
     risk = "read"
 
-    def __init__(self, project_root: Path | None = None, config: Any = None) -> None:
+    def __init__(
+        self, project_root: Path | None = None, settings: RepoSettings | None = None
+    ) -> None:
         super().__init__(project_root)
-        self.config = config
+        self.settings = settings
 
     def intel(self, ctx: ToolContext) -> RepoIntel:
         """The session's RepoIntel (ctx.extras["repointel"]) or the shared one per root."""
         intel = ctx.extras.get("repointel")
         if isinstance(intel, RepoIntel):
             return intel
-        root = Path(ctx.project_root)
-        return RepoIntel.for_root(root, load_settings(root, self.config))
+        return RepoIntel.for_root(Path(ctx.project_root), self.settings)
 
 
 class RepoMapTool(_RepoTool):
@@ -116,5 +117,13 @@ class SymbolSearchTool(_RepoTool):
         return ToolResult("\n".join(lines), metadata={"matches": len(hits)})
 
 
-def repointel_tools(project_root: Path | None = None, config: Any = None) -> list[BuiltinTool]:
-    return [RepoMapTool(project_root, config), SymbolSearchTool(project_root, config)]
+def repointel_tools(
+    project_root: Path | None = None, settings: RepoSettings | None = None
+) -> list[BuiltinTool]:
+    return [RepoMapTool(project_root, settings), SymbolSearchTool(project_root, settings)]
+
+
+def provide(setup: ToolSetup) -> list[BuiltinTool]:
+    """The tool extension hook: repo_map and symbol_search, set up from [repo]."""
+    settings = RepoSettings.from_section(setup.config.repo) if setup.config else None
+    return repointel_tools(setup.project_root, settings)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loom.repointel.ignore import IgnoreRules
+from loom.ignore import IgnoreRules
 from loom.repointel.service import RepoIntel
+from loom.repointel.settings import RepoSettings
 
 TOPIC = "repo:updates"
 DEBOUNCE_MS = 200
@@ -134,10 +135,11 @@ def start_watcher(
     on_change: OnChange | None = None,
     *,
     loop: asyncio.AbstractEventLoop | None = None,
+    settings: RepoSettings | None = None,
 ) -> RepoWatcher:
     """Start watching a project (returns once the watch is live). Call `.stop()` to end it.
 
     `on_change` gets a RepoUpdate per debounced batch; pass `loop` to have it called on
     that event loop (e.g. `lambda u: bus.publish("repo:updates", u)`).
     """
-    return RepoWatcher(RepoIntel.for_root(project_root), on_change, loop).start()
+    return RepoWatcher(RepoIntel.for_root(project_root, settings), on_change, loop).start()
