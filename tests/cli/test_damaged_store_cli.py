@@ -323,3 +323,57 @@ def test_ctrl_c_during_the_first_index_stops_cleanly_and_keeps_the_work() -> Non
     assert gone.stdout.split() == [], "worker processes outlived the command"
     listed = loom("list", "--json", "--limit", "5000")
     assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)
+
+
+def _fifty_megabyte_thread(workspace: Path) -> str:
+    from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+    from loom.core.thread import Thread
+
+    thread = Thread.new(workspace_root=str(workspace))
+    thread.provider, thread.model = "openai", "gpt-4o"
+    output = "    value = compute(item, retries=3)  # a line of tool output\n" * 20_000
+    thread.append(UserMessage(content="read every log"))
+    for i in range(42):  # ~1.2 MB each: about 50 MB
+        call = ToolCall(id=f"c{i}", tool_name="shell", arguments_json={"command": "cat log"})
+        thread.append(AssistantMessage(content="reading", tool_calls=[call]))
+        thread.append(ToolMessage(tool_call_id=f"c{i}", tool_name="shell", content=output))
+    thread.touch()
+    store = LocalThreadStore()
+    store.save(thread)
+    store.close()
+    return thread.id
+
+
+def test_resume_of_a_50_mb_thread_reaches_the_model_and_stays_interruptible(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import time
+
+    from tests.fakes.llm_server import FakeLlmServer, Turn
+
+    thread_id = _fifty_megabyte_thread(tmp_path)
+    with FakeLlmServer() as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
+        command = [*LOOM, "--model", "openai:gpt-4o", "resume", thread_id, "-p", "and now?"]
+        server.add(Turn(text="resumed fine"))
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "resumed fine" in done.stdout and len(server.requests) == 1
+        # SIGTERM mid-way (a CI job cancelled): it ends promptly and keeps the thread.
+        server.add(Turn(text="never seen", delay=60))
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode != 0 and "Traceback" not in err, err[-2000:]
+    assert loom("show", thread_id).returncode == 0
