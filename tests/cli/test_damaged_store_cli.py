@@ -377,3 +377,98 @@ def test_resume_of_a_50_mb_thread_reaches_the_model_and_stays_interruptible(
         _, err = proc.communicate(timeout=30)
         assert proc.returncode != 0 and "Traceback" not in err, err[-2000:]
     assert loom("show", thread_id).returncode == 0
+
+
+# -- lone surrogates from the model ----------------------------------------------------------
+
+HALVES = ["\ud83d", "\ude00", "ok \ud83d", "\ud83d\ud83d", "\udfff end"]
+
+
+@pytest.mark.parametrize("half", HALVES)
+def test_a_lone_surrogate_from_the_model_never_breaks_saving(half: str, tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+    with FakeLlmServer() as server:
+        server.add(Turn(text=["before ", half, " after"]))  # cut mid-emoji between chunks
+        server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": f"a{half}.txt"})]))
+        server.add(Turn(text="second answer \ud83d"))
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
+        command = [*LOOM, "--model", "openai:gpt-4o", "run", "-o", "json", "-p", "hi"]
+        first = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr[-2000:]
+        thread_id = json.loads(first.stdout)["thread_id"]
+        again = [*LOOM, "--model", "openai:gpt-4o", "run", "-r", thread_id, "-p", "more"]
+        second = subprocess.run(again, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr[-2000:]
+    raw = (LoomPaths.from_env().threads_dir / f"{thread_id}.json").read_bytes()
+    raw.decode("utf-8")  # strict: the file is valid UTF-8
+    assert "\ufffd" in json.loads(raw)["conversation"]["messages"][1]["content"]
+    assert loom("show", thread_id).returncode == 0
+    assert thread_id in loom("search", "answer").stdout
+
+
+# -- temp files of killed saves ------------------------------------------------------------------
+
+
+def test_stale_temp_files_are_cleaned_and_not_counted(tmp_path: Path) -> None:
+    import fcntl
+    import time
+
+    _save(["a thread"])
+    paths = LoomPaths.from_env()
+    temp = paths.data / "tmp"
+    temp.mkdir(exist_ok=True)
+    old = time.time() - 3600
+    stale = []
+    for i in range(6):  # old and unlocked, in both places saves have used
+        folder = temp if i % 2 else paths.threads_dir
+        path = folder / f".T-x{i}.json.{os.getpid()}.tmp"
+        path.write_bytes(b"{" * 10_000)
+        os.utime(path, (old, old))
+        stale.append(path)
+    dead = temp / ".T-dead.json.999999999.tmp"  # fresh, but its process is gone
+    dead.write_bytes(b"{")
+    busy = temp / ".T-busy.json.1.tmp"  # old, but a save still holds it
+    busy.write_bytes(b"{")
+    os.utime(busy, (old, old))
+    young = temp / f".T-young.json.{os.getpid()}.tmp"  # a save in progress right now
+    young.write_bytes(b"{")
+    with open(busy, "rb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        doctor = loom("doctor")
+        assert doctor.returncode == 0, doctor.stdout
+        assert "Removed 7 temp file(s) left by killed saves" in doctor.stdout
+        assert "No problems found" in doctor.stdout
+        assert busy.exists() and young.exists()
+    assert not any(p.exists() for p in [*stale, dead])
+
+
+# -- doctor --restore ----------------------------------------------------------------------------
+
+
+def test_doctor_restore_takes_a_fixed_file_back_from_quarantine() -> None:
+    (good,) = _save(["a good thread"])
+    paths = LoomPaths.from_env()
+    broken = make_thread("was broken")
+    path = paths.threads_dir / f"{broken.id}.json"
+    fixed = thread_to_bytes(broken)
+    path.write_bytes(fixed[:120])  # truncated
+    assert loom("list").returncode == 0  # quarantines it
+    doctor = loom("doctor")
+    assert doctor.returncode == 1 and path.name in doctor.stdout and "--restore" in doctor.stdout
+
+    still = loom("doctor", "--restore", path.name)  # not fixed yet: refused, nothing moves
+    assert still.returncode == 1 and "still cannot be read" in still.stderr
+    assert (paths.quarantine_dir / path.name).exists() and not path.exists()
+    missing = loom("doctor", "--restore", "T-nothing.json")
+    assert missing.returncode == 1 and "no file T-nothing.json" in missing.stderr
+
+    (paths.quarantine_dir / path.name).write_bytes(fixed)  # the person fixes it
+    done = loom("doctor", "--restore", str(paths.quarantine_dir / path.name))
+    assert done.returncode == 0 and f"Restored {broken.id}" in done.stdout
+    assert path.exists() and not (paths.quarantine_dir / f"{path.name}.reason.txt").exists()
+    listed = {r["id"] for r in json.loads(loom("list", "--json").stdout)}
+    assert listed == {good, broken.id}
+    assert loom("doctor").returncode == 0
+    again = loom("doctor", "--restore", path.name)
+    assert again.returncode == 1 and "no file" in again.stderr
