@@ -120,14 +120,22 @@ def run_search(
 
 
 def _answer(query):  # (ThreadIndex -> T) -> T
-    from loom.cli.index_progress import IndexProgress
     from loom.session.thread_index import answer
 
-    progress = IndexProgress()  # shows itself only when a scan indexes many files
+    shown = []  # the progress display, made only when a scan indexes many files
+
+    def progress(done: int, total: int) -> None:
+        if not shown:
+            from loom.cli.index_progress import IndexProgress
+
+            shown.append(IndexProgress())
+        shown[0](done, total)
+
     try:
         return answer(query, _warn, progress)
     finally:
-        progress.close()
+        if shown:
+            shown[0].close()
 
 
 def _warn(line: str) -> None:

@@ -62,11 +62,34 @@ def answer(
 
 def _recheck(index: ThreadIndex, result: Any) -> bool:
     """Re-index the files of the rows in `result` (list rows, or search hits whose
-    first item is the row) that changed in place; True if any did."""
+    first item is the row) that changed in place; True if any did.
+
+    The common case (nothing changed) costs one query and a stat per row, with `os`
+    only: the store's scanning code is imported when a file did change."""
+    from loom._xdg import roots
+    from loom.store.index import THREADS
+
+    ids = [(item[0] if isinstance(item, tuple) else item)["id"] for item in result]
+    if not ids:
+        return False
+    folder = os.path.join(roots()[0], "threads")
+    rows = index.conn.execute(
+        f"SELECT id, file_ino, file_size, file_mtime_ns FROM {THREADS} "
+        f"WHERE id IN ({','.join('?' * len(ids))})",
+        ids,
+    )
+    for tid, ino, size, mtime in rows:
+        try:
+            st = os.stat(os.path.join(folder, f"{tid}.json"))
+        except OSError:
+            break
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != (ino, size, mtime):
+            break
+    else:
+        return False
     from loom.paths import LoomPaths
     from loom.store.index_sync import recheck_shown
 
-    ids = [(item[0] if isinstance(item, tuple) else item)["id"] for item in result]
     try:
         return recheck_shown(index, LoomPaths.from_env(), ids)
     except OSError:
