@@ -361,6 +361,13 @@ def _thread_from_bytes(raw: bytes) -> Thread:
     import json
 
     thread = Thread.model_validate(json.loads(raw))
+    from loom.core.messages import clean_message
+    from loom.core.text import clean_text
+
+    for message in thread.messages:  # the stdlib parser lets lone surrogates through
+        clean_message(message)
+    if thread.metadata.title is not None:
+        thread.metadata.title = clean_text(thread.metadata.title)
     try:
         thread.model_dump(mode="json")  # pydantic cannot write past ~255 levels either
     except ValueError:
