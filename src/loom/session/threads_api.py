@@ -170,7 +170,7 @@ class ThreadsApi:
         """Move a file someone fixed back from quarantine (`loom doctor --restore`)."""
         from loom.store import doctor
 
-        return doctor.restore(self._ws.paths, name)
+        return doctor.restore(self.paths, name)
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[Any]:
