@@ -121,6 +121,12 @@ class UiSection(_Section):
     show_tool_output: bool = True  # print a short preview of each tool result in the REPL
 
 
+class CheckpointsSection(_Section):
+    enabled: bool = True  # snapshot the files before every tool that can change them
+    max_file_bytes: int = Field(default=1_000_000, gt=0)  # larger files are not kept
+    keep_days: float = Field(default=30, gt=0)  # older checkpoints go at the next gc
+
+
 class LoomConfig(_Section):
     model: ModelSection = Field(default_factory=ModelSection)
     providers: ProvidersSection = Field(default_factory=ProvidersSection)
@@ -131,6 +137,7 @@ class LoomConfig(_Section):
     lsp: LspSection = Field(default_factory=LspSection)
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
+    checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

@@ -221,5 +221,8 @@ def doctor_command(
     paths = LoomPaths.from_env()
     report = doctor.repair(paths) if repair else doctor.diagnose(paths)
     print_doctor_report(report, paths, Console(), repaired=repair)
+    from loom.cli.checkpoints import usage_line
+
+    typer.echo(usage_line())
     if not report.healthy:
         raise typer.Exit(1)

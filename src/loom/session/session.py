@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from loom.core import state as sm
+from loom.core.branches import visible_messages
 from loom.core.clock import now_iso
 from loom.core.events import (
     LlmRetry,
@@ -367,6 +368,8 @@ class Session:
                 self._report(error)
             case sm.EndTurn():
                 self._turn_end = action
+                if self.options.checkpointer is not None:
+                    await self.options.checkpointer.after_turn(self)
                 self.publish(TurnComplete(session_id=self.id, text=action.text))
             case sm.WaitForInput():
                 await self._saver.flush()
@@ -437,7 +440,8 @@ class Session:
     # -- restart ----------------------------------------------------------------------
 
     def _restore_from(self, thread: Thread) -> list[sm.AgentAction]:
-        self.state, actions = sm.restore(thread.agent_state, thread.messages)
+        # rewound-away turns stay in the thread as a side branch; the model sees the rest
+        self.state, actions = sm.restore(thread.agent_state, visible_messages(thread))
         # the thread already holds the saved messages; the state holds them + answers
         return actions
 

@@ -110,6 +110,9 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
     denied = await session.gate.check(tool, call)
     if denied is not None:
         return denied
+    changes_files = _risk(tool, args) != "read"
+    if changes_files and session.options.checkpointer is not None:
+        await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
     session.publish(
         ToolExecuting(
@@ -140,7 +143,7 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
             is_error=result.is_error,
         )
     )
-    if session.in_git_repo and _risk(tool, args) != "read":
+    if session.in_git_repo and changes_files:
         await session.git_snapshot()
     outcome = sm.ToolOutcome(result.content, result.is_error)
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
