@@ -248,6 +248,7 @@ class ChatRepl:
 
     async def command(self, text: str) -> bool:
         """Run one slash command; False means leave."""
+        from loom.cli.chat_undo import HELP_LINES, SLASH_COMMANDS, run_slash
         from loom.session.factory import SetupError
 
         name, _, arg = text.partition(" ")
@@ -256,6 +257,8 @@ class ChatRepl:
             return False
         if name == "/help":
             self.renderer.line(HELP)
+            for line in HELP_LINES:  # /undo /redo /rewind /compact
+                self.renderer.line(line)
         elif name == "/model":
             if not arg:
                 self.renderer.line(f"model: {self.handle.model}")
@@ -274,6 +277,8 @@ class ChatRepl:
                 await self.turn(None)
             else:
                 self.renderer.line("nothing to continue: the last turn finished", style="dim")
+        elif name in SLASH_COMMANDS:  # /undo /redo /rewind /compact (chat_undo.py)
+            await run_slash(self, name, arg)
         else:
             self.renderer.line(f"unknown command {name}; /help lists them", style="yellow")
         return True

@@ -130,12 +130,17 @@ def search_command(
     raise typer.Exit(run_search(text, limit, as_json))
 
 
-def show_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
+def show_command(
+    ref: str = typer.Argument(..., help=ID_HELP),
+    show_all: bool = typer.Option(
+        False, "--all", help="Also show rewound turns (side branches the model no longer sees)."
+    ),
+) -> None:
     """Show a thread's conversation: messages, tool calls and (shortened) tool output."""
     from loom.cli.render_thread import render_thread
 
     with _errors():
-        render_thread(_load(_store(), ref), Console())
+        render_thread(_load(_store(), ref), Console(), show_all=show_all)
 
 
 def export_command(
