@@ -96,6 +96,7 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    compaction: bool = True  # summarise old turns with model.editor instead of dropping them
 
 
 class RepoSection(_Section):

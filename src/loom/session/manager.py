@@ -244,6 +244,7 @@ def _options_from_config(config: Any) -> SessionOptions:
     options.max_context_tokens = config.context.max_context_tokens
     options.rules_max_tokens = config.context.rules_max_tokens
     options.repo_map_tokens = config.repo.map_tokens
+    options.compaction = config.context.compaction
     # The shell tool stops its command at shell.timeout and kills it cleanly; the
     # session's outer timeout must not fire first.
     if options.tool_timeout is not None:

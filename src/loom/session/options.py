@@ -28,5 +28,6 @@ class SessionOptions:
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
+    compaction: bool = False  # summarise old turns with the fast model (context.compaction)
     checkpointer: Any = None  # loom.session.checkpointing.Checkpointer: snapshots for undo
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
