@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.fakes.llm_server import FakeLlmServer
 
 

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.checkpoints.conftest import git, repo_state, tree_state
 
 from loom.checkpoints import CheckpointError, CheckpointStore
+from tests.checkpoints.conftest import git, repo_state, tree_state
 
 
 @pytest.fixture

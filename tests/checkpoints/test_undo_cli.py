@@ -28,7 +28,10 @@ def _agent_changes_three_files(server: FakeLlmServer) -> None:
             tool_calls=[
                 FakeToolCall(
                     "shell",
-                    {"command": "mkdir -p out && printf 'made\\n' > out/new.txt && chmod -x run.sh"},
+                    {
+                        "command": "mkdir -p out && printf 'made\\n' > out/new.txt"
+                        " && chmod -x run.sh"
+                    },
                 )
             ]
         )

@@ -49,7 +49,9 @@ def _session_factory(agent: Agent):
 
 
 def _tokens(request: LlmRequest) -> int:
-    return estimate_tokens(request.system) + sum(estimate_message_tokens(m) for m in request.messages)
+    return estimate_tokens(request.system) + sum(
+        estimate_message_tokens(m) for m in request.messages
+    )
 
 
 async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> None:
