@@ -94,3 +94,27 @@ def test_undo_asks_before_overwriting_a_hand_edit(server: FakeLlmServer, project
     assert (project / "app.py").read_text() == "def main():\n    return 1\n"
     child.sendeof()
     saved_thread(child)
+
+
+def test_tab_completes_an_at_mention_from_the_project_files(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "parser_module.py").write_text("def parse():\n    return 42\n")
+    server.add(Turn(text="It returns 42."))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.send("explain @src/pars")
+    child.send("\t")
+    child.expect("er_module.py")  # the completion is typed in after "@src/pars"
+    child.send("\r")
+    child.expect("It returns 42.")
+    child.expect(PROMPT)
+    sent = json.dumps(server.requests[-1].json["messages"])
+    assert "@src/parser_module.py" in sent and "return 42" in sent
+    child.sendline("about @src/gone.py")
+    child.expect("no such file")
+    child.expect(PROMPT)
+    assert len(server.requests) == 1
+    child.sendeof()
+    saved_thread(child)

@@ -296,7 +296,14 @@ def _prompt_session(config: Any) -> Any:
         history: Any = FileHistory(str(history_file))
     except OSError:
         history = None
-    return PromptSession(history=history, vi_mode=config.ui.editing_mode == "vi")
+    from loom.cli.mention_complete import MentionCompleter
+
+    return PromptSession(
+        history=history,
+        vi_mode=config.ui.editing_mode == "vi",
+        completer=MentionCompleter(config.project_root),  # @path + Tab
+        complete_while_typing=False,
+    )
 
 
 def continue_thread(thread_id: str, prompt: str | None = None) -> int:

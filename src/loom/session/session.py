@@ -40,6 +40,7 @@ from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller, new_message_id
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
+from loom.session.mentions import expand_mentions
 from loom.session.options import SessionOptions
 from loom.session.permission_gate import PermissionGate
 from loom.session.saver import ThreadSaver
@@ -132,8 +133,10 @@ class Session:
             raise ValueError("the message is empty; type something for the agent to do")
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
+        # @path mentions: attached now, so a bad path fails before anything is sent
+        expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
         async with self._turn_lock:
-            return await self._run_in_task(self._turn(text))
+            return await self._run_in_task(self._turn(expanded.text, expanded.files))
 
     async def _run_in_task(self, turn: Any) -> str:
         # The turn runs in its own task: interrupt() cancels it, never the caller.
@@ -252,7 +255,7 @@ class Session:
 
     # -- one turn ---------------------------------------------------------------------
 
-    async def _turn(self, text: str | None) -> str:
+    async def _turn(self, text: str | None, mentions: list[str] | None = None) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         if self._pending_restore:
             await self.start()
@@ -263,7 +266,10 @@ class Session:
                 from loom.session.architect import run_architect_turn
 
                 return await run_architect_turn(self, text)
-            return await self.run_user_turn(UserMessage(content=text))
+            message = UserMessage(content=text)
+            if mentions:
+                message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus
+            return await self.run_user_turn(message)
         except (asyncio.CancelledError, TurnError):
             raise
         except Exception as exc:  # a bug in the runtime: restart from the last save
