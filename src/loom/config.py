@@ -128,6 +128,15 @@ class CheckpointsSection(_Section):
     keep_days: float = Field(default=30, gt=0)  # older checkpoints go at the next gc
 
 
+class HooksSection(_Section):
+    # shell commands after a round of tools that changed files; {files} = those files
+    post_tools: list[str] = Field(default_factory=list)
+
+
+class GitSection(_Section):
+    auto_commit: bool = False  # commit the agent's changes after each turn
+
+
 class LoomConfig(_Section):
     model: ModelSection = Field(default_factory=ModelSection)
     providers: ProvidersSection = Field(default_factory=ProvidersSection)
@@ -139,6 +148,8 @@ class LoomConfig(_Section):
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
     checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
+    hooks: HooksSection = Field(default_factory=HooksSection)
+    git: GitSection = Field(default_factory=GitSection)
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

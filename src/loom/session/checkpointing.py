@@ -79,16 +79,20 @@ class Checkpointer:
         )
         session.request_save()
 
-    async def after_turn(self, session: Session) -> None:
-        """The files as the turn left them (what undo compares hand edits against)."""
+    async def after_turn(self, session: Session) -> tuple[str | None, str] | None:
+        """The files as the turn left them (what undo compares hand edits against).
+        Returns (turn id, the turn's first checkpoint) when the turn took checkpoints."""
         turn, _ = current_turn(session.thread)
         mine = [r for r in records(session.thread) if r.get("turn_id") == turn]
-        if not any(r.get("kind") == "before_tool" for r in mine):
-            return
+        first = next((r for r in mine if r.get("kind") == "before_tool"), None)
+        if first is None:
+            return None
         snap = await self._snapshot(session, "end of turn")
-        if snap is not None:
-            add_record(session.thread, {"kind": "turn_end", "commit": snap.commit, "turn_id": turn})
-            session.request_save()
+        if snap is None:
+            return None
+        add_record(session.thread, {"kind": "turn_end", "commit": snap.commit, "turn_id": turn})
+        session.request_save()
+        return turn, first["commit"]
 
     async def snapshot_now(self, label: str) -> Any:
         return await asyncio.to_thread(self.store.snapshot, label)

@@ -245,6 +245,11 @@ def _options_from_config(config: Any) -> SessionOptions:
     options.rules_max_tokens = config.context.rules_max_tokens
     options.repo_map_tokens = config.repo.map_tokens
     options.compaction = config.context.compaction
+    options.auto_commit = config.git.auto_commit
+    if config.hooks.post_tools:
+        from loom.session.post_tools import PostToolsCommands
+
+        options.post_tools_hooks = [PostToolsCommands(config.hooks.post_tools)]
     # The shell tool stops its command at shell.timeout and kills it cleanly; the
     # session's outer timeout must not fire first.
     if options.tool_timeout is not None:

@@ -29,5 +29,6 @@ class SessionOptions:
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
     compaction: bool = False  # summarise old turns with the fast model (context.compaction)
+    auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
     checkpointer: Any = None  # loom.session.checkpointing.Checkpointer: snapshots for undo
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras

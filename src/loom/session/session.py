@@ -39,6 +39,7 @@ from loom.core.messages import Message, ToolCall, Usage, UserMessage
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller, new_message_id
+from loom.session.auto_commit import after_turn
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.mentions import expand_mentions
 from loom.session.options import SessionOptions
@@ -365,17 +366,22 @@ class Session:
             case sm.PublishProgress():
                 self._publish_progress(action)
             case sm.RunPostToolsHook():
+                notes = []
                 for hook in self.options.post_tools_hooks:
                     outcome = hook(self)
                     if asyncio.iscoroutine(outcome):
-                        await outcome
-                return sm.PostToolsHookDone()
+                        outcome = await outcome
+                    if isinstance(outcome, str) and outcome:
+                        notes.append(outcome)  # for the model, with the tool results
+                return sm.PostToolsHookDone("\n\n".join(notes))
+            case sm.AmendLastMessage(message=message):
+                if self.thread.messages and _same_slot(self.thread.messages[-1], message):
+                    self.thread.messages[-1] = message
             case sm.ReportError(error=error):
                 self._report(error)
             case sm.EndTurn():
                 self._turn_end = action
-                if self.options.checkpointer is not None:
-                    await self.options.checkpointer.after_turn(self)
+                await after_turn(self)  # end-of-turn checkpoint, [git] auto_commit
                 self.publish(TurnComplete(session_id=self.id, text=action.text))
             case sm.WaitForInput():
                 await self._saver.flush()
@@ -477,6 +483,10 @@ class Session:
             )
         )
         await self._saver.flush()
+
+
+def _same_slot(old: Any, new: Any) -> bool:
+    return getattr(old, "tool_call_id", None) == getattr(new, "tool_call_id", object())
 
 
 def _inside_git_repo(path: Path) -> bool:

@@ -110,7 +110,7 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
     denied = await session.gate.check(tool, call)
     if denied is not None:
         return denied
-    changes_files = _risk(tool, args) != "read"
+    changes_files = risk_of(tool, args) != "read"
     if changes_files and session.options.checkpointer is not None:
         await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
@@ -149,6 +149,7 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
 
 
-def _risk(tool: Any, args: dict[str, Any]) -> str:
+def risk_of(tool: Any, args: dict[str, Any]) -> str:
+    """The call's risk: "read" tools cannot change files."""
     risk_for = getattr(tool, "risk_for", None)
     return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")
