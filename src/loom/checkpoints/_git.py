@@ -12,10 +12,12 @@ import os
 import subprocess
 from pathlib import Path
 
+from loom.core.errors import LoomError
+
 GIT_TIMEOUT = 120.0
 
 
-class CheckpointError(Exception):
+class CheckpointError(LoomError):
     """A checkpoint could not be taken or restored; the message says what and what to do."""
 
 

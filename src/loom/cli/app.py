@@ -20,6 +20,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.config_cmd",
     "loom.cli.permissions",
     "loom.cli.checkpoints",
+    "loom.cli.decisions",
 ]
 
 app = typer.Typer(

@@ -9,6 +9,7 @@ thread saved. Slash commands: see HELP.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from pathlib import Path
@@ -72,28 +73,29 @@ async def _chat(
     thread_id: str | None,
     cwd: Path | None,
 ) -> int:
-    from loom.config import ConfigError, load_config
-    from loom.session.factory import OpenOptions, SetupError, open_session
+    from loom.session import LoomError, SessionSpec, Workspace
 
     cwd = (cwd or Path.cwd()).resolve()
     try:
-        config = load_config(cwd, {"model.default": model})
-        for warning in config.warnings:
-            err.print(f"warning: {warning}", style="yellow", markup=False)
-        handle = await open_session(
-            config,
-            OpenOptions(model=model, private=private, thread_id=thread_id, cwd=cwd),
-        )
-    except (ConfigError, SetupError) as exc:
+        workspace = Workspace.open(cwd, {"model.default": model})
+    except LoomError as exc:
         err.print(f"loom: {exc}", markup=False)
         return 1
-    repl = ChatRepl(handle, console, config)
+    for warning in workspace.warnings:
+        err.print(f"warning: {warning}", style="yellow", markup=False)
     try:
+        session = await workspace.start_session(
+            SessionSpec(model=model, private=private, thread=thread_id, cwd=cwd)
+        )
+        repl = ChatRepl(workspace, session, console, workspace.config)
         await repl.run()
+    except LoomError as exc:
+        err.print(f"loom: {exc}", markup=False)
+        return 1
     finally:
-        await handle.close()
-    usage = getattr(handle.session, "usage", None)
-    if usage is not None and (usage.input_tokens or usage.output_tokens):
+        await workspace.shutdown()
+    usage = session.usage
+    if usage.input_tokens or usage.output_tokens:
         cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd else ""
         console.print(
             f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
@@ -102,7 +104,7 @@ async def _chat(
             soft_wrap=True,
         )
     console.print(
-        f"Thread saved: {handle.thread_id}  (continue with `loom resume {handle.thread_id}`)",
+        f"Thread saved: {session.thread.id}  (continue with `loom resume {session.thread.id}`)",
         style="dim",
         markup=False,
         soft_wrap=True,
@@ -111,10 +113,11 @@ async def _chat(
 
 
 class ChatRepl:
-    def __init__(self, handle: Any, console: Any, config: Any) -> None:
+    def __init__(self, workspace: Any, session: Any, console: Any, config: Any) -> None:
         from loom.cli.chat_render import EventRenderer
 
-        self.handle = handle
+        self.workspace = workspace
+        self.session = session
         self.console = console
         self.renderer = EventRenderer(console, show_tool_output=config.ui.show_tool_output)
         self.interactive = sys.stdin.isatty()
@@ -126,15 +129,15 @@ class ChatRepl:
     # -- the loop -------------------------------------------------------------------------
 
     async def run(self) -> None:
-        mode = "private " if getattr(self.handle.thread, "is_private", False) else ""
+        mode = "private " if self.session.thread.is_private else ""
         self.console.print(
-            f"Loom · {self.handle.model} · {mode}thread {self.handle.thread_id}\n"
+            f"Loom · {self.session.model} · {mode}thread {self.session.thread.id}\n"
             "Type a task, /help for commands, Ctrl-D to leave.",
             style="dim",
             markup=False,
             soft_wrap=True,
         )
-        earlier = self.handle.history()
+        earlier = self.session.get_history()
         if earlier:  # a resumed thread: where the conversation stands
             shown = earlier[-RECENT_ON_RESUME:]
             if len(shown) < len(earlier):
@@ -142,13 +145,13 @@ class ChatRepl:
                     f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
                 )
             self.renderer.history(shown)
-            if self.handle.can_continue:
+            if self.session.can_continue:
                 self.renderer.line(
                     "The last turn stopped before the model answered: /continue picks it up.",
                     style="yellow",
                 )
-        self.handle.on_event(self._on_event)
-        watch = asyncio.ensure_future(self.handle.watch_repo())
+        self.session.subscribe(self._on_event)
+        watch = asyncio.ensure_future(self.workspace.watch_repo())
         self._background.add(watch)
         watch.add_done_callback(self._background.discard)
         while True:
@@ -169,7 +172,7 @@ class ChatRepl:
 
     async def _read_line(self) -> str:
         if self.prompt is not None:
-            return await self.prompt.prompt_async(f"{self.handle.get_mode()} › ")
+            return await self.prompt.prompt_async(f"{self.session.get_mode()} › ")
         line = await asyncio.to_thread(sys.stdin.readline)
         if not line:
             raise EOFError
@@ -178,7 +181,7 @@ class ChatRepl:
     async def turn(self, text: str | None) -> None:
         """One turn from `text`; None carries on the stopped one (/continue)."""
         loop = asyncio.get_running_loop()
-        work = self.handle.send(text) if text is not None else self.handle.continue_turn()
+        work = self.session.send_message(text) if text is not None else self.session.continue_turn()
         self._turn = asyncio.ensure_future(work)
         loop.add_signal_handler(signal.SIGINT, self.interrupt)
         try:
@@ -200,7 +203,7 @@ class ChatRepl:
     def interrupt(self) -> None:
         if self._turn is not None and not self._turn.done():
             self.renderer.line("interrupted", style="yellow")
-            self.handle.interrupt()
+            self.session.interrupt()
 
     # -- events -----------------------------------------------------------------------------
 
@@ -213,6 +216,7 @@ class ChatRepl:
 
     async def _ask_permission(self, event: Any) -> None:
         from loom.cli.chat_render import describe_call
+        from loom.session import NoPendingPermission
 
         async with self._permission_lock:
             what = describe_call(event.tool_name, event.arguments)
@@ -220,7 +224,8 @@ class ChatRepl:
             answer = await self._read_permission_key()
             self.renderer.line(f"  → {answer.replace('_', ' ')}", style="dim")
             action = "deny" if answer == "interrupt" else answer
-            self.handle.respond_to_permission(action)
+            with contextlib.suppress(NoPendingPermission):  # the turn was interrupted
+                self.session.respond_to_permission(action)
             if answer == "interrupt":  # Ctrl-C at the question: refuse and stop the turn
                 self.interrupt()
 
@@ -249,7 +254,7 @@ class ChatRepl:
     async def command(self, text: str) -> bool:
         """Run one slash command; False means leave."""
         from loom.cli.chat_undo import HELP_LINES, SLASH_COMMANDS, run_slash
-        from loom.session.factory import SetupError
+        from loom.session import LoomError
 
         name, _, arg = text.partition(" ")
         arg = arg.strip()
@@ -261,19 +266,19 @@ class ChatRepl:
                 self.renderer.line(line)
         elif name == "/model":
             if not arg:
-                self.renderer.line(f"model: {self.handle.model}")
+                self.renderer.line(f"model: {self.session.model}")
             else:
                 try:
-                    self.handle.update_model(arg)
+                    self.session.update_model(arg)
                     self.renderer.line(f"model: {arg}", style="magenta")
-                except SetupError as exc:
+                except LoomError as exc:
                     self.renderer.line(f"error: {exc}", style="bold red")
         elif name in ("/architect", "/normal"):
-            self.handle.set_mode(name[1:])
+            self.session.set_mode(name[1:])
         elif name == "/history":
-            self.renderer.history(self.handle.history())
+            self.renderer.history(self.session.get_history())
         elif name == "/continue":
-            if self.handle.can_continue:
+            if self.session.can_continue:
                 await self.turn(None)
             else:
                 self.renderer.line("nothing to continue: the last turn finished", style="dim")

@@ -20,7 +20,7 @@ HELP_LINES = (
 
 
 async def run_slash(repl: Any, name: str, arg: str) -> None:
-    session = repl.handle.session
+    session = repl.session
     try:
         if name in ("/undo", "/redo"):
             await _restore(repl, session, name[1:])

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from loom.cli._output import fail
+
 checkpoints_app = typer.Typer(
     help="The private snapshots Loom takes before the agent changes files.",
     no_args_is_help=True,
@@ -20,34 +22,26 @@ def register(app: typer.Typer) -> None:
     app.add_typer(checkpoints_app, name="checkpoints")
 
 
-def _config() -> Any:
-    from loom.config import ConfigError, load_config
+def _workspace() -> Any:
+    from loom.session import LoomError, Workspace
 
     try:
-        return load_config(Path.cwd())
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        return Workspace.open(Path.cwd())
+    except LoomError as exc:
+        fail(str(exc))
 
 
 def _restore(action: str, thread: str | None, force: bool) -> None:
-    from loom.checkpoints import CheckpointError
+    from loom.session import LoomError
     from loom.session.undo import HandEdited, restore_saved_thread
 
-    config = _config()
+    workspace = _workspace()
     try:
-        thread_id, report = restore_saved_thread(config, thread, action, force=force)  # type: ignore[arg-type]
+        thread_id, report = restore_saved_thread(workspace, thread, action, force=force)  # type: ignore[arg-type]
     except HandEdited as exc:
-        typer.echo(f"error: {exc}. Run `loom {action} --force` to overwrite them.", err=True)
-        raise typer.Exit(1) from exc
-    except (CheckpointError, LookupError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    except Exception as exc:  # ThreadLocked and store errors carry their own message
-        if type(exc).__name__ in ("ThreadLocked", "ThreadNotFound", "AmbiguousThreadId"):
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from exc
-        raise
+        fail(f"{exc}. Run `loom {action} --force` to overwrite them.")
+    except LoomError as exc:
+        fail(str(exc))
     print_report(report, thread_id)
 
 
@@ -105,8 +99,7 @@ def gc_command(
     """Forget checkpoints older than keep_days and pack the store."""
     from loom.session.checkpoint_admin import collect_garbage
 
-    config = _config()
-    reports = collect_garbage(config, keep_days, every_project)
+    reports = collect_garbage(_workspace().config, keep_days, every_project)
     if not reports:
         typer.echo("No checkpoints to collect.")
         return

@@ -139,6 +139,15 @@ class ContextCompacted(_Event):
     tokens_before: int = 0
     tokens_after: int = 0
     fallback: str = ""  # why turns were dropped instead of summarised; "" when summarised
+class DecisionCascade(_Event):
+    """A decision-graph node fell below confidence 50: the nodes that depend on it (along
+    requires/blocks edges) are now uncertain."""
+
+    type: Literal["decision_cascade"] = "decision_cascade"
+    node_id: str
+    title: str = ""
+    confidence: int
+    uncertain: list[dict[str, str]] = Field(default_factory=list)  # id, title, node_type
 
 
 class TurnComplete(_Event):
@@ -163,6 +172,7 @@ SessionEvent = Annotated[
     | FilesRestored
     | ConversationRewound
     | ContextCompacted
+    | DecisionCascade
     | TurnComplete,
     Field(discriminator="type"),
 ]

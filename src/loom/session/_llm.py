@@ -16,6 +16,7 @@ from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.session.compaction import Compactor
 from loom.session.context import BuiltContext, ContextWindow
+from loom.session.decisions_hook import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
 
@@ -91,7 +92,10 @@ class LlmCaller:
         repo_map = await fetch_repo_map(
             options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
         )
-        built = await self._build(window, conversation, specs, repo_map)
+        decisions = await fetch_decision_context(
+            options.decision_context, options.decision_tokens, options.repo_map_timeout
+        )
+        built = await self._build(window, conversation, specs, repo_map, decisions)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,
@@ -142,14 +146,19 @@ class LlmCaller:
         return sm.LlmResponded(message)
 
     async def _build(
-        self, window: ContextWindow, conversation: Sequence[Message], specs: list, repo_map: str
+        self,
+        window: ContextWindow,
+        conversation: Sequence[Message],
+        specs: list,
+        repo_map: str,
+        decisions: str,
     ) -> BuiltContext:
         """The request's context: a compaction's summary stands in for the turns it
         folded; when the rest still does not fit, fold more (or, failing that, leave the
         oldest turns out and say so)."""
         compactor = self.compactor
         view = compactor.view(conversation)
-        built = window.build(view.messages, specs, repo_map, view.summary)
+        built = window.build(view.messages, specs, repo_map, decisions, view.summary)
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.compaction import CompactionError
@@ -161,7 +170,7 @@ class LlmCaller:
             return built
         if folded is None:
             return built
-        return window.build(folded.messages, specs, repo_map, folded.summary)
+        return window.build(folded.messages, specs, repo_map, decisions, folded.summary)
 
     @property
     def compactor(self) -> Compactor:

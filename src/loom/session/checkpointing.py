@@ -115,15 +115,20 @@ class Checkpointer:
             return None
 
 
-def checkpointer_for(project_root: Any, config: Any) -> Checkpointer | None:
+def checkpointer_for(
+    project_root: Any, config: Any, data_dir: Any = None
+) -> Checkpointer | None:
     """The project's checkpointer as configured ([checkpoints] enabled), or None."""
     section = getattr(config, "checkpoints", None)
     if section is not None and not section.enabled:
         return None
     from loom.checkpoints import CheckpointStore
-    from loom.paths import LoomPaths
 
-    store = CheckpointStore.for_project(project_root, LoomPaths.from_env().data, config)
+    if data_dir is None:
+        from loom.paths import LoomPaths
+
+        data_dir = LoomPaths.from_env().data
+    store = CheckpointStore.for_project(project_root, data_dir, config)
     if section is not None:
         from loom.session.checkpoint_admin import maybe_auto_gc
 

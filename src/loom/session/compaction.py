@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from loom.core.clock import now_iso
+from loom.core.errors import LoomError
 from loom.core.events import ContextCompacted
 from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
@@ -46,7 +47,7 @@ SUMMARY_SYSTEM = (
 )
 
 
-class CompactionError(Exception):
+class CompactionError(LoomError):
     """Summarising failed; the caller falls back to leaving old turns out."""
 
 

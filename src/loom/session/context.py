@@ -97,15 +97,19 @@ class ContextWindow:
         conversation: Sequence[Message],
         tools: Sequence[ToolSpec] = (),
         repo_map: str = "",
+        decisions: str = "",
         summary: str = "",
     ) -> BuiltContext:
         """The request's system text and messages. `repo_map` is the map for this call
-        (already fetched by the caller); it is cut to the zone's budget. `summary` stands
-        in for older turns a compaction folded (loom.session.compaction)."""
+        (already fetched by the caller); it is cut to the zone's budget. `decisions` is
+        the decision graph's zone, already fitted to its own budget by its builder.
+        `summary` stands in for older turns a compaction folded (session.compaction)."""
         self._extend(conversation)
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
+        if decisions:
+            system_parts.append(decisions)
         repo_map_text = ""
         if repo_map and self.repo_map_tokens > 0:
             repo_map_text = _truncate_to_tokens(repo_map.strip(), self.repo_map_tokens)
@@ -121,6 +125,7 @@ class ContextWindow:
         tools_tokens = self._tool_tokens(tools)
         note_tokens = self._note_tokens
         fixed = system_tokens + rules_tokens + map_tokens + tools_tokens + self.reserved_output
+        fixed += estimate_tokens(decisions) if decisions else 0
         fixed += summary_tokens
         budget = max(0, self.context_window - fixed - note_tokens)
 

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loom.core.errors import BadInput
+
 MAX_FILE_BYTES = 256_000
 MAX_LISTING = 300
 _MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
@@ -25,7 +27,7 @@ _RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
 _TRAILING = ".,;!?)]}'\""
 
 
-class MentionError(ValueError):
+class MentionError(BadInput):
     """A mentioned path cannot be attached; the message says which and why."""
 
 

@@ -106,47 +106,38 @@ async def rewind_in_session(
 
 
 def restore_saved_thread(
-    config: Any, thread_ref: str | None, action: Action, *, force: bool = False
+    workspace: Any, thread_ref: str | None, action: Action, *, force: bool = False
 ) -> tuple[str, RestoreReport]:
     """`loom undo` / `loom redo`: on a saved thread (default: the newest thread of this
-    project), holding its writer lock. Returns (thread id, report)."""
-    from loom.paths import LoomPaths
+    project that took checkpoints), holding its writer lock. Returns (thread id, report)."""
     from loom.session.checkpointing import checkpointer_for
-    from loom.store.factory import open_thread_store
+    from loom.session.threads_api import person_errors
 
-    paths = LoomPaths.from_env()
-    store = open_thread_store(paths, config)
-    try:
-        thread_id = store.resolve(thread_ref) if thread_ref else _newest_thread(store, config)
-        with store.open_for_writing(thread_id):
-            thread = store.load(thread_id)
-            if thread is None:
-                raise NothingToRestore(f"thread {thread_id} could not be read")
-            root = Path(thread.workspace_root or config.project_root)
-            checkpointer = checkpointer_for(root, config)
-            if checkpointer is None:
-                raise NothingToRestore("checkpoints are off ([checkpoints] enabled = false)")
-            operation = undo if action == "undo" else redo
-            report = operation(thread, checkpointer.store, force=force)
-            thread.touch()
-            store.save(thread)
-        return thread_id, report
-    finally:
-        close = getattr(store, "close", None)
-        if callable(close):
-            close()
+    threads = workspace.threads
+    thread_id = threads.resolve(thread_ref) if thread_ref else _newest_thread(workspace)
+    with person_errors(), threads.local.open_for_writing(thread_id):
+        thread = threads.load(thread_id)
+        root = Path(thread.workspace_root or workspace.project_root)
+        checkpointer = checkpointer_for(root, workspace.config, workspace.paths.data)
+        if checkpointer is None:
+            raise NothingToRestore("checkpoints are off ([checkpoints] enabled = false)")
+        operation = undo if action == "undo" else redo
+        report = operation(thread, checkpointer.store, force=force)
+        thread.touch()
+        threads.local.save(thread)
+    return thread_id, report
 
 
-def _newest_thread(store: Any, config: Any) -> str:
+def _newest_thread(workspace: Any) -> str:
     """The newest thread of this project that took checkpoints."""
     from loom.session.checkpointing import records
 
-    root = str(Path(config.project_root).resolve())
-    for summary in store.list(limit=200):
+    root = str(Path(workspace.project_root).resolve())
+    for summary in workspace.threads.list(limit=200):
         if summary.workspace_root != root:
             continue
-        thread = store.load(summary.id)
-        if thread is not None and records(thread):
+        thread = workspace.threads.load(summary.id)
+        if records(thread):
             return thread.id
     raise NothingToRestore(
         f"no thread of this project ({root}) has checkpoints to undo; pass --thread ID "
