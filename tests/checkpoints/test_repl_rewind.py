@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli.test_chat import PROMPT, saved_thread, spawn
+from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 
 
@@ -118,3 +119,29 @@ def test_tab_completes_an_at_mention_from_the_project_files(
     assert len(server.requests) == 1
     child.sendeof()
     saved_thread(child)
+
+
+def test_loom_show_hides_the_side_branch_unless_all(server: FakeLlmServer, project: Path) -> None:
+    _write_turn(server, "a.txt", "A")
+    _write_turn(server, "b.txt", "B")
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("first task")
+    _allow(child, "a.txt")
+    child.sendline("second task")
+    _allow(child, "b.txt")
+    child.sendline("/rewind")
+    child.expect("Rewind to before which turn")
+    child.sendline("2")
+    child.expect(r"Restore \[b\]oth")
+    child.sendline("o")  # the conversation only: b.txt stays
+    child.expect(r"4 message\(s\) set aside")
+    child.expect(PROMPT)
+    assert (project / "b.txt").exists()
+    child.sendeof()
+    thread = saved_thread(child)
+    shown = loom(["show", thread["id"]], project, server)
+    assert "first task" in shown.stdout and "second task" not in shown.stdout
+    assert "4 rewound message(s)" in shown.stdout
+    everything = loom(["show", "--all", thread["id"]], project, server)
+    assert "second task" in everything.stdout and "side branch" in everything.stdout

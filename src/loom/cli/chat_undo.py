@@ -55,7 +55,8 @@ async def _rewind(repl: Any, session: Any) -> None:
         repl.renderer.line("/rewind: no user turns yet", style="dim")
         return
     for number, turn in enumerate(turns, 1):
-        first = " ".join(turn.message.content.split())[:70]
+        typed = turn.message.content.split("\n\n<file path=")[0].split("\n\n<directory path=")[0]
+        first = " ".join(typed.split())[:70]  # without @-mention attachments
         marks = " [files changed]" if turn.has_checkpoint and not turn.undone else ""
         repl.renderer.line(f"  {number}. {first}{marks}")
     answer = (await ask(repl, "Rewind to before which turn? (number, Enter to cancel) ")).strip()
