@@ -110,3 +110,24 @@ def test_a_store_path_is_per_project(tmp_path: Path) -> None:
     a = CheckpointStore.for_project(tmp_path / "a", tmp_path / "data")
     b = CheckpointStore.for_project(tmp_path / "b", tmp_path / "data")
     assert a.dir != b.dir and a.dir.parent == tmp_path / "data" / "checkpoints"
+
+
+def test_auto_gc_runs_at_most_once_a_day(store: CheckpointStore, project: Path) -> None:
+    import threading
+
+    from loom.session.checkpoint_admin import STAMP, maybe_auto_gc
+
+    store.snapshot()
+    stamp = store.dir / STAMP
+    old = time.time() - 2 * 86400
+    stamp.write_text("x")
+    os.utime(stamp, (old, old))
+    maybe_auto_gc(store, keep_days=30)
+    for thread in threading.enumerate():
+        if thread.name == "loom-checkpoint-gc":
+            thread.join(30)
+    assert stamp.stat().st_mtime > old + 86400  # it ran and said when
+    ran_at = stamp.stat().st_mtime
+    maybe_auto_gc(store, keep_days=30)  # a day has not passed: nothing starts
+    assert not any(t.name == "loom-checkpoint-gc" for t in threading.enumerate())
+    assert stamp.stat().st_mtime == ran_at
