@@ -33,7 +33,7 @@ def test_file_range_and_folder_are_attached(root: Path) -> None:
 
 
 def test_prose_at_signs_stay_text(root: Path) -> None:
-    text = "use @property, mail me at ana@example.com, ping @here"
+    text = "use @property, mail me at ana@example.com, ping @here, add @types/node"
     assert find_mentions(text, root) == []
     assert expand_mentions(text, root).text == text
 
@@ -42,6 +42,7 @@ def test_prose_at_signs_stay_text(root: Path) -> None:
     ("text", "problem"),
     [
         ("fix @src/missing.py", "no such file"),
+        ("list @src/nothing", "no such file"),
         ("read @../secret.txt", "outside the project"),
         ("see @src/app.py:60-70", "has 50 lines"),
         ("see @src/app.py:9-3", "first-last"),

@@ -5,8 +5,9 @@ listing) to the message, and puts the file in the repo map's focus.
     -> Expanded(text="fix @src/app.py:10-40 please\n\n<file path=...>...</file>", files=[...])
 
 A word counts as a mention when it starts with `@` after a space (or at the start) and
-names a path: it has a `/`, a file extension or a `:line` range, or it exists. So
-`@property` or `@here` in prose stay text, while `@src/missing.py` is an error. Paths
+names a path: it exists, or has a file extension or a `:line` range, or starts in one
+of the project's folders (or with `/`, `~`, `..`). So `@property`, `@here` or
+`@types/node` in prose stay text, while `@src/missing.py` is an error. Paths
 are relative to the project root; one outside it (`..`, an absolute path elsewhere, a
 symlink out) or missing is a `MentionError` before anything is sent.
 """
@@ -64,9 +65,11 @@ def find_mentions(text: str, root: Path) -> list[Mention]:
 
 
 def _looks_like_path(path: str, has_range: bool, root: Path) -> bool:
-    if has_range or "/" in path or re.search(r"\.\w+$", path):
+    if has_range or re.search(r"\.\w+$", path) or os.path.lexists(root / path):
         return True
-    return os.path.lexists(root / path)
+    # a/b names a path when its first folder is the project's (`@types/node` is prose)
+    first = path.split("/", 1)[0]
+    return "/" in path and (path.startswith(("/", "~", "..")) or os.path.isdir(root / first))
 
 
 def expand_mentions(text: str, root: Path) -> Expanded:
