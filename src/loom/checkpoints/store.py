@@ -82,7 +82,7 @@ class CheckpointStore:
         ignore: Iterable[str] | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> None:
-        from loom.repointel.ignore import DEFAULT_IGNORES
+        from loom.ignore import DEFAULT_IGNORES
 
         self.project_root = project_root.resolve()
         self.dir = store_dir
@@ -99,7 +99,7 @@ class CheckpointStore:
     ) -> CheckpointStore:
         """The store of `project_root` under `data_dir/checkpoints/`, set up from a
         LoomConfig (`[repo] ignore`, `[checkpoints] max_file_bytes`) when given."""
-        from loom.repointel.ignore import DEFAULT_IGNORES
+        from loom.ignore import DEFAULT_IGNORES
 
         ignore = DEFAULT_IGNORES
         max_bytes = DEFAULT_MAX_FILE_BYTES
@@ -141,7 +141,7 @@ class CheckpointStore:
     def _write_excludes(self) -> None:
         """The repo index's ignore rules, for git: `[repo] ignore` and Loom's defaults,
         the project's own .git/info/exclude (nested .gitignore files git reads itself)."""
-        from loom.repointel.ignore import ALWAYS_IGNORED
+        from loom.ignore import ALWAYS_IGNORED
 
         lines = [*self.ignore, *(f"{name}/" for name in sorted(ALWAYS_IGNORED))]
         with contextlib.suppress(OSError):

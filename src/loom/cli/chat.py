@@ -79,10 +79,13 @@ async def _chat(
     try:
         workspace = Workspace.open(cwd, {"model.default": model})
     except LoomError as exc:
-        err.print(f"loom: {exc}", markup=False)
+        err.print(f"loom: error: {exc}", markup=False)
         return 1
     for warning in workspace.warnings:
         err.print(f"warning: {warning}", style="yellow", markup=False)
+    from loom.cli.mcp import ask_project_approvals
+
+    ask_project_approvals(workspace.config, err)  # project .mcp.json servers start programs
     try:
         session = await workspace.start_session(
             SessionSpec(model=model, private=private, thread=thread_id, cwd=cwd)
@@ -90,7 +93,7 @@ async def _chat(
         repl = ChatRepl(workspace, session, console, workspace.config)
         await repl.run()
     except LoomError as exc:
-        err.print(f"loom: {exc}", markup=False)
+        err.print(f"loom: error: {exc}", markup=False)
         return 1
     finally:
         await workspace.shutdown()
