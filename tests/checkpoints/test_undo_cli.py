@@ -112,3 +112,25 @@ def _thread_file(thread_id: str) -> Path:
     import os
 
     return Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+
+
+def test_gc_doctor_and_turning_checkpoints_off(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
+    server.add(Turn(text="ok"))
+    assert loom(["run", "-p", "write x", "--yes"], project, server).returncode == 0
+    doctor = loom(["doctor"], project, server)
+    assert "Checkpoints:" in doctor.stdout and "1 project(s)" in doctor.stdout
+    gc = loom(["checkpoints", "gc", "--keep-days", "0"], project, server)
+    assert gc.returncode == 0, gc.stderr
+    assert "removed 2 checkpoint(s), kept 0" in gc.stdout
+    gone = loom(["undo"], project, server)
+    assert gone.returncode == 1 and "no longer in the store" in gone.stderr
+    assert (project / "x.txt").exists()  # nothing was changed
+
+    (project / ".loom.toml").write_text("[checkpoints]\nenabled = false\n")
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "y.txt", "content": "y"})]))
+    server.add(Turn(text="ok"))
+    done = loom(["run", "-p", "write y", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    thread = json.loads(_thread_file(json.loads(done.stdout)["thread_id"]).read_text())
+    assert "checkpoints" not in thread
