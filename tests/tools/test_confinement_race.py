@@ -20,11 +20,11 @@ import pytest
 
 from loom._beneath import Escape
 from loom.repointel.tags import read_and_extract
+from loom.session.toolset import default_registry
 from loom.tools._paths import confine
 from loom.tools._search_py import _read_beneath
 from loom.tools.base import ToolContext, ToolError
 from loom.tools.content_search import ContentSearch
-from loom.tools.defaults import default_registry
 
 from .conftest import Runner
 
