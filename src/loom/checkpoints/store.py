@@ -5,7 +5,7 @@ git dir of its own with its own index, used with the project as work tree. The p
 repo (objects, index, refs, stash, hooks) is never read or written, and a project that
 is not a git repo works the same.
 
-Which files: the repo index's rules (loom.repointel's default ignores and `[repo]
+Which files: the repo index's rules (loom.ignore's defaults and `[repo]
 ignore`, the project's .git/info/exclude, nested .gitignore files), applied by git
 itself through the store's info/exclude, without files over `[checkpoints]
 max_file_bytes`. Speed: the private index keeps each file's stat data, so a snapshot is

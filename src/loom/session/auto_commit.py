@@ -14,13 +14,10 @@ import asyncio
 import os
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loom.core.events import SessionError
 from loom.core.messages import UserMessage
-
-if TYPE_CHECKING:
-    from loom.session.session import Session
 
 SUBJECT_CHARS = 72
 GIT_TIMEOUT = 120.0
@@ -40,7 +37,7 @@ def commit_message(request: str, files: list[str]) -> str:
     return f"{subject}\n\nChanged by the Loom agent:\n{body}\n"
 
 
-async def commit_turn(session: Session, turn_id: str | None, before: str, after: str) -> None:
+async def commit_turn(session: Any, turn_id: str | None, before: str, after: str) -> None:
     checkpointer = session.options.checkpointer
     files = await asyncio.to_thread(checkpointer.store.changed_paths, before, after)
     if not files:
@@ -102,7 +99,7 @@ def _commit(root: Path, files: list[str], message: str) -> str:
     return _git(root, "rev-parse", "HEAD").stdout.strip()
 
 
-async def after_turn(session: Session) -> None:
+async def after_turn(session: Any) -> None:
     """What happens when a turn ends: the end-of-turn checkpoint, then auto_commit."""
     checkpointer = session.options.checkpointer
     if checkpointer is None:

@@ -23,7 +23,7 @@ from loom.core.messages import AssistantMessage, ToolCall, UserMessage
 
 if TYPE_CHECKING:
     from loom.checkpoints import CheckpointStore
-    from loom.session.session import Session
+
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +55,15 @@ def current_turn(thread: Any) -> tuple[str | None, str | None]:
 
 
 class Checkpointer:
-    """Snapshots for one project; the thread records live on each session's thread."""
+    """Snapshots for one project; the thread records live on each session's thread.
+    (`session` arguments are the running Session, typed loosely: the session's helpers
+    never import it, so there is no import circle.)"""
 
     def __init__(self, store: CheckpointStore) -> None:
         self.store = store
         self._warned = False
 
-    async def before_tool(self, session: Session, call: ToolCall) -> None:
+    async def before_tool(self, session: Any, call: ToolCall) -> None:
         snap = await self._snapshot(session, f"before {call.tool_name}")
         if snap is None:
             return
@@ -79,7 +81,7 @@ class Checkpointer:
         )
         session.request_save()
 
-    async def after_turn(self, session: Session) -> tuple[str | None, str] | None:
+    async def after_turn(self, session: Any) -> tuple[str | None, str] | None:
         """The files as the turn left them (what undo compares hand edits against).
         Returns (turn id, the turn's first checkpoint) when the turn took checkpoints."""
         turn, _ = current_turn(session.thread)
@@ -97,7 +99,7 @@ class Checkpointer:
     async def snapshot_now(self, label: str) -> Any:
         return await asyncio.to_thread(self.store.snapshot, label)
 
-    async def _snapshot(self, session: Session, label: str) -> Any:
+    async def _snapshot(self, session: Any, label: str) -> Any:
         try:
             return await asyncio.to_thread(self.store.snapshot, label)
         except Exception as exc:  # a checkpoint must never stop the agent
@@ -115,9 +117,7 @@ class Checkpointer:
             return None
 
 
-def checkpointer_for(
-    project_root: Any, config: Any, data_dir: Any = None
-) -> Checkpointer | None:
+def checkpointer_for(project_root: Any, config: Any, data_dir: Any = None) -> Checkpointer | None:
     """The project's checkpointer as configured ([checkpoints] enabled), or None."""
     section = getattr(config, "checkpoints", None)
     if section is not None and not section.enabled:

@@ -65,11 +65,7 @@ class SessionOptions:
             secrets=known_secrets(config),
         )
         options.compaction = config.context.compaction
-        options.auto_commit = config.git.auto_commit
-        if config.hooks.post_tools:
-            from loom.session.post_tools import PostToolsCommands
-
-            options.post_tools_hooks = [PostToolsCommands(config.hooks.post_tools)]
+        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: Workspace.manager
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.
         if options.tool_timeout is not None:

@@ -17,15 +17,12 @@ from __future__ import annotations
 import asyncio
 import shlex
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loom.core.events import ToolComplete, ToolExecuting
 from loom.core.ids import new_call_id
 from loom.core.messages import AssistantMessage, ToolCall
 from loom.session.checkpointing import current_turn, records
-
-if TYPE_CHECKING:
-    from loom.session.session import Session
 
 OUTPUT_CHARS = 4_000
 FILE_ARGS = ("path", "file_path")
@@ -37,7 +34,7 @@ class PostToolsCommands:
     def __init__(self, commands: list[str]) -> None:
         self.commands = [c for c in commands if c.strip()]
 
-    async def __call__(self, session: Session) -> str:
+    async def __call__(self, session: Any) -> str:
         if not self.commands:
             return ""
         files = await changed_files(session)
@@ -54,7 +51,7 @@ class PostToolsCommands:
         return "[post-tool hooks ran on " + ", ".join(files) + "]\n" + "\n\n".join(reports)
 
 
-async def changed_files(session: Session) -> list[str]:
+async def changed_files(session: Any) -> list[str]:
     """Files this round's tool calls changed: the round's first checkpoint against the
     files now, or (no checkpoints) the paths the round's writing tools were given."""
     _turn, message_id = current_turn(session.thread)
@@ -82,7 +79,7 @@ async def changed_files(session: Session) -> list[str]:
     return _written_paths(session)
 
 
-def _written_paths(session: Session) -> list[str]:
+def _written_paths(session: Any) -> list[str]:
     from loom.session.tool_runner import risk_of
 
     last = next(
@@ -100,7 +97,7 @@ def _written_paths(session: Session) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-async def _run(session: Session, shell: Any, command: str) -> str:
+async def _run(session: Any, shell: Any, command: str) -> str:
     from loom.session.tool_runner import run_tool
     from loom.tools.base import ToolContext
 
