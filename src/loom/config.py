@@ -140,6 +140,16 @@ class HooksSection(_Section):
 
 class GitSection(_Section):
     auto_commit: bool = False  # commit the agent's changes after each turn
+class SandboxSection(_Section):
+    """How agent commands (shell, git tools) are confined; see loom.sandbox.
+    on: sandboxed where the OS offers it (else every shell command asks);
+    ask: unconfined, every shell command asks; off: unconfined (as --no-sandbox)."""
+
+    mode: Literal["on", "ask", "off"] = "on"
+    network: bool = False  # network for sandboxed commands
+    writable: list[str] = Field(default_factory=list)  # extra writable folders
+
+
 class McpServerSettings(_Section):
     """One external MCP server: `command` (+ args, env, cwd) for stdio, or `url` (+ headers)
     for streamable HTTP. Which of the two is set is checked when the server starts, so one
@@ -175,6 +185,7 @@ class LoomConfig(_Section):
     checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
     hooks: HooksSection = Field(default_factory=HooksSection)
     git: GitSection = Field(default_factory=GitSection)
+    sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
 
     # Where this configuration came from; not configurable themselves.
@@ -224,6 +235,8 @@ def load_config(
     merged: dict[str, Any] = {}
     warnings: list[str] = []
     for layer in layers:
+        if project_file is not None and layer.path == project_file:
+            _keep_project_sandbox_strict(layer, warnings)
         _report_unknown(layer, LoomConfig, layer.data, (), warnings)
         _validate(layer)  # name the layer that holds a bad value, not the merge
         _merge(merged, layer.data, ())
@@ -328,6 +341,29 @@ def _from_environment(env: Any) -> dict[str, Any]:
             parsed = [part.strip() for part in value.split(",") if part.strip()]
         _set(data, key, parsed)
     return data
+
+
+def _keep_project_sandbox_strict(layer: _Layer, warnings: list[str]) -> None:
+    """A project's `.loom.toml` may tighten `[sandbox]`, never loosen it: otherwise a
+    command run in the sandbox could write `mode = "off"` there and escape it next time
+    (and a cloned repo could unsandbox itself). Loosening keys belong in the user config
+    or a flag."""
+    section = layer.data.get("sandbox")
+    if not isinstance(section, dict):
+        return
+    loosening = {  # other bad values are left for validation to name
+        "mode": section.get("mode") in ("ask", "off"),
+        "network": section.get("network") is True,
+        "writable": bool(section.get("writable")),
+    }
+    for key, loosens in loosening.items():
+        if loosens:
+            del section[key]
+            warnings.append(
+                f"{layer.name}:{_line_of(layer.text, ('sandbox', key))}: 'sandbox.{key}' "
+                "is ignored in a project file (a project cannot loosen its own sandbox); "
+                "set it in your user config or pass --no-sandbox"
+            )
 
 
 def _expand_dotted(overrides: dict[str, Any]) -> dict[str, Any]:

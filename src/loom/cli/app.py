@@ -21,9 +21,11 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.config_cmd",
     "loom.cli.permissions",
     "loom.cli.checkpoints",
+    "loom.cli.sandbox",
     "loom.cli.decisions",
     "loom.cli.mcp",
     "loom.cli.plugins",
+    "loom.cli.acp",
 ]
 
 app = typer.Typer(
@@ -60,13 +62,17 @@ def _root(
     private: bool = typer.Option(
         False, "--private", help="Keep the thread on this machine: it never syncs."
     ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
-    ctx.obj = {"model": model, "private": private}  # commands read these as defaults
+    # commands read these as defaults
+    ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox}
     if ctx.invoked_subcommand is None:
         from loom.cli.chat import start_chat
 
-        raise typer.Exit(start_chat(model=model, private=private))
+        raise typer.Exit(start_chat(model=model, private=private, no_sandbox=no_sandbox))
 
 
 def build_app() -> typer.Typer:
@@ -77,7 +83,11 @@ def build_app() -> typer.Typer:
 
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
-STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.chat"}
+STANDALONE_COMMANDS: dict[str, str] = {
+    "run": "loom.cli.run",
+    "chat": "loom.cli.chat",
+    "acp": "loom.cli.acp",
+}
 
 
 def run_app(args: list[str]) -> None:

@@ -39,10 +39,15 @@ def chat_command(
     ctx: typer.Context,
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
     code = start_chat(
-        model=model or root.get("model"), private=private or bool(root.get("private"))
+        model=model or root.get("model"),
+        private=private or bool(root.get("private")),
+        no_sandbox=no_sandbox or bool(root.get("no_sandbox")),
     )
     raise typer.Exit(code)
 
@@ -53,6 +58,7 @@ def start_chat(
     private: bool = False,
     thread_id: str | None = None,
     cwd: Path | None = None,
+    no_sandbox: bool = False,
 ) -> int:
     """Open the REPL (continuing `thread_id` when given); returns the exit code."""
     from rich.console import Console
@@ -60,7 +66,7 @@ def start_chat(
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     try:
-        return asyncio.run(_chat(console, err, model, private, thread_id, cwd))
+        return asyncio.run(_chat(console, err, model, private, thread_id, cwd, no_sandbox))
     except KeyboardInterrupt:  # Ctrl-C while starting up
         return 130
 
@@ -72,12 +78,14 @@ async def _chat(
     private: bool,
     thread_id: str | None,
     cwd: Path | None,
+    no_sandbox: bool = False,
 ) -> int:
     from loom.session import LoomError, SessionSpec, Workspace
 
     cwd = (cwd or Path.cwd()).resolve()
     try:
-        workspace = Workspace.open(cwd, {"model.default": model})
+        sandbox_mode = "off" if no_sandbox else None
+        workspace = Workspace.open(cwd, {"model.default": model, "sandbox.mode": sandbox_mode})
     except LoomError as exc:
         err.print(f"loom: error: {exc}", markup=False)
         return 1
@@ -90,6 +98,9 @@ async def _chat(
         session = await workspace.start_session(
             SessionSpec(model=model, private=private, thread=thread_id, cwd=cwd)
         )
+        notice = workspace.sandbox_notice()
+        if notice:
+            err.print(f"loom: {notice}", style="yellow", markup=False)
         repl = ChatRepl(workspace, session, console, workspace.config)
         await repl.run()
     except LoomError as exc:

@@ -62,6 +62,10 @@ class PermissionRequest(_Event):
     call_id: str = ""
     arguments: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""  # why a person is asked, e.g. "dangerous command: deletes files"
+    # For tools that run a command (shell, git): whether it runs in the sandbox, and a
+    # short text to show, e.g. "runs sandboxed (bubblewrap): ...; network off".
+    sandboxed: bool | None = None
+    sandbox: str = ""
 
 
 class ModeChanged(_Event):

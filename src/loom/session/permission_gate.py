@@ -73,6 +73,7 @@ class PermissionGate:
         await session.flush()  # durable before we wait on a person
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
+        sandboxed, sandbox_text = _sandbox_status(tool, args)
         session.publish(
             PermissionRequest(
                 session_id=session.id,
@@ -81,6 +82,8 @@ class PermissionGate:
                 call_id=call.id,
                 arguments=args,
                 reason=getattr(verdict, "reason", "") or "",
+                sandboxed=sandboxed,
+                sandbox=sandbox_text,
             )
         )
         try:
@@ -101,3 +104,12 @@ class PermissionGate:
         if check is not None:
             return check(tool, args)
         return _Verdict(self.policy.decide(tool, args), "", None)
+
+
+def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
+    """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
+    status = getattr(tool, "sandbox_status", None)
+    if not callable(status):
+        return None, ""
+    sandboxed, text = status(args)
+    return bool(sandboxed), str(text)

@@ -99,6 +99,7 @@ class Workspace:
         self._store: Any = None
         self._manager: SessionManager | None = None
         self._running: dict[str, _Running] = {}
+        self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
@@ -186,6 +187,21 @@ class Workspace:
 
         return ToolSetup(project_root, self.config, self.paths, session_id)
 
+    def sandbox_for(self, project_root: Path | None = None) -> Any:
+        """The sandbox agent commands run in for a project root ([sandbox]; the first
+        call per process checks that the OS sandbox starts, ~10-20 ms)."""
+        root = Path(project_root or self.project_root).resolve()
+        if root not in self._sandboxes:
+            from loom.session.sandboxing import make_sandbox
+
+            self._sandboxes[root] = make_sandbox(self.config, self.paths, root)
+        return self._sandboxes[root]
+
+    def sandbox_notice(self) -> str | None:
+        """One line a face shows at session start when agent commands will run
+        unconfined (no sandbox here, or [sandbox] mode "ask"/"off"); None when confined."""
+        return self.sandbox_for().notice()
+
     def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
         """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
         then plugins; a broken one is logged and skipped), then `extra`."""
@@ -207,6 +223,13 @@ class Workspace:
         finally:
             await _run_cleanups(setup.cleanups, "(plugins)")
 
+    def known_models(self) -> list[str]:
+        """`provider:model-id` of every model in the catalog (faces offer these; any
+        other name may be typed)."""
+        from loom.llm.catalog import known_models
+
+        return [f"{m.provider}:{m.model_id}" for m in known_models()]
+
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
         from loom.session.providers import check_model
@@ -225,6 +248,10 @@ class Workspace:
         from loom.store.base import ThreadLocked
 
         spec = spec or SessionSpec()
+        if self.config.sandbox.mode == "on":
+            from loom.sandbox import detect_soon
+
+            detect_soon()  # checking the OS sandbox overlaps with the provider's import
         cwd = (spec.cwd or Path.cwd()).resolve()
         thread = self._thread_to_resume(spec.thread) if spec.thread else None
         model = (spec.model or self.config.model.default).strip()
@@ -247,6 +274,8 @@ class Workspace:
         if thread is None:  # made here so the tools know the session's id (= the thread's)
             thread = self.manager.thread_for(None, root, model, spec.private)
         setup = self.tool_setup(root, thread.id)
+        sandbox = self.sandbox_for(root)
+        setup.command_launcher = sandbox  # shell and git commands run inside it
         tools = self.tool_registry(setup, spec.extra_tools)
         policy = build_policy(
             self.config,
@@ -255,6 +284,7 @@ class Workspace:
             auto_approve=spec.auto_approve,
             headless=spec.headless,
             on_refusal=spec.on_refusal,
+            sandbox=sandbox,
         )
         running = _Running(None, list(setup.cleanups))  # type: ignore[arg-type]
         try:
