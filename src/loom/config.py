@@ -101,6 +101,7 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    compaction: bool = True  # summarise old turns with model.editor instead of dropping them
     decision_tokens: int = Field(default=1024, ge=0)  # the decision graph's zone; 0: off
 
 
@@ -127,6 +128,19 @@ class UiSection(_Section):
     show_tool_output: bool = True  # print a short preview of each tool result in the REPL
 
 
+class CheckpointsSection(_Section):
+    enabled: bool = True  # snapshot the files before every tool that can change them
+    max_file_bytes: int = Field(default=1_000_000, gt=0)  # larger files are not kept
+    keep_days: float = Field(default=30, gt=0)  # older checkpoints go at the next gc
+
+
+class HooksSection(_Section):
+    # shell commands after a round of tools that changed files; {files} = those files
+    post_tools: list[str] = Field(default_factory=list)
+
+
+class GitSection(_Section):
+    auto_commit: bool = False  # commit the agent's changes after each turn
 class SandboxSection(_Section):
     """How agent commands (shell, git tools) are confined; see loom.sandbox.
     on: sandboxed where the OS offers it (else every shell command asks);
@@ -169,6 +183,9 @@ class LoomConfig(_Section):
     lsp: LspSection = Field(default_factory=LspSection)
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
+    checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
+    hooks: HooksSection = Field(default_factory=HooksSection)
+    git: GitSection = Field(default_factory=GitSection)
     sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
 

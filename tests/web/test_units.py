@@ -235,3 +235,20 @@ def test_changes_since_the_start_include_new_files_and_preview_stays_inside(
         with pytest.raises(ProjectPathError):
             preview(root, bad)
     assert "x" in preview(root, "a.py")
+
+
+def test_compaction_and_restores_become_notices() -> None:
+    from loom.core.events import ContextCompacted, ConversationRewound, FilesRestored
+    from loom.web.payloads import payload_for
+
+    live = Hub().add(FakeSession())
+    summarised = payload_for(live, ContextCompacted(session_id="S1", summarised_messages=12,
+                                                    model="m", tokens_before=9000,
+                                                    tokens_after=2000))
+    assert summarised is not None and "12 older message(s) summarised" in summarised["text"]
+    fallback = payload_for(live, ContextCompacted(session_id="S1", fallback="could not"))
+    assert fallback is not None and fallback["level"] == "warn"
+    undone = payload_for(live, FilesRestored(session_id="S1", action="undo", paths=["a.py"]))
+    assert undone == {"type": "notice", "level": "info", "text": "Undo: restored a.py"}
+    rewound = payload_for(live, ConversationRewound(session_id="S1", hidden_messages=4))
+    assert rewound is not None and "4 message(s) set aside" in rewound["text"]

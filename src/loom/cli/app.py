@@ -20,6 +20,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.checkpoints",
     "loom.cli.sandbox",
     "loom.cli.decisions",
     "loom.cli.mcp",

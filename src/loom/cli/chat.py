@@ -267,6 +267,7 @@ class ChatRepl:
 
     async def command(self, text: str) -> bool:
         """Run one slash command; False means leave."""
+        from loom.cli.chat_undo import HELP_LINES, SLASH_COMMANDS, run_slash
         from loom.session import LoomError
 
         name, _, arg = text.partition(" ")
@@ -275,6 +276,8 @@ class ChatRepl:
             return False
         if name == "/help":
             self.renderer.line(HELP)
+            for line in HELP_LINES:  # /undo /redo /rewind /compact
+                self.renderer.line(line)
         elif name == "/model":
             if not arg:
                 self.renderer.line(f"model: {self.session.model}")
@@ -293,6 +296,8 @@ class ChatRepl:
                 await self.turn(None)
             else:
                 self.renderer.line("nothing to continue: the last turn finished", style="dim")
+        elif name in SLASH_COMMANDS:  # /undo /redo /rewind /compact (chat_undo.py)
+            await run_slash(self, name, arg)
         else:
             self.renderer.line(f"unknown command {name}; /help lists them", style="yellow")
         return True
@@ -310,7 +315,14 @@ def _prompt_session(config: Any) -> Any:
         history: Any = FileHistory(str(history_file))
     except OSError:
         history = None
-    return PromptSession(history=history, vi_mode=config.ui.editing_mode == "vi")
+    from loom.cli.mention_complete import MentionCompleter
+
+    return PromptSession(
+        history=history,
+        vi_mode=config.ui.editing_mode == "vi",
+        completer=MentionCompleter(config.project_root),  # @path + Tab
+        complete_while_typing=False,
+    )
 
 
 def continue_thread(thread_id: str, prompt: str | None = None) -> int:

@@ -12,6 +12,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from loom.core.branches import hidden_indexes
 from loom.core.clock import humanize_age
 from loom.core.export import git_line
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
@@ -40,7 +41,7 @@ def print_resume_summary(thread: Thread, console: Console, warnings: list[str]) 
 # -- loom show ---------------------------------------------------------------------------
 
 
-def render_thread(thread: Thread, console: Console) -> None:
+def render_thread(thread: Thread, console: Console, show_all: bool = False) -> None:
     facts = [f"[bold]{thread.id}[/bold]", f"last activity {humanize_age(thread.last_activity_at)}"]
     line = git_line(thread)
     if line:
@@ -53,10 +54,31 @@ def render_thread(thread: Thread, console: Console) -> None:
         Panel(" · ".join(facts), title=Text(thread.title, style="bold"), title_align="left"),
         highlight=False,
     )
-    for message in thread.messages:
+    hidden = hidden_indexes(thread)  # rewound away: a side branch the model no longer sees
+    skipped = 0
+    for index, message in enumerate(thread.messages):
+        if index in hidden:
+            if not show_all:
+                skipped += 1
+                continue
+            if index - 1 not in hidden:
+                console.print("[yellow]── side branch (rewound; the model no longer sees it) ──[/]")
+        elif index - 1 in hidden and show_all:
+            console.print("[yellow]── end of side branch ──[/]")
+        if skipped:
+            _note_skipped(console, skipped)
+            skipped = 0
         console.print(_render_message(message))
+    if skipped:
+        _note_skipped(console, skipped)
     if thread.agent_state.kind != "WaitingForUserInput":
         console.print(f"[dim]state: {thread.agent_state.kind}[/dim]")
+
+
+def _note_skipped(console: Console, count: int) -> None:
+    console.print(
+        f"[dim]… {count} rewound message(s) on a side branch (`loom show --all` shows them)[/dim]"
+    )
 
 
 def _render_message(message: Any) -> Any:

@@ -16,7 +16,8 @@ from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallRe
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
-from loom.session.context import ContextWindow
+from loom.session.compaction import Compactor
+from loom.session.context import BuiltContext, ContextWindow
 from loom.session.decision_zone import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
@@ -33,6 +34,7 @@ class LlmCaller:
         self.system_prompt: str | None = None  # set by architect mode for its planning call
         self._providers: dict[str, Provider] = {}
         self._windows: dict[tuple[str, str], ContextWindow] = {}
+        self._compactor: Compactor | None = None
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -95,7 +97,7 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
-        built = window.build(conversation, specs, repo_map, decisions)
+        built = await self._build(window, conversation, specs, repo_map, decisions)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,
@@ -148,6 +150,39 @@ class LlmCaller:
         )
         clean_message(message)  # model output enters here: no lone surrogate gets past
         return sm.LlmResponded(message)
+
+    async def _build(
+        self,
+        window: ContextWindow,
+        conversation: Sequence[Message],
+        specs: list,
+        repo_map: str,
+        decisions: str,
+    ) -> BuiltContext:
+        """The request's context: a compaction's summary stands in for the turns it
+        folded; when the rest still does not fit, fold more (or, failing that, leave the
+        oldest turns out and say so)."""
+        compactor = self.compactor
+        view = compactor.view(conversation)
+        built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+        if not built.budget.omitted_messages or not compactor.should_try(conversation):
+            return built
+        from loom.session.compaction import CompactionError
+
+        try:
+            folded = await compactor.compact(conversation, built.budget.history_budget)
+        except CompactionError as exc:
+            compactor.report_fallback(str(exc), built.budget.omitted_messages)
+            return built
+        if folded is None:
+            return built
+        return window.build(folded.messages, specs, repo_map, decisions, folded.summary)
+
+    @property
+    def compactor(self) -> Compactor:
+        if self._compactor is None:
+            self._compactor = Compactor(self.session)
+        return self._compactor
 
     def _account(self, model: str, usage: Usage) -> Usage:
         provider, model_id = self.split(model)

@@ -74,6 +74,12 @@ class SessionManager:
             from loom.session.repo_map import repointel_hook
 
             self.repo_map_factory = repointel_hook
+        # Checkpoints before file-changing tools ([checkpoints]), for real faces too.
+        self.checkpoint_factory: Callable[[Path], Any] | None = None
+        if options is None and config is not None:
+            from loom.session.checkpointing import checkpointer_for
+
+            self.checkpoint_factory = lambda root: checkpointer_for(root, config)
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, Any] = {}
         self._save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
@@ -113,6 +119,8 @@ class SessionManager:
         options = replace(options or self.options)
         if options.repo_map is None and self.repo_map_factory is not None:
             options.repo_map = self.repo_map_factory(root)
+        if options.checkpointer is None and self.checkpoint_factory is not None:
+            options.checkpointer = self.checkpoint_factory(root)
         if project_rules is not None:
             options.rules = project_rules
         if max_turns is not None:

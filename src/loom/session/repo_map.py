@@ -29,6 +29,7 @@ RECENT_MESSAGES = 30
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
 )
+_ATTACHED = re.compile(r"\n\n<(?:file|directory) path=")
 _PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,6}\b")
 
 
@@ -44,8 +45,13 @@ def focus_of(conversation: Sequence[Message]) -> tuple[list[str], list[str]]:
                     values = value if isinstance(value, list) else [value]
                     files += [v for v in values if isinstance(v, str) and v]
         elif isinstance(message, UserMessage):
-            files += _PATHISH.findall(message.content)
-            identifiers += _IDENTIFIER.findall(message.content)
+            typed = message.content
+            mentioned = getattr(message, "mentions", None)  # @path attachments
+            if isinstance(mentioned, list):
+                files += [m for m in mentioned if isinstance(m, str)]
+                typed = _ATTACHED.split(typed, 1)[0]  # the attached text would be noise
+            files += _PATHISH.findall(typed)
+            identifiers += _IDENTIFIER.findall(typed)
     return _unique(files)[:20], _unique(identifiers)[:30]
 
 

@@ -133,6 +133,15 @@ class Workspace:
 
                 settings = self.repo.settings
                 self._manager.repo_map_factory = lambda root: repointel_hook(root, settings)
+            if self.config.hooks.post_tools:  # after rounds that changed files
+                from loom.session.post_tools import PostToolsCommands
+
+                hooks = [PostToolsCommands(self.config.hooks.post_tools)]
+                self._manager.options.post_tools_hooks = hooks
+            from loom.session.checkpointing import checkpointer_for
+
+            config, data = self.config, self.paths.data  # snapshots before file changes
+            self._manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
         return self._manager
 
     def provider_factory(self) -> Callable[[str], Provider]:

@@ -107,6 +107,27 @@ def _sync_error(live: LiveSession, event: Any) -> dict[str, Any]:
     return _notice("warn", f"Sync: {event.message}")
 
 
+def _compacted(live: LiveSession, event: Any) -> dict[str, Any]:
+    if event.fallback:
+        return _notice("warn", f"Context: {event.fallback}")
+    return _notice(
+        "info",
+        f"Context: {event.summarised_messages} older message(s) summarised by {event.model} "
+        f"(~{event.tokens_before} -> ~{event.tokens_after} tokens); the thread keeps them all",
+    )
+
+
+def _restored(live: LiveSession, event: Any) -> dict[str, Any]:
+    files = ", ".join(event.paths[:10]) + (" …" if len(event.paths) > 10 else "")
+    return _notice("info", f"{event.action.capitalize()}: restored {files or 'no files'}")
+
+
+def _rewound(live: LiveSession, event: Any) -> dict[str, Any]:
+    return _notice(
+        "info", f"Rewound: {event.hidden_messages} message(s) set aside (the thread keeps them)"
+    )
+
+
 def _notice(level: str, text: str) -> dict[str, Any]:
     return {"type": "notice", "level": level, "text": text}
 
@@ -138,4 +159,7 @@ _HANDLERS = {
     "architect_plan": _plan,
     "architect_step": _plan,
     "turn_complete": _turn_done,
+    "context_compacted": _compacted,  # checkpoints/compaction (issue 13)
+    "files_restored": _restored,
+    "conversation_rewound": _rewound,
 }
