@@ -251,3 +251,30 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
     assert "mcp__helper__echo" in tools
     results = json.dumps(server.requests[1].json["messages"])
     assert "echo: from the editor" in results
+
+
+async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "notes.txt", "content": "two\n"})]),
+        Turn(text="Rewrote it."),
+    )
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        await conn.prompt(session_id=session_id, prompt=[text_block("rewrite notes")])
+        assert (project / "notes.txt").read_text() == "two\n"
+        listed = [u for _, u in client.updates if u.session_update == "available_commands_update"]
+        assert {c.name for c in listed[0].available_commands} == {"undo", "redo", "compact"}
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("/undo")])
+        assert reply.stop_reason == "end_turn"
+        assert (project / "notes.txt").read_text() == "one\n"
+        assert "Restored 1 file(s)" in client.text(session_id)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/redo")])
+        assert (project / "notes.txt").read_text() == "two\n"
+        # a hand edit is only overwritten when the person says so
+        (project / "notes.txt").write_text("mine\n")
+        client.answers.append("keep")
+        await conn.prompt(session_id=session_id, prompt=[text_block("/undo")])
+        assert (project / "notes.txt").read_text() == "mine\n"
+        assert "your edits to notes.txt are kept" in client.text(session_id)
+    assert len(server.requests) == 2  # the commands never reached the model

@@ -127,9 +127,7 @@ def test_reload_and_second_tab_mid_stream(
     second.context.close()
 
 
-def test_two_tabs_follow_one_session(
-    page: Any, web: WebServer, server: FakeLlmServer
-) -> None:
+def test_two_tabs_follow_one_session(page: Any, web: WebServer, server: FakeLlmServer) -> None:
     server.add(Turn(text="first answer"))
     server.add(Turn(text="second answer"))
     box = page.get_by_role("textbox", name="Message")
@@ -186,10 +184,13 @@ def test_cancel_button_stops_a_running_tool(
 def test_architect_mode_shows_the_plan_and_its_steps(
     page: Any, web: WebServer, server: FakeLlmServer, shots: Path
 ) -> None:
-    plan = {"summary": "Greet politely", "steps": [
-        {"file": "hello.py", "action": "read", "description": "look at greet()"},
-        {"file": "hello.py", "action": "read", "description": "check the wording"},
-    ]}
+    plan = {
+        "summary": "Greet politely",
+        "steps": [
+            {"file": "hello.py", "action": "read", "description": "look at greet()"},
+            {"file": "hello.py", "action": "read", "description": "check the wording"},
+        ],
+    }
     server.add(Turn(text=json.dumps(plan)))
     server.add(Turn(text="Read it: it prints Hello."))
     server.add(Turn(text="The wording is fine."))
@@ -233,3 +234,37 @@ def test_model_selector_switches_the_next_call(page: Any, server: FakeLlmServer)
     model.fill("nonsense")
     model.press("Tab")
     expect(page.get_by_role("alert")).to_contain_text("nonsense")
+
+
+def test_undo_and_redo_the_agents_last_turn(
+    page: Any, web: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    original = (web.project / "hello.py").read_text()
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "hello.py", "content": "changed\n"})]),
+        Turn(text="Rewrote hello.py."),
+    )
+    send(page, "rewrite hello.py")
+    page.get_by_role("button", name="Allow once", exact=True).click()
+    expect(page.locator(".msg-assistant").last).to_contain_text("Rewrote")
+    expect(page.locator("#badge")).to_have_text("Ready")
+    assert (web.project / "hello.py").read_text() == "changed\n"
+
+    page.get_by_role("button", name="Undo", exact=True).click()
+    expect(page.locator(".toast").last).to_contain_text("Restored 1 file(s): hello.py")
+    assert (web.project / "hello.py").read_text() == original
+    page.screenshot(path=str(shots / "09-undo.png"))
+    page.get_by_role("button", name="Redo", exact=True).click()
+    expect(page.locator(".toast").last).to_contain_text("Reapplied 1 file(s)")
+    assert (web.project / "hello.py").read_text() == "changed\n"
+
+    # a hand edit since the turn is only overwritten after the person confirms
+    (web.project / "hello.py").write_text("mine\n")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Undo", exact=True).click()
+    expect(page.locator(".toast").last).to_contain_text("your edits are kept")
+    assert (web.project / "hello.py").read_text() == "mine\n"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Undo", exact=True).click()
+    expect(page.locator(".toast").last).to_contain_text("Restored 1 file(s)")
+    assert (web.project / "hello.py").read_text() == original

@@ -32,7 +32,7 @@ from acp.schema import (
 
 from acp import PROTOCOL_VERSION, RequestError
 from loom import __version__
-from loom.acp import updates
+from loom.acp import commands, updates
 from loom.acp.live import LiveSession, config_options, mode_state
 from loom.acp.mcp_servers import loom_mcp_servers
 
@@ -172,6 +172,11 @@ class LoomAgent:
         text = updates.prompt_text(prompt)
         if not text.strip():
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
+        command = commands.parse(text)
+        if command is not None:
+            said = await commands.run(live, *command)
+            await self._client.session_update(session_id=live.id, update=updates.agent_text(said))
+            return PromptResponse(stop_reason="end_turn")
         stop_reason = await live.run_turn(text)
         return PromptResponse(stop_reason=stop_reason)
 
@@ -242,4 +247,6 @@ class LoomAgent:
             raise RequestError.invalid_params({"reason": str(exc)}) from exc
         live = LiveSession(workspace, session, self._client, self._client_capabilities)
         self._live[live.id] = live
+        # after the answer that names the session, so the editor knows whose list it is
+        asyncio.get_running_loop().call_later(0.1, live.send_later, commands.available_commands())
         return live

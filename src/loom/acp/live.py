@@ -84,6 +84,13 @@ def config_options(workspace: Any, session: Any) -> list[Any]:
     ]
 
 
+class _Raw:
+    """An update made outside the event stream (the command list), sent in turn."""
+
+    def __init__(self, update: Any) -> None:
+        self.update = update
+
+
 class LiveSession:
     def __init__(self, workspace: Any, session: Any, client: Any, capabilities: Any) -> None:
         self.workspace = workspace
@@ -128,6 +135,10 @@ class LiveSession:
         await self.send_usage()
         await self.flush()
         return stop
+
+    def send_later(self, update: Any) -> None:
+        """Queue an update behind the events already waiting (from outside a handler)."""
+        self._queue.put_nowait(_Raw(update))
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -174,6 +185,9 @@ class LiveSession:
                 log.exception("could not send an update for %s", type(item).__name__)
 
     async def _send(self, event: Any) -> None:
+        if isinstance(event, _Raw):
+            await self.client.session_update(session_id=self.id, update=event.update)
+            return
         for update in self._updates_for(event):
             await self.client.session_update(session_id=self.id, update=update)
         if isinstance(event, PermissionRequest):

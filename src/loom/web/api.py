@@ -136,6 +136,28 @@ async def answer(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True})
 
 
+class Restore(BaseModel):
+    force: bool = False  # overwrite files edited by hand since the agent's turn
+
+
+async def undo_redo(request: Request) -> JSONResponse:
+    """Undo (or redo) the files of the agent's last turn. Files edited by hand since
+    then come back as `hand_edited` for the page to confirm (and resend with force)."""
+    from loom.session.undo import HandEdited, restore_in_session
+
+    session_id = request.path_params["session_id"]
+    action = "undo" if request.url.path.endswith("/undo") else "redo"
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Restore)
+    try:
+        report = await restore_in_session(live.session, action, force=body.force)
+    except HandEdited as exc:
+        return JSONResponse({"hand_edited": exc.paths, "action": action})
+    except LoomError as exc:
+        return _error(409, str(exc))
+    return JSONResponse({"paths": report.paths, "action": action})
+
+
 async def set_mode(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
@@ -178,8 +200,12 @@ async def session_changes(request: Request) -> JSONResponse:
     files, problem = await asyncio.to_thread(
         changes, live.session.project_root, thread.git_initial_commit_sha
     )
-    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
-                                          problem), "count": len(files)})
+    return JSONResponse(
+        {
+            "html": fragment("changes", files, thread.git_initial_commit_sha, problem),
+            "count": len(files),
+        }
+    )
 
 
 async def thread_changes(request: Request) -> JSONResponse:
@@ -191,8 +217,12 @@ async def thread_changes(request: Request) -> JSONResponse:
     files, problem = await asyncio.to_thread(
         changes, state.ws.project_root, thread.git_initial_commit_sha
     )
-    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
-                                          problem), "count": len(files)})
+    return JSONResponse(
+        {
+            "html": fragment("changes", files, thread.git_initial_commit_sha, problem),
+            "count": len(files),
+        }
+    )
 
 
 async def terminal(request: Request) -> JSONResponse:
@@ -208,7 +238,7 @@ async def files(request: Request) -> JSONResponse:
     listed = await asyncio.to_thread(state.ws.repo.files)
     html = str(fragment("file_tree", file_tree(listed[:MAX_TREE_FILES])))
     if len(listed) > MAX_TREE_FILES:
-        html += (f'<p class="muted small">Showing {MAX_TREE_FILES} of {len(listed)} files.</p>')
+        html += f'<p class="muted small">Showing {MAX_TREE_FILES} of {len(listed)} files.</p>'
     return JSONResponse({"html": html, "count": len(listed)})
 
 
@@ -219,8 +249,9 @@ async def file_preview(request: Request) -> JSONResponse:
         html = await asyncio.to_thread(preview, state.ws.project_root, path)
     except (ProjectPathError, OSError) as exc:
         return _error(404, str(exc))
-    return JSONResponse({"html": f'<div class="preview-head"><code>{_esc(path)}</code></div>'
-                                 + str(html)})
+    return JSONResponse(
+        {"html": f'<div class="preview-head"><code>{_esc(path)}</code></div>' + str(html)}
+    )
 
 
 async def threads(request: Request) -> JSONResponse:
@@ -234,8 +265,9 @@ async def threads(request: Request) -> JSONResponse:
     try:
         rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
     except LoomError as exc:  # a query with no words in it
-        return JSONResponse({"html": f'<p class="muted small">{_esc(str(exc))}</p>',
-                             "next": None, "count": 0})
+        return JSONResponse(
+            {"html": f'<p class="muted small">{_esc(str(exc))}</p>', "next": None, "count": 0}
+        )
     current = request.query_params.get("current")
     html = fragment("thread_rows", rows, current)
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -332,6 +364,8 @@ routes = [
     Route("/api/sessions/{session_id}/cancel", cancel, methods=["POST"]),
     Route("/api/sessions/{session_id}/permission", answer, methods=["POST"]),
     Route("/api/sessions/{session_id}/mode", set_mode, methods=["POST"]),
+    Route("/api/sessions/{session_id}/undo", undo_redo, methods=["POST"]),
+    Route("/api/sessions/{session_id}/redo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),
     Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
     Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),

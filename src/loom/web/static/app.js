@@ -338,6 +338,23 @@ function setupThreadActions() {
     const done = await api(`/api/threads/${threadId}/resume`, {});
     location.assign(done.url);
   });
+  for (const action of ["undo", "redo"]) {
+    $(`#${action}`)?.addEventListener("click", async () => {
+      const path = `/api/sessions/${threadId}/${action}`;
+      let done = await api(path, { force: false });
+      if (done.hand_edited) {
+        const files = done.hand_edited.join("\n");
+        if (!confirm(`These files changed by hand since the agent's turn:\n${files}\n\nOverwrite them?`)) {
+          toast("Nothing changed: your edits are kept.");
+          return;
+        }
+        done = await api(path, { force: true });
+      }
+      const verb = action === "undo" ? "Restored" : "Reapplied";
+      toast(done.paths.length ? `${verb} ${done.paths.length} file(s): ${done.paths.slice(0, 5).join(", ")}` : "No file needed changing.");
+      panel.toolDone();
+    });
+  }
   $("#stop")?.addEventListener("click", async () => {
     const done = await api(`/api/sessions/${threadId}/stop`, {});
     location.assign(done.url);
