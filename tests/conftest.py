@@ -17,3 +17,8 @@ def loom_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     home = tmp_path_factory.mktemp("loom-home")
     monkeypatch.setenv("LOOM_HOME", str(home))
     return home
+
+
+# Not test suites of ours: projects the tests copy and drive (tests/fixtures/sandbox_project
+# has its own tests, run inside the sandbox) and the npm tools' node_modules.
+collect_ignore = ["fixtures", "npm"]
