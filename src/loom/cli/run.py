@@ -148,6 +148,7 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         max_turns=options.max_turns,
         cwd=cwd,
         on_refusal=on_refusal,
+        on_mcp_notice=lambda line: err.write(f"loom: {line}\n"),  # an MCP server's problem
     )
     try:
         session = await workspace.start_session(spec)

@@ -3,12 +3,14 @@ lsp_hover. Each syncs the file's current text to the server before asking."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from loom.lsp.client import LspClient, LspError, uri_to_path
 from loom.lsp.supervisor import LspSettings, LspSupervisor, supervisor_for
 from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools._paths import open_confined
 from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -25,9 +27,10 @@ def supervisor_from(ctx: ToolContext, own: LspSupervisor | None = None) -> LspSu
     return own or supervisor_for(Path(ctx.project_root))
 
 
-def _read_text(path: Path, rel: str) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", "replace")
+def _read_text(root: Path, rel: str) -> str:
+    try:  # opened beneath the root without following links (issue 16)
+        with os.fdopen(open_confined(root, rel), "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
     except FileNotFoundError:
         raise ToolError(f"{rel} does not exist; check the path (relative to the project "
                         "root)") from None
@@ -50,7 +53,7 @@ class _LspTool(BuiltinTool):
     async def _client(self, ctx: ToolContext, args: dict[str, Any]
                       ) -> tuple[LspClient, Path, str, str]:
         path, rel = resolve(ctx, args["path"])
-        text = _read_text(path, rel)
+        text = _read_text(ctx.project_root, rel)
         try:
             client = await supervisor_from(ctx, self.supervisor).client_for(path)
         except LspError as exc:

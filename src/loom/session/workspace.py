@@ -65,7 +65,7 @@ class SessionSpec:
     # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
     # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
     mcp_servers: Sequence[Any] = ()
-    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
+    on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
 
 
 @dataclass(frozen=True)
@@ -314,26 +314,12 @@ class Workspace:
         return session
 
     def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
-        """External MCP servers connect in the background; their tools join `tools` as
-        each is ready, the first turn waits for those still starting, and they stop with
-        the session. Nothing is imported when no server is configured."""
-        mcp_json = self.project_root / ".mcp.json"
-        if not (self.config.mcp.servers or spec.mcp_servers or mcp_json.is_file()):
-            return
-        from loom.mcp_client import start_mcp
+        """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
+        from loom.session.mcp_wiring import start_session_mcp
 
-        hub = start_mcp(
-            self.config,
-            tools,
-            paths=self.paths,
-            session_servers=spec.mcp_servers,
-            on_notice=spec.on_mcp_notice,
-        )
-        if hub is None:
-            return
-        timeout = self.config.mcp.startup_timeout
-        session.before_turn.append(lambda: hub.wait_ready(timeout))
-        self._running[session.id].cleanups.append(hub.aclose)
+        hub = start_session_mcp(self, session, tools, spec)
+        if hub is not None:
+            self._running[session.id].cleanups.append(hub.aclose)
 
     async def resume(self, thread: str, **spec: Any) -> Session:
         """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""

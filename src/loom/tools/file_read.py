@@ -84,7 +84,8 @@ class FileRead(BuiltinTool):
                                   args["limit"])  # fmt: skip
         try:
             # opened beneath the root without following links: what was checked is read
-            handle = os.fdopen(open_confined(ctx.project_root, rel), "rb")
+            flags = os.O_RDONLY | os.O_NONBLOCK  # a FIFO must not hang the call
+            handle = os.fdopen(open_confined(ctx.project_root, rel, flags), "rb")
         except FileNotFoundError:
             raise ToolError(_missing_message(path, rel)) from None
         except IsADirectoryError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +153,10 @@ async def _read_for_edit(ctx: ToolContext, path: Path, rel: str) -> str:
         if text is not None:  # the buffer the person sees, unsaved changes included
             return text
     try:
-        with os.fdopen(open_confined(ctx.project_root, rel), "rb") as handle:
+        flags = os.O_RDONLY | os.O_NONBLOCK  # a FIFO must not hang the call
+        with os.fdopen(open_confined(ctx.project_root, rel, flags), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ToolError(f"{rel} is not a regular file; file_edit changes files")
             data = handle.read()
     except FileNotFoundError:
         raise ToolError(

@@ -6,7 +6,7 @@ push --force, stash drop/clear, branch -D, ...) are refused with a message that 
 a person who means it can run them through `shell`, which asks first.
 
 Arguments go through an allowlist (`_git_args.py`) and git runs with configuration that
-cannot execute programs (`_git_safety.py`).
+cannot execute programs (`loom._gitsafe`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loom._gitsafe import configured_keys, git_env_changes, safe_config_args
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._git_args import check_arguments
-from loom.tools._git_safety import configured_keys, git_env_changes, safe_config_args
 from loom.tools._launcher import CommandLauncher, explain_sandbox_refusal, sandbox_status
 from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
