@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.mcp",
     "loom.cli.plugins",
     "loom.cli.acp",
+    "loom.cli.web",
 ]
 
 app = typer.Typer(
@@ -86,6 +87,7 @@ STANDALONE_COMMANDS: dict[str, str] = {
     "run": "loom.cli.run",
     "chat": "loom.cli.chat",
     "acp": "loom.cli.acp",
+    "web": "loom.cli.web",
 }
 
 

@@ -98,6 +98,14 @@ class RepoApi:
         finally:
             intel.close()
 
+    def files(self) -> list[str]:
+        """Every project file the index sees (its ignore rules; too-large files too),
+        as sorted relative paths: the web UI's file tree."""
+        from loom.repointel.scan import scan_project
+
+        scan = scan_project(str(self.root), self.settings.ignore, self.settings.max_file_bytes)
+        return sorted([*scan.files, *scan.too_large])
+
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexReport:
         """Bring the file and symbol index up to date; `progress(done, total)`."""
         intel = self._intel()

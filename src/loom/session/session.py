@@ -196,6 +196,11 @@ class Session:
         self.thread.provider, self.thread.model = self.llm.split(model)
         self._saver.request()
 
+    def set_title(self, title: str) -> None:
+        """Rename the thread (the session holds its writer lock, so it saves it)."""
+        self.thread.metadata.title = title
+        self._saver.request()
+
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use 'normal' or 'architect'")

@@ -66,7 +66,7 @@ class ThreadsApi:
 
     def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
         """Newest activity first."""
-        return self.local.list(limit + offset)[offset:]
+        return self.local.list(limit, offset)
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search (titles, tags, git metadata, messages)."""

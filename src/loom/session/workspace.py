@@ -221,6 +221,12 @@ class Workspace:
 
         return [f"{m.provider}:{m.model_id}" for m in known_models()]
 
+    def prewarm(self) -> None:
+        """Build the default model's provider now (it imports the SDK, 1-2 s), so a long-
+        lived face's first message does not wait for it. Problems surface at start."""
+        with contextlib.suppress(Exception):
+            self.provider_factory()(self.config.model.default)
+
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
         from loom.session.providers import check_model

@@ -231,9 +231,9 @@ class LocalThreadStore:
         self._unindex(thread_id)
         raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
 
-    def list(self, limit: int = 50) -> list[ThreadSummary]:
-        """Newest activity first."""
-        rows = self._query(lambda index: index.list(limit))
+    def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+        """Newest activity first, from `offset` (the web sidebar pages through it)."""
+        rows = self._query(lambda index: index.list(limit, offset))
         return [ThreadSummary(**row) for row in rows]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
