@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loom import defaults
 from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
@@ -89,8 +90,8 @@ class PermissionsSection(_Section):
 
 
 class ShellSection(_Section):
-    timeout: float = Field(default=120.0, gt=0)
-    max_output_bytes: int = Field(default=30_000, gt=0)
+    timeout: float = Field(default=defaults.SHELL_TIMEOUT_S, gt=0)
+    max_output_bytes: int = Field(default=defaults.SHELL_MAX_OUTPUT_BYTES, gt=0)
     # Secret variables (`*_API_KEY`, `*_TOKEN`, ...) are kept from agent commands unless
     # named here (names or globs like "GITHUB_*"); their values are still masked in output.
     pass_env: list[str] = Field(default_factory=list)
@@ -105,15 +106,15 @@ class ContextSection(_Section):
 
 class RepoSection(_Section):
     watch_enabled: bool = True
-    map_tokens: int = Field(default=1024, ge=0)
+    map_tokens: int = Field(default=defaults.REPO_MAP_TOKENS, ge=0)
     ignore: list[str] = Field(default_factory=list)  # gitignore-style patterns
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
+    max_file_bytes: int = Field(default=defaults.REPO_MAX_FILE_BYTES, gt=0)
 
 
 class LspSection(_Section):
     enabled: bool = True
     servers: dict[str, list[str]] = Field(
-        default_factory=lambda: {"python": ["basedpyright-langserver", "--stdio"]}
+        default_factory=lambda: {k: list(v) for k, v in defaults.LSP_SERVERS.items()}
     )
 
 

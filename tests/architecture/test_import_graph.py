@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "paths": 1,
     "config": 1,
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
+    "defaults": 0,  # plain constants config and the lower layers share
     "gitmeta": 1,
     "llm": 2,
     "tools": 2,

@@ -32,6 +32,7 @@ class RunOptions:
     verbose: bool = False  # text output: tool activity on stderr as it happens
     thread_id: str | None = None
     cwd: Path | None = None
+    architect: bool = False  # plan with model.architect, carry out steps with model.editor
     no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
 
 
@@ -66,6 +67,12 @@ def run_command(
         False, "--include-partial-messages", help="stream-json: also print text as it streams."
     ),
     resume: str = typer.Option(None, "--resume", "-r", help="Continue thread ID instead."),
+    architect: bool = typer.Option(
+        False,
+        "--architect",
+        help="Plan with the strong model (model.architect), then carry out each step "
+        "with the fast one (model.editor).",
+    ),
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
     ),
@@ -91,6 +98,7 @@ def run_command(
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,
+        architect=architect,
         no_sandbox=no_sandbox,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
@@ -148,6 +156,7 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         max_turns=options.max_turns,
         cwd=cwd,
         on_refusal=on_refusal,
+        mode="architect" if options.architect else "normal",
         on_mcp_notice=lambda line: err.write(f"loom: {line}\n"),  # an MCP server's problem
     )
     try:

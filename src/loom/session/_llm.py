@@ -10,7 +10,8 @@ from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import TextDeltaEvent
 from loom.core.ids import new_message_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.text import clean_text
 from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
@@ -115,7 +116,10 @@ class LlmCaller:
                 if isinstance(event, TextDelta):
                     if event.text:
                         parts.append(event.text)
-                        session.publish(TextDeltaEvent(session_id=session.id, text=event.text))
+                        # Shown as it streams: half an emoji must not break a terminal
+                        # (the joined message below keeps a pair split across chunks).
+                        shown = clean_text(event.text)
+                        session.publish(TextDeltaEvent(session_id=session.id, text=shown))
                 elif isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, UsageReport):
@@ -142,6 +146,7 @@ class LlmCaller:
             created_at=now_iso(),
             mode="architect" if session.mode == "architect" else None,
         )
+        clean_message(message)  # model output enters here: no lone surrogate gets past
         return sm.LlmResponded(message)
 
     def _account(self, model: str, usage: Usage) -> Usage:

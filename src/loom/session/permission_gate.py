@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
 from loom.core.events import PermissionRequest, SessionError
 from loom.core.messages import ToolCall
 
 if TYPE_CHECKING:
+    from loom.permissions import PermissionPolicy
+    from loom.session.headless import HeadlessPolicy
     from loom.session.ports import EventPort
 
 RESPONSES = ("allow_once", "allow_always", "deny")
@@ -26,14 +28,10 @@ class NoPendingPermission(LookupError):
     pass
 
 
-class _Verdict(NamedTuple):
-    decision: Any
-    reason: str
-    subject: str | None
-
-
 class PermissionGate:
-    def __init__(self, session: EventPort, policy: Any) -> None:
+    def __init__(
+        self, session: EventPort, policy: PermissionPolicy | HeadlessPolicy | None
+    ) -> None:
         self.session = session
         self.policy = policy
         self._future: asyncio.Future[str] | None = None
@@ -64,8 +62,8 @@ class PermissionGate:
         if self.policy is None:
             return None
         session, args = self.session, call.arguments_json
-        verdict = self._verdict(tool, args)
-        decision = str(getattr(verdict.decision, "value", verdict.decision)).lower()
+        verdict = self.policy.check(tool, args)
+        decision = verdict.decision.value
         if decision == "allow":
             return None
         if decision == "deny":
@@ -81,7 +79,7 @@ class PermissionGate:
                 tool_path=verdict.subject,
                 call_id=call.id,
                 arguments=args,
-                reason=getattr(verdict, "reason", "") or "",
+                reason=verdict.reason or "",
                 sandboxed=sandboxed,
                 sandbox=sandbox_text,
             )
@@ -97,13 +95,6 @@ class PermissionGate:
         if answer == "deny":
             return sm.PermissionDenied(call.id, verdict.subject, time.time())
         return None
-
-    def _verdict(self, tool: Any, args: dict[str, Any]) -> Any:
-        """`PermissionPolicy.check` (decision + reason + subject), or a bare `decide`."""
-        check = getattr(self.policy, "check", None)
-        if check is not None:
-            return check(tool, args)
-        return _Verdict(self.policy.decide(tool, args), "", None)
 
 
 def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:

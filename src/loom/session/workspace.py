@@ -22,15 +22,15 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from loom.core.errors import NotFound, SetupError
+from loom.core.errors import LoomError, NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.bus import EventBus
 from loom.session.decisions_api import DecisionsApi
 from loom.session.grants_api import GrantsApi
-from loom.session.headless import OnRefusal
 from loom.session.repo_api import RepoApi
+from loom.session.spec import ActiveSession, SessionSpec
 from loom.session.sync_api import SyncApi
 from loom.session.threads_api import ThreadsApi
 
@@ -45,37 +45,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
-
-
-@dataclass(frozen=True)
-class SessionSpec:
-    """What a face asks for when it starts (or resumes) a session."""
-
-    model: str | None = None  # provider:model-id; None: model.default (resumed: the thread's)
-    thread: str | None = None  # id or unique prefix of a thread to continue
-    private: bool = False  # the thread never syncs
-    mode: Literal["normal", "architect"] = "normal"
-    max_turns: int | None = None  # model responses with tool calls per user message
-    auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
-    headless: bool = False  # nobody can answer: what would ask is refused
-    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
-    cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
-    extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
-    title: str | None = None
-    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
-    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
-    mcp_servers: Sequence[Any] = ()
-    on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
-
-
-@dataclass(frozen=True)
-class ActiveSession:
-    id: str
-    thread_id: str
-    title: str
-    status: str
-    model: str
-    mode: str
 
 
 @dataclass
@@ -242,7 +211,6 @@ class Workspace:
         from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
-        from loom.store.base import ThreadLocked
 
         spec = spec or SessionSpec()
         if self.config.sandbox.mode == "on":
@@ -300,10 +268,8 @@ class Workspace:
             )
         except BaseException as exc:
             await _run_cleanups(running.cleanups, thread.id)
-            if isinstance(exc, ThreadLocked):
-                from loom.core.errors import Busy
-
-                raise Busy(str(exc)) from exc
+            if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
+                raise
             if isinstance(exc, ValueError | LookupError):
                 raise SetupError(str(exc)) from exc
             raise

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from loom.tools._launcher import CommandLauncher
-from loom.tools.base import Tool, ToolSetup
+from loom.tools.base import Tool, ToolRegistry, ToolSetup
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
 from loom.tools.file_write import FileEdit, FileWrite
@@ -55,3 +55,10 @@ def builtin_tools(
 
 def provide(setup: ToolSetup) -> list[Tool]:
     return builtin_tools(setup.project_root, setup.config, setup.command_launcher)
+
+
+def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+    """A registry of the built-in tools only, for code below the session (tests of the
+    tools, MCP). A session's full set (with repo_map, symbol_search, lsp_* and plugins)
+    comes from loom.session.toolset, which this layer must not import."""
+    return ToolRegistry(builtin_tools(project_root, config))

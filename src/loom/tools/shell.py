@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loom import defaults
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._launcher import (
     CommandLauncher,
@@ -20,9 +21,9 @@ from loom.tools._launcher import (
 from loom.tools._process import run_process
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S
 DEFAULT_MAX_TIMEOUT_S = 600.0
-DEFAULT_MAX_OUTPUT_BYTES = 30_000
+DEFAULT_MAX_OUTPUT_BYTES = defaults.SHELL_MAX_OUTPUT_BYTES
 
 
 def _shell() -> str:
