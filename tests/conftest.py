@@ -8,6 +8,16 @@ from pathlib import Path
 import pytest
 
 os.environ["LOOM_ALLOW_MODEL_REQUESTS"] = "0"
+
+# pytest-xdist workers start with COLUMNS=80 whatever the terminal: output that fits its
+# width (`loom list`'s table) would then differ from a run in one process. A worker gets
+# back the COLUMNS its controller had (usually none: not a terminal, 120 columns).
+if os.environ.get("PYTEST_XDIST_WORKER") is None:
+    os.environ["LOOM_TEST_COLUMNS"] = os.environ.get("COLUMNS", "")
+elif os.environ.get("LOOM_TEST_COLUMNS"):
+    os.environ["COLUMNS"] = os.environ["LOOM_TEST_COLUMNS"]
+else:
+    os.environ.pop("COLUMNS", None)
 for _key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
     os.environ.pop(_key, None)
 
@@ -17,3 +27,8 @@ def loom_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     home = tmp_path_factory.mktemp("loom-home")
     monkeypatch.setenv("LOOM_HOME", str(home))
     return home
+
+
+# Not test suites of ours: projects the tests copy and drive (tests/fixtures/sandbox_project
+# has its own tests, run inside the sandbox) and the npm tools' node_modules.
+collect_ignore = ["fixtures", "npm"]
