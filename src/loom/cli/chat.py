@@ -151,13 +151,21 @@ class ChatRepl:
         watch = asyncio.ensure_future(self.handle.watch_repo())
         self._background.add(watch)
         watch.add_done_callback(self._background.discard)
+        failures = 0
         while True:
             try:
                 text = await self._read_line()
+                failures = 0
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt clears the line
             except EOFError:
                 break
+            except Exception as exc:  # a broken prompt must not end the REPL
+                failures += 1
+                self.renderer.line(f"error reading input: {exc}", style="red")
+                if failures >= 3:  # the terminal is gone or unusable: leave, thread saved
+                    break
+                continue
             text = text.strip()
             if not text:
                 continue
@@ -212,37 +220,29 @@ class ChatRepl:
             task.add_done_callback(self._background.discard)
 
     async def _ask_permission(self, event: Any) -> None:
+        """Ask, answer the session, and never leave the turn waiting: whatever goes wrong
+        here (a broken terminal, a bug), the call is denied and the REPL reads input again."""
         from loom.cli.chat_render import describe_call
+        from loom.cli.permission_keys import INTERRUPT, read_answer
 
-        async with self._permission_lock:
-            what = describe_call(event.tool_name, event.arguments)
-            self.renderer.line(f"Allow {what}?", style="bold yellow")
-            answer = await self._read_permission_key()
-            self.renderer.line(f"  → {answer.replace('_', ' ')}", style="dim")
-            action = "deny" if answer == "interrupt" else answer
-            self.handle.respond_to_permission(action)
-            if answer == "interrupt":  # Ctrl-C at the question: refuse and stop the turn
-                self.interrupt()
-
-    async def _read_permission_key(self) -> str:
-        prompt = "  [y] allow once  [a] allow always  [n] deny › "
-        if not self.interactive:
-            line = await asyncio.to_thread(sys.stdin.readline)
-            return PERMISSION_KEYS.get(line.strip()[:1].lower(), "deny")
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.key_binding import KeyBindings
-
-        bindings = KeyBindings()
-        for key, action in PERMISSION_KEYS.items():
-            bindings.add(key)(lambda e, action=action: e.app.exit(result=action))
-            bindings.add(key.upper())(lambda e, action=action: e.app.exit(result=action))
-        bindings.add("escape")(lambda e: e.app.exit(result="deny"))
-        bindings.add("c-c")(lambda e: e.app.exit(result="interrupt"))
-        bindings.add("<any>")(lambda e: None)  # other keys do nothing
+        answer = "deny"
         try:
-            return await PromptSession(key_bindings=bindings).prompt_async(prompt)
-        except (EOFError, KeyboardInterrupt):
-            return "deny"
+            async with self._permission_lock:
+                what = describe_call(event.tool_name, event.arguments)
+                self.renderer.line(f"Allow {what}?", style="bold yellow")
+                answer = await read_answer(
+                    "  [y] allow once  [a] allow always  [n] deny (Esc) › ",
+                    PERMISSION_KEYS,
+                    interactive=self.interactive,
+                )
+                self.renderer.line(f"  → {answer.replace('_', ' ')}", style="dim")
+        except Exception as exc:  # the question must end in an answer
+            self.renderer.line(f"error at the permission question: {exc}; denied", style="red")
+            answer = "deny"
+        finally:
+            self.handle.respond_to_permission("deny" if answer == INTERRUPT else answer)
+            if answer == INTERRUPT:  # Ctrl-C at the question: refuse and stop the turn
+                self.interrupt()
 
     # -- slash commands -----------------------------------------------------------------------
 
