@@ -94,7 +94,7 @@ async def _chat(
         await handle.close()
     usage = getattr(handle.session, "usage", None)
     if usage is not None and (usage.input_tokens or usage.output_tokens):
-        cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        cost = ", cost unknown" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
         console.print(
             f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
             style="dim",

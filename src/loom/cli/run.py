@@ -56,7 +56,12 @@ def run_command(
     ),
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
-    max_turns: int = typer.Option(None, "--max-turns", min=1, help="Stop after N model turns."),
+    max_turns: int = typer.Option(
+        None,
+        "--max-turns",
+        min=1,
+        help="Ask the model at most N times; tool calls in its Nth answer are not run.",
+    ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="text: show tool activity on stderr (stream-json: no-op)."
     ),

@@ -201,7 +201,8 @@ def resume_command(
 
     with _errors():
         thread = _load(_store(), ref)
-        print_resume_summary(thread, Console())
+        # with -p the answer is the output (as `loom run -r`): the summary is a header
+        print_resume_summary(thread, Console(stderr=bool(prompt)))
     code = continue_thread(thread.id, prompt)
     if code:
         raise typer.Exit(code)

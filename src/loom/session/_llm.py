@@ -140,13 +140,19 @@ class LlmCaller:
         return sm.LlmResponded(message)
 
     def _account(self, model: str, usage: Usage) -> Usage:
+        """The response's usage with its cost: None for a model with no known price (not
+        0, which would read as free); the session's total is unknown from then on."""
         provider, model_id = self.split(model)
-        cost = cost_usd(model_info(provider, model_id), usage)
+        info = model_info(provider, model_id)
+        cost = cost_usd(info, usage) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
         total = self.session.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
-        total.cost_usd = (total.cost_usd or 0.0) + cost
+        if cost is None or total.cost_usd is None:
+            total.cost_usd = None
+        else:
+            total.cost_usd += cost
         return usage
 
 

@@ -44,7 +44,7 @@ class OpenOptions:
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
     headless: bool = False  # nobody can answer a prompt: what would ask is refused
     thread_id: str | None = None  # continue this thread (id or unique prefix)
-    max_turns: int | None = None  # model responses with tool calls per user message
+    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
     cwd: Path | None = None
     paths: LoomPaths | None = None
     provider_factory: Callable[[str], Any] | None = None  # tests: model name -> Provider
