@@ -35,7 +35,7 @@ def ask_to_write(child: pexpect.spawn, server: FakeLlmServer, name: str) -> None
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": name, "content": "x"})]))
     server.add(Turn(text=f"finished {name}"))
     child.sendline(f"write {name}")
-    child.expect(r"Allow file_write " + name.replace(".", r"\."))
+    child.expect(r"Create " + name.replace(".", r"\."))
     child.expect(QUESTION)
 
 
@@ -63,7 +63,11 @@ def test_keys_that_do_not_answer_leave_the_question_open(
 
 @pytest.mark.parametrize(
     ("label", "key", "shown"),
-    [("esc", "\x1b", "→ deny"), ("ctrl-d", "\x04", "→ deny"), ("ctrl-c", "\x03", "→ interrupt")],
+    [
+        ("esc", "\x1b", "→ deny"),
+        ("ctrl-d", "\x04", "→ deny"),
+        ("ctrl-c", "\x03", r"→ deny \(and stop the turn\)"),
+    ],
 )
 def test_esc_ctrl_d_and_ctrl_c_deny_and_the_repl_reads_again(
     server: FakeLlmServer, project: Path, label: str, key: str, shown: str

@@ -27,7 +27,6 @@ HELP = """\
 Ctrl-C interrupts the current turn."""
 
 RECENT_ON_RESUME = 6  # messages shown when the REPL opens on an existing thread
-PERMISSION_KEYS = {"y": "allow_once", "a": "allow_always", "n": "deny"}
 
 
 def register(app: typer.Typer) -> None:
@@ -116,7 +115,11 @@ class ChatRepl:
 
         self.handle = handle
         self.console = console
-        self.renderer = EventRenderer(console, show_tool_output=config.ui.show_tool_output)
+        self.renderer = EventRenderer(
+            console,
+            show_tool_output=config.ui.show_tool_output,
+            project_root=Path(handle.session.project_root),
+        )
         self.interactive = sys.stdin.isatty()
         self.prompt = _prompt_session(config) if self.interactive else None
         self._turn: asyncio.Task[str] | None = None
@@ -220,28 +223,23 @@ class ChatRepl:
             task.add_done_callback(self._background.discard)
 
     async def _ask_permission(self, event: Any) -> None:
-        """Ask, answer the session, and never leave the turn waiting: whatever goes wrong
-        here (a broken terminal, a bug), the call is denied and the REPL reads input again."""
-        from loom.cli.chat_render import describe_call
-        from loom.cli.permission_keys import INTERRUPT, read_answer
+        """Show what would happen, ask, answer the session, and never leave the turn
+        waiting: whatever goes wrong here (a broken terminal, a bug), the call is denied
+        and the REPL reads input again."""
+        from loom.cli.approve import Answer, ApprovalPrompt
 
-        answer = "deny"
+        answer = Answer("deny", said="deny")
         try:
             async with self._permission_lock:
-                what = describe_call(event.tool_name, event.arguments)
-                self.renderer.line(f"Allow {what}?", style="bold yellow")
-                answer = await read_answer(
-                    "  [y] allow once  [a] allow always  [n] deny (Esc) › ",
-                    PERMISSION_KEYS,
-                    interactive=self.interactive,
-                )
-                self.renderer.line(f"  → {answer.replace('_', ' ')}", style="dim")
+                asker = ApprovalPrompt(self.renderer, self.interactive)
+                answer = await asker.ask(self.handle.session, event)
+                self.renderer.line(f"  → {answer.said}", style="dim")
         except Exception as exc:  # the question must end in an answer
             self.renderer.line(f"error at the permission question: {exc}; denied", style="red")
-            answer = "deny"
+            answer = Answer("deny", said="deny")
         finally:
-            self.handle.respond_to_permission("deny" if answer == INTERRUPT else answer)
-            if answer == INTERRUPT:  # Ctrl-C at the question: refuse and stop the turn
+            self.handle.respond_to_permission(answer.action, answer.meta)
+            if answer.interrupt:  # Ctrl-C at the question: refuse and stop the turn
                 self.interrupt()
 
     # -- slash commands -----------------------------------------------------------------------

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
+
+from loom.session.approval import EDIT_TOOLS, edit_diff, read_text
 
 PREVIEW_CHARS = 160
 
@@ -37,9 +40,16 @@ class EventRenderer:
     is printed whole only when nothing of it was streamed."""
 
     def __init__(
-        self, console: Console, *, show_tool_output: bool = True, show_messages: bool = True
+        self,
+        console: Console,
+        *,
+        show_tool_output: bool = True,
+        show_messages: bool = True,
+        project_root: Path | None = None,
     ) -> None:
         self.console = console
+        self.project_root = project_root  # set: edits show their applied diff
+        self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
         self.show_tool_output = show_tool_output
         self.show_messages = show_messages  # False: only activity (loom run --verbose)
         self._streamed = False  # text of the current model message went out as deltas
@@ -60,6 +70,12 @@ class EventRenderer:
     def line(self, text: str | Text, style: str | None = None) -> None:
         self.end_line()
         self.console.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
+        self._at_line_start = True
+
+    def text(self, text: Text) -> None:
+        """Styled text as it is (a diff, a file's content), never read as markup."""
+        self.end_line()
+        self.console.print(text, end="", highlight=False, soft_wrap=True)
         self._at_line_start = True
 
     def render(self, event: Any) -> None:
@@ -85,16 +101,36 @@ class EventRenderer:
 
     def _on_tool_executing(self, event: Any) -> None:
         self.line(f"● {describe_call(event.tool_name, event.arguments)}", style="cyan")
+        path = event.arguments.get("path")
+        if self.project_root is not None and event.tool_name in EDIT_TOOLS and path:
+            self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
 
     def _on_tool_progress(self, event: Any) -> None:
         if event.message:
             self.line(f"  … {event.message}", style="dim")
 
     def _on_tool_complete(self, event: Any) -> None:
+        edited = self._before_edit.pop(event.call_id, None)
         if event.is_error:
             self.line(f"  ⎿ error: {preview(event.result)}", style="red")
-        elif self.show_tool_output:
+            return
+        if self.show_tool_output:
             self.line(f"  ⎿ {preview(event.result)}", style="dim")
+        if edited is not None and self.project_root is not None:
+            self._show_applied_diff(*edited)
+
+    def _show_applied_diff(self, path: str, before: str | None) -> None:
+        from loom.cli.approve import applied_diff_lines
+
+        after = read_text(self.project_root, path) if self.project_root else None
+        if after is None or after == before:
+            return
+        body, more = applied_diff_lines(edit_diff(before, after, path))
+        self.text(body)
+        if more:
+            self.line(
+                f"  … {more} more lines of this diff (/diff shows the session's)", style="dim"
+            )
 
     def _on_llm_retry(self, event: Any) -> None:
         self.line(

@@ -90,7 +90,11 @@ async def _read_key_answer(question: str, keys: Mapping[str, str]) -> str:
 
     app: Application[str] = Application(
         layout=Layout(
-            Window(FormattedTextControl(text, show_cursor=True), dont_extend_height=True)
+            Window(
+                FormattedTextControl(text, show_cursor=True),
+                dont_extend_height=True,
+                wrap_lines=True,
+            )
         ),
         key_bindings=bindings,
         full_screen=False,

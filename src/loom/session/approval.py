@@ -1,0 +1,136 @@
+"""What a person is asked to approve, in full: the diff of an edit, the content of a new
+file, the exact command and where it runs, and in words what "allow always" would cover.
+
+Every face shows the same `ApprovalView` (the REPL prints it; the web page can render it):
+
+    view = approval_view(session, "file_edit", {"path": "calc.py", ...})
+    view.title, view.body, view.body_kind, view.cwd, view.grant
+
+`edit_diff(before, after, path)` is also how a face shows the change once it is applied.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_PREVIEW_BYTES = 2_000_000  # a bigger file is not read to preview an edit of it
+EDIT_TOOLS = ("file_edit", "file_write")
+
+
+@dataclass(frozen=True)
+class ApprovalView:
+    title: str  # "Edit calc.py", "Create notes.md", "Run a shell command"
+    body: str  # the diff, the new content, the command, or the arguments as JSON
+    body_kind: str  # "diff" | "content" | "command" | "arguments" | ""
+    cwd: str | None  # where a command runs
+    grant: str  # what `allow always` covers, in words
+    may_type_prefix: bool  # a command: the person may type the prefix a grant covers
+
+
+def edit_diff(before: str | None, after: str, path: str) -> str:
+    """A unified diff (3 lines of context); `before` None means a new file."""
+    old = [] if before is None else before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new, fromfile="/dev/null" if before is None else f"a/{path}", tofile=f"b/{path}"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def read_text(root: Path, path: str) -> str | None:
+    """The file's text, or None when it does not exist, is too big, or is not text."""
+    target = root / path
+    try:
+        if not target.is_file() or target.stat().st_size > MAX_PREVIEW_BYTES:
+            return None
+        return target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def edited_text(tool_name: str, args: dict[str, Any], before: str | None) -> str | None:
+    """The file's text after the call, or None when it cannot be worked out (the tool
+    itself will explain: no match, several matches...)."""
+    if tool_name == "file_write":
+        content = args.get("content")
+        return content if isinstance(content, str) else None
+    old, new = args.get("old_string"), args.get("new_string")
+    if before is None or not isinstance(old, str) or not isinstance(new, str) or not old:
+        return None
+    if "\r\n" in before and "\r" not in old:  # as the tool does: the file uses \r\n
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = before.count(old)
+    if count == 0 or (count > 1 and not args.get("replace_all")):
+        return None
+    return before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+
+
+def approval_view(session: Any, tool_name: str, args: dict[str, Any]) -> ApprovalView:
+    root = Path(session.project_root)
+    grant = grant_words(session, tool_name, args)
+    path = args.get("path") if isinstance(args.get("path"), str) else None
+    if tool_name in EDIT_TOOLS and path:
+        before = read_text(root, path)
+        after = edited_text(tool_name, args, before)
+        if tool_name == "file_write" and before is None and after is not None:
+            return ApprovalView(f"Create {path}", after, "content", None, grant, False)
+        if after is not None:
+            verb = "Overwrite" if tool_name == "file_write" else "Edit"
+            return ApprovalView(
+                f"{verb} {path}", edit_diff(before, after, path), "diff", None, grant, False
+            )
+        return ApprovalView(
+            f"Edit {path} (the text to replace was not found as given)",
+            _arguments(args),
+            "arguments",
+            None,
+            grant,
+            False,
+        )
+    command = args.get("command")
+    if tool_name == "shell" and isinstance(command, str):
+        return ApprovalView("Run a shell command", command, "command", str(root), grant, True)
+    if tool_name == "git":
+        return ApprovalView(f"Run git ({tool_name})", _arguments(args), "arguments", str(root),
+                            grant, False)  # fmt: skip
+    return ApprovalView(f"Use {tool_name}", _arguments(args), "arguments", None, grant, False)
+
+
+def grant_words(
+    session: Any, tool_name: str, args: dict[str, Any], scope: str | None = None
+) -> str:
+    """What `allow_always` (with `scope`, a prefix the person typed) would cover."""
+    policy = getattr(session, "permissions", None)
+    scope_for = getattr(policy, "scope_for", None)
+    tool = session.tools.get(tool_name) if getattr(session, "tools", None) else None
+    if scope_for is None or tool is None:
+        return f"{tool_name} calls like this one, in this project"
+    command = args.get("command")
+    if tool_name == "shell" and isinstance(command, str):
+        from loom.permissions.dangerous import dangerous_reason
+
+        if dangerous_reason(command):
+            return "nothing: a dangerous command asks every time (a = allow this once)"
+    kind, value = scope_for(tool, args, scope)
+    return describe_scope(tool_name, kind, value)
+
+
+def describe_scope(tool_name: str, kind: str, value: str) -> str:
+    if kind == "any":
+        return f"every {tool_name} call in this project"
+    if kind == "prefix":
+        return f"every `{value} ...` command in this project"
+    if kind == "dir":
+        return f"{tool_name} on any file under {value} in this project"
+    if tool_name == "shell" or (kind == "exact" and tool_name not in EDIT_TOOLS):
+        return f"exactly `{value}` in this project, nothing else"
+    return f"{tool_name} on {value} in this project"
+
+
+def _arguments(args: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(args, ensure_ascii=False, indent=2)
