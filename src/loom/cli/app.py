@@ -55,13 +55,16 @@ def _root(
     private: bool = typer.Option(
         False, "--private", help="Keep the thread on this machine: it never syncs."
     ),
+    continue_latest: bool = typer.Option(
+        False, "--continue", "-c", help="Chat on in the newest thread of this project."
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     ctx.obj = {"model": model, "private": private}  # commands read these as defaults
     if ctx.invoked_subcommand is None:
-        from loom.cli.chat import start_chat
+        from loom.cli.repl_main import start_chat
 
-        raise typer.Exit(start_chat(model=model, private=private))
+        raise typer.Exit(start_chat(model=model, private=private, continue_latest=continue_latest))
 
 
 def build_app() -> typer.Typer:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from loom.cli.markdown_stream import MarkdownStream
 from loom.session.approval import EDIT_TOOLS, edit_diff, read_text
 
 PREVIEW_CHARS = 160
@@ -46,8 +48,14 @@ class EventRenderer:
         show_tool_output: bool = True,
         show_messages: bool = True,
         project_root: Path | None = None,
+        before_write: Callable[[], None] | None = None,
+        markdown: bool = False,
     ) -> None:
         self.console = console
+        self.before_write = before_write  # e.g. erase the spinner line
+        self.markdown = markdown  # answers rendered as Markdown, block by block
+        self._stream: MarkdownStream | None = None
+        self._blocks = 0  # Markdown blocks printed for the current message
         self.project_root = project_root  # set: edits show their applied diff
         self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
         self.show_tool_output = show_tool_output
@@ -57,7 +65,13 @@ class EventRenderer:
         self.last_text = ""  # the newest assistant text shown
         self.last_error = ""  # the newest error event shown
 
+    @property
+    def at_line_start(self) -> bool:
+        return self._at_line_start
+
     def _write_raw(self, text: str) -> None:
+        if self.before_write is not None:
+            self.before_write()
         self.console.file.write(text)
         self.console.file.flush()
         if text:
@@ -67,14 +81,24 @@ class EventRenderer:
         if not self._at_line_start:
             self._write_raw("\n")
 
-    def line(self, text: str | Text, style: str | None = None) -> None:
+    def finish(self) -> None:
+        """The turn is over: print what is left of a streamed answer, end the line."""
+        self._close_stream()
         self.end_line()
+
+    def line(self, text: str | Text, style: str | None = None) -> None:
+        self._close_stream()
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
         self.console.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
         self._at_line_start = True
 
     def text(self, text: Text) -> None:
         """Styled text as it is (a diff, a file's content), never read as markup."""
         self.end_line()
+        if self.before_write is not None:
+            self.before_write()
         self.console.print(text, end="", highlight=False, soft_wrap=True)
         self._at_line_start = True
 
@@ -86,14 +110,42 @@ class EventRenderer:
 
     def _on_text_delta(self, event: Any) -> None:
         self._streamed = True
-        self._write_raw(event.text)
+        if not self.markdown:
+            self._write_raw(event.text)
+            return
+        if self._stream is None:
+            self._stream = MarkdownStream(self._markdown_block)
+            self._blocks = 0
+        self._stream.feed(event.text)
+
+    def _markdown_block(self, source: str) -> None:
+        from rich.markdown import Markdown
+
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
+        if self._blocks:
+            self.console.print()
+        self.console.print(Markdown(source), soft_wrap=False)
+        self._blocks += 1
+        self._at_line_start = True
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
     def _on_new_message(self, event: Any) -> None:
         message = event.message
         if message.role != "assistant" or not self.show_messages:
             return
+        self._close_stream()
         if message.content and not self._streamed:
-            self.line(message.content)
+            if self.markdown:
+                self._blocks = 0
+                self._markdown_block(message.content)
+            else:
+                self.line(message.content)
         if message.content:
             self.last_text = message.content
         self.end_line()

@@ -1,0 +1,113 @@
+"""Opening the REPL without the command framework: plain `loom` (with `-m/--model`,
+`--private`, `-c/--continue`) comes straight here from `loom.__main__`, so the prompt is
+not kept waiting by Typer's import; `loom chat` and `loom resume` call `start_chat` too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+BARE_FLAGS = {"--private": "private", "-c": "continue", "--continue": "continue"}
+
+
+def try_bare_repl(args: list[str]) -> int | None:
+    """The exit code of the REPL for `loom [-m MODEL] [--private] [-c]`, or None when the
+    arguments are anything else (the full command line parser handles those)."""
+    options: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in BARE_FLAGS:
+            options[BARE_FLAGS[arg]] = True
+        elif arg in ("-m", "--model") and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            options["model"] = args[i + 1]
+            i += 1
+        elif arg.startswith("--model=") and len(arg) > len("--model="):
+            options["model"] = arg[len("--model=") :]
+        else:
+            return None
+        i += 1
+    return start_chat(
+        model=options.get("model"),
+        private=bool(options.get("private")),
+        continue_latest=bool(options.get("continue")),
+    )
+
+
+def start_chat(
+    *,
+    model: str | None = None,
+    private: bool = False,
+    thread_id: str | None = None,
+    continue_latest: bool = False,
+    cwd: Path | None = None,
+) -> int:
+    """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
+    of this project); returns the exit code. The prompt appears at once; the session
+    opens behind it."""
+    from loom.cli.repl_session import StartRequest
+
+    request = StartRequest(
+        model=model,
+        private=private,
+        thread_id=thread_id,
+        continue_latest=continue_latest,
+        cwd=cwd,
+    )
+    try:
+        return asyncio.run(_chat(request))
+    except KeyboardInterrupt:  # Ctrl-C while starting up
+        return 130
+
+
+async def _chat(request: Any) -> int:
+    from loom.cli.repl import ChatRepl
+    from loom.cli.repl_session import SessionStarter
+
+    starter = SessionStarter(request)
+    repl = ChatRepl(starter)
+    try:
+        code = await repl.run()
+    finally:
+        if not starter.ready:
+            await starter.cancel()
+    handle = starter.handle
+    if handle is None:
+        return 1 if repl.failure else code
+    await handle.close()
+    say = repl.renderer.line
+    usage = getattr(handle.session, "usage", None)
+    if usage is not None and (usage.input_tokens or usage.output_tokens):
+        cost = ", cost unknown" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
+        say(
+            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
+            style="dim",
+        )
+    say(
+        f"Thread saved: {handle.thread_id}  (continue with `loom resume {handle.thread_id}`)",
+        style="dim",
+    )
+    return code
+
+
+def continue_thread(thread_id: str, prompt: str | None = None) -> int:
+    """What `loom resume ID` does after printing its summary: with `-p`, one headless
+    turn (like `loom run --resume`); in a terminal, the REPL on that thread; otherwise
+    (piped, scripted) nothing more. Root options (`loom --model X resume ID`) apply."""
+    import click
+
+    context = click.get_current_context(silent=True)
+    root = context.find_root().obj if context is not None else None
+    root = root if isinstance(root, dict) else {}
+    model, private = root.get("model"), bool(root.get("private"))
+    if prompt:
+        from loom.cli.run import RunOptions, run_headless
+
+        options = RunOptions(prompt=prompt, model=model, private=private, thread_id=thread_id)
+        return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
+    if not sys.stdin.isatty():
+        return 0
+    return start_chat(model=model, private=private, thread_id=thread_id)
