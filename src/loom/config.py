@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
 PROJECT_CONFIG_NAME = ".loom.toml"
@@ -50,7 +51,7 @@ RULES_MAX_BYTES = 64_000
 ADDITIVE_KEYS = {("permissions", "deny"), ("repo", "ignore")}
 
 
-class ConfigError(Exception):
+class ConfigError(LoomError):
     """A configuration problem a person must fix; the message says where and how."""
 
 
@@ -96,6 +97,7 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    decision_tokens: int = Field(default=1024, ge=0)  # the decision graph's zone; 0: off
 
 
 class RepoSection(_Section):

@@ -215,30 +215,29 @@ def test_missing_key_is_one_line(server: FakeLlmServer, project: Path) -> None:
 
 
 async def test_session_from_config_watches_the_repo(project: Path) -> None:
-    """What the REPL composes, in process: config -> session with a scripted provider,
-    the project's LOOM.md rules in the system prompt, and the repo watcher publishing."""
-    from loom.config import load_config
+    """What the REPL composes, in process: a Workspace from config -> session with a
+    scripted provider, the project's LOOM.md rules in the system prompt, and the repo
+    watcher publishing on the workspace's bus."""
     from loom.llm.scripted import ScriptedProvider
-    from loom.session.factory import OpenOptions, open_session
+    from loom.session import SessionSpec, Workspace
 
     (project / "LOOM.md").write_text("Always answer in haiku.")
     (project / ".loom.toml").write_text("[repo]\nwatch_enabled = true\n")
     provider = ScriptedProvider(["ok"])
-    config = load_config(project)
-    handle = await open_session(
-        config, OpenOptions(model="openai:gpt-5", provider_factory=lambda _model: provider)
-    )
+    workspace = Workspace.open(project, provider_factory=lambda _model: provider)
     try:
-        await handle.watch_repo()
-        updates = handle.manager.bus.subscribe("repo:updates")
+        session = await workspace.start_session(SessionSpec(model="openai:gpt-5", cwd=project))
+        assert await workspace.watch_repo()
+        updates = workspace.bus.subscribe("repo:updates")
         (project / "new_module.py").write_text("def fresh():\n    return 1\n")
         update = await updates.get(timeout=15)
         assert "new_module.py" in update.added + update.changed
-        assert await handle.send("hello") == "ok"
+        assert await session.send_message("hello") == "ok"
         assert "Always answer in haiku." in provider.requests[0].system
+        assert [a.thread_id for a in workspace.list_active()] == [session.thread.id]
     finally:
-        await handle.close()
-    assert handle._watcher is not None and not handle._watcher.running
+        await workspace.shutdown()
+    assert not workspace.repo.watching and workspace.list_active() == []
 
 
 def test_repl_reads_piped_stdin(server: FakeLlmServer, project: Path) -> None:

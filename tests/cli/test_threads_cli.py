@@ -258,7 +258,7 @@ def test_delete_and_restore_go_through_the_store_factory(saved: list, monkeypatc
         def close(self) -> None:
             calls.append("close")
 
-    monkeypatch.setattr(factory, "open_thread_store", lambda **_: Recording())
+    monkeypatch.setattr(factory, "open_thread_store", lambda *_, **__: Recording())
     assert run(["delete", a.id], capsys)[0] == 0
     assert run(["restore", a.id], capsys)[0] == 0
     assert calls == ["resolve", "delete", "close", "restore", "close"]

@@ -19,6 +19,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.decisions",
 ]
 
 app = typer.Typer(

@@ -16,8 +16,6 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs star
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from loom.store.index import ThreadIndex
-
 
 def try_fast_path(args: list[str]) -> int | None:
     if args and args[0] in ("map", "index"):
@@ -90,10 +88,10 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
 def run_search(
     query: str, limit: int = 20, as_json: bool = False, out: TextIO | None = None
 ) -> int:
-    from loom.store.search_text import fts_query
+    from loom.session.thread_index import has_words
 
     out = out or sys.stdout
-    if fts_query(query) is None:
+    if not has_words(query):
         sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
         return 1
     hits = _fresh_index().search(query, limit)
@@ -118,61 +116,14 @@ def run_search(
     return 0
 
 
-def _fresh_index() -> ThreadIndex:
-    return _index_if_fresh() or _refreshed_index()
+def _fresh_index():  # -> loom.store.index.ThreadIndex
+    from loom.session.thread_index import fresh_index
+
+    return fresh_index(_warn)
 
 
-def _index_if_fresh() -> ThreadIndex | None:
-    """The common case in a few ms: loom.db exists and no thread file changed since the
-    last scan. No pathlib, no writes; anything unexpected defers to `_refreshed_index`."""
-    import sqlite3
-
-    from loom._xdg import roots
-    from loom.store.db import connect, migrate
-    from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
-
-    data = roots()[0]
-    database = os.path.join(data, "loom.db")
-    if not os.path.exists(database):
-        return None
-    try:
-        conn = connect(database)
-    except sqlite3.Error:
-        return None
-    try:
-        index = ThreadIndex(conn)
-        if migrate(conn, COMPONENT, MIGRATIONS) != len(MIGRATIONS):
-            raise sqlite3.DatabaseError("index schema is newer than this Loom")
-        if index.is_fresh(os.path.join(data, "threads")):
-            return index
-    except sqlite3.Error:
-        pass
-    conn.close()
-    return None
-
-
-def _refreshed_index() -> ThreadIndex:
-    from loom.paths import LoomPaths
-    from loom.store.index_sync import open_index, refresh
-
-    paths = LoomPaths.from_env()
-    index, note = open_index(paths)
-    index, report, fallback = refresh(index, paths, progress=_say_indexing)
-    note = note or fallback
-    if note:
-        sys.stderr.write(f"loom: note: {note}; reading thread files directly\n")
-    if report.quarantined:
-        sys.stderr.write(
-            f"loom: moved {len(report.quarantined)} unreadable thread file(s) to "
-            f"{paths.quarantine_dir} (see `loom doctor`)\n"
-        )
-    for path, why in report.unreadable:
-        sys.stderr.write(f"loom: skipped {path}: {why}\n")
-    return index
-
-
-def _say_indexing(count: int) -> None:
-    sys.stderr.write(f"loom: indexing {count} thread files for search (once); one moment…\n")
+def _warn(line: str) -> None:
+    sys.stderr.write(f"loom: {line}\n")
     sys.stderr.flush()
 
 

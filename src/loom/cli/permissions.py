@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +20,22 @@ def register(app: typer.Typer) -> None:
     app.add_typer(permissions_app, name="permissions")
 
 
-def _store(project: Path | None) -> Any:
-    from loom.permissions import GrantStore
+def _grants() -> Any:
+    from loom.session import Workspace
 
-    if project is not None and not project.is_dir():
-        typer.echo(
-            f"error: {project} is not a folder; pass a project folder to --project.", err=True
-        )
-        raise typer.Exit(2)
-    return GrantStore(project)
+    return Workspace.for_data().grants
 
 
-def _fail_database(store: Any, exc: Exception) -> typer.Exit:
-    typer.echo(
-        f"error: cannot read the permission grants in {store.database}: {exc}. "
-        "Check that the file is readable (or move it away to start with no grants).",
-        err=True,
-    )
-    return typer.Exit(1)
+@contextmanager
+def _errors() -> Iterator[None]:
+    """One line on stderr: exit code 2 for bad input, 1 for the rest."""
+    from loom.session import BadInput, LoomError
+
+    try:
+        yield
+    except LoomError as exc:
+        typer.echo(f"error: {exc}.", err=True)
+        raise typer.Exit(2 if isinstance(exc, BadInput) else 1) from exc
 
 
 @permissions_app.command("list")
@@ -47,11 +46,8 @@ def list_command(
     ),
 ) -> None:
     """Show saved grants: id, tool, scope, project, created."""
-    store = _store(project)
-    try:
-        grants = store.list() if store.database.exists() else []
-    except (sqlite3.Error, OSError) as exc:
-        raise _fail_database(store, exc) from exc
+    with _errors():
+        grants = _grants().list(project)
     if as_json:
         rows = [
             {
@@ -67,7 +63,7 @@ def list_command(
         typer.echo(json.dumps(rows, indent=2))
         return
     if not grants:
-        where = f" for {store.project_root}" if store.project_root else ""
+        where = f" for {project.resolve()}" if project is not None else ""
         typer.echo(
             f"No saved permission grants{where}. They are made when you answer "
             "'allow always' to a permission prompt."
@@ -101,35 +97,18 @@ def revoke_command(
             "error: give either a grant ID or --all (see `loom permissions list`).", err=True
         )
         raise typer.Exit(2)
-    store = _store(project)
-    if not store.database.exists():
+    grants = _grants()
+    if not grants.database.exists():
         typer.echo("No saved permission grants; nothing to revoke.")
         if grant_id is not None:
             raise typer.Exit(1)
         return
-    try:
+    with _errors():
         if all_grants:
-            count = store.revoke_all()
+            count = grants.revoke_all(project)
             typer.echo(f"Revoked {count} grant{'s' if count != 1 else ''}.")
             return
-        assert grant_id is not None
-        if not grant_id.strip().isdigit():
-            typer.echo(
-                f"error: {grant_id!r} is not a grant id; ids are numbers, shown by "
-                "`loom permissions list`.",
-                err=True,
-            )
-            raise typer.Exit(2)
-        grant = store.get(int(grant_id))
-        if grant is None or not store.revoke(grant.id):
-            typer.echo(
-                f"error: no saved grant has id {grant_id.strip()}; run "
-                "`loom permissions list` to see the ids.",
-                err=True,
-            )
-            raise typer.Exit(1)
-    except (sqlite3.Error, OSError) as exc:
-        raise _fail_database(store, exc) from exc
+        grant = grants.revoke(grant_id)
     typer.echo(
         f"Revoked grant {grant.id}: {grant.tool} {grant.describe()} in {grant.project_root}."
     )

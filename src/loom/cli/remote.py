@@ -13,24 +13,15 @@ from typing import Any
 import typer
 
 
-def _client() -> Any:
-    from loom.paths import LoomPaths
-    from loom.store.credentials import CredentialsError, load_credentials
-    from loom.store.sync_client import ThreadSyncClient
+def _workspace() -> Any:
+    from loom.session import Workspace
 
-    try:
-        creds = load_credentials(LoomPaths.from_env())
-    except CredentialsError as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
-        return None
-    if creds is None:
-        typer.secho(
-            "error: not logged in to a sync server; run `loom login --server URL --token T`",
-            err=True,
-            fg="red",
-        )
-        return None
-    return ThreadSyncClient(creds.server_url, creds.token)
+    return Workspace.for_data()
+
+
+def _error(exc: Exception) -> int:
+    typer.secho(f"error: {exc}", err=True, fg="red")
+    return 1
 
 
 def _print_rows(rows: list[dict[str, Any]], with_snippet: bool = False) -> None:
@@ -62,17 +53,12 @@ def _exit_on_failure(code: int) -> int:
 
 
 def _remote_list(limit: int, as_json: bool) -> int:
-    from loom.store.sync_client import SyncClientError
+    from loom.session import LoomError
 
-    client = _client()
-    if client is None:
-        return 1
-    with client:
-        try:
-            rows, _cursor = client.list_page(limit)
-        except SyncClientError as exc:
-            typer.secho(f"error: {exc}", err=True, fg="red")
-            return 1
+    try:
+        rows = _workspace().sync.remote_list(limit)
+    except LoomError as exc:
+        return _error(exc)
     if as_json:
         typer.echo(json.dumps({"source": "server", "threads": rows}))
     else:
@@ -81,20 +67,16 @@ def _remote_list(limit: int, as_json: bool) -> int:
 
 
 def _remote_search(query: str, limit: int, as_json: bool) -> int:
-    from loom.store.sync_client import SyncClientError, SyncUnavailable
+    from loom.session import LoomError, Unavailable
 
-    client = _client()
-    if client is None:
-        return 1
-    with client:
-        try:
-            hits = client.search(query, limit)
-        except SyncUnavailable as exc:
-            typer.secho(f"{exc}; showing local results instead", err=True, fg="yellow")
-            return _local_search(query, limit, as_json)
-        except SyncClientError as exc:
-            typer.secho(f"error: {exc}", err=True, fg="red")
-            return 1
+    workspace = _workspace()
+    try:
+        hits = workspace.sync.remote_search(query, limit)
+    except Unavailable as exc:
+        typer.secho(f"{exc}; showing local results instead", err=True, fg="yellow")
+        return _local_search(workspace, query, limit, as_json)
+    except LoomError as exc:
+        return _error(exc)
     if as_json:
         typer.echo(json.dumps({"source": "server", "hits": hits}))
     else:
@@ -102,14 +84,11 @@ def _remote_search(query: str, limit: int, as_json: bool) -> int:
     return 0
 
 
-def _local_search(query: str, limit: int, as_json: bool) -> int:
+def _local_search(workspace: Any, query: str, limit: int, as_json: bool) -> int:
     from dataclasses import asdict
 
-    from loom.paths import LoomPaths
-    from loom.store.local import LocalThreadStore
-
     try:
-        hits = LocalThreadStore(LoomPaths.from_env()).search(query, limit)
+        hits = workspace.threads.search(query, limit)
     except Exception as exc:  # the fallback must say what went wrong, not crash
         typer.secho(f"error: local search failed too: {exc}", err=True, fg="red")
         return 1

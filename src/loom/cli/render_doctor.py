@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 
 from loom.paths import LoomPaths
-from loom.store.doctor import DoctorReport
 
 SHOW = 10
 
 
-def print_doctor_report(
-    report: DoctorReport, paths: LoomPaths, console: Console, *, repaired: bool
-) -> None:
+def print_doctor_report(report: Any, paths: LoomPaths, console: Console, *, repaired: bool) -> None:
+    """`report`: what `Workspace.threads.doctor()` returns."""
     for line in report.repaired:
         console.print(f"[green]repaired:[/green] {line}", highlight=False)
     console.print(f"Thread files: {report.threads} in {paths.threads_dir}", highlight=False)

@@ -9,6 +9,7 @@ permission question ends the REPL: it reports and reads input again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from pathlib import Path
@@ -35,8 +36,12 @@ class ChatRepl:
         self.failure: str | None = None
 
     @property
-    def handle(self) -> Any:
-        return self.starter.handle
+    def session(self) -> Any:
+        return self.starter.session
+
+    @property
+    def workspace(self) -> Any:
+        return self.starter.workspace
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -75,13 +80,13 @@ class ChatRepl:
         self.renderer = EventRenderer(
             self.console,
             show_tool_output=config.ui.show_tool_output,
-            project_root=Path(self.handle.session.project_root),
+            project_root=Path(self.session.project_root),
             before_write=self.status.clear,
             markdown=True,
         )
         self.commands = SlashCommands(self)
-        self.handle.on_event(self._on_event)
-        watch = asyncio.ensure_future(self.handle.watch_repo())
+        self.session.subscribe(self._on_event)
+        watch = asyncio.ensure_future(self.workspace.watch_repo())
         self._keep(watch)
         if self.prompt is not None:
             from loom.cli.repl_prompt import apply_config
@@ -92,10 +97,10 @@ class ChatRepl:
     def _show_header(self) -> None:
         for warning in self.starter.warnings:
             self.renderer.line(f"warning: {warning}", style="yellow")
-        handle = self.handle
-        private = "private " if getattr(handle.thread, "is_private", False) else ""
-        self.renderer.line(f"{handle.model} · {private}thread {handle.thread_id}", style="dim")
-        earlier = handle.history()
+        session = self.session
+        private = "private " if session.thread.is_private else ""
+        self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
+        earlier = session.get_history()
         if not earlier:
             return
         shown = earlier[-RECENT_ON_RESUME:]
@@ -104,7 +109,7 @@ class ChatRepl:
                 f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
             )
         self.renderer.history(shown)
-        if handle.can_continue:
+        if session.can_continue:
             self.renderer.line(
                 "The last turn stopped before the model answered: /continue picks it up.",
                 style="yellow",
@@ -194,21 +199,22 @@ class ChatRepl:
 
         old = self.starter
         request = StartRequest(
-            model=old.handle.model, private=old.request.private, cwd=old.request.cwd
+            model=old.session.model, private=old.request.private, cwd=old.request.cwd
         )
-        await old.handle.close()
+        await old.close()
         self.starter = SessionStarter(request)
         self.starter.on_ready(self._when_ready)
         self.starter.start()
         return await self.ready()
 
     def mode(self) -> str:
-        return self.handle.get_mode() if self.starter.ready else "normal"
+        return self.session.get_mode() if self.starter.ready else "normal"
 
     async def turn(self, text: str | None) -> None:
         """One turn from `text`; None carries on the stopped one (/continue)."""
         loop = asyncio.get_running_loop()
-        work = self.handle.send(text) if text is not None else self.handle.continue_turn()
+        session = self.session
+        work = session.send_message(text) if text is not None else session.continue_turn()
         self._turn = asyncio.ensure_future(work)
         loop.add_signal_handler(signal.SIGINT, self.interrupt)
         self.status.turn_started()
@@ -232,7 +238,7 @@ class ChatRepl:
     def interrupt(self) -> None:
         if self._turn is not None and not self._turn.done():
             self.renderer.line("interrupted", style="yellow")
-            self.handle.interrupt()
+            self.session.interrupt()
 
     # -- events -----------------------------------------------------------------------------
 
@@ -257,13 +263,16 @@ class ChatRepl:
             async with self._permission_lock:
                 self.status.pause()
                 asker = ApprovalPrompt(self.renderer, self.interactive)
-                answer = await asker.ask(self.handle.session, event)
+                answer = await asker.ask(self.session, event)
                 self.renderer.line(f"  → {answer.said}", style="dim")
         except Exception as exc:  # the question must end in an answer
             self.renderer.line(f"error at the permission question: {exc}; denied", style="red")
             answer = Answer("deny", said="deny")
         finally:
             self.status.resume()
-            self.handle.respond_to_permission(answer.action, answer.meta)
+            from loom.session import NoPendingPermission
+
+            with contextlib.suppress(NoPendingPermission):  # the turn was interrupted
+                self.session.respond_to_permission(answer.action, answer.meta)
             if answer.interrupt:  # Ctrl-C at the question: refuse and stop the turn
                 self.interrupt()

@@ -52,7 +52,7 @@ class SlashCommands:
 
     @property
     def root(self) -> Path:
-        return Path(self.repl.handle.session.project_root)
+        return Path(self.repl.session.project_root)
 
     def names(self) -> list[str]:
         return [*BUILTIN, "/quit", *custom_commands(self.root)]
@@ -96,43 +96,44 @@ class SlashCommands:
         self.line("Ctrl-C interrupts the current turn; Tab completes commands, models, paths.")
 
     async def model(self, arg: str) -> None:
-        from loom.session.factory import SetupError
+        from loom.session import LoomError
 
         if not arg:
-            self.line(f"model: {self.repl.handle.model}")
+            self.line(f"model: {self.repl.session.model}")
             return
         try:
-            self.repl.handle.update_model(arg)
+            self.repl.workspace.check_model(arg)  # one line for a bad name or a missing key
+            self.repl.session.update_model(arg)
             self.line(f"model: {arg}", style="magenta")
-        except SetupError as exc:
+        except (LoomError, ValueError) as exc:
             self.line(f"error: {exc}", style="bold red")
 
     async def mode(self, mode: str) -> None:
-        self.repl.handle.set_mode(mode)
+        self.repl.session.set_mode(mode)
 
     async def history(self, _arg: str) -> None:
-        self.repl.renderer.history(self.repl.handle.history())
+        self.repl.renderer.history(self.repl.session.get_history())
 
     async def carry_on(self, _arg: str) -> None:
-        if self.repl.handle.can_continue:
+        if self.repl.session.can_continue:
             await self.repl.turn(None)
         else:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
-        usage = self.repl.handle.session.usage
+        usage = self.repl.session.usage
         cost = "unknown (no price known for a model used)" if usage.cost_usd is None else (
             f"${usage.cost_usd:.4f}"
         )  # fmt: skip
         self.line(
             f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out; "
-            f"cost {cost} ({self.repl.handle.model})"
+            f"cost {cost} ({self.repl.session.model})"
         )
 
     async def diff(self, _arg: str) -> None:
         from loom.cli.approve import styled_body
 
-        thread = self.repl.handle.thread
+        thread = self.repl.session.thread
         start = getattr(thread, "git_initial_commit_sha", None)
         if not start:
             self.line("no starting commit recorded for this thread (not a git repository?)")
@@ -153,7 +154,7 @@ class SlashCommands:
             self.repl.renderer.text(styled_body(text, "diff"))
 
     async def clear(self, _arg: str) -> None:
-        old = self.repl.handle.thread_id
+        old = self.repl.session.thread.id
         if await self.repl.new_thread():
             self.line(f"New thread. The previous one is kept: loom resume {old}", style="dim")
 
@@ -168,22 +169,22 @@ class SlashCommands:
         self.line(f"Wrote {target} ({len(text.splitlines())} lines): review and edit it.")
 
     async def permissions(self, arg: str) -> None:
-        grants = getattr(getattr(self.repl.handle.session, "permissions", None), "grants", None)
-        if grants is None:
-            self.line("this session has no saved grants")
-            return
+        from loom.session import LoomError
+
+        grants = self.repl.workspace.grants
         words = arg.split()
-        if words[:1] == ["revoke"] and len(words) == 2 and words[1].isdigit():
-            grant = grants.get(int(words[1]))
-            if grant is None or not grants.revoke(grant.id):
-                self.line(f"no grant has id {words[1]}; /permissions lists them", style="yellow")
-            else:
+        try:
+            if words[:1] == ["revoke"] and len(words) == 2:
+                grant = grants.revoke(words[1])
                 self.line(f"revoked grant {grant.id}: {grant.tool} {grant.describe()}")
+                return
+            if arg:
+                self.line("use /permissions, or /permissions revoke ID", style="yellow")
+                return
+            found = grants.list(self.root)
+        except LoomError as exc:
+            self.line(f"error: {exc}", style="yellow")
             return
-        if arg:
-            self.line("use /permissions, or /permissions revoke ID", style="yellow")
-            return
-        found = grants.list()
         if not found:
             self.line("No 'allow always' grants in this project; [a] at a question makes one.")
             return

@@ -74,5 +74,5 @@ class ReplCompleter(Completer):
 
     def _root(self) -> Path:
         if self.repl.starter.ready:
-            return Path(self.repl.handle.session.project_root)
+            return Path(self.repl.session.project_root)
         return self.repl.starter.cwd

@@ -72,22 +72,20 @@ async def _chat(request: Any) -> int:
     try:
         code = await repl.run()
     finally:
-        if not starter.ready:
-            await starter.cancel()
-    handle = starter.handle
-    if handle is None:
+        session = starter.session
+        await starter.close()  # stops the session (the thread is saved) and the workspace
+    if session is None:
         return 1 if repl.failure else code
-    await handle.close()
     say = repl.renderer.line
-    usage = getattr(handle.session, "usage", None)
-    if usage is not None and (usage.input_tokens or usage.output_tokens):
+    usage = session.usage
+    if usage.input_tokens or usage.output_tokens:
         cost = ", cost unknown" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
         say(
             f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
             style="dim",
         )
     say(
-        f"Thread saved: {handle.thread_id}  (continue with `loom resume {handle.thread_id}`)",
+        f"Thread saved: {session.thread.id}  (continue with `loom resume {session.thread.id}`)",
         style="dim",
     )
     return code

@@ -33,17 +33,28 @@ class SessionStarter:
     def __init__(self, request: StartRequest) -> None:
         self.request = request
         self.cwd = (request.cwd or Path.cwd()).resolve()
-        self.config: Any = None
-        self.handle: Any = None
-        self.warnings: list[str] = []
+        self.workspace: Any = None
+        self.session: Any = None
         self._task: asyncio.Task[Any] | None = None
         self._on_ready: list[Callable[[], Any]] = []
         self._on_failed: list[Callable[[], Any]] = []
+
+    @property
+    def config(self) -> Any:
+        return self.workspace.config
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.workspace.warnings if self.workspace is not None else []
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.ensure_future(self._open())
             self._task.add_done_callback(self._finished)
+
+    def on_ready(self, callback: Callable[[], Any]) -> None:
+        """`callback()` once the session is open (not called when it fails)."""
+        self._on_ready.append(callback)
 
     def on_failed(self, callback: Callable[[], Any]) -> None:
         """`callback()` if the session cannot start (`wait()` then says why)."""
@@ -54,20 +65,16 @@ class SessionStarter:
             for callback in self._on_failed:
                 callback()
 
-    def on_ready(self, callback: Callable[[], Any]) -> None:
-        """`callback()` once the session is open (not called when it fails)."""
-        self._on_ready.append(callback)
-
     @property
     def ready(self) -> bool:
-        return self.handle is not None
+        return self.session is not None
 
     @property
     def done(self) -> bool:
         return self._task is not None and self._task.done()
 
     async def wait(self) -> Any:
-        """The open session's handle; raises StartFailed."""
+        """The open session; raises StartFailed."""
         self.start()
         assert self._task is not None
         return await asyncio.shield(self._task)
@@ -78,64 +85,66 @@ class SessionStarter:
             with contextlib.suppress(BaseException):
                 await self._task
 
-    async def _open(self) -> Any:
-        from_thread = await asyncio.to_thread(self._prepare)
-        config, factory = from_thread
-        from loom.session.factory import OpenOptions, SetupError, open_session
+    async def close(self) -> None:
+        """Stop the session (saves the thread) and everything the workspace started."""
+        await self.cancel()
+        if self.workspace is not None:
+            await self.workspace.shutdown()
 
-        thread_id = self.request.thread_id
-        if self.request.continue_latest and thread_id is None:
-            thread_id = await asyncio.to_thread(self._latest_thread, config)
+    async def _open(self) -> Any:
+        from loom.session import LoomError, SessionSpec
+
         try:
-            handle = await open_session(
-                config,
-                OpenOptions(
+            self.workspace = await asyncio.to_thread(self._prepare)
+            thread_id = self.request.thread_id
+            if self.request.continue_latest and thread_id is None:
+                thread_id = await asyncio.to_thread(self._latest_thread)
+            session = await self.workspace.start_session(
+                SessionSpec(
                     model=self.request.model,
                     private=self.request.private,
-                    thread_id=thread_id,
+                    thread=thread_id,
                     cwd=self.cwd,
-                    provider_factory=factory,
-                ),
+                )
             )
-        except SetupError as exc:
+        except LoomError as exc:
             raise StartFailed(str(exc)) from exc
-        self.config, self.handle = config, handle
+        self.session = session
         for callback in self._on_ready:
             callback()
-        return handle
+        return session
 
-    def _prepare(self) -> tuple[Any, Any]:
-        """On a worker thread: the configuration, the heavy imports, the provider."""
-        from loom.config import ConfigError, load_config
+    def _prepare(self) -> Any:
+        """On a worker thread: the configuration, the heavy imports, the provider (whose
+        SDK import is the slowest step), and the workspace around them."""
+        from loom.config import load_config
+        from loom.session.providers import provider_factory
+        from loom.session.workspace import Workspace
 
-        try:
-            config = load_config(self.cwd, {"model.default": self.request.model})
-        except ConfigError as exc:
-            raise StartFailed(str(exc)) from exc
-        self.warnings = list(config.warnings)
+        config = load_config(self.cwd, {"model.default": self.request.model})
         import rich.console  # noqa: F401  (the renderer's, imported here off the loop)
 
-        import loom.session.factory as factory_module
+        import loom.session.manager
         import loom.tools.defaults  # noqa: F401
 
-        build = factory_module.provider_factory(config)
-        model = factory_module.resolve_model(config, self.request.model)
+        build = provider_factory(config)
+        model = (self.request.model or config.model.default).strip()
         built: dict[str, Any] = {}
-        with contextlib.suppress(Exception):  # a bad name is reported by open_session
-            built[model] = build(model)  # imports the SDK: the slowest step
+        with contextlib.suppress(Exception):  # a bad name is reported by start_session
+            built[model] = build(model)
 
         def factory(name: str) -> Any:
             return built[name] if name in built else build(name)
 
-        return config, factory
+        return Workspace(config, provider_factory=factory)
 
-    def _latest_thread(self, config: Any) -> str:
-        from loom.session.recent import newest_thread_in
+    def _latest_thread(self) -> str:
+        from loom.session.lookup import newest_thread_in
 
-        found = newest_thread_in(config.project_root)
+        root = self.workspace.project_root
+        found = newest_thread_in(root, self.workspace.paths)
         if found is None:
             raise StartFailed(
-                f"no thread of this project ({config.project_root}) to continue; "
-                "start one with `loom`"
+                f"no thread of this project ({root}) to continue; start one with `loom`"
             )
         return found

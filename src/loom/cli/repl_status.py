@@ -90,13 +90,13 @@ class Status:
         starter = self.repl.starter
         if not starter.ready:
             return " starting the session…" if not starter.done else " the session did not start"
-        handle = self.repl.handle
-        parts = [handle.model, handle.thread_id[:14] + "…", self._usage()]
+        session = self.repl.session
+        parts = [session.model, session.thread.id[:14] + "…", self._usage()]
         return " " + " · ".join(p for p in parts if p)
 
     def _usage(self) -> str:
-        handle = self.repl.handle if self.repl.starter.ready else None
-        return usage_text(getattr(handle.session, "usage", None)) if handle else ""
+        session = self.repl.session if self.repl.starter.ready else None
+        return usage_text(session.usage) if session is not None else ""
 
     # -- drawing ---------------------------------------------------------------------------
 

@@ -59,36 +59,21 @@ def diagnostics_command(
     import asyncio
 
     from loom.cli.repo_fast import open_project
+    from loom.session import BadInput
 
-    if severity not in ("error", "warning", "information", "hint"):
-        typer.echo(
-            f"error: --severity {severity!r}: use error, warning, information or hint", err=True
-        )
-        raise typer.Exit(2)
-    intel = open_project(None)
-    intel.close()
-    raise typer.Exit(asyncio.run(_diagnostics(intel.root, paths, severity)))
-
-
-async def _diagnostics(root: Path, paths: list[Path], severity: str) -> int:
-    from loom.lsp.supervisor import aclose_project
-    from loom.lsp.tools import LspDiagnostics
-    from loom.tools.base import ToolContext, ToolError
-
-    tool = LspDiagnostics(root)
-    ctx = ToolContext(project_root=root)
-    status = 0
+    repo = open_project(None)
     try:
-        for path in paths:
-            try:
-                result = await tool.run({"path": str(path.resolve()), "severity": severity}, ctx)
-            except ToolError as exc:
-                typer.echo(f"{path}: {exc}", err=True)
-                status = 2
-                continue
-            typer.echo(result.content)
-            if result.metadata.get("error"):
-                status = max(status, 1)
-    finally:
-        await aclose_project(root)
-    return status
+        found = asyncio.run(repo.diagnostics(paths, severity))
+    except BadInput as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    status = 0
+    for item in found:
+        if item.failed:
+            typer.echo(f"{item.path}: {item.text}", err=True)
+            status = 2
+            continue
+        typer.echo(item.text)
+        if item.has_errors:
+            status = max(status, 1)
+    raise typer.Exit(status)

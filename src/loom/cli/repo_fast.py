@@ -50,63 +50,26 @@ def try_fast_map(rest: list[str]) -> int | None:
     return run_map(tokens, focus, mention, root)
 
 
-def _unconfigured_root(start: Path) -> Path | None:
-    """The project root when no config layer exists at all (so defaults apply and
-    loading the pydantic config model, ~0.1 s, can be skipped); None otherwise."""
-    import os
-
-    from loom.paths import LoomPaths
-
-    if any(
-        key.startswith("LOOM_") and key not in ("LOOM_HOME", "LOOM_ALLOW_MODEL_REQUESTS")
-        for key in os.environ
-    ):
-        return None
-    if LoomPaths.from_env().user_config_file.exists():
-        return None
-    for folder in (start, *start.parents):
-        if (folder / ".loom.toml").exists():
-            return None
-        if (folder / ".git").exists():
-            return folder
-    return start
-
-
-def open_project(path: Path | None):  # -> RepoIntel
-    """RepoIntel for the project around `path` (or the current directory), with config.
-    Raises SystemExit(2) with a message for a bad folder or a broken config."""
-    from loom.repointel.service import RepoIntel
-    from loom.repointel.settings import RepoSettings, load_settings
-
-    start = (path or Path.cwd()).resolve()
-    if not start.is_dir():
-        sys.stderr.write(f"error: {start} is not a directory; pass a project folder with --root.\n")
-        raise SystemExit(2)
-    quick = _unconfigured_root(start)
-    if quick is not None:
-        return RepoIntel(quick if path is None else start, RepoSettings())
-    from loom.config import ConfigError, load_config
+def open_project(path: Path | None):  # -> loom.session.RepoApi
+    """The repo services of the project around `path` (or the current directory), with
+    config. Raises SystemExit(2) with a message for a bad folder or a broken config."""
+    from loom.session import LoomError, RepoApi
 
     try:
-        config = load_config(start)
-    except ConfigError as exc:
+        repo = RepoApi.at(path)
+    except LoomError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(2) from exc
-    for warning in config.warnings:
+    for warning in repo.warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    root = config.project_root if path is None else start
-    return RepoIntel(root, load_settings(root, config))
+    return repo
 
 
 def run_map(tokens: int | None, focus: list[str], mention: list[str], root: Path | None) -> int:
-    intel = open_project(root)
-    try:
-        for name in focus:
-            if not (intel.root / intel.relative(name)).exists():
-                sys.stderr.write(f"warning: --focus {name}: no such file in {intel.root}\n")
-        text = intel.repo_map(tokens, focus, mention)
-    finally:
-        intel.close()
+    repo = open_project(root)
+    for name in repo.missing(focus):
+        sys.stderr.write(f"warning: --focus {name}: no such file in {repo.root}\n")
+    text = repo.map(tokens, focus, mention)
     if not text:
         sys.stderr.write("(no source files with definitions found in this project)\n")
         return 0
@@ -120,36 +83,31 @@ def run_map(tokens: int | None, focus: list[str], mention: list[str], root: Path
 
 def run_index(root: Path | None) -> int:
     import time
-    from collections import Counter
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    intel = open_project(root)
+    repo = open_project(root)
     console = Console(stderr=True)
     started = time.perf_counter()
-    try:
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as progress:
-            task = progress.add_task("Parsing", total=None)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("Parsing", total=None)
 
-            def report(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
+        def report(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
 
-            stats = intel.refresh(report)
-        n_symbols = sum(r.n_defs for r in intel.index.files.values())
-        languages = Counter(r.language for r in intel.index.files.values() if r.language)
-    finally:
-        intel.close()
+        indexed = repo.index(report)
+    stats, n_symbols, languages = indexed.stats, indexed.symbols, indexed.languages
     elapsed = time.perf_counter() - started
     out = Console()
-    out.print(f"Indexed [bold]{intel.root}[/bold]")
+    out.print(f"Indexed [bold]{repo.root}[/bold]")
     out.print(
         f"  files:     {stats.files:,} ({len(stats.added):,} new, "
         f"{len(stats.changed):,} changed, {len(stats.removed):,} removed, "
@@ -161,7 +119,7 @@ def run_index(root: Path | None) -> int:
     out.print(f"  time:      {elapsed:.2f} s")
     if stats.too_large:
         out.print(
-            f"  skipped:   {stats.too_large:,} files over {intel.settings.max_file_bytes:,} "
+            f"  skipped:   {stats.too_large:,} files over {indexed.max_file_bytes:,} "
             "bytes (repo.max_file_bytes)"
         )
     problems = [p for p in stats.problems if not p.endswith(": binary")]

@@ -9,6 +9,7 @@ Exit codes: 0 success, 1 error (setup, model, max turns), 2 usage.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import time
@@ -105,19 +106,29 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code."""
+    from loom.session import LoomError, Workspace
+
     started = time.monotonic()
-    handle = await _open(options, err)
-    if handle is None:
-        return 1
-    return await HeadlessRun(handle, options, out, err, started).run()
-
-
-async def _open(options: RunOptions, err: TextIO) -> Any:
-    """The session for this run, or None after saying on stderr why there is none."""
-    from loom.config import ConfigError, load_config
-    from loom.session.factory import OpenOptions, SetupError, open_session
-
     cwd = (options.cwd or Path.cwd()).resolve()
+    try:
+        workspace = Workspace.open(cwd, {"model.default": options.model})
+    except LoomError as exc:
+        err.write(f"loom: {exc}\n")
+        return 1
+    for warning in workspace.warnings:
+        err.write(f"loom: warning: {warning}\n")
+    try:
+        session = await _start(workspace, options, cwd, err)
+        if session is None:
+            return 1
+        return await HeadlessRun(session, options, out, err, started, cwd).run()
+    finally:
+        await workspace.shutdown()
+
+
+async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) -> Any:
+    """The session for this run, or None after saying on stderr why there is none."""
+    from loom.session import LoomError, SessionSpec
 
     def on_refusal(tool: str, subject: str | None, reason: str) -> None:
         what = f"{tool} {subject}" if subject else tool
@@ -125,24 +136,19 @@ async def _open(options: RunOptions, err: TextIO) -> Any:
         if reason.startswith("nobody can approve"):
             err.write("loom: pass --yes, or list the tool under [permissions] auto_approve\n")
 
+    spec = SessionSpec(
+        model=options.model,
+        private=options.private,
+        auto_approve=options.yes,
+        headless=True,
+        thread=options.thread_id,
+        max_turns=options.max_turns,
+        cwd=cwd,
+        on_refusal=on_refusal,
+    )
     try:
-        config = load_config(cwd, {"model.default": options.model})
-        for warning in config.warnings:
-            err.write(f"loom: warning: {warning}\n")
-        return await open_session(
-            config,
-            OpenOptions(
-                model=options.model,
-                private=options.private,
-                auto_approve=options.yes,
-                headless=True,
-                thread_id=options.thread_id,
-                max_turns=options.max_turns,
-                cwd=cwd,
-                on_refusal=on_refusal,
-            ),
-        )
-    except (ConfigError, SetupError) as exc:
+        return await workspace.start_session(spec)
+    except LoomError as exc:
         err.write(f"loom: {exc}\n")
         return None
 
@@ -152,11 +158,18 @@ class HeadlessRun:
     and the result (Claude Code's shape) at the end."""
 
     def __init__(
-        self, handle: Any, options: RunOptions, out: TextIO, err: TextIO, started: float
+        self,
+        session: Any,
+        options: RunOptions,
+        out: TextIO,
+        err: TextIO,
+        started: float,
+        cwd: Path,
     ) -> None:
         from loom.cli.output import RunTally, make_writer
 
-        self.handle = handle
+        self.session = session
+        self.cwd = cwd
         self.options = options
         self.err = err
         self.started = started
@@ -171,7 +184,7 @@ class HeadlessRun:
         """Ctrl-C, a CI job's SIGTERM, a reader gone: end the turn, keep the thread."""
         if not self.stopped:
             self.stopped.append(why)
-            self.handle.interrupt()
+            self.session.interrupt()
 
     def on_event(self, event: Any) -> None:
         self.tally.observe(event)
@@ -182,35 +195,39 @@ class HeadlessRun:
         if self.activity is not None and kind != "text_delta":
             self.activity.render(event)
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
-            self.handle.respond_to_permission("deny")
+            from loom.session import NoPendingPermission
+
+            with contextlib.suppress(NoPendingPermission):
+                self.session.respond_to_permission("deny")
 
     async def run(self) -> int:
-        handle, options = self.handle, self.options
+        session, options = self.session, self.options
         self.writer.start(
             {
-                "session_id": handle.id,
-                "tools": handle.tool_names,
-                "model": handle.model,
-                "cwd": str(handle.cwd),
+                "session_id": session.id,
+                "tools": session.tools.names(),
+                "model": session.model,
+                "cwd": str(self.cwd),
                 "permissionMode": "bypassPermissions" if options.yes else "default",
-                "thread_id": handle.thread_id,
+                "thread_id": session.thread.id,
             }
         )
-        handle.on_event(self.on_event)
-        earlier = len(handle.history())  # a resumed thread's messages are not this run's
+        unsubscribe = session.subscribe(self.on_event)
+        earlier = len(session.get_history())  # a resumed thread's messages are not this run's
         answer, failure = "", None
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, self.stop, signal.Signals(signum).name)
         try:
-            answer = await handle.send(options.prompt)
+            answer = await session.send_message(options.prompt)
         except Exception as exc:  # a failed turn is reported, never a traceback
             failure = _one_line(exc)
         finally:
-            await handle.close()
+            unsubscribe()
+            await session.stop()  # answers open calls, snapshots git, saves
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
-        return self.finish(answer, failure, handle.history()[earlier:])
+        return self.finish(answer, failure, session.get_history()[earlier:])
 
     def finish(self, answer: str, failure: str | None, history: list[Any]) -> int:
         from loom.cli.output import RunResult
@@ -227,8 +244,8 @@ class HeadlessRun:
         result = RunResult(
             subtype=subtype,  # type: ignore[arg-type]
             result=answer or ("" if failure else self.tally.last_text),
-            session_id=self.handle.id,
-            thread_id=self.handle.thread_id,
+            session_id=self.session.id,
+            thread_id=self.session.thread.id,
             duration_ms=round((time.monotonic() - self.started) * 1000),
             tally=self.tally,
             error=failure,
@@ -236,7 +253,7 @@ class HeadlessRun:
         self.writer.finish(result)
         if not result.is_error:
             return 0
-        thread_id = self.handle.thread_id
+        thread_id = self.session.thread.id
         self.err.write(f"loom: {failure}\n")
         self.err.write(f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n")
         return 1

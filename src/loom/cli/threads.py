@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -20,8 +20,7 @@ from loom.cli.render_thread import print_resume_summary
 __all__ = ["print_resume_summary", "register"]
 
 if TYPE_CHECKING:
-    from loom.core.thread import Thread
-    from loom.store.local import LocalThreadStore
+    from loom.session import Workspace
 
 ID_HELP = "Thread id, or a unique prefix of it (the `T-` may be left out), as `loom list` shows."
 
@@ -43,54 +42,28 @@ def register(app: typer.Typer) -> None:
 
 @contextmanager
 def _errors() -> Iterator[None]:
-    """Store errors become one clear line on stderr and exit code 1."""
-    from loom.store.atomic import StorageError
-    from loom.store.base import AmbiguousThreadId, ThreadLocked, ThreadNotFound, ThreadUnreadable
+    """Errors for a person become one clear line on stderr and exit code 1."""
+    from loom.session import LoomError
 
     try:
         yield
-    except (ThreadNotFound, AmbiguousThreadId, ThreadUnreadable, ThreadLocked) as exc:
+    except LoomError as exc:
         _fail(str(exc))
-    except StorageError as exc:
-        _fail(exc.strerror or str(exc))
 
 
 def _fail(message: str) -> None:
+    from rich.markup import escape
+
     Console(stderr=True, soft_wrap=True).print(
-        f"[red]loom: error:[/red] {message}", highlight=False, markup=True
+        f"[red]loom: error:[/red] {escape(message)}", highlight=False, markup=True
     )
     raise typer.Exit(1)
 
 
-def _store() -> LocalThreadStore:
-    from loom.store.local import LocalThreadStore
+def _workspace() -> Workspace:
+    from loom.session import Workspace
 
-    return LocalThreadStore()
-
-
-@contextmanager
-def _store_for_changes() -> Iterator[Any]:
-    """The store delete/restore go through: the syncing one when logged in, so the
-    change reaches the server too (queued; `loom sync` or the next session pushes it)."""
-    from loom.store.factory import open_thread_store
-
-    store = open_thread_store(background=False)
-    try:
-        yield store
-    finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
-
-
-def _load(store: LocalThreadStore, ref: str) -> Thread:
-    from loom.store.base import ThreadNotFound
-
-    thread_id = store.resolve(ref)
-    thread = store.load(thread_id)
-    if thread is None:  # deleted between resolve and load
-        raise ThreadNotFound(ref)
-    return thread
+    return Workspace.for_data()
 
 
 def list_command(
@@ -135,7 +108,7 @@ def show_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
     from loom.cli.render_thread import render_thread
 
     with _errors():
-        render_thread(_load(_store(), ref), Console())
+        render_thread(_workspace().threads.load(ref), Console())
 
 
 def export_command(
@@ -144,32 +117,19 @@ def export_command(
     output: Path = typer.Option(None, "--output", "-o", help="Write to this file, not stdout."),
 ) -> None:
     """Export a thread as JSON (exactly the thread file format) or readable Markdown."""
-    if fmt not in ("json", "markdown", "md"):
-        _fail(f"unknown format '{fmt}'; use --format json or --format markdown")
     with _errors():
-        thread = _load(_store(), ref)
-        if fmt == "json":
-            from loom.store.serialize import thread_to_bytes
-
-            data = thread_to_bytes(thread) + b"\n"
-        else:
-            from loom.cli.render_thread import thread_to_markdown
-
-            data = thread_to_markdown(thread).encode()
+        threads = _workspace().threads
+        data = threads.export(ref, fmt, output)  # type: ignore[arg-type]
         if output is None:
             sys.stdout.buffer.write(data)
             return
-        from loom.store.atomic import atomic_write_bytes
-
-        atomic_write_bytes(output, data)
-        typer.echo(f"Exported {thread.id} to {output}", err=True)
+        typer.echo(f"Exported {threads.resolve(ref)} to {output}", err=True)
 
 
 def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
     """Delete a thread. It moves to the trash and `loom restore ID` brings it back."""
-    with _errors(), _store_for_changes() as store:
-        thread_id = store.resolve(ref)
-        store.delete(thread_id)
+    with _errors():
+        thread_id = _workspace().threads.delete(ref)
     typer.echo(f"Deleted {thread_id}. Undo with: loom restore {thread_id}")
 
 
@@ -178,11 +138,11 @@ def restore_command(
 ) -> None:
     """Restore a deleted thread (kept for 30 days after `loom delete`)."""
     if ref is None:
-        deleted = _store().deleted()
+        deleted = _workspace().threads.deleted()
         typer.echo("\n".join(deleted) if deleted else "No deleted threads.")
         return
-    with _errors(), _store_for_changes() as store:
-        thread_id = store.restore(ref)
+    with _errors():
+        thread_id = _workspace().threads.restore(ref)
     typer.echo(f"Restored {thread_id}.")
 
 
@@ -200,9 +160,12 @@ def resume_command(
     from loom.cli.render_thread import print_resume_summary
 
     with _errors():
-        thread = _load(_store(), ref)
+        threads = _workspace().threads
+        thread = threads.load(ref)
         # with -p the answer is the output (as `loom run -r`): the summary is a header
-        print_resume_summary(thread, Console(stderr=bool(prompt)))
+        print_resume_summary(
+            thread, Console(stderr=bool(prompt)), threads.resume_warnings(thread, Path.cwd())
+        )
     code = continue_thread(thread.id, prompt)
     if code:
         raise typer.Exit(code)
@@ -216,11 +179,9 @@ def doctor_command(
     Exit code 1 when something needs attention (after --repair: when something is left).
     """
     from loom.cli.render_doctor import print_doctor_report
-    from loom.paths import LoomPaths
-    from loom.store import doctor
 
-    paths = LoomPaths.from_env()
-    report = doctor.repair(paths) if repair else doctor.diagnose(paths)
-    print_doctor_report(report, paths, Console(), repaired=repair)
+    workspace = _workspace()
+    report = workspace.threads.doctor(repair)
+    print_doctor_report(report, workspace.paths, Console(), repaired=repair)
     if not report.healthy:
         raise typer.Exit(1)

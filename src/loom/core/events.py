@@ -114,6 +114,17 @@ class SyncError(_Event):
     message: str
 
 
+class DecisionCascade(_Event):
+    """A decision-graph node fell below confidence 50: the nodes that depend on it (along
+    requires/blocks edges) are now uncertain."""
+
+    type: Literal["decision_cascade"] = "decision_cascade"
+    node_id: str
+    title: str = ""
+    confidence: int
+    uncertain: list[dict[str, str]] = Field(default_factory=list)  # id, title, node_type
+
+
 class TurnComplete(_Event):
     type: Literal["turn_complete"] = "turn_complete"
     text: str = ""
@@ -133,6 +144,7 @@ SessionEvent = Annotated[
     | ArchitectPlan
     | ArchitectStep
     | SyncError
+    | DecisionCascade
     | TurnComplete,
     Field(discriminator="type"),
 ]

@@ -135,6 +135,9 @@ def merge_threads(local: Thread, remote: Thread) -> MergeResult:
     metadata["tags"] = _union(remote.metadata.tags, local.metadata.tags)
     metadata["title"] = newer.metadata.title or older.metadata.title
     data["metadata"] = metadata
+    data["decision_graph"] = remote.decision_graph.merge(local.decision_graph).model_dump(
+        mode="json"
+    )
     data["created_at"] = min(local.created_at, remote.created_at)
     data["last_activity_at"] = max(local.last_activity_at, remote.last_activity_at)
     data["updated_at"] = max(local.updated_at, remote.updated_at)

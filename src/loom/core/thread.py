@@ -13,9 +13,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 
 from loom.core.clock import now_iso
+from loom.core.decisions import DecisionLog
 from loom.core.ids import new_thread_id
 from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage
 from loom.core.schema import SCHEMA_VERSION
@@ -89,10 +90,20 @@ class Thread(_Open):
     conversation: ConversationSnapshot = Field(default_factory=ConversationSnapshot)
     agent_state: AgentStateSnapshot = Field(default_factory=AgentStateSnapshot)
     metadata: ThreadMetadata = Field(default_factory=ThreadMetadata)
+    decision_graph: DecisionLog = Field(default_factory=DecisionLog)
 
     is_private: bool = False
     visibility: ThreadVisibility = ThreadVisibility.ORGANIZATION
     is_shared_with_support: bool = False
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_graph(self, handler: Any) -> dict[str, Any]:
+        # a thread that logged no decisions is written exactly as schema 1 wrote it
+        data = handler(self)
+        graph = data.get("decision_graph")
+        if isinstance(graph, dict) and not any(graph.get(k) for k in ("nodes", "edges", "changes")):
+            data.pop("decision_graph")
+        return data
 
     # JSON of messages that another message follows (append-only); see store.serialize.
     _serialization_cache: dict[str, Any] = PrivateAttr(default_factory=dict)

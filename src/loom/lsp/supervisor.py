@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,19 @@ class NoServerError(LspError):
     """No language server is configured for this kind of file."""
 
 
+@dataclass(frozen=True)
+class LspSettings:
+    """The [lsp] settings: whether language servers are used, and which per language."""
+
+    enabled: bool = True
+    servers: dict[str, list[str]] | None = None  # None: DEFAULT_SERVERS
+
+    @classmethod
+    def from_section(cls, section: Any) -> LspSettings:
+        """From loom.config's typed [lsp] section (LspSection)."""
+        return cls(enabled=section.enabled, servers=dict(section.servers))
+
+
 class LspSupervisor:
     def __init__(self, root: Path, servers: dict[str, list[str]] | None = None,
                  request_timeout: float = DEFAULT_TIMEOUT, enabled: bool = True) -> None:
@@ -33,6 +47,10 @@ class LspSupervisor:
         self._clients: dict[str, LspClient] = {}
         self._starts: dict[str, list[float]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+
+    @classmethod
+    def from_settings(cls, root: Path, settings: LspSettings) -> LspSupervisor:
+        return cls(root, settings.servers, enabled=settings.enabled)
 
     def server_key(self, path: Path) -> str:
         language = detect_language(path)

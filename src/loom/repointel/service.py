@@ -102,13 +102,7 @@ class RepoIntel:
         self._fresh = fresh
 
     def relative(self, path: str) -> str:
-        candidate = Path(path)
-        if candidate.is_absolute():
-            try:
-                return candidate.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                return candidate.as_posix()
-        return candidate.as_posix().removeprefix("./")
+        return relative_path(self.root, path)
 
     def repo_map(
         self,
@@ -174,3 +168,14 @@ class RepoIntel:
 
     def close(self) -> None:
         self.index.close()
+
+
+def relative_path(root: Path, path: str) -> str:
+    """`path` (absolute, or relative to the project) as a project-relative posix path."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            return candidate.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return candidate.as_posix()
+    return candidate.as_posix().removeprefix("./")

@@ -22,6 +22,16 @@ class RepoSettings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
     @classmethod
+    def from_section(cls, section: Any) -> RepoSettings:
+        """From loom.config's typed [repo] section (RepoSection)."""
+        return cls(
+            watch_enabled=section.watch_enabled,
+            map_tokens=section.map_tokens,
+            ignore=DEFAULT_IGNORES + tuple(section.ignore),
+            max_file_bytes=section.max_file_bytes,
+        )
+
+    @classmethod
     def from_mapping(cls, section: dict[str, Any] | None) -> RepoSettings:
         section = section or {}
         extra = tuple(str(p) for p in section.get("ignore", ()) or ())

@@ -44,6 +44,8 @@ def search_text(thread: Thread) -> str:
         " ".join(thread.metadata.tags),
     ]
     parts.extend(message_text(m) for m in thread.messages)
+    # the decisions the session logged are found like its words
+    parts.extend(f"{n.title}\n{n.description}" for n in thread.decision_graph.nodes)
     text = clean("\n".join(p for p in parts if p)) or ""
     return text[:SEARCH_TEXT_MAX_CHARS]
 

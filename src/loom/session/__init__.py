@@ -1,32 +1,87 @@
-"""Sessions: the agent loop behind every face (seed 001's Session and Manager API).
+"""Sessions and the Workspace: the one front door every face holds.
 
-    from loom.session import SessionManager
-    manager = SessionManager(provider_factory=..., policy_factory=...)
-    session = await manager.start_session(project_path=".", tools=registry)
+    from loom.session import Workspace, SessionSpec, LoomError
+    ws = Workspace.open(cwd=Path.cwd())
+    session = await ws.start_session(SessionSpec(model="openai:gpt-5"))
     unsubscribe = session.subscribe(print)
     answer = await session.send_message("explain main.py")
+    await ws.shutdown()
 
-Heavy modules (providers, tools) are imported where they are used.
+Names resolve on first use (PEP 562), so `import loom.session` costs nothing and the
+fast paths (`loom list`, `loom map`) import only the small modules they need.
 """
 
-from loom.session.bus import EventBus, Subscription
-from loom.session.context import BuiltContext, ContextBudget, ContextWindow
-from loom.session.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
-from loom.session.options import SessionOptions
-from loom.session.permission_gate import NoPendingPermission
-from loom.session.session import Session, TurnError
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import typing
+if TYPE_CHECKING:
+    from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
+    from loom.session.bus import EventBus, Subscription
+    from loom.session.context import BuiltContext, ContextBudget, ContextWindow
+    from loom.session.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
+    from loom.session.options import SessionOptions
+    from loom.session.permission_gate import NoPendingPermission
+    from loom.session.repo_api import RepoApi
+    from loom.session.session import Session, TurnError
+    from loom.session.workspace import ActiveSession, SessionSpec, Workspace
+
+_EXPORTS = {
+    "ActiveSession": "loom.session.workspace",
+    "BadInput": "loom.core.errors",
+    "BuiltContext": "loom.session.context",
+    "Busy": "loom.core.errors",
+    "ContextBudget": "loom.session.context",
+    "ContextWindow": "loom.session.context",
+    "DEFAULT_MODEL": "loom.session.manager",
+    "EventBus": "loom.session.bus",
+    "LoomError": "loom.core.errors",
+    "NoPendingPermission": "loom.session.permission_gate",
+    "NotFound": "loom.core.errors",
+    "RepoApi": "loom.session.repo_api",
+    "Session": "loom.session.session",
+    "SessionManager": "loom.session.manager",
+    "SessionNotFound": "loom.session.manager",
+    "SessionOptions": "loom.session.options",
+    "SessionSpec": "loom.session.workspace",
+    "SetupError": "loom.core.errors",
+    "Subscription": "loom.session.bus",
+    "TurnError": "loom.session.session",
+    "Unavailable": "loom.core.errors",
+    "Workspace": "loom.session.workspace",
+}
 
 __all__ = [
     "DEFAULT_MODEL",
+    "ActiveSession",
+    "BadInput",
     "BuiltContext",
+    "Busy",
     "ContextBudget",
     "ContextWindow",
     "EventBus",
+    "LoomError",
     "NoPendingPermission",
+    "NotFound",
+    "RepoApi",
     "Session",
     "SessionManager",
     "SessionNotFound",
     "SessionOptions",
+    "SessionSpec",
+    "SetupError",
     "Subscription",
     "TurnError",
+    "Unavailable",
+    "Workspace",
 ]
+
+
+def __getattr__(name: str) -> object:
+    from importlib import import_module
+
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loom.session' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

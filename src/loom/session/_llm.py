@@ -15,6 +15,7 @@ from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.session.context import ContextWindow
+from loom.session.decisions_hook import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
 
@@ -89,7 +90,10 @@ class LlmCaller:
         repo_map = await fetch_repo_map(
             options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
         )
-        built = window.build(conversation, specs, repo_map)
+        decisions = await fetch_decision_context(
+            options.decision_context, options.decision_tokens, options.repo_map_timeout
+        )
+        built = window.build(conversation, specs, repo_map, decisions)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,

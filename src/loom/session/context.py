@@ -88,14 +88,21 @@ class ContextWindow:
     # -- building ------------------------------------------------------------------
 
     def build(
-        self, conversation: Sequence[Message], tools: Sequence[ToolSpec] = (), repo_map: str = ""
+        self,
+        conversation: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        repo_map: str = "",
+        decisions: str = "",
     ) -> BuiltContext:
         """The request's system text and messages. `repo_map` is the map for this call
-        (already fetched by the caller); it is cut to the zone's budget."""
+        (already fetched by the caller); it is cut to the zone's budget. `decisions` is
+        the decision graph's zone, already fitted to its own budget by its builder."""
         self._extend(conversation)
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
+        if decisions:
+            system_parts.append(decisions)
         repo_map_text = ""
         if repo_map and self.repo_map_tokens > 0:
             repo_map_text = _truncate_to_tokens(repo_map.strip(), self.repo_map_tokens)
@@ -106,6 +113,7 @@ class ContextWindow:
         tools_tokens = self._tool_tokens(tools)
         note_tokens = self._note_tokens
         fixed = system_tokens + rules_tokens + map_tokens + tools_tokens + self.reserved_output
+        fixed += estimate_tokens(decisions) if decisions else 0
         budget = max(0, self.context_window - fixed - note_tokens)
 
         start = self._first_kept(len(conversation), budget)

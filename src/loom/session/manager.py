@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from loom.config import LoomConfig, ModelSection
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session.bus import EventBus
@@ -31,7 +32,7 @@ from loom.session.options import SessionOptions
 from loom.session.session import Session
 from loom.tools.base import Tool, ToolRegistry
 
-DEFAULT_MODEL = "anthropic:claude-sonnet-4-6"
+DEFAULT_MODEL: str = ModelSection.model_fields["default"].default  # one place: loom.config
 
 
 class SessionNotFound(LookupError):
@@ -49,7 +50,7 @@ class SessionManager:
         policy_factory: Callable[..., Any] | None = None,
         tools_factory: Callable[[Path], ToolRegistry] | None = None,
         bus: EventBus | None = None,
-        config: Any = None,
+        config: LoomConfig | None = None,
         options: SessionOptions | None = None,
     ) -> None:
         if store is None:
@@ -57,11 +58,12 @@ class SessionManager:
 
             store = LocalThreadStore()
         self.store = store
-        self.provider_factory = provider_factory or _registry_provider
-        self.policy_factory = policy_factory or _default_policy
+        self.config = config or LoomConfig()
+        self.provider_factory = provider_factory or _configured_provider(self.config)
+        self.policy_factory = policy_factory or self._default_policy
         self.tools_factory = tools_factory
         self.bus = bus or EventBus()
-        self.options = options or _options_from_config(config)
+        self.options = options or SessionOptions.from_config(self.config)
         # With a configuration (a real face), the repo-intel map is on unless
         # repo.map_tokens is 0; tests and benches pass options and get no map.
         self.repo_map_factory: Callable[[Path], Any] | None = None
@@ -76,7 +78,7 @@ class SessionManager:
     async def start_session(
         self,
         session_id: str | None = None,
-        model: str = DEFAULT_MODEL,
+        model: str | None = None,
         project_path: str | os.PathLike[str] | None = None,
         title: str | None = None,
         tools: Iterable[Tool] | ToolRegistry | None = None,
@@ -88,12 +90,16 @@ class SessionManager:
         project_rules: str | None = None,
         max_turns: int | None = None,
         options: SessionOptions | None = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+        permissions: Any = None,
     ) -> Session:
         """Start a session on a new thread, or resume `thread` (a Thread or its id).
+        `provider_factory` and `permissions` replace the manager's for this session.
 
         Raises ValueError for a bad model name or a session id already running,
         LookupError when the thread to resume does not exist, and the store's
         ThreadLocked when another Loom process is writing that thread."""
+        model = model or self.config.model.default
         thread = self._thread_for(thread, project_path, model, private)
         if title:
             thread.metadata.title = title
@@ -109,14 +115,16 @@ class SessionManager:
         if max_turns is not None:  # model requests per user message (`--max-turns`):
             # the Nth response's tool calls are answered "not run" instead of asking again
             options.max_tool_rounds = max(max_turns - 1, 0)
-        policy = _call(self.policy_factory, project_root=root, auto_approve=auto_approve)
+        policy = permissions
+        if policy is None:
+            policy = _call(self.policy_factory, project_root=root, auto_approve=auto_approve)
         lock = self._lock(thread.id)
         try:
             session = Session(
                 session_id=session_id,
                 thread=thread,
                 store=self.store,
-                provider_factory=self.provider_factory,
+                provider_factory=provider_factory or self.provider_factory,
                 tools=self._registry(tools, root),
                 permissions=policy,
                 bus=self.bus,
@@ -172,6 +180,16 @@ class SessionManager:
 
     # -- helpers -------------------------------------------------------------------
 
+    def _default_policy(self, project_root: Path, auto_approve: bool) -> Any:
+        from loom.session.headless import build_policy
+
+        database = getattr(getattr(self.store, "paths", None), "database", None)
+        if database is None:
+            from loom.paths import LoomPaths
+
+            database = LoomPaths.from_env().database
+        return build_policy(self.config, database, project_root, auto_approve=auto_approve)
+
     def _thread_for(
         self, thread: Thread | str | None, project_path: Any, model: str, private: bool
     ) -> Thread:
@@ -206,16 +224,10 @@ class SessionManager:
         return ToolRegistry()
 
 
-def _registry_provider(model: str) -> Provider:
-    from loom.llm.registry import provider_for_model
+def _configured_provider(config: LoomConfig) -> Callable[[str], Provider]:
+    from loom.session.providers import provider_factory
 
-    return provider_for_model(model)[0]
-
-
-def _default_policy(project_root: Path, auto_approve: bool) -> Any:
-    from loom.permissions import GrantStore, PermissionPolicy
-
-    return PermissionPolicy(GrantStore(project_root), auto_approve_all=auto_approve)
+    return provider_factory(config)
 
 
 def _call(factory: Callable[..., Any], **available: Any) -> Any:
@@ -224,21 +236,3 @@ def _call(factory: Callable[..., Any], **available: Any) -> Any:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return factory(**available)
     return factory(**{k: v for k, v in available.items() if k in parameters})
-
-
-def _options_from_config(config: Any) -> SessionOptions:
-    """SessionOptions from a LoomConfig (model.architect/editor, context.*, repo.map_tokens)."""
-    options = SessionOptions()
-    if config is None:
-        return options
-    options.architect_model = config.model.architect
-    options.editor_model = config.model.editor
-    options.reserved_output_tokens = config.context.reserved_output_tokens
-    options.max_context_tokens = config.context.max_context_tokens
-    options.rules_max_tokens = config.context.rules_max_tokens
-    options.repo_map_tokens = config.repo.map_tokens
-    # The shell tool stops its command at shell.timeout and kills it cleanly; the
-    # session's outer timeout must not fire first.
-    if options.tool_timeout is not None:
-        options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
-    return options

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.llm.retry import RetryPolicy
 from loom.session.context import RepoMapHook
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
 
 
 @dataclass
@@ -22,6 +25,8 @@ class SessionOptions:
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = 1024  # config repo.map_tokens; 0 turns the map off
     repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
+    decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
+    decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
     system_prompt: str | None = None  # None: loom.session.prompt's default
     architect_model: str = "anthropic:claude-opus-4-6"  # config model.architect
     editor_model: str = "anthropic:claude-haiku-4-5"  # config model.editor
@@ -29,3 +34,22 @@ class SessionOptions:
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
+
+    @classmethod
+    def from_config(cls, config: LoomConfig) -> SessionOptions:
+        """The options [model], [context], [repo] and [shell] configure."""
+        options = cls(
+            retry=RetryPolicy(max_retries=config.model.max_retries),
+            architect_model=config.model.architect,
+            editor_model=config.model.editor,
+            reserved_output_tokens=config.context.reserved_output_tokens,
+            max_context_tokens=config.context.max_context_tokens,
+            rules_max_tokens=config.context.rules_max_tokens,
+            decision_tokens=config.context.decision_tokens,
+            repo_map_tokens=config.repo.map_tokens,
+        )
+        # The shell tool stops its command at shell.timeout and kills it cleanly; the
+        # session's outer timeout must not fire first.
+        if options.tool_timeout is not None:
+            options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
+        return options

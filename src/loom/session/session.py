@@ -176,8 +176,16 @@ class Session:
         return list(self.thread.messages)
 
     def update_model(self, model: str) -> None:
-        """Use `model` ("provider:model-id") from the next model call on."""
-        self.llm.check_model(model)
+        """Use `model` ("provider:model-id") from the next model call on. SetupError
+        (a LoomError) for a malformed name, an unknown provider or a missing key."""
+        from loom.core.errors import SetupError
+        from loom.llm.base import LlmError
+
+        try:
+            self.llm.check_model(model)
+            self.llm.provider(model)  # built now, so a missing key shows at once
+        except (LlmError, ValueError) as exc:
+            raise SetupError(str(exc)) from exc
         self.model = self.active_model = model
         self.thread.provider, self.thread.model = self.llm.split(model)
         self._saver.request()

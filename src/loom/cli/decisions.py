@@ -1,0 +1,160 @@
+"""`loom decisions`: the project's decision graph (list, show, pulse, narrative, export)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+
+decisions_app = typer.Typer(
+    help="The decision graph: goals, decisions, options, actions and outcomes the agent "
+    "logged in this project, why, and what came of them.",
+    invoke_without_command=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(decisions_app, name="decisions")
+
+
+def _api() -> Any:
+    from loom.session import Workspace
+
+    return Workspace.open().decisions
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from loom.session import BadInput, LoomError
+
+    try:
+        yield
+    except LoomError as exc:
+        typer.echo(f"error: {exc}.", err=True)
+        raise typer.Exit(2 if isinstance(exc, BadInput) else 1) from exc
+
+
+def _row_dict(node: Any) -> dict[str, Any]:
+    return dict(node.__dict__)
+
+
+@decisions_app.callback()
+def list_command(
+    ctx: typer.Context,
+    node_type: list[str] = typer.Option(
+        None, "--type", "-t", help="Only nodes of this type (repeatable): goal, decision, ..."
+    ),
+    status: list[str] = typer.Option(
+        None, "--status", "-s", help="Only this status (repeatable): active, superseded, abandoned."
+    ),
+    thread: str = typer.Option(None, "--thread", help="Only nodes this thread logged."),
+    limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
+    all_projects: bool = typer.Option(False, "--all-projects", help="Every project's nodes."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the newest nodes of this project's decision graph."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _errors():
+        rows = _api().list(
+            types=node_type, statuses=status, thread=thread, limit=limit,
+            all_projects=all_projects,
+        )  # fmt: skip
+    if as_json:
+        typer.echo(json.dumps([_row_dict(r) for r in rows], indent=2))
+        return
+    if not rows:
+        typer.echo(
+            "No decisions logged in this project yet. The agent logs goals, decisions and "
+            "outcomes with its decision_log tool as it works."
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from loom.core.clock import humanize_age
+
+    table = Table(box=None, header_style="bold")
+    for column in ("id", "type", "title", "conf", "status", "updated"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        colour = "green" if r.confidence >= 70 else "yellow" if r.confidence >= 50 else "red"
+        table.add_row(
+            r.id, r.node_type, r.title, f"[{colour}]{r.confidence}[/]", r.status,
+            humanize_age(r.updated_at),
+        )  # fmt: skip
+    Console().print(table)
+    typer.echo("Details: `loom decisions show ID`; health: `loom decisions pulse`.")
+
+
+@decisions_app.command("show")
+def show_command(
+    node_id: str = typer.Argument(..., metavar="ID", help="A node id or unique prefix."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """One node: what it says, its links, and whether it is uncertain."""
+    with _errors():
+        view = _api().show(node_id)
+    node = view.node
+    if as_json:
+        links = [
+            {"direction": d, "edge_type": e.edge_type, "node": o.id if o else None}
+            for d, e, o in view.links
+        ]
+        typer.echo(json.dumps({**_row_dict(node), "links": links,
+                               "uncertain": view.uncertain}, indent=2))  # fmt: skip
+        return
+    typer.echo(f"{node.id}  [{node.node_type}]  {node.title}")
+    typer.echo(f"status {node.status}, confidence {node.confidence}"
+               + ("  (uncertain)" if view.uncertain else ""))  # fmt: skip
+    typer.echo(f"thread {node.thread_id}, logged {node.created_at}")
+    if node.metadata:
+        typer.echo("metadata: " + ", ".join(f"{k}={v}" for k, v in node.metadata.items()))
+    if node.description:
+        typer.echo("")
+        typer.echo(node.description)
+    if view.links:
+        typer.echo("")
+        for direction, edge, other in view.links:
+            arrow = "->" if direction == "child" else "<-"
+            label = f"{other.id} [{other.node_type}] {other.title}" if other else "(missing)"
+            typer.echo(f"  {arrow} {edge.edge_type:<10} {label}")
+
+
+@decisions_app.command("pulse")
+def pulse_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Health of the graph: goals, recent decisions, gaps, doubts, stale nodes, orphans."""
+    with _errors():
+        api = _api()
+        pulse = api.pulse()
+    typer.echo(json.dumps(pulse.as_dict(), indent=2) if as_json else api.render_pulse(pulse))
+
+
+@decisions_app.command("narrative")
+def narrative_command(
+    thread: str = typer.Option(None, "--thread", help="The story of this thread's nodes."),
+    goal: str = typer.Option(None, "--goal", help="The story of this goal and what followed."),
+) -> None:
+    """A thread's or a goal's nodes as a timeline, in words."""
+    with _errors():
+        typer.echo(_api().narrative(thread=thread, goal=goal))
+
+
+@decisions_app.command("export")
+def export_command(
+    fmt: str = typer.Option("mermaid", "--format", "-f", help="mermaid, dot or json."),
+    output: str = typer.Option(None, "--output", "-o", help="Write to this file."),
+) -> None:
+    """The whole project graph as Mermaid, Graphviz dot or JSON."""
+    with _errors():
+        text = _api().export(fmt)
+    if output:
+        from pathlib import Path
+
+        Path(output).write_text(text)
+        typer.echo(f"Wrote {output}.")
+    else:
+        typer.echo(text, nl=False)

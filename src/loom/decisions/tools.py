@@ -1,0 +1,201 @@
+"""The agent's decision tools: `decision_log` writes, `decision_query` reads.
+
+Both reach the session's `DecisionRecorder` through `ctx.extras["decisions"]` (the
+session puts it there). Logging writes only Loom's own data, so neither tool asks for
+permission (risk "read").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from loom.core.decisions import EDGE_TYPES, NODE_STATUSES
+from loom.decisions.export import export
+from loom.decisions.index import NodeRow
+from loom.decisions.narrative import goal_subgraph, narrative
+from loom.decisions.pulse import pulse, render_pulse
+from loom.decisions.recorder import DecisionRecorder, Logged
+from loom.decisions.types import node_types
+from loom.tools._builtin import BuiltinTool, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+QUERIES = ("goals", "recent", "pulse", "search", "node", "narrative")
+
+
+def recorder_from(ctx: ToolContext) -> DecisionRecorder:
+    recorder = ctx.extras.get("decisions")
+    if not isinstance(recorder, DecisionRecorder):
+        raise ToolError("the decision graph is not available in this session")
+    return recorder
+
+
+def _row(node: NodeRow) -> str:
+    text = f"{node.id} [{node.node_type}] {node.title} (confidence {node.confidence}"
+    if node.status != "active":
+        text += f", {node.status}"
+    return text + ")"
+
+
+class DecisionLog(BuiltinTool):
+    name = "decision_log"
+    description = (
+        "Record in the project's decision graph what you set out to do and why, so later "
+        "sessions know: a goal, the options you weighed, the decision (link it to the option "
+        "with edge_type 'chosen' or 'rejected'), actions and outcomes. Link a new node to an "
+        "existing one with `parent` (its id) and `edge_type` (default leads_to; `requires`: "
+        "the new node requires the parent; `supersedes`: the new node replaces the parent). "
+        "To change an existing node, pass `node_id` with a new `status` or `confidence`. "
+        "No permission is needed."
+    )
+
+    risk = "read"
+
+    @property
+    def parameters(self) -> dict[str, Any]:  # type: ignore[override]
+        return schema({
+            "type": {"type": "string", "enum": list(node_types()),
+                     "description": "The node's type (for a new node)."},
+            "title": {"type": "string", "description": "One short line."},
+            "description": {"type": "string", "default": "",
+                            "description": "Why, what was considered, what it means."},
+            "confidence": {"type": "integer",
+                           "description": "0 (a guess) to 100 (certain); default 70."},
+            "parent": {"type": "string",
+                       "description": "Id (or exact title) of the node this one follows."},
+            "edge_type": {"type": "string", "enum": list(EDGE_TYPES)},
+            "node_id": {"type": "string",
+                        "description": "Update this existing node instead of adding one."},
+            "status": {"type": "string", "enum": list(NODE_STATUSES)},
+            "rationale": {"type": "string", "default": ""},
+        })  # fmt: skip
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        # confidence is range-checked by the recorder, with a message saying how
+        kind = args.get("type") if isinstance(args, dict) else None
+        if isinstance(kind, str) and kind not in node_types():
+            raise ToolError(f"unknown node type {kind!r}; use one of: {', '.join(node_types())}")
+        return await super().run(args, ctx)
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        recorder = recorder_from(ctx)
+        if args.get("node_id"):
+            logged = await asyncio.to_thread(
+                recorder.update,
+                args["node_id"],
+                status=args.get("status"),
+                confidence=args.get("confidence"),
+                rationale=args.get("rationale", ""),
+            )
+        else:
+            if not args.get("type") or not args.get("title"):
+                raise ToolError(
+                    "a new node needs `type` and `title` (or pass `node_id` to update one)"
+                )
+            logged = await asyncio.to_thread(
+                recorder.add,
+                node_type=args["type"],
+                title=args["title"],
+                description=args.get("description", ""),
+                confidence=args.get("confidence"),
+                parent=args.get("parent"),
+                edge_type=args.get("edge_type"),
+            )
+        return _logged_result(logged)
+
+
+def _logged_result(logged: Logged) -> ToolResult:
+    lines = []
+    if logged.node is not None:
+        lines.append(f"Logged {logged.node.node_type} {logged.node.id}: {logged.node.title}")
+    if logged.edge is not None:
+        lines.append(f"Linked {logged.edge.from_id} --{logged.edge.edge_type}--> "
+                     f"{logged.edge.to_id}")  # fmt: skip
+    if logged.change is not None:
+        what = ", ".join(
+            f"{key} {value}"
+            for key, value in (("status", logged.change.status),
+                               ("confidence", logged.change.confidence))
+            if value is not None
+        )  # fmt: skip
+        lines.append(f"Updated {logged.change.node_id}: {what}")
+    metadata: dict[str, Any] = {}
+    if logged.uncertain:
+        lines.append(
+            f"Confidence below 50: {len(logged.uncertain)} dependent node(s) are now "
+            "uncertain: " + "; ".join(_row(n) for n in logged.uncertain)
+        )
+        metadata["uncertain"] = [n.id for n in logged.uncertain]
+    if logged.node is not None:
+        metadata["node_id"] = logged.node.id
+    return ToolResult("\n".join(lines), metadata=metadata)
+
+
+class DecisionQuery(BuiltinTool):
+    name = "decision_query"
+    description = (
+        "Look up the project's decision graph (this and earlier sessions): `goals` (active "
+        "goals), `recent` (recent decisions), `pulse` (health: gaps, low confidence, stale, "
+        "orphans), `search` (full text over titles and descriptions, needs `text`), `node` "
+        "(one node and its neighbourhood, needs `node_id`), `narrative` (a goal's story, "
+        "needs `node_id`)."
+    )
+    risk = "read"
+    parameters = schema({
+        "query": {"type": "string", "enum": list(QUERIES)},
+        "text": {"type": "string", "description": "Words to search for (query=search)."},
+        "node_id": {"type": "string", "description": "A node id (query=node or narrative)."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+    }, required=("query",))  # fmt: skip
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        recorder = recorder_from(ctx)
+        return ToolResult(await asyncio.to_thread(self._answer, recorder, args))
+
+    def _answer(self, recorder: DecisionRecorder, args: dict[str, Any]) -> str:
+        index = recorder.index()
+        root = recorder.workspace_root
+        query, limit = args["query"], args["limit"]
+        if query == "goals":
+            rows = index.nodes(workspace_root=root, types=["goal"], statuses=["active"],
+                               limit=limit)  # fmt: skip
+            return "\n".join(map(_row, rows)) or "No active goals."
+        if query == "recent":
+            rows = index.nodes(workspace_root=root, types=["decision"], limit=limit)
+            return "\n".join(map(_row, rows)) or "No decisions yet."
+        if query == "pulse":
+            return render_pulse(pulse(index, root))
+        if query == "search":
+            if not args.get("text"):
+                raise ToolError("query=search needs `text`: the words to look for")
+            rows = index.search(args["text"], workspace_root=root, limit=limit)
+            return "\n".join(map(_row, rows)) or f"Nothing matches {args['text']!r}."
+        node_id = args.get("node_id")
+        if not node_id:
+            raise ToolError(f"query={query} needs `node_id`")
+        row = index.node(node_id)
+        if row is None or (root and row.workspace_root != root):
+            raise ToolError(f"no node {node_id!r}; find ids with query=goals, recent or search")
+        if query == "narrative":
+            nodes = goal_subgraph(index, row.id)
+            return narrative(nodes, index.edges(node_ids=[n.id for n in nodes]), row.title)
+        lines = [_row(row)]
+        if row.description:
+            lines.append(row.description)
+        for edge in index.edges(node_ids=[row.id]):
+            other_id = edge.to_id if edge.from_id == row.id else edge.from_id
+            other = index.node(other_id)
+            arrow = "->" if edge.from_id == row.id else "<-"
+            label = _row(other) if other is not None else other_id
+            lines.append(f"  {arrow} {edge.edge_type} {label}")
+        return "\n".join(lines)
+
+
+def decision_tools() -> list[Any]:
+    return [DecisionLog(), DecisionQuery()]
+
+
+def export_graph(recorder: DecisionRecorder, fmt: str) -> str:
+    index = recorder.index()
+    nodes = index.nodes(workspace_root=recorder.workspace_root, newest_first=False)
+    return export(nodes, index.edges(workspace_root=recorder.workspace_root), fmt)

@@ -1,0 +1,82 @@
+"""The thread index for `loom list` and `loom search`, with the stdlib only.
+
+`loom.cli.fast` answers those two commands before Typer, pydantic or any SDK is
+imported; this module is its way to the index (the Workspace's `threads.list` and
+`threads.search` read the same index through the store).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from loom.store.index import ThreadIndex
+
+
+def has_words(query: str) -> bool:
+    """Whether a search query has anything to search for."""
+    from loom.store.search_text import fts_query
+
+    return fts_query(query) is not None
+
+
+def fresh_index(warn: Callable[[str], None]) -> ThreadIndex:
+    """The index, up to date with the thread files; `warn(line)` hears about files
+    moved to quarantine, skipped files and an index that could not be used."""
+    return _index_if_fresh() or _refreshed_index(warn)
+
+
+def _index_if_fresh() -> ThreadIndex | None:
+    """The common case in a few ms: loom.db exists and no thread file changed since the
+    last scan. No pathlib, no writes; anything unexpected defers to `_refreshed_index`."""
+    import sqlite3
+
+    from loom._xdg import roots
+    from loom.store.db import connect, migrate
+    from loom.store.index import COMPONENT, MIGRATIONS, ThreadIndex
+
+    data = roots()[0]
+    database = os.path.join(data, "loom.db")
+    if not os.path.exists(database):
+        return None
+    try:
+        conn = connect(database)
+    except sqlite3.Error:
+        return None
+    try:
+        index = ThreadIndex(conn)
+        if migrate(conn, COMPONENT, MIGRATIONS) != len(MIGRATIONS):
+            raise sqlite3.DatabaseError("index schema is newer than this Loom")
+        if index.is_fresh(os.path.join(data, "threads")):
+            return index
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
+
+
+def _refreshed_index(warn: Callable[[str], None]) -> ThreadIndex:
+    from loom.paths import LoomPaths
+    from loom.store.index_sync import open_index, refresh
+
+    paths = LoomPaths.from_env()
+    index, note = open_index(paths)
+
+    def say_indexing(count: int) -> None:
+        warn(f"indexing {count} thread files for search (once); one moment…")
+
+    index, report, fallback = refresh(index, paths, progress=say_indexing)
+    note = note or fallback
+    if note:
+        warn(f"note: {note}; reading thread files directly")
+    if report.quarantined:
+        warn(
+            f"moved {len(report.quarantined)} unreadable thread file(s) to "
+            f"{paths.quarantine_dir} (see `loom doctor`)"
+        )
+    for path, why in report.unreadable:
+        warn(f"skipped {path}: {why}")
+    return index

@@ -1,0 +1,372 @@
+"""Workspace: the one front door every face holds (REPL, `loom run`, web, MCP, ACP).
+
+Built once from a LoomConfig and cheap to build (stores, SDKs, tree-sitter and language
+servers load on first use), it owns the thread store, the tool set, provider
+construction, the grants and the repo services, and runs many sessions at once:
+
+    ws = Workspace.open(cwd=Path.cwd(), overrides={"model.default": "openai:gpt-5"})
+    session = await ws.start_session(SessionSpec(headless=True))
+    session.subscribe(print)
+    answer = await session.send_message("fix the failing test")
+    await ws.shutdown()
+
+History, sync, grants and the repo map are `ws.threads`, `ws.sync`, `ws.grants` and
+`ws.repo`. Problems a person must fix are `LoomError`s raised before any turn starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from loom.core.errors import NotFound, SetupError
+from loom.paths import LoomPaths
+from loom.session.bus import EventBus
+from loom.session.decisions_api import DecisionsApi
+from loom.session.grants_api import GrantsApi
+from loom.session.headless import OnRefusal
+from loom.session.repo_api import RepoApi
+from loom.session.sync_api import SyncApi
+from loom.session.threads_api import ThreadsApi
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+    from loom.core.thread import Thread
+    from loom.llm.base import Provider
+    from loom.session.manager import SessionManager
+    from loom.session.session import Session
+    from loom.tools.base import Tool, ToolRegistry
+
+log = logging.getLogger(__name__)
+REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """What a face asks for when it starts (or resumes) a session."""
+
+    model: str | None = None  # provider:model-id; None: model.default (resumed: the thread's)
+    thread: str | None = None  # id or unique prefix of a thread to continue
+    private: bool = False  # the thread never syncs
+    mode: Literal["normal", "architect"] = "normal"
+    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
+    auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
+    headless: bool = False  # nobody can answer: what would ask is refused
+    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
+    cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
+    extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class ActiveSession:
+    id: str
+    thread_id: str
+    title: str
+    status: str
+    model: str
+    mode: str
+
+
+@dataclass
+class _Running:
+    session: Session
+    cleanups: list[Callable[[], Any]] = field(default_factory=list)
+
+
+class Workspace:
+    def __init__(
+        self,
+        config: LoomConfig,
+        paths: LoomPaths | None = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+    ) -> None:
+        self.config = config
+        self.paths = paths or LoomPaths.from_env()
+        self.project_root: Path = config.project_root
+        self.bus = EventBus()
+        self._provider_factory = provider_factory
+        self._store: Any = None
+        self._manager: SessionManager | None = None
+        self._running: dict[str, _Running] = {}
+        self.threads = ThreadsApi(self)
+        self.sync = SyncApi(self)
+        self.grants = GrantsApi(self)
+        self.decisions = DecisionsApi(self)
+        self.repo = RepoApi.for_config(config)
+
+    @classmethod
+    def open(
+        cls,
+        cwd: Path | None = None,
+        overrides: dict[str, Any] | None = None,
+        *,
+        paths: LoomPaths | None = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+    ) -> Workspace:
+        """The workspace of the project around `cwd`, with every config layer read;
+        ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys."""
+        from loom.config import load_config
+
+        config = load_config(cwd, overrides, paths=paths)
+        return cls(config, paths, provider_factory)
+
+    @classmethod
+    def for_data(cls, paths: LoomPaths | None = None) -> Workspace:
+        """A workspace for commands that touch only Loom's own data (history, sync,
+        grants): default configuration, no project config read."""
+        from loom.config import LoomConfig
+
+        return cls(LoomConfig(project_root=Path.cwd()), paths)
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.config.warnings)
+
+    # -- owned parts, built on first use ----------------------------------------------
+
+    @property
+    def store(self) -> Any:
+        """The thread store sessions save to: syncing when logged in, else local."""
+        if self._store is None:
+            from loom.store.factory import open_thread_store
+
+            self._store = open_thread_store(self.paths, self.config)
+            self._store_forwarding()
+        return self._store
+
+    @property
+    def store_is_open(self) -> bool:
+        return self._store is not None
+
+    @property
+    def manager(self) -> SessionManager:
+        if self._manager is None:
+            from loom.session.manager import SessionManager
+            from loom.session.options import SessionOptions
+
+            self._manager = SessionManager(
+                store=self.store, bus=self.bus, options=SessionOptions.from_config(self.config)
+            )
+            if self.config.repo.map_tokens > 0:
+                from loom.session.repo_map import repointel_hook
+
+                self._manager.repo_map_factory = repointel_hook
+        return self._manager
+
+    def provider_factory(self) -> Callable[[str], Provider]:
+        if self._provider_factory is None:
+            from loom.session.providers import provider_factory
+
+            self._provider_factory = provider_factory(self.config)
+        return self._provider_factory
+
+    def tool_registry(self, project_root: Path, extra: Sequence[Tool] = ()) -> ToolRegistry:
+        """The built-in tools set up from [shell] and [repo], then `extra`."""
+        from loom.tools.defaults import default_registry
+
+        registry = default_registry(project_root, self.config)
+        for tool in extra:
+            registry.register(tool)
+        return registry
+
+    def check_model(self, model: str) -> None:
+        """SetupError, in one line, for a malformed name, unknown provider or no key."""
+        from loom.session.providers import check_model
+
+        check_model(model, self.provider_factory())
+
+    # -- sessions ---------------------------------------------------------------------
+
+    async def start_session(self, spec: SessionSpec | None = None) -> Session:
+        """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
+        NotFound when it cannot start; nothing is written until the first message."""
+        from loom.config import load_project_rules
+        from loom.session.decisions_hook import SessionDecisions, decision_tools
+        from loom.session.headless import build_policy
+        from loom.session.providers import PrebuiltProvider
+        from loom.store.base import ThreadLocked
+
+        spec = spec or SessionSpec()
+        cwd = (spec.cwd or Path.cwd()).resolve()
+        thread = self._thread_to_resume(spec.thread) if spec.thread else None
+        model = (spec.model or self.config.model.default).strip()
+        if thread is not None and spec.model is None and thread.provider and thread.model:
+            model = f"{thread.provider}:{thread.model}"  # a resumed thread keeps its model
+        # Building the provider imports its SDK, the slowest step of start-up: do it on a
+        # worker thread while the tools, the policy and the session are put together.
+        prebuilt = PrebuiltProvider(self.provider_factory(), model)
+        root = self.project_root
+        if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
+            root = Path(thread.workspace_root)  # a resumed thread works where it started
+        tools = self.tool_registry(root, [*spec.extra_tools, *decision_tools()])
+        try:
+            prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
+        except SetupError as exc:
+            if spec.model is None and thread is None:  # the name came from configuration
+                raise SetupError(
+                    f"{exc} (model.default is {model!r}; `loom config` shows where it is set)"
+                ) from exc
+            raise
+        policy = build_policy(
+            self.config,
+            self.paths.database,
+            root,
+            auto_approve=spec.auto_approve,
+            headless=spec.headless,
+            on_refusal=spec.on_refusal,
+        )
+        try:
+            session = await self.manager.start_session(
+                model=model,
+                project_path=root,
+                title=spec.title,
+                tools=tools,
+                thread=thread,
+                private=spec.private,
+                mode=spec.mode,
+                project_rules=load_project_rules(root, cwd),
+                max_turns=spec.max_turns,
+                provider_factory=prebuilt,
+                permissions=policy,
+            )
+        except ThreadLocked as exc:
+            from loom.core.errors import Busy
+
+            raise Busy(str(exc)) from exc
+        except (ValueError, LookupError) as exc:
+            raise SetupError(str(exc)) from exc
+        if spec.private and not session.thread.is_private:
+            from loom.core.thread import ThreadVisibility
+
+            # --private on resume: from now on this thread never leaves the machine
+            session.thread.is_private = True
+            session.thread.visibility = ThreadVisibility.PRIVATE
+        running = self._running[session.id] = _Running(session)
+        decisions = SessionDecisions(session, self.paths)
+        running.cleanups.append(decisions.close)
+        return session
+
+    async def resume(self, thread: str, **spec: Any) -> Session:
+        """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""
+        return await self.start_session(SessionSpec(thread=thread, **spec))
+
+    def find_session(self, session_id: str) -> Session | None:
+        running = self._running.get(session_id)
+        return running.session if running is not None else None
+
+    def list_active(self) -> list[ActiveSession]:
+        return [
+            ActiveSession(
+                id=s.id,
+                thread_id=s.thread.id,
+                title=s.thread.title,
+                status=s.get_status(),
+                model=s.model,
+                mode=s.get_mode(),
+            )
+            for s in (r.session for r in self._running.values())
+        ]
+
+    def on_close(self, session_id: str, cleanup: Callable[[], Any]) -> None:
+        """Run `cleanup()` (sync or async) when the session stops."""
+        running = self._running.get(session_id)
+        if running is None:
+            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
+        running.cleanups.append(cleanup)
+
+    async def stop_session(self, session_id: str) -> None:
+        """Stop a session: interrupt its turn, answer open calls, snapshot git, save."""
+        running = self._running.pop(session_id, None)
+        if running is None:
+            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
+        try:
+            await self.manager.stop_session(session_id)
+        finally:
+            for cleanup in reversed(running.cleanups):
+                try:
+                    outcome = cleanup()
+                    if asyncio.iscoroutine(outcome):
+                        await outcome
+                except Exception:  # one failed cleanup must not keep the others from running
+                    log.exception("cleanup of session %s failed", session_id)
+            await self._close_language_servers(running.session.project_root)
+
+    async def shutdown(self) -> None:
+        """Stop every session, the repo watcher, language servers and the store."""
+        for session_id in list(self._running):
+            await self.stop_session(session_id)
+        if self._manager is not None:
+            await self._manager.shutdown()
+        self.repo.stop_watching()
+        self.decisions.close()
+        await self._close_language_servers(self.project_root)
+        store, self._store = self._store, None
+        from loom.store.local import LocalThreadStore
+
+        # a syncing store has a worker thread to stop; the local store's SQLite
+        # connection belongs to the save thread and goes with the process
+        if store is not None and not isinstance(store, LocalThreadStore):
+            store.close()
+
+    async def watch_repo(self) -> bool:
+        """Keep the repo index current ([repo] watch_enabled); each change is published
+        on the bus topic `repo:updates`. For long-lived faces. False when not watching."""
+        return await self.repo.watch(lambda update: self.bus.publish(REPO_UPDATES, update))
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _thread_to_resume(self, ref: str) -> Thread:
+        from loom.session.threads_api import person_errors
+        from loom.store.base import ThreadNotFound
+
+        store = self.store
+        try:
+            with person_errors():
+                thread = store.load(store.resolve(ref))
+                if thread is None:
+                    raise ThreadNotFound(ref)
+        except NotFound as exc:
+            raise SetupError(str(exc)) from exc
+        except ValueError as exc:
+            raise SetupError(str(exc)) from exc
+        return thread
+
+    def _store_forwarding(self) -> None:
+        """Publish the syncing store's notices (conflicts merged, rejected pushes, a refused
+        token) as `sync_error` events on the topic of the session of that thread (every
+        session's when none has it), so every face shows them. The store calls back from
+        its worker thread, hence `call_soon_threadsafe`."""
+        if not hasattr(self._store, "on_event"):
+            return  # the local store never syncs
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: nobody to tell but the log
+        from loom.core.events import topic_for
+
+        def publish(notice: Any) -> None:
+            sessions = [r.session for r in self._running.values()]
+            targets = [s for s in sessions if s.thread.id == notice.thread_id] or sessions
+            for session in targets:
+                self.bus.publish(topic_for(session.id), notice.as_event(session.id))
+
+        def forward(notice: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: the run has ended
+                loop.call_soon_threadsafe(publish, notice)
+
+        self._store.on_event = forward
+
+    async def _close_language_servers(self, root: Path) -> None:
+        import sys
+
+        if any(r.session.project_root == root for r in self._running.values()):
+            return  # another session still uses them
+        lsp = sys.modules.get("loom.lsp.supervisor")  # only if a tool started one
+        if lsp is not None:
+            await lsp.aclose_project(root)
