@@ -144,6 +144,8 @@ def test_architect_mode_plans_then_edits(server: FakeLlmServer, project: Path) -
     child.sendline("add a greeting")
     child.expect("Plan: Add a greeting module")
     child.expect(r"1\. \[create\] greet\.py: a hello\(\) function")
+    child.expect(r"Carry out this plan\? \[y\] yes")
+    child.send("y")
     child.expect("Step 1/1 greet.py: started")
     child.expect(r"\[y\] once")
     child.send("y")

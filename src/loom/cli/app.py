@@ -59,13 +59,24 @@ def _root(
     continue_latest: bool = typer.Option(
         False, "--continue", "-c", help="Chat on in the newest thread of this project."
     ),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        "-y",
+        help="Chat without questions: every tool call (but the dangerous-command floor) "
+        "runs and architect plans are carried out unasked.",
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     ctx.obj = {"model": model, "private": private}  # commands read these as defaults
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
-        raise typer.Exit(start_chat(model=model, private=private, continue_latest=continue_latest))
+        raise typer.Exit(
+            start_chat(
+                model=model, private=private, continue_latest=continue_latest, auto_approve=yes
+            )
+        )
 
 
 def build_app() -> typer.Typer:

@@ -154,3 +154,39 @@ def applied_diff_lines(diff: str) -> tuple[Text, int]:
     """An applied edit's diff for the transcript, folded after APPLIED_DIFF_LINES."""
     shown, more = folded(diff, APPLIED_DIFF_LINES)
     return styled_body(shown, "diff"), more
+
+
+PLAN_KEYS = {"y": "yes", "e": "edit", "n": "no"}
+
+
+async def ask_plan(renderer: Any, interactive: bool) -> tuple[str, str]:
+    """Architect mode: carry out the plan just shown (y), change it (e: the person says
+    what), or not (n, Esc). Ctrl-C is a no as well."""
+    question = "Carry out this plan? [y] yes  [e] edit (say what to change)  [n] no (Esc) › "
+    result = await read_answer(question, PLAN_KEYS, interactive=interactive)
+    if result == "edit":
+        change = await _read_change(interactive)
+        renderer.line(f"  → change the plan: {change}" if change else "  → no", style="dim")
+        return ("edit", change) if change else ("no", "")
+    verdict = result if result in ("yes", "no") else "no"
+    renderer.line(f"  → {verdict}", style="dim")
+    return verdict, ""
+
+
+async def _read_change(interactive: bool) -> str:
+    prompt = "  what should change? (Enter sends, Esc cancels) › "
+    if not interactive:
+        import sys
+
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        return (await asyncio.to_thread(sys.stdin.readline)).strip()
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings
+
+    bindings = KeyBindings()
+    bindings.add("escape", eager=True)(lambda e: e.app.exit(result=""))
+    try:
+        return (await PromptSession(key_bindings=bindings).prompt_async(prompt)).strip()
+    except (EOFError, KeyboardInterrupt):
+        return ""

@@ -86,6 +86,8 @@ class ChatRepl:
         )
         self.commands = SlashCommands(self)
         self.session.subscribe(self._on_event)
+        if not self.starter.request.auto_approve:  # --yes carries plans out unasked
+            self.session.options.plan_approval = self._approve_plan
         watch = asyncio.ensure_future(self.workspace.watch_repo())
         self._keep(watch)
         if self.prompt is not None:
@@ -199,7 +201,10 @@ class ChatRepl:
 
         old = self.starter
         request = StartRequest(
-            model=old.session.model, private=old.request.private, cwd=old.request.cwd
+            model=old.session.model,
+            private=old.request.private,
+            auto_approve=old.request.auto_approve,
+            cwd=old.request.cwd,
         )
         await old.close()
         self.starter = SessionStarter(request)
@@ -251,6 +256,20 @@ class ChatRepl:
     def _keep(self, task: asyncio.Future[Any]) -> None:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    async def _approve_plan(self, _plan: Any) -> tuple[str, str]:
+        """Architect mode: the plan was just shown (its event); y / edit / n."""
+        from loom.cli.approve import ask_plan
+
+        async with self._permission_lock:
+            self.status.pause()
+            try:
+                return await ask_plan(self.renderer, self.interactive)
+            except Exception as exc:  # a broken question declines, and the REPL goes on
+                self.renderer.line(f"error at the plan question: {exc}; declined", style="red")
+                return "no", ""
+            finally:
+                self.status.resume()
 
     async def _ask_permission(self, event: Any) -> None:
         """Show what would happen, ask, answer the session, and never leave the turn

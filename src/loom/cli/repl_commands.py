@@ -24,6 +24,7 @@ BUILTIN = {
     "/exit": "leave (Ctrl-D does the same); the thread is saved",
 }
 DIFF_PAGE_LINES = 60  # a longer /diff goes through the pager
+MAX_NEW_FILES = 50  # untracked files /diff shows whole
 
 
 def custom_commands(project_root: Path) -> dict[str, Path]:
@@ -144,8 +145,8 @@ class SlashCommands:
             self.line(f"nothing changed since {start[:10]} (the thread's starting commit)")
             return
         self.line(f"changes since {start[:10]} (the thread's starting commit):", style="bold")
-        if untracked.strip():
-            self.line("new files not yet in git: " + ", ".join(untracked.split()), style="green")
+        for path in untracked.splitlines()[:MAX_NEW_FILES]:  # new files, shown whole
+            text += await _git(self.root, "diff", "--no-index", "--", "/dev/null", path)
         if len(text.splitlines()) > DIFF_PAGE_LINES and self.repl.interactive:
             import pydoc
 

@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-BARE_FLAGS = {"--private": "private", "-c": "continue", "--continue": "continue"}
+BARE_FLAGS = {
+    "--private": "private",
+    "-c": "continue",
+    "--continue": "continue",
+    "-y": "yes",
+    "--yes": "yes",
+}
 
 
 def try_bare_repl(args: list[str]) -> int | None:
@@ -34,6 +40,7 @@ def try_bare_repl(args: list[str]) -> int | None:
         model=options.get("model"),
         private=bool(options.get("private")),
         continue_latest=bool(options.get("continue")),
+        auto_approve=bool(options.get("yes")),
     )
 
 
@@ -43,6 +50,7 @@ def start_chat(
     private: bool = False,
     thread_id: str | None = None,
     continue_latest: bool = False,
+    auto_approve: bool = False,
     cwd: Path | None = None,
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
@@ -55,6 +63,7 @@ def start_chat(
         private=private,
         thread_id=thread_id,
         continue_latest=continue_latest,
+        auto_approve=auto_approve,
         cwd=cwd,
     )
     try:
@@ -72,10 +81,13 @@ async def _chat(request: Any) -> int:
     try:
         code = await repl.run()
     finally:
+        starter = repl.starter  # /clear replaces it
         session = starter.session
         await starter.close()  # stops the session (the thread is saved) and the workspace
     if session is None:
         return 1 if repl.failure else code
+    if not session.thread.messages:  # nobody spoke: no thread file was made
+        return code
     say = repl.renderer.line
     usage = session.usage
     if usage.input_tokens or usage.output_tokens:

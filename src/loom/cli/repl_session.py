@@ -26,6 +26,7 @@ class StartRequest:
     private: bool = False
     thread_id: str | None = None
     continue_latest: bool = False  # `loom -c`: the newest thread of this project
+    auto_approve: bool = False  # --yes: tools run and architect plans go ahead unasked
     cwd: Path | None = None
 
 
@@ -103,6 +104,7 @@ class SessionStarter:
                 SessionSpec(
                     model=self.request.model,
                     private=self.request.private,
+                    auto_approve=self.request.auto_approve,
                     thread=thread_id,
                     cwd=self.cwd,
                 )

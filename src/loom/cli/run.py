@@ -194,6 +194,13 @@ class HeadlessRun:
         kind = getattr(event, "type", "")
         if self.activity is not None and kind != "text_delta":
             self.activity.render(event)
+        elif kind == "llm_retry" and self.options.output_format == "text":
+            # never silent for the length of a backoff: say what failed and when it retries
+            self.err.write(
+                f"loom: model call failed ({' '.join(event.error.split())}); retrying in "
+                f"{event.delay_seconds:.1f} s (attempt {event.attempt})\n"
+            )
+            self.err.flush()
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
             from loom.session import NoPendingPermission
 

@@ -147,7 +147,9 @@ def restore_command(
 
 
 def resume_command(
-    ref: str = typer.Argument(..., help=ID_HELP),
+    ref: str = typer.Argument(
+        None, help=ID_HELP + " Leave it out to pick one from a list (in a terminal)."
+    ),
     prompt: str = typer.Option(
         None, "--prompt", "-p", help="Continue headlessly with this message (as `loom run`)."
     ),
@@ -159,6 +161,10 @@ def resume_command(
     from loom.cli.chat import continue_thread
     from loom.cli.render_thread import print_resume_summary
 
+    if ref is None:
+        ref = _pick_thread()
+        if ref is None:
+            return  # the person cancelled the picker
     with _errors():
         threads = _workspace().threads
         thread = threads.load(ref)
@@ -169,6 +175,27 @@ def resume_command(
     code = continue_thread(thread.id, prompt)
     if code:
         raise typer.Exit(code)
+
+
+def _pick_thread() -> str | None:
+    """`loom resume` alone: the picker in a terminal; otherwise say what to pass."""
+    import asyncio
+    import sys
+
+    from loom.session.lookup import recent_threads
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(
+            "error: give a thread ID (see `loom list`); the picker needs a terminal.", err=True
+        )
+        raise typer.Exit(2)
+    threads = recent_threads()
+    if not threads:
+        typer.echo("No threads yet. Start one with `loom`.")
+        return None
+    from loom.cli.thread_picker import pick_thread
+
+    return asyncio.run(pick_thread(threads))
 
 
 def doctor_command(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 class SessionOptions:
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
     reserved_output_tokens: int = 8192  # context.reserved_output_tokens
     max_context_tokens: int | None = None  # None: the model catalog's window
@@ -33,6 +34,9 @@ class SessionOptions:
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
+    # architect mode: asked with each plan before any step runs; answers ("yes", ""),
+    # ("no", "") or ("edit", what to change). None (headless, --yes): carried out at once.
+    plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
 
     @classmethod
@@ -40,6 +44,7 @@ class SessionOptions:
         """The options [model], [context], [repo] and [shell] configure."""
         options = cls(
             retry=RetryPolicy(max_retries=config.model.max_retries),
+            stall_timeout=config.model.stall_timeout,
             architect_model=config.model.architect,
             editor_model=config.model.editor,
             reserved_output_tokens=config.context.reserved_output_tokens,
