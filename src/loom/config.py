@@ -94,6 +94,9 @@ class PermissionsSection(_Section):
 class ShellSection(_Section):
     timeout: float = Field(default=120.0, gt=0)
     max_output_bytes: int = Field(default=30_000, gt=0)
+    # Secret variables (`*_API_KEY`, `*_TOKEN`, ...) are kept from agent commands unless
+    # named here (names or globs like "GITHUB_*"); their values are still masked in output.
+    pass_env: list[str] = Field(default_factory=list)
 
 
 class ContextSection(_Section):
@@ -126,6 +129,28 @@ class UiSection(_Section):
     show_tool_output: bool = True  # print a short preview of each tool result in the REPL
 
 
+class McpServerSettings(_Section):
+    """One external MCP server: `command` (+ args, env, cwd) for stdio, or `url` (+ headers)
+    for streamable HTTP. Which of the two is set is checked when the server starts, so one
+    bad entry is reported on its own and never stops the rest of Loom."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout: float = Field(default=60.0, gt=0)  # seconds per tool call
+
+
+class McpSection(_Section):
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    tool_tokens: int = Field(default=8000, ge=0)  # beyond this the agent gets names + lookup
+    startup_timeout: float = Field(default=30.0, gt=0)  # seconds to connect to one server
+    max_result_chars: int = Field(default=100_000, gt=0)  # longer tool results are cut
+
+
 class LoomConfig(_Section):
     model: ModelSection = Field(default_factory=ModelSection)
     providers: ProvidersSection = Field(default_factory=ProvidersSection)
@@ -136,6 +161,7 @@ class LoomConfig(_Section):
     lsp: LspSection = Field(default_factory=LspSection)
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
+    mcp: McpSection = Field(default_factory=McpSection)
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

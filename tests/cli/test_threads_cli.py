@@ -155,7 +155,9 @@ def test_doctor_reports_bad_files_and_repairs(saved: list, capsys) -> None:
     code, out, _ = run(["doctor"], capsys)
     assert code == 1 and "unreadable thread files: 1" in out and "--repair" in out
     code, out, _ = run(["doctor", "--repair"], capsys)
-    assert code == 0 and "Quarantined files: 1" in out and bad.name in out
+    # Quarantined: only a person can fix it, so doctor says so and exits 1.
+    assert code == 1 and "Quarantined files: 1" in out and bad.name in out
+    assert "loom doctor --restore" in out
     assert not bad.exists()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from loom.repointel.ignore import IgnoreRules
+from loom.ignore import IgnoreRules
 from loom.repointel.scan import scan_project
 
 from .conftest import git, write

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from loom.repointel.service import RepoIntel
+from loom.session.toolset import default_registry
 from loom.tools.base import ToolContext, ToolError
-from loom.tools.defaults import default_registry
 
 from .conftest import write
 

@@ -113,12 +113,12 @@ def test_doctor_repair_rebuilds_and_cleans_leftovers() -> None:
     (store.threads_dir / f".{threads[1].id}.json.999999999.tmp").write_bytes(b"{")
     report = doctor.diagnose(store.paths)
     assert report.not_indexed == [threads[0].id]
-    assert [p.name for p in report.temp_files] == [f".{threads[1].id}.json.999999999.tmp"]
+    # A dead process's temp file is removed while looking, and is no problem.
+    assert report.cleaned_temp_files == (1, 1) and report.problems == 1
     assert not report.healthy
     repaired = doctor.repair(store.paths)
     assert repaired.healthy, repaired
     assert repaired.threads == repaired.indexed == 3
-    assert any("temp file" in line for line in repaired.repaired)
 
 
 def test_an_unreadable_entry_is_reported_once_not_retried_on_every_list() -> None:

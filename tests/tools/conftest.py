@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
+from loom.session.toolset import default_registry
 from loom.tools.base import ToolContext, ToolRegistry, ToolResult
-from loom.tools.defaults import default_registry
 
 
 @pytest.fixture

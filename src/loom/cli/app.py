@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 
 import typer
 
@@ -20,6 +21,8 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.config_cmd",
     "loom.cli.permissions",
     "loom.cli.decisions",
+    "loom.cli.mcp",
+    "loom.cli.plugins",
 ]
 
 app = typer.Typer(
@@ -91,10 +94,18 @@ STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.
 
 
 def run_app(args: list[str]) -> None:
-    if not args:  # plain `loom`: the root callback opens the REPL
-        app(args=args, prog_name="loom")
-    elif args[0] in STANDALONE_COMMANDS and "--help" not in args:
-        importlib.import_module(STANDALONE_COMMANDS[args[0]]).register(app)
-        app(args=args, prog_name="loom")
-    else:
-        build_app()(args=args, prog_name="loom")
+    from loom.session import LoomError
+
+    try:
+        if not args:  # plain `loom`: the root callback opens the REPL
+            app(args=args, prog_name="loom")
+        elif args[0] in STANDALONE_COMMANDS and "--help" not in args:
+            importlib.import_module(STANDALONE_COMMANDS[args[0]]).register(app)
+            app(args=args, prog_name="loom")
+        else:
+            build_app()(args=args, prog_name="loom")
+    except LoomError as exc:  # any command: one line, never a traceback
+        from loom.cli._output import error_line
+
+        sys.stderr.write(error_line(exc) + "\n")
+        raise SystemExit(1) from None

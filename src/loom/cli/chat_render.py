@@ -50,10 +50,12 @@ class EventRenderer:
         project_root: Path | None = None,
         before_write: Callable[[], None] | None = None,
         markdown: bool = False,
+        show_progress: bool = True,
     ) -> None:
         self.console = console
         self.before_write = before_write  # e.g. erase the spinner line
         self.markdown = markdown  # answers rendered as Markdown, block by block
+        self.show_progress = show_progress  # False: a spinner line shows tool progress
         self._stream: MarkdownStream | None = None
         self._blocks = 0  # Markdown blocks printed for the current message
         self.project_root = project_root  # set: edits show their applied diff
@@ -158,7 +160,7 @@ class EventRenderer:
             self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
 
     def _on_tool_progress(self, event: Any) -> None:
-        if event.message:
+        if event.message and self.show_progress:
             self.line(f"  … {event.message}", style="dim")
 
     def _on_tool_complete(self, event: Any) -> None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from loom.cli._output import error_line
+
 
 def register(app: typer.Typer) -> None:
     app.command("config", help="Show the effective configuration and where it came from.")(
@@ -26,7 +28,7 @@ def config_command(
     try:
         config = load_config(cwd)
     except ConfigError as exc:
-        typer.echo(f"loom: {exc}", err=True)
+        typer.echo(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in config.warnings:
         typer.echo(f"loom: warning: {warning}", err=True)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import typer
+
+from loom.cli._output import person_errors
 
 decisions_app = typer.Typer(
     help="The decision graph: goals, decisions, options, actions and outcomes the agent "
@@ -24,17 +24,6 @@ def _api() -> Any:
     from loom.session import Workspace
 
     return Workspace.open().decisions
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    from loom.session import BadInput, LoomError
-
-    try:
-        yield
-    except LoomError as exc:
-        typer.echo(f"error: {exc}.", err=True)
-        raise typer.Exit(2 if isinstance(exc, BadInput) else 1) from exc
 
 
 def _row_dict(node: Any) -> dict[str, Any]:
@@ -58,7 +47,7 @@ def list_command(
     """List the newest nodes of this project's decision graph."""
     if ctx.invoked_subcommand is not None:
         return
-    with _errors():
+    with person_errors(bad_input_code=2):
         rows = _api().list(
             types=node_type, statuses=status, thread=thread, limit=limit,
             all_projects=all_projects,
@@ -96,7 +85,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """One node: what it says, its links, and whether it is uncertain."""
-    with _errors():
+    with person_errors(bad_input_code=2):
         view = _api().show(node_id)
     node = view.node
     if as_json:
@@ -127,7 +116,7 @@ def show_command(
 @decisions_app.command("pulse")
 def pulse_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Health of the graph: goals, recent decisions, gaps, doubts, stale nodes, orphans."""
-    with _errors():
+    with person_errors(bad_input_code=2):
         api = _api()
         pulse = api.pulse()
     typer.echo(json.dumps(pulse.as_dict(), indent=2) if as_json else api.render_pulse(pulse))
@@ -139,7 +128,7 @@ def narrative_command(
     goal: str = typer.Option(None, "--goal", help="The story of this goal and what followed."),
 ) -> None:
     """A thread's or a goal's nodes as a timeline, in words."""
-    with _errors():
+    with person_errors(bad_input_code=2):
         typer.echo(_api().narrative(thread=thread, goal=goal))
 
 
@@ -149,7 +138,7 @@ def export_command(
     output: str = typer.Option(None, "--output", "-o", help="Write to this file."),
 ) -> None:
     """The whole project graph as Mermaid, Graphviz dot or JSON."""
-    with _errors():
+    with person_errors(bad_input_code=2):
         text = _api().export(fmt)
     if output:
         from pathlib import Path

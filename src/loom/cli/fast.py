@@ -70,8 +70,7 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
 
 
 def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) -> int:
-    index = _fresh_index()
-    rows = index.list(limit)
+    rows = _answer(lambda index: index.list(limit))
     out = out or sys.stdout
     if as_json:
         import json
@@ -92,9 +91,9 @@ def run_search(
 
     out = out or sys.stdout
     if not has_words(query):
-        sys.stderr.write("loom: the query has no words to search for; try a word or an id\n")
+        sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
         return 1
-    hits = _fresh_index().search(query, limit)
+    hits = _answer(lambda index: index.search(query, limit))
     if as_json:
         import json
 
@@ -116,10 +115,10 @@ def run_search(
     return 0
 
 
-def _fresh_index():  # -> loom.store.index.ThreadIndex
-    from loom.session.thread_index import fresh_index
+def _answer(query):  # (ThreadIndex -> T) -> T
+    from loom.session.thread_index import answer
 
-    return fresh_index(_warn)
+    return answer(query, _warn)
 
 
 def _warn(line: str) -> None:

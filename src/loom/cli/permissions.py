@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
+
+from loom.cli._output import fail, person_errors
 
 permissions_app = typer.Typer(
     help="Saved 'allow always' permission grants: list them, revoke them.",
@@ -26,16 +26,9 @@ def _grants() -> Any:
     return Workspace.for_data().grants
 
 
-@contextmanager
-def _errors() -> Iterator[None]:
+def _errors() -> Any:
     """One line on stderr: exit code 2 for bad input, 1 for the rest."""
-    from loom.session import BadInput, LoomError
-
-    try:
-        yield
-    except LoomError as exc:
-        typer.echo(f"error: {exc}.", err=True)
-        raise typer.Exit(2 if isinstance(exc, BadInput) else 1) from exc
+    return person_errors(bad_input_code=2)
 
 
 @permissions_app.command("list")
@@ -93,10 +86,7 @@ def revoke_command(
 ) -> None:
     """Revoke one grant by id, or all of them with --all."""
     if all_grants == (grant_id is not None):
-        typer.echo(
-            "error: give either a grant ID or --all (see `loom permissions list`).", err=True
-        )
-        raise typer.Exit(2)
+        fail("give either a grant ID or --all (see `loom permissions list`)", code=2)
     grants = _grants()
     if not grants.database.exists():
         typer.echo("No saved permission grants; nothing to revoke.")

@@ -12,6 +12,8 @@ from typing import Any
 
 import typer
 
+from loom.cli._output import error_line
+
 
 def _workspace() -> Any:
     from loom.session import Workspace
@@ -20,7 +22,7 @@ def _workspace() -> Any:
 
 
 def _error(exc: Exception) -> int:
-    typer.secho(f"error: {exc}", err=True, fg="red")
+    typer.secho(error_line(exc), err=True, fg="red")
     return 1
 
 
@@ -90,7 +92,7 @@ def _local_search(workspace: Any, query: str, limit: int, as_json: bool) -> int:
     try:
         hits = workspace.threads.search(query, limit)
     except Exception as exc:  # the fallback must say what went wrong, not crash
-        typer.secho(f"error: local search failed too: {exc}", err=True, fg="red")
+        typer.secho(error_line(f"local search failed too: {exc}"), err=True, fg="red")
         return 1
     rows = [
         {**asdict(hit.summary), "owner": "local", "snippet": hit.snippet, "rank": hit.rank}

@@ -83,6 +83,7 @@ class ChatRepl:
             project_root=Path(self.session.project_root),
             before_write=self.status.clear,
             markdown=True,
+            show_progress=not self.status.enabled,  # the spinner line shows it instead
         )
         self.commands = SlashCommands(self)
         self.session.subscribe(self._on_event)
@@ -147,7 +148,7 @@ class ChatRepl:
 
     def _fail(self, message: str) -> None:
         self.failure = message
-        sys.stderr.write(f"loom: {message}\n")
+        sys.stderr.write(f"loom: error: {message}\n")
         sys.stderr.flush()
 
     def on_start_failed(self) -> None:

@@ -72,10 +72,43 @@ def start_chat(
         return 130
 
 
+def _mcp_json_above(folder: Path) -> bool:
+    """Is there a project `.mcp.json` here or in a folder above (up to the git root)?"""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".mcp.json").is_file():
+            return True
+        if (candidate / ".git").exists():
+            return False
+    return False
+
+
+def _ask_mcp_approvals(request: Any) -> int | None:
+    """A project that defines MCP servers gets its questions before the prompt (they
+    start programs the repository chose); an exit code when its config is broken."""
+    from rich.console import Console
+
+    from loom.cli.mcp import ask_project_approvals
+    from loom.config import load_config
+    from loom.session import LoomError
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        config = load_config(request.cwd or Path.cwd(), {"model.default": request.model})
+    except LoomError as exc:
+        err.print(f"loom: error: {exc}", markup=False)
+        return 1
+    ask_project_approvals(config, err)
+    return None
+
+
 async def _chat(request: Any) -> int:
     from loom.cli.repl import ChatRepl
     from loom.cli.repl_session import SessionStarter
 
+    if sys.stdin.isatty() and _mcp_json_above((request.cwd or Path.cwd()).resolve()):
+        code = await asyncio.to_thread(_ask_mcp_approvals, request)
+        if code is not None:
+            return code
     starter = SessionStarter(request)
     repl = ChatRepl(starter)
     try:

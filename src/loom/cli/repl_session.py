@@ -127,7 +127,7 @@ class SessionStarter:
         import rich.console  # noqa: F401  (the renderer's, imported here off the loop)
 
         import loom.session.manager
-        import loom.tools.defaults  # noqa: F401
+        import loom.session.toolset  # noqa: F401
 
         build = provider_factory(config)
         model = (self.request.model or config.model.default).strip()

@@ -42,6 +42,7 @@ class Status:
         self.tool = ""
         self.retry_until = 0.0
         self.retry_note = ""
+        self.progress = ""  # the running tool's latest progress message
         self._drawn = False
         self._paused = 0
         self._task: asyncio.Task[None] | None = None
@@ -59,6 +60,9 @@ class Status:
                 self.phase = "idle"
         elif kind == "tool_executing":
             self.phase, self.since, self.tool = "tool", now, event.tool_name
+            self.progress = ""
+        elif kind == "tool_progress":
+            self.progress = " ".join(str(event.message or "").split())[:80]
         elif kind == "tool_complete":
             self.phase, self.since = "thinking", now
         elif kind == "llm_retry":
@@ -77,6 +81,8 @@ class Status:
             what = f"thinking {now - self.since:.1f}s"
         elif self.phase == "tool":
             what = f"running {self.tool} {now - self.since:.1f}s"
+            if self.progress:
+                what += f" ({self.progress})"
         elif self.phase == "retry":
             left = max(self.retry_until - now, 0.0)
             what = f"retrying in {left:.0f}s ({self.retry_note})"

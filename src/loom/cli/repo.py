@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from loom.cli._output import fail
+
 
 def register(app: typer.Typer) -> None:
     app.command("map", help="Show the ranked repo map Loom gives the model.")(map_command)
@@ -65,8 +67,7 @@ def diagnostics_command(
     try:
         found = asyncio.run(repo.diagnostics(paths, severity))
     except BadInput as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        fail(exc, code=2)
     status = 0
     for item in found:
         if item.failed:

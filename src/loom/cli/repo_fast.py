@@ -58,10 +58,10 @@ def open_project(path: Path | None):  # -> loom.session.RepoApi
     try:
         repo = RepoApi.at(path)
     except LoomError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"loom: error: {exc}\n")
         raise SystemExit(2) from exc
     for warning in repo.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(f"loom: warning: {warning}\n")
     return repo
 
 

@@ -113,7 +113,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     try:
         workspace = Workspace.open(cwd, {"model.default": options.model})
     except LoomError as exc:
-        err.write(f"loom: {exc}\n")
+        err.write(f"loom: error: {exc}\n")
         return 1
     for warning in workspace.warnings:
         err.write(f"loom: warning: {warning}\n")
@@ -149,7 +149,7 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
     try:
         return await workspace.start_session(spec)
     except LoomError as exc:
-        err.write(f"loom: {exc}\n")
+        err.write(f"loom: error: {exc}\n")
         return None
 
 
@@ -261,7 +261,7 @@ class HeadlessRun:
         if not result.is_error:
             return 0
         thread_id = self.session.thread.id
-        self.err.write(f"loom: {failure}\n")
+        self.err.write(f"loom: error: {failure}\n")
         self.err.write(f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n")
         return 1
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import typer
 
-from loom.cli._output import fail
+from loom.cli._output import person_errors
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -27,17 +25,6 @@ def _workspace() -> Any:
     return Workspace.for_data()
 
 
-@contextmanager
-def _errors(as_json: bool) -> Iterator[None]:
-    """A LoomError becomes one line (or {"error": ...} with --json) and exit code 1."""
-    from loom.session import LoomError
-
-    try:
-        yield
-    except LoomError as exc:
-        fail(str(exc), as_json)
-
-
 def login(
     server: str = typer.Option(..., "--server", help="The sync server's URL."),
     token: str = typer.Option(
@@ -46,7 +33,7 @@ def login(
     as_json: bool = JsonOpt,
 ) -> None:
     """Connect this machine to a sync server (checks the token first)."""
-    with _errors(as_json):
+    with person_errors(as_json):
         data = _workspace().sync.login(server, token)
     typer.echo(
         json.dumps(data)
@@ -69,7 +56,7 @@ def logout(as_json: bool = JsonOpt) -> None:
 
 def sync(as_json: bool = JsonOpt) -> None:
     """Push queued changes, pull threads changed on the server, and show the status."""
-    with _errors(as_json):
+    with person_errors(as_json):
         data = _workspace().sync.sync_now()
     error = data["error"]
     if as_json:
@@ -102,7 +89,7 @@ def share(
     as_json: bool = JsonOpt,
 ) -> None:
     """Change who may read a thread on the sync server."""
-    with _errors(as_json):
+    with person_errors(as_json):
         data = _workspace().sync.share(thread_ref, visibility, support)
     note = data.pop("note")
     if as_json:

@@ -7,14 +7,13 @@ is imported, with the same functions these commands call.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
+from loom.cli._output import person_errors
 from loom.cli.render_thread import print_resume_summary
 
 __all__ = ["print_resume_summary", "register"]
@@ -38,26 +37,6 @@ def register(app: typer.Typer) -> None:
         ("doctor", doctor_command),
     ]:
         app.command(name)(function)
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """Errors for a person become one clear line on stderr and exit code 1."""
-    from loom.session import LoomError
-
-    try:
-        yield
-    except LoomError as exc:
-        _fail(str(exc))
-
-
-def _fail(message: str) -> None:
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(
-        f"[red]loom: error:[/red] {escape(message)}", highlight=False, markup=True
-    )
-    raise typer.Exit(1)
 
 
 def _workspace() -> Workspace:
@@ -107,7 +86,7 @@ def show_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
     """Show a thread's conversation: messages, tool calls and (shortened) tool output."""
     from loom.cli.render_thread import render_thread
 
-    with _errors():
+    with person_errors():
         render_thread(_workspace().threads.load(ref), Console())
 
 
@@ -117,7 +96,7 @@ def export_command(
     output: Path = typer.Option(None, "--output", "-o", help="Write to this file, not stdout."),
 ) -> None:
     """Export a thread as JSON (exactly the thread file format) or readable Markdown."""
-    with _errors():
+    with person_errors():
         threads = _workspace().threads
         data = threads.export(ref, fmt, output)  # type: ignore[arg-type]
         if output is None:
@@ -128,7 +107,7 @@ def export_command(
 
 def delete_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
     """Delete a thread. It moves to the trash and `loom restore ID` brings it back."""
-    with _errors():
+    with person_errors():
         thread_id = _workspace().threads.delete(ref)
     typer.echo(f"Deleted {thread_id}. Undo with: loom restore {thread_id}")
 
@@ -141,7 +120,7 @@ def restore_command(
         deleted = _workspace().threads.deleted()
         typer.echo("\n".join(deleted) if deleted else "No deleted threads.")
         return
-    with _errors():
+    with person_errors():
         thread_id = _workspace().threads.restore(ref)
     typer.echo(f"Restored {thread_id}.")
 
@@ -159,13 +138,12 @@ def resume_command(
     The summary: title, messages, last activity, git state, and warnings when the
     workspace or branch changed. Piped (no terminal, no -p), only the summary."""
     from loom.cli.chat import continue_thread
-    from loom.cli.render_thread import print_resume_summary
 
     if ref is None:
         ref = _pick_thread()
         if ref is None:
             return  # the person cancelled the picker
-    with _errors():
+    with person_errors():
         threads = _workspace().threads
         thread = threads.load(ref)
         # with -p the answer is the output (as `loom run -r`): the summary is a header
@@ -200,15 +178,24 @@ def _pick_thread() -> str | None:
 
 def doctor_command(
     repair: bool = typer.Option(False, "--repair", help="Rebuild the index and clean up."),
+    restore: str = typer.Option(
+        None, "--restore", metavar="FILE", help="Move a fixed file back from quarantine."
+    ),
 ) -> None:
-    """Check thread files against the search index; list quarantined files.
+    """Check thread files, the search index and loom.db; list quarantined files.
 
-    Exit code 1 when something needs attention (after --repair: when something is left).
+    Exit code 1 when something needs attention (after --repair: when something is left,
+    such as a quarantined file only a person can fix).
     """
     from loom.cli.render_doctor import print_doctor_report
 
     workspace = _workspace()
+    if restore is not None:
+        with person_errors():
+            thread_id = workspace.threads.restore_quarantined(restore)
+        typer.echo(f"Restored {thread_id} from quarantine; `loom show {thread_id}` opens it.")
+        return
     report = workspace.threads.doctor(repair)
-    print_doctor_report(report, workspace.paths, Console(), repaired=repair)
+    print_doctor_report(report, workspace.paths, Console(soft_wrap=True), repaired=repair)
     if not report.healthy:
         raise typer.Exit(1)

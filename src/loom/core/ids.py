@@ -27,3 +27,10 @@ def new_call_id() -> str:
     import uuid_utils
 
     return f"call_{uuid_utils.uuid7().hex[:24]}"
+
+
+def new_message_id() -> str:
+    """A message id (`msg_` + UUIDv7 hex): unique, sorts by creation time."""
+    import uuid_utils
+
+    return f"msg_{uuid_utils.uuid7().hex}"

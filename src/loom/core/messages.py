@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_serializer
+
+from loom.core.text import TooDeep, clean_json, clean_text
+
+CleanText = Annotated[str, AfterValidator(clean_text)]
+"""Text as it enters a message: lone surrogates repaired so it can always be saved."""
 
 
 class _Snapshot(BaseModel):
@@ -28,6 +33,14 @@ class ToolCall(_Snapshot):
     tool_name: str
     arguments_json: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("arguments_json", mode="after")
+    @classmethod
+    def _clean_arguments(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return clean_json(value)
+        except TooDeep as exc:  # kept as text, so the model is told and the file stays readable
+            return {"_raw_arguments": f"(arguments dropped: {exc})"}
+
 
 class Usage(_Snapshot):
     input_tokens: int = 0
@@ -38,7 +51,7 @@ class Usage(_Snapshot):
 
 
 class _MessageBase(_Snapshot):
-    content: str = ""
+    content: CleanText = ""
     id: str | None = None
     created_at: str | None = None
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 from loom.core.clock import now_iso
 from loom.core.decisions import DecisionLog
 from loom.core.ids import new_thread_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage
+from loom.core.messages import AssistantMessage, CleanText, Message, ToolCall, UserMessage
 from loom.core.schema import SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "AgentStateKind", "Thread", "ThreadVisibility", "derive_title"]
@@ -58,7 +58,7 @@ class ConversationSnapshot(_Open):
 
 
 class ThreadMetadata(_Open):
-    title: str | None = None
+    title: CleanText | None = None
     tags: list[str] = Field(default_factory=list)
     pinned: bool = False
 

@@ -195,6 +195,12 @@ def decision_tools() -> list[Any]:
     return [DecisionLog(), DecisionQuery()]
 
 
+def provide(setup: Any) -> list[Any]:
+    """The `loom.tools` provider: every session gets the decision tools (the session
+    puts its recorder in the tool context; see loom.session.decisions_hook)."""
+    return decision_tools()
+
+
 def export_graph(recorder: DecisionRecorder, fmt: str) -> str:
     index = recorder.index()
     nodes = index.nodes(workspace_root=recorder.workspace_root, newest_first=False)

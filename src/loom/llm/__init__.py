@@ -14,9 +14,19 @@ from typing import Any
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         (
-            "RAW_ARGUMENTS_KEY", "LlmError", "LlmRequest", "LlmResponse", "Provider",
-            "StreamEnd", "StreamEvent", "TextDelta", "ToolCallReady", "ToolSpec",
-            "UsageReport", "collect", "invalid_arguments_text",
+            "RAW_ARGUMENTS_KEY",
+            "LlmError",
+            "LlmRequest",
+            "LlmResponse",
+            "Provider",
+            "StreamEnd",
+            "StreamEvent",
+            "TextDelta",
+            "ToolCallReady",
+            "ToolSpec",
+            "UsageReport",
+            "collect",
+            "invalid_arguments_text",
         ),
         "loom.llm.base",
     ),

@@ -46,12 +46,19 @@ def paired_history(messages: Sequence[Message]) -> list[Message]:
             assert isinstance(result, ToolMessage)
             results.setdefault(result.tool_call_id, result)
             i += 1
-        strays = [r for r in results.values()
-                  if r.tool_call_id not in {c.id for c in message.tool_calls}]
+        strays = [
+            r for r in results.values() if r.tool_call_id not in {c.id for c in message.tool_calls}
+        ]
         for call in message.tool_calls:
-            out.append(results.get(call.id) or ToolMessage(
-                tool_call_id=call.id, tool_name=call.tool_name, content=MISSING_RESULT,
-                is_error=True))
+            out.append(
+                results.get(call.id)
+                or ToolMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.tool_name,
+                    content=MISSING_RESULT,
+                    is_error=True,
+                )
+            )
         out.extend(_stray_result(r) for r in strays)
     if out and isinstance(out[0], AssistantMessage):
         # Anthropic and Gemini want the user to speak first; pruned history may not.
@@ -60,19 +67,33 @@ def paired_history(messages: Sequence[Message]) -> list[Message]:
 
 
 def _stray_result(message: ToolMessage) -> UserMessage:
-    return UserMessage(content=f"[result of an earlier {message.tool_name} call]\n"
-                               f"{message.content}")
+    return UserMessage(
+        content=f"[result of an earlier {message.tool_name} call]\n{message.content}"
+    )
 
 
 def normalize_stop_reason(reason: str | None, *, has_tool_calls: bool) -> str:
     """Map each API's stop reason onto Anthropic's names, which the loop uses."""
     mapped = {
-        None: "end_turn", "": "end_turn", "stop": "end_turn", "end_turn": "end_turn",
-        "STOP": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
-        "tool_use": "tool_use", "length": "max_tokens", "max_tokens": "max_tokens",
-        "MAX_TOKENS": "max_tokens", "content_filter": "refusal", "SAFETY": "refusal",
-        "RECITATION": "refusal", "PROHIBITED_CONTENT": "refusal", "BLOCKLIST": "refusal",
-        "refusal": "refusal", "stop_sequence": "stop_sequence", "pause_turn": "pause_turn",
+        None: "end_turn",
+        "": "end_turn",
+        "stop": "end_turn",
+        "end_turn": "end_turn",
+        "STOP": "end_turn",
+        "tool_calls": "tool_use",
+        "function_call": "tool_use",
+        "tool_use": "tool_use",
+        "length": "max_tokens",
+        "max_tokens": "max_tokens",
+        "MAX_TOKENS": "max_tokens",
+        "content_filter": "refusal",
+        "SAFETY": "refusal",
+        "RECITATION": "refusal",
+        "PROHIBITED_CONTENT": "refusal",
+        "BLOCKLIST": "refusal",
+        "refusal": "refusal",
+        "stop_sequence": "stop_sequence",
+        "pause_turn": "pause_turn",
     }.get(reason, str(reason).lower())
     if has_tool_calls and mapped == "end_turn":
         return "tool_use"  # Gemini says STOP even when it asks for tools

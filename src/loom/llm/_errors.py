@@ -15,13 +15,33 @@ from loom.llm.base import LlmError
 from loom.llm.guard import ModelRequestBlocked, find_cause, open_responses
 from loom.llm.retry import parse_retry_after, status_is_transient
 
-_TIMEOUT_NAMES = {"APITimeoutError", "TimeoutException", "ReadTimeout", "ConnectTimeout",
-                  "WriteTimeout", "PoolTimeout", "TimeoutError"}
-_CONNECTION_NAMES = {"APIConnectionError", "ConnectError", "ReadError", "RemoteProtocolError",
-                     "NetworkError", "ConnectionError", "ConnectionRefusedError",
-                     "ServerDisconnectedError", "ClientConnectorError"}
-_UNREADABLE_NAMES = {"JSONDecodeError", "APIResponseValidationError", "ValidationError",
-                     "UnknownApiResponseError", "UnicodeDecodeError"}
+_TIMEOUT_NAMES = {
+    "APITimeoutError",
+    "TimeoutException",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "TimeoutError",
+}
+_CONNECTION_NAMES = {
+    "APIConnectionError",
+    "ConnectError",
+    "ReadError",
+    "RemoteProtocolError",
+    "NetworkError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ServerDisconnectedError",
+    "ClientConnectorError",
+}
+_UNREADABLE_NAMES = {
+    "JSONDecodeError",
+    "APIResponseValidationError",
+    "ValidationError",
+    "UnknownApiResponseError",
+    "UnicodeDecodeError",
+}
 
 
 def _names(error: BaseException) -> set[str]:
@@ -36,10 +56,19 @@ def _names(error: BaseException) -> set[str]:
 # Error types that arrive inside a 200 stream (Anthropic `event: error`, OpenAI error
 # chunks), mapped to the HTTP status they stand for.
 _ERROR_TYPE_STATUS = {
-    "overloaded_error": 529, "rate_limit_error": 429, "api_error": 500, "server_error": 500,
-    "timeout_error": 504, "invalid_request_error": 400, "authentication_error": 401,
-    "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
-    "RESOURCE_EXHAUSTED": 429, "UNAVAILABLE": 503, "INTERNAL": 500,
+    "overloaded_error": 529,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "timeout_error": 504,
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "RESOURCE_EXHAUSTED": 429,
+    "UNAVAILABLE": 503,
+    "INTERNAL": 500,
 }
 
 
@@ -66,7 +95,8 @@ def _status_of(error: BaseException) -> int | None:
 def _mid_stream_error(error: BaseException) -> bool:
     """An SDK error raised for an error event inside a 200 response."""
     return getattr(error, "status_code", 200) == 200 and isinstance(
-        getattr(error, "body", None), dict)
+        getattr(error, "body", None), dict
+    )
 
 
 def _server_message(error: BaseException) -> str:
@@ -125,34 +155,44 @@ def map_sdk_error(
         how = "returned HTTP" if from_http else "reported"
         return LlmError(
             f"{provider} {how} {status}: {_server_message(error)}{hint}",
-            transient=status_is_transient(status), status=status, provider=provider,
-            retry_after=_retry_after(error))
+            transient=status_is_transient(status),
+            status=status,
+            provider=provider,
+            retry_after=_retry_after(error),
+        )
     names = _names(error)
     where = f" at {endpoint}" if endpoint else ""
     if _mid_stream_error(error):
-        return LlmError(f"{provider} reported an error mid-stream{where}: "
-                        f"{_server_message(error)}",
-                        transient=True, provider=provider)
+        return LlmError(
+            f"{provider} reported an error mid-stream{where}: {_server_message(error)}",
+            transient=True,
+            provider=provider,
+        )
     if names & _TIMEOUT_NAMES:
-        return LlmError(f"{provider} timed out{where}",
-                        transient=True, provider=provider)
+        return LlmError(f"{provider} timed out{where}", transient=True, provider=provider)
     if names & _CONNECTION_NAMES:
         cause = error.__cause__ or error.__context__
         detail = f" ({cause})" if cause is not None and str(cause) else ""
         return LlmError(
-            f"Could not connect to {provider}{where}{detail}; check the network and the "
-            "base URL.", transient=True, provider=provider)
+            f"Could not connect to {provider}{where}{detail}; check the network and the base URL.",
+            transient=True,
+            provider=provider,
+        )
     if names & _UNREADABLE_NAMES or isinstance(error, json.JSONDecodeError | ValueError):
         return LlmError(
             f"{provider} sent a response Loom could not read{where}: {_short(error)}. "
             "Is the base URL an API endpoint for this provider?",
-            transient=False, provider=provider)
-    return LlmError(f"{provider} request failed{where}: {type(error).__name__}: {_short(error)}",
-                    transient=False, provider=provider)
+            transient=False,
+            provider=provider,
+        )
+    return LlmError(
+        f"{provider} request failed{where}: {type(error).__name__}: {_short(error)}",
+        transient=False,
+        provider=provider,
+    )
 
 
-def unreadable(provider: str, what: Any, endpoint: str = "", *,
-               transient: bool = True) -> LlmError:
+def unreadable(provider: str, what: Any, endpoint: str = "", *, transient: bool = True) -> LlmError:
     """A response that parsed but makes no sense.
 
     Transient when the stream started and stopped early (a dropped connection);
@@ -160,8 +200,11 @@ def unreadable(provider: str, what: Any, endpoint: str = "", *,
     """
     where = f" at {endpoint}" if endpoint else ""
     hint = "" if transient else " Is the base URL an API endpoint for this provider?"
-    return LlmError(f"{provider} sent an incomplete or malformed response{where}: {what}.{hint}",
-                    transient=transient, provider=provider)
+    return LlmError(
+        f"{provider} sent an incomplete or malformed response{where}: {what}.{hint}",
+        transient=transient,
+        provider=provider,
+    )
 
 
 def _short(error: BaseException, limit: int = 300) -> str:
@@ -204,8 +247,9 @@ async def sdk_stream(
             yield event
         finished = True
     except Exception as error:
-        raise map_sdk_error(error, provider=provider, endpoint=endpoint,
-                            key_hint=key_hint) from error
+        raise map_sdk_error(
+            error, provider=provider, endpoint=endpoint, key_hint=key_hint
+        ) from error
     finally:
         _reset(token)
         await _close_all(stream, responses, drain=not finished)

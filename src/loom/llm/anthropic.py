@@ -32,8 +32,11 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, ToolMessage):
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id,
-                                     "content": message.content or "(empty)"}
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "content": message.content or "(empty)",
+            }
             if message.is_error:
                 block["is_error"] = True
             add("user", [block])
@@ -41,8 +44,15 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
             blocks: list[dict[str, Any]] = []
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
-            blocks += [{"type": "tool_use", "id": call.id, "name": call.tool_name,
-                        "input": call.arguments_json} for call in message.tool_calls]
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.tool_name,
+                    "input": call.arguments_json,
+                }
+                for call in message.tool_calls
+            ]
             if blocks:
                 add("assistant", blocks)
         elif message.content:
@@ -53,14 +63,24 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, *, api_key: str | None, base_url: str | None = None,
-                 timeout: float = 600.0, bearer: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout: float = 600.0,
+        bearer: bool = False,
+    ) -> None:
         import anthropic
 
         credentials = {"auth_token": api_key} if bearer else {"api_key": api_key}
         self._client = anthropic.AsyncAnthropic(
-            **credentials, base_url=base_url, max_retries=0, timeout=timeout,
-            http_client=guarded_async_client(timeout))
+            **credentials,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=guarded_async_client(timeout),
+        )
         self.endpoint = str(self._client.base_url)
 
     def _params(self, request: LlmRequest) -> dict[str, Any]:
@@ -73,8 +93,10 @@ class AnthropicProvider:
         if system:
             params["system"] = system
         if request.tools:
-            params["tools"] = [{"name": t.name, "description": t.description,
-                                "input_schema": t.parameters} for t in request.tools]
+            params["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in request.tools
+            ]
         if request.temperature is not None:
             params["temperature"] = request.temperature
         return params
@@ -83,8 +105,13 @@ class AnthropicProvider:
         def open_stream() -> Any:
             return self._client.messages.create(**self._params(request), stream=True)
 
-        return sdk_stream(open_stream, self._consume, provider=self.name,
-                          endpoint=self.endpoint, key_hint="ANTHROPIC_API_KEY")
+        return sdk_stream(
+            open_stream,
+            self._consume,
+            provider=self.name,
+            endpoint=self.endpoint,
+            key_hint="ANTHROPIC_API_KEY",
+        )
 
     async def _consume(self, events: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
@@ -109,16 +136,22 @@ class AnthropicProvider:
             elif kind == "content_block_stop" and event.index in tool_blocks:
                 call_id, name, parts = tool_blocks.pop(event.index)
                 calls += 1
-                yield ToolCallReady(ToolCall(id=call_id, tool_name=name,
-                                             arguments_json=parse_tool_arguments("".join(parts))))
+                yield ToolCallReady(
+                    ToolCall(
+                        id=call_id,
+                        tool_name=name,
+                        arguments_json=parse_tool_arguments("".join(parts)),
+                    )
+                )
             elif kind == "message_delta":
                 stop_reason = event.delta.stop_reason or stop_reason
                 _update_usage(usage, event.usage)
             elif kind == "message_stop":
                 finished = True
         if not started:
-            raise unreadable(self.name, "no Messages API events in the response", self.endpoint,
-                             transient=False)
+            raise unreadable(
+                self.name, "no Messages API events in the response", self.endpoint, transient=False
+            )
         if not finished:
             raise unreadable(self.name, "the stream ended before message_stop", self.endpoint)
         yield UsageReport(usage)

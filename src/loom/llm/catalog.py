@@ -43,14 +43,23 @@ def _m(
     cache_read: float | None = None,
     cache_write: float | None = None,
 ) -> ModelInfo:
-    return ModelInfo(provider, model_id, context, output, price_in, price_out,
-                     cache_read, cache_write)
+    return ModelInfo(
+        provider, model_id, context, output, price_in, price_out, cache_read, cache_write
+    )
 
 
 def _anthropic(model_id: str, output: int, price_in: float, price_out: float) -> ModelInfo:
     # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x.
-    return _m("anthropic", model_id, 200_000, output, price_in, price_out,
-              round(price_in * 0.1, 4), round(price_in * 1.25, 4))
+    return _m(
+        "anthropic",
+        model_id,
+        200_000,
+        output,
+        price_in,
+        price_out,
+        round(price_in * 0.1, 4),
+        round(price_in * 1.25, 4),
+    )
 
 
 _CATALOG: tuple[ModelInfo, ...] = (
@@ -119,23 +128,38 @@ def model_info(provider: str, model_id: str) -> ModelInfo:
         # Longest catalogued prefix followed by a separator: "gpt-4o-2024-08-06" -> gpt-4o,
         # but "gpt-4o-mini-..." -> gpt-4o-mini because it is longer.
         candidates = [
-            info for known_id, info in _BY_ID.items()
-            if key.startswith(known_id) and key[len(known_id):len(known_id) + 1] in ("-", "@", ":")
+            info
+            for known_id, info in _BY_ID.items()
+            if key.startswith(known_id)
+            and key[len(known_id) : len(known_id) + 1] in ("-", "@", ":")
         ]
         if candidates:
             found = max(candidates, key=lambda info: len(info.model_id))
     if found is None:
-        return ModelInfo(provider, model_id, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS,
-                         0.0, 0.0, known=False)
+        return ModelInfo(
+            provider,
+            model_id,
+            DEFAULT_CONTEXT_WINDOW,
+            DEFAULT_MAX_OUTPUT_TOKENS,
+            0.0,
+            0.0,
+            known=False,
+        )
     return replace(found, provider=provider, model_id=model_id)
 
 
 def cost_usd(info: ModelInfo, usage: Usage) -> float:
     """Dollar cost of one response's usage (see the module docstring's convention)."""
-    cache_read_price = (info.input_price_per_mtok if info.cache_read_price_per_mtok is None
-                        else info.cache_read_price_per_mtok)
-    cache_write_price = (info.input_price_per_mtok if info.cache_write_price_per_mtok is None
-                         else info.cache_write_price_per_mtok)
+    cache_read_price = (
+        info.input_price_per_mtok
+        if info.cache_read_price_per_mtok is None
+        else info.cache_read_price_per_mtok
+    )
+    cache_write_price = (
+        info.input_price_per_mtok
+        if info.cache_write_price_per_mtok is None
+        else info.cache_write_price_per_mtok
+    )
     total = (
         usage.input_tokens * info.input_price_per_mtok
         + usage.output_tokens * info.output_price_per_mtok

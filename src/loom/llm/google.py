@@ -42,14 +42,28 @@ def to_gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
     for message in messages:
         if isinstance(message, ToolMessage):
             key = "error" if message.is_error else "result"
-            add("user", [{"function_response": {
-                "id": message.tool_call_id, "name": message.tool_name,
-                "response": {key: message.content}}}])
+            add(
+                "user",
+                [
+                    {
+                        "function_response": {
+                            "id": message.tool_call_id,
+                            "name": message.tool_name,
+                            "response": {key: message.content},
+                        }
+                    }
+                ],
+            )
         elif isinstance(message, AssistantMessage):
             parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
             for call in message.tool_calls:
-                part: dict[str, Any] = {"function_call": {
-                    "id": call.id, "name": call.tool_name, "args": call.arguments_json}}
+                part: dict[str, Any] = {
+                    "function_call": {
+                        "id": call.id,
+                        "name": call.tool_name,
+                        "args": call.arguments_json,
+                    }
+                }
                 signature = getattr(call, "thought_signature", None)
                 if isinstance(signature, str):
                     part["thought_signature"] = base64.b64decode(signature)
@@ -64,15 +78,19 @@ def to_gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
 class GoogleProvider:
     name = "google"
 
-    def __init__(self, *, api_key: str | None, base_url: str | None = None,
-                 timeout: float = 600.0) -> None:
+    def __init__(
+        self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
+    ) -> None:
         from google import genai
         from google.genai import types
 
         self.endpoint = base_url or DEFAULT_BASE_URL
         options = types.HttpOptions(
-            base_url=base_url, timeout=int(timeout * 1000), retry_options=None,
-            httpx_async_client=guarded_async_client(timeout))
+            base_url=base_url,
+            timeout=int(timeout * 1000),
+            retry_options=None,
+            httpx_async_client=guarded_async_client(timeout),
+        )
         self._client = genai.Client(api_key=api_key, http_options=options)
         self._types = types
 
@@ -86,9 +104,18 @@ class GoogleProvider:
         if system:
             config["system_instruction"] = system
         if request.tools:
-            config["tools"] = [{"function_declarations": [
-                {"name": t.name, "description": t.description,
-                 "parameters_json_schema": t.parameters} for t in request.tools]}]
+            config["tools"] = [
+                {
+                    "function_declarations": [
+                        {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters_json_schema": t.parameters,
+                        }
+                        for t in request.tools
+                    ]
+                }
+            ]
         if request.temperature is not None:
             config["temperature"] = request.temperature
         return types.GenerateContentConfig(**config)
@@ -98,10 +125,16 @@ class GoogleProvider:
             return self._client.aio.models.generate_content_stream(
                 model=request.model,
                 contents=to_gemini_contents(paired_history(request.messages)),
-                config=self._config(request))
+                config=self._config(request),
+            )
 
-        return sdk_stream(open_stream, self._consume, provider=self.name,
-                          endpoint=self.endpoint, key_hint="GEMINI_API_KEY or GOOGLE_API_KEY")
+        return sdk_stream(
+            open_stream,
+            self._consume,
+            provider=self.name,
+            endpoint=self.endpoint,
+            key_hint="GEMINI_API_KEY or GOOGLE_API_KEY",
+        )
 
     async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
@@ -122,8 +155,9 @@ class GoogleProvider:
                         calls += 1
                         yield ToolCallReady(_tool_call(part))
         if not seen_candidate:
-            raise unreadable(self.name, "no candidates in the response", self.endpoint,
-                             transient=False)
+            raise unreadable(
+                self.name, "no candidates in the response", self.endpoint, transient=False
+            )
         yield UsageReport(usage)
         yield StreamEnd(normalize_stop_reason(finish, has_tool_calls=calls > 0))
 
@@ -133,9 +167,12 @@ def _tool_call(part: Any) -> ToolCall:
     extra: dict[str, Any] = {}
     if part.thought_signature:
         extra["thought_signature"] = base64.b64encode(part.thought_signature).decode()
-    return ToolCall(id=function_call.id or f"call_{uuid.uuid4().hex[:24]}",
-                    tool_name=function_call.name or "",
-                    arguments_json=dict(function_call.args or {}), **extra)
+    return ToolCall(
+        id=function_call.id or f"call_{uuid.uuid4().hex[:24]}",
+        tool_name=function_call.name or "",
+        arguments_json=dict(function_call.args or {}),
+        **extra,
+    )
 
 
 def _set_usage(usage: Usage, reported: Any) -> None:
@@ -143,5 +180,6 @@ def _set_usage(usage: Usage, reported: Any) -> None:
     cached = reported.cached_content_token_count or 0
     usage.input_tokens = max(0, (reported.prompt_token_count or 0) - cached)
     usage.output_tokens = (reported.candidates_token_count or 0) + (
-        reported.thoughts_token_count or 0)
+        reported.thoughts_token_count or 0
+    )
     usage.cache_read_tokens = cached or None

@@ -31,18 +31,29 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         if isinstance(message, ToolMessage):
-            out.append({"role": "tool", "tool_call_id": message.tool_call_id,
-                        "content": message.content or "(empty)"})
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id,
+                    "content": message.content or "(empty)",
+                }
+            )
         elif isinstance(message, AssistantMessage):
             if not message.content and not message.tool_calls:
                 continue
             entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
-                    {"id": call.id, "type": "function",
-                     "function": {"name": call.tool_name,
-                                  "arguments": json.dumps(call.arguments_json)}}
-                    for call in message.tool_calls]
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": call.tool_name,
+                            "arguments": json.dumps(call.arguments_json),
+                        },
+                    }
+                    for call in message.tool_calls
+                ]
             out.append(entry)
         else:
             out.append({"role": "user", "content": message.content})
@@ -54,28 +65,42 @@ class OpenAIProvider:
     _key_hint = "OPENAI_API_KEY"
     _max_tokens_field = "max_completion_tokens"
 
-    def __init__(self, *, api_key: str | None, base_url: str | None = None,
-                 timeout: float = 600.0) -> None:
+    def __init__(
+        self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
+    ) -> None:
         import openai
 
         self._client = openai.AsyncOpenAI(
-            api_key=api_key or "not-needed", base_url=base_url, max_retries=0,
-            timeout=timeout, http_client=guarded_async_client(timeout))
+            api_key=api_key or "not-needed",
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=guarded_async_client(timeout),
+        )
         self.endpoint = str(self._client.base_url)
 
     def _params(self, request: LlmRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": request.model,
-            "messages": to_openai_messages(system_prompt(request),
-                                           paired_history(request.messages)),
+            "messages": to_openai_messages(
+                system_prompt(request), paired_history(request.messages)
+            ),
             self._max_tokens_field: request.max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            params["tools"] = [{"type": "function", "function": {
-                "name": t.name, "description": t.description, "parameters": t.parameters}}
-                for t in request.tools]
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                    },
+                }
+                for t in request.tools
+            ]
         if request.temperature is not None:
             params["temperature"] = request.temperature
         return params
@@ -84,8 +109,13 @@ class OpenAIProvider:
         def open_stream() -> Any:
             return self._client.chat.completions.create(**self._params(request))
 
-        return sdk_stream(open_stream, self._consume, provider=self.name,
-                          endpoint=self.endpoint, key_hint=self._key_hint)
+        return sdk_stream(
+            open_stream,
+            self._consume,
+            provider=self.name,
+            endpoint=self.endpoint,
+            key_hint=self._key_hint,
+        )
 
     async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
@@ -111,16 +141,23 @@ class OpenAIProvider:
                         entry.append(function.arguments)
                 finish = choice.finish_reason or finish
         if not seen_chunk:
-            raise unreadable(self.name, "no chat completion chunks in the response",
-                             self.endpoint, transient=False)
+            raise unreadable(
+                self.name,
+                "no chat completion chunks in the response",
+                self.endpoint,
+                transient=False,
+            )
         if finish is None:
-            raise unreadable(self.name, "the stream ended without a finish_reason",
-                             self.endpoint)
+            raise unreadable(self.name, "the stream ended without a finish_reason", self.endpoint)
         for index in sorted(calls):
             call_id, name, *parts = calls[index]
-            yield ToolCallReady(ToolCall(id=call_id or f"call_{uuid.uuid4().hex[:24]}",
-                                         tool_name=name,
-                                         arguments_json=parse_tool_arguments("".join(parts))))
+            yield ToolCallReady(
+                ToolCall(
+                    id=call_id or f"call_{uuid.uuid4().hex[:24]}",
+                    tool_name=name,
+                    arguments_json=parse_tool_arguments("".join(parts)),
+                )
+            )
         yield UsageReport(usage)
         yield StreamEnd(normalize_stop_reason(finish, has_tool_calls=bool(calls)))
 

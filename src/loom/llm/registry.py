@@ -48,16 +48,24 @@ class _ProviderSpec:
 _PROVIDERS: dict[str, _ProviderSpec] = {
     "anthropic": _ProviderSpec(
         "loom.llm.anthropic:AnthropicProvider",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), ("ANTHROPIC_BASE_URL",)),
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+        ("ANTHROPIC_BASE_URL",),
+    ),
     "openai": _ProviderSpec(
-        "loom.llm.openai:OpenAIProvider", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)),
+        "loom.llm.openai:OpenAIProvider", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)
+    ),
     "google": _ProviderSpec(
         "loom.llm.google:GoogleProvider",
-        ("GEMINI_API_KEY", "GOOGLE_API_KEY"), ("GOOGLE_GEMINI_BASE_URL",)),
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        ("GOOGLE_GEMINI_BASE_URL",),
+    ),
     "openai-compatible": _ProviderSpec(
         "loom.llm.openai:OpenAICompatibleProvider",
-        ("OPENAI_COMPATIBLE_API_KEY",), ("OPENAI_COMPATIBLE_BASE_URL",),
-        key_required=False, base_url_required=True),
+        ("OPENAI_COMPATIBLE_API_KEY",),
+        ("OPENAI_COMPATIBLE_BASE_URL",),
+        key_required=False,
+        base_url_required=True,
+    ),
 }
 _ALIASES = {"gemini": "google", "claude": "anthropic", "openai_compatible": "openai-compatible"}
 _CUSTOM: dict[str, Callable[..., Provider]] = {}
@@ -85,24 +93,29 @@ def parse_model_name(name: str) -> tuple[str, str]:
     """
     if not isinstance(name, str) or not name.strip():
         raise ModelConfigError(
-            "No model given. Name one as provider:model-id, e.g. anthropic:claude-sonnet-4-6.")
+            "No model given. Name one as provider:model-id, e.g. anthropic:claude-sonnet-4-6."
+        )
     text = name.strip()
     provider, sep, model_id = text.partition(":")
     provider, model_id = provider.strip().lower(), model_id.strip()
     if not sep:
         raise ModelConfigError(
             f"Model name {text!r} has no provider. Write it as provider:model-id, "
-            f"e.g. {_guess_provider(text)}:{text} (providers: {_known_list()}).")
+            f"e.g. {_guess_provider(text)}:{text} (providers: {_known_list()})."
+        )
     if not provider or not model_id:
         raise ModelConfigError(
             f"Model name {text!r} is malformed: both parts of provider:model-id are needed, "
-            "e.g. anthropic:claude-sonnet-4-6.")
+            "e.g. anthropic:claude-sonnet-4-6."
+        )
     provider = _ALIASES.get(provider, provider)
     if provider not in _PROVIDERS and provider not in _CUSTOM:
         raise ModelConfigError(
             f"Unknown provider {provider!r} in model name {text!r}. "
             f"Known providers: {_known_list()}. For a local or other OpenAI-style server "
-            "use openai-compatible:<model> with a base URL.", provider=provider)
+            "use openai-compatible:<model> with a base URL.",
+            provider=provider,
+        )
     return provider, model_id
 
 
@@ -143,7 +156,8 @@ def create_provider(
     spec = _PROVIDERS.get(name)
     if spec is None:
         raise ModelConfigError(
-            f"Unknown provider {provider!r}. Known providers: {_known_list()}.", provider=provider)
+            f"Unknown provider {provider!r}. Known providers: {_known_list()}.", provider=provider
+        )
     key_var = None
     if not api_key:
         api_key, key_var = _first_env(spec.key_vars)
@@ -152,12 +166,16 @@ def create_provider(
     if spec.key_required and not api_key:
         raise ModelConfigError(
             f"No API key for {name}: set {' or '.join(spec.key_vars)}, or add api_key under "
-            f"[providers.{name}] in ~/.config/loom/config.toml.", provider=name)
+            f"[providers.{name}] in ~/.config/loom/config.toml.",
+            provider=name,
+        )
     if spec.base_url_required and not base_url:
         raise ModelConfigError(
             f"{name} needs a base URL (e.g. http://localhost:11434/v1 for Ollama): set "
             f"{spec.base_url_vars[0]} or add base_url under [providers.{name}] in "
-            "~/.config/loom/config.toml.", provider=name)
+            "~/.config/loom/config.toml.",
+            provider=name,
+        )
     module_name, _, class_name = spec.factory.partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}

@@ -16,11 +16,23 @@ from loom.llm.base import LlmError
 
 # Exception class names that mean "the network, not the request, failed". Matched by
 # name so this module never imports an HTTP library or SDK.
-_TRANSIENT_EXCEPTION_NAMES = frozenset({
-    "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout",
-    "ConnectError", "ReadError", "WriteError", "RemoteProtocolError", "NetworkError",
-    "APIConnectionError", "APITimeoutError", "ServerDisconnectedError",
-})
+_TRANSIENT_EXCEPTION_NAMES = frozenset(
+    {
+        "TimeoutException",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "ConnectError",
+        "ReadError",
+        "WriteError",
+        "RemoteProtocolError",
+        "NetworkError",
+        "APIConnectionError",
+        "APITimeoutError",
+        "ServerDisconnectedError",
+    }
+)
 
 
 def status_is_transient(status: int) -> bool:

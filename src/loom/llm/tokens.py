@@ -74,8 +74,10 @@ def estimate_message_tokens(message: Any) -> int:
     Accepts a `loom.core.messages` model (or any object with `content`, and optionally
     `tool_calls` / `tool_name`) or a plain dict of the same shape.
     """
-    get = message.get if isinstance(message, dict) else lambda key, default=None: getattr(
-        message, key, default
+    get = (
+        message.get
+        if isinstance(message, dict)
+        else lambda key, default=None: getattr(message, key, default)
     )
     total = MESSAGE_OVERHEAD_TOKENS + estimate_tokens(get("content", "") or "")
     tool_name = get("tool_name")

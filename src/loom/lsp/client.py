@@ -40,8 +40,10 @@ def resolve_command(command: list[str]) -> list[str]:
     exe = command[0]
     found = shutil.which(exe) or shutil.which(exe, path=str(Path(sys.executable).parent))
     if found is None:
-        raise LspError(f"language server {exe!r} is not installed (not on PATH nor in "
-                       f"{Path(sys.executable).parent}); install it or change [lsp] servers")
+        raise LspError(
+            f"language server {exe!r} is not installed (not on PATH nor in "
+            f"{Path(sys.executable).parent}); install it or change [lsp] servers"
+        )
     return [found, *command[1:]]
 
 
@@ -56,8 +58,13 @@ def uri_to_path(uri: str) -> Path:
 
 
 class LspClient:
-    def __init__(self, command: list[str], root: Path, language: str,
-                 request_timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        root: Path,
+        language: str,
+        request_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.command = command
         self.root = root.resolve()
         self.language = language
@@ -83,33 +90,42 @@ class LspClient:
         argv = resolve_command(self.command)
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.root, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                env={**os.environ}, limit=2**24,
-                start_new_session=True)  # its own process group: we can stop its children
+                *argv,
+                cwd=self.root,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ},
+                limit=2**24,
+                start_new_session=True,
+            )  # its own process group: we can stop its children
         except OSError as exc:
             raise LspError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
-        self._tasks = [asyncio.create_task(self._read_loop()),
-                       asyncio.create_task(self._drain_stderr())]
-        result = await self.request("initialize", {
-            "processId": os.getpid(),
-            "rootUri": file_uri(self.root),
-            "rootPath": str(self.root),
-            "workspaceFolders": [{"uri": file_uri(self.root), "name": self.root.name}],
-            "capabilities": {
-                "textDocument": {
-                    "synchronization": {"didSave": False, "dynamicRegistration": False},
-                    "publishDiagnostics": {"relatedInformation": False,
-                                           "versionSupport": True},
-                    "definition": {"linkSupport": False},
-                    "references": {},
-                    "hover": {"contentFormat": ["markdown", "plaintext"]},
+        self._tasks = [
+            asyncio.create_task(self._read_loop()),
+            asyncio.create_task(self._drain_stderr()),
+        ]
+        result = await self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": file_uri(self.root),
+                "rootPath": str(self.root),
+                "workspaceFolders": [{"uri": file_uri(self.root), "name": self.root.name}],
+                "capabilities": {
+                    "textDocument": {
+                        "synchronization": {"didSave": False, "dynamicRegistration": False},
+                        "publishDiagnostics": {"relatedInformation": False, "versionSupport": True},
+                        "definition": {"linkSupport": False},
+                        "references": {},
+                        "hover": {"contentFormat": ["markdown", "plaintext"]},
+                    },
+                    "workspace": {"configuration": True, "workspaceFolders": True},
+                    "general": {"positionEncodings": ["utf-16"]},
                 },
-                "workspace": {"configuration": True, "workspaceFolders": True},
-                "general": {"positionEncodings": ["utf-16"]},
+                "clientInfo": {"name": "loom"},
             },
-            "clientInfo": {"name": "loom"},
-        })
+        )
         self.capabilities = (result or {}).get("capabilities", {})
         self.notify("initialized", {})
 
@@ -172,8 +188,10 @@ class LspClient:
         except TimeoutError:
             with contextlib.suppress(LspError):
                 self.notify("$/cancelRequest", {"id": request_id})
-            raise LspTimeout(f"the {self.language} language server did not answer {method} "
-                             f"within {timeout or self.request_timeout:.0f} s") from None
+            raise LspTimeout(
+                f"the {self.language} language server did not answer {method} "
+                f"within {timeout or self.request_timeout:.0f} s"
+            ) from None
         finally:
             self._pending.pop(request_id, None)
 
@@ -190,9 +208,12 @@ class LspClient:
             self.kill_group()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), 5)
-            self._fail_pending(LspServerDied(
-                f"the {self.language} language server ({self.command[0]}) sent a malformed "
-                f"message ({exc}); Loom stopped it"))
+            self._fail_pending(
+                LspServerDied(
+                    f"the {self.language} language server ({self.command[0]}) sent a malformed "
+                    f"message ({exc}); Loom stopped it"
+                )
+            )
             return
         with contextlib.suppress(Exception):
             await self.process.wait()
@@ -223,9 +244,12 @@ class LspClient:
             if future is not None and not future.done():
                 if "error" in message and message["error"] is not None:
                     error = message["error"]
-                    future.set_exception(LspError(
-                        f"{self.language} server error {error.get('code')}: "
-                        f"{error.get('message')}"))
+                    future.set_exception(
+                        LspError(
+                            f"{self.language} server error {error.get('code')}: "
+                            f"{error.get('message')}"
+                        )
+                    )
                 else:
                     future.set_result(message.get("result"))
             return
@@ -241,15 +265,24 @@ class LspClient:
     def _answer_server_request(self, request_id: Any, method: str | None, params: Any) -> None:
         if method == "workspace/configuration":
             result: Any = [None for _ in (params or {}).get("items", [])]
-        elif method in ("window/workDoneProgress/create", "client/registerCapability",
-                        "client/unregisterCapability", "window/showMessageRequest"):
+        elif method in (
+            "window/workDoneProgress/create",
+            "client/registerCapability",
+            "client/unregisterCapability",
+            "window/showMessageRequest",
+        ):
             result = None
         elif method == "workspace/workspaceFolders":
             result = [{"uri": file_uri(self.root), "name": self.root.name}]
         else:
             with contextlib.suppress(LspError):
-                self._send({"jsonrpc": "2.0", "id": request_id,
-                            "error": {"code": -32601, "message": f"{method} not supported"}})
+                self._send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "error": {"code": -32601, "message": f"{method} not supported"},
+                    }
+                )
             return
         with contextlib.suppress(LspError):
             self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
@@ -260,13 +293,26 @@ class LspClient:
         uri = file_uri(path)
         if uri not in self._versions:
             self._versions[uri] = 1
-            self.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": self.language, "version": 1, "text": text}})
+            self.notify(
+                "textDocument/didOpen",
+                {
+                    "textDocument": {
+                        "uri": uri,
+                        "languageId": self.language,
+                        "version": 1,
+                        "text": text,
+                    }
+                },
+            )
         elif self._texts.get(uri) != text:
             self._versions[uri] += 1
-            self.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": self._versions[uri]},
-                "contentChanges": [{"text": text}]})
+            self.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": self._versions[uri]},
+                    "contentChanges": [{"text": text}],
+                },
+            )
         else:
             return uri
         self._texts[uri] = text
@@ -279,8 +325,9 @@ class LspClient:
             self._texts.pop(uri, None)
             self.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
-    async def diagnostics(self, path: Path, text: str,
-                          timeout: float | None = None) -> list[dict[str, Any]]:
+    async def diagnostics(
+        self, path: Path, text: str, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
         """The server's diagnostics for the file as it is now."""
         uri = self.sync_document(path, text)
         event = self._diag_events.setdefault(uri, asyncio.Event())
@@ -288,16 +335,28 @@ class LspClient:
             try:
                 await asyncio.wait_for(event.wait(), timeout or self.request_timeout)
             except TimeoutError:
-                raise LspTimeout(f"the {self.language} language server sent no diagnostics "
-                                 f"for {path.name} within "
-                                 f"{timeout or self.request_timeout:.0f} s") from None
+                raise LspTimeout(
+                    f"the {self.language} language server sent no diagnostics "
+                    f"for {path.name} within "
+                    f"{timeout or self.request_timeout:.0f} s"
+                ) from None
         if not self.alive and uri not in self._diagnostics:
             raise LspServerDied(self._died_message())
         return list(self._diagnostics.get(uri, []))
 
-    async def position_request(self, method: str, path: Path, text: str, line: int,
-                               character: int, extra: dict[str, Any] | None = None) -> Any:
+    async def position_request(
+        self,
+        method: str,
+        path: Path,
+        text: str,
+        line: int,
+        character: int,
+        extra: dict[str, Any] | None = None,
+    ) -> Any:
         uri = self.sync_document(path, text)
-        params = {"textDocument": {"uri": uri},
-                  "position": {"line": line, "character": character}, **(extra or {})}
+        params = {
+            "textDocument": {"uri": uri},
+            "position": {"line": line, "character": character},
+            **(extra or {}),
+        }
         return await self.request(method, params)

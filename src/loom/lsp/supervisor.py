@@ -109,18 +109,14 @@ class LspSupervisor:
 _SUPERVISORS: dict[tuple[Path, int], LspSupervisor] = {}
 
 
-def supervisor_for(root: Path, config: Any = None) -> LspSupervisor:
-    """The shared supervisor of a project on the running event loop (made on first use)."""
-    from loom.repointel.settings import config_section
-
+def supervisor_for(root: Path, settings: LspSettings | None = None) -> LspSupervisor:
+    """The shared supervisor of a project on the running event loop (made on first use,
+    with `settings`, the defaults when None)."""
     loop_id = id(asyncio.get_running_loop())
     key = (root.resolve(), loop_id)
     supervisor = _SUPERVISORS.get(key)
     if supervisor is None:
-        section = config_section(root, "lsp", config)
-        servers = section.get("servers")
-        supervisor = LspSupervisor(root, dict(servers) if servers is not None else None,
-                                   enabled=bool(section.get("enabled", True)))
+        supervisor = LspSupervisor.from_settings(root, settings or LspSettings())
         _SUPERVISORS[key] = supervisor
     return supervisor
 

@@ -7,21 +7,22 @@ from pathlib import Path
 from typing import Any
 
 from loom.lsp.client import LspClient, LspError, uri_to_path
-from loom.lsp.supervisor import LspSupervisor, supervisor_for
+from loom.lsp.supervisor import LspSettings, LspSupervisor, supervisor_for
 from loom.tools._builtin import BuiltinTool, resolve, schema
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 _RANK = {name: level for level, name in SEVERITIES.items()}
 MAX_RESULTS = 200
 
 
-def supervisor_from(ctx: ToolContext, config: Any = None) -> LspSupervisor:
-    """The session's supervisor (ctx.extras["lsp_supervisor"]) or the shared one per root."""
+def supervisor_from(ctx: ToolContext, own: LspSupervisor | None = None) -> LspSupervisor:
+    """ctx.extras["lsp_supervisor"], else the tool's own (the session's, from `provide`),
+    else the shared one of the project on this event loop."""
     supervisor = ctx.extras.get("lsp_supervisor")
     if isinstance(supervisor, LspSupervisor):
         return supervisor
-    return supervisor_for(Path(ctx.project_root), config)
+    return own or supervisor_for(Path(ctx.project_root))
 
 
 def _read_text(path: Path, rel: str) -> str:
@@ -40,16 +41,18 @@ class _LspTool(BuiltinTool):
     risk = "read"
     subject_kind = "path"
 
-    def __init__(self, project_root: Path | None = None, config: Any = None) -> None:
+    def __init__(
+        self, project_root: Path | None = None, supervisor: LspSupervisor | None = None
+    ) -> None:
         super().__init__(project_root)
-        self.config = config
+        self.supervisor = supervisor
 
     async def _client(self, ctx: ToolContext, args: dict[str, Any]
                       ) -> tuple[LspClient, Path, str, str]:
         path, rel = resolve(ctx, args["path"])
         text = _read_text(path, rel)
         try:
-            client = await supervisor_from(ctx, self.config).client_for(path)
+            client = await supervisor_from(ctx, self.supervisor).client_for(path)
         except LspError as exc:
             raise ToolError(str(exc)) from None
         return client, path, rel, text
@@ -214,6 +217,17 @@ class LspHover(_LspTool):
         return ToolResult(shown or f"nothing to show for the symbol at {rel}:{line0 + 1}")
 
 
-def lsp_tools(project_root: Path | None = None, config: Any = None) -> list[BuiltinTool]:
-    return [cls(project_root, config)
+def lsp_tools(project_root: Path | None = None,
+              supervisor: LspSupervisor | None = None) -> list[BuiltinTool]:
+    return [cls(project_root, supervisor)
             for cls in (LspDiagnostics, LspDefinition, LspReferences, LspHover)]
+
+
+def provide(setup: ToolSetup) -> list[BuiltinTool]:
+    """The tool extension hook: the lsp_* tools with a supervisor of their own, set up
+    from [lsp]; its language servers start on first use and stop with the session."""
+    root = Path(setup.project_root).resolve()
+    settings = LspSettings.from_section(setup.config.lsp) if setup.config else LspSettings()
+    supervisor = LspSupervisor.from_settings(root, settings)
+    setup.on_close(supervisor.aclose)
+    return lsp_tools(root, supervisor)

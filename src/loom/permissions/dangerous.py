@@ -11,7 +11,19 @@ from __future__ import annotations
 
 import re
 
-from loom.permissions.shell_rules import SimpleCommand, parse_command, strip_wrappers
+from loom.permissions.bash_syntax import parse
+from loom.permissions.shell_rules import (
+    _WRAPPERS,
+    SimpleCommand,
+    parse_command,
+    strip_wrappers,
+)
+
+# Commands that delete or change files: a path they get must be known before they run.
+_DESTRUCTIVE = {
+    "rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "dd", "truncate", "mv",
+    "srm", "wipe",
+}  # fmt: skip
 
 _SYSTEM_DIRS = {
     "bin",
@@ -126,15 +138,65 @@ def _force_push_reason(args: tuple[str, ...]) -> str | None:
     return None
 
 
+def _unwrapped(simple: SimpleCommand) -> tuple[int, bool]:
+    """Where the command that really runs starts in `simple.words` (after `sudo`, `env`,
+    `xargs`, `VAR=1`, ...), and whether `xargs` feeds it arguments read from input."""
+    index, from_input = 0, False
+    words = simple.words
+    while index < len(words):
+        head = words[index].rsplit("/", 1)[-1] if simple.is_literal(index) else ""
+        if head in _WRAPPERS or head == "xargs":
+            from_input = from_input or head == "xargs"
+            index += 1
+            while index < len(words) and (words[index].startswith("-") or "=" in words[index]):
+                index += 1
+        elif simple.is_literal(index) and "=" in words[index] and index == 0:
+            index += 1
+        else:
+            break
+    return index, from_input
+
+
+def _syntax_reason(simple: SimpleCommand) -> str | None:
+    """What the parsed tree shows: a command word that is not a literal, or paths of a
+    destructive command that are computed at run time or globbed outside the project."""
+    start, from_input = _unwrapped(simple)
+    if start >= len(simple.words):
+        return None
+    if not simple.is_literal(start):
+        return (
+            f"the command to run ({simple.words[start]}) is computed when it runs, so it "
+            "cannot be judged before"
+        )
+    program = simple.words[start].rsplit("/", 1)[-1]
+    if program not in _DESTRUCTIVE:
+        return None
+    if from_input:
+        return f"{program} with arguments read from input (xargs)"
+    for index in range(start + 1, len(simple.words)):
+        word = simple.words[index]
+        if simple.is_literal(index):
+            continue
+        if any(mark in word for mark in ("$", "`", "<(", "~")) or not simple.is_glob(index):
+            return f"{program} on a path computed when it runs ({word})"
+        outside = word.startswith("/") or ".." in word.split("/")
+        if outside or _root_like(word):
+            return f"{program} on a glob that can reach outside the project ({word})"
+    return None
+
+
 def dangerous_reason(command: str) -> str | None:
     """Why `command` is on the floor, or None when it is not."""
     for pattern, reason in _RAW_PATTERNS:
         if pattern.search(command):
             return reason
-    for simple in parse_command(command).commands:
-        reason = _simple_reason(simple)
+    parsed = parse_command(command)
+    for simple in parsed.commands:
+        reason = _simple_reason(simple) or _syntax_reason(simple)
         if reason:
             return reason
+    if parse(command).error:
+        return "the command could not be parsed as shell syntax, so it cannot be judged"
     # Also judge a crude split on operators, ignoring quotes and escapes: the floor may
     # over-ask (`git commit -m "not; rm -rf /"`) but quoting tricks never slip past it.
     for part in re.split(r"[;&|\n]+", command):

@@ -5,6 +5,8 @@ Order of the rules (first match wins):
 2. the dangerous floor (shell commands in `dangerous.py`) -> ASK, or DENY when the policy
    is built with `dangerous="deny"`. No grant, auto-approved tool or `auto_approve_all`
    covers these: a person sees every one of them.
+   Writes to files that decide what git or Loom runs (`.git/`, `.loom.toml`, ...: the
+   tool's `protected_reason(args)`) -> ASK, with that reason, whatever else applies.
 3. read-risk tools -> ALLOW.
 4. `auto_approve_all`, or the tool is in `auto_approve_tools` -> ALLOW.
 5. a saved `allow_always` grant covers the call -> ALLOW.
@@ -101,6 +103,16 @@ def _risk(tool: Any, args: dict[str, Any]) -> str:
     return getattr(tool, "risk", "execute")
 
 
+def _protected(tool: Any, args: dict[str, Any]) -> str | None:
+    getter = getattr(tool, "protected_reason", None)
+    if getter is None:
+        return None
+    try:
+        return getter(args)
+    except Exception:  # bad args: the tool itself reports them when it runs
+        return None
+
+
 def _subject_kind(tool: Any) -> SubjectKind:
     kind = getattr(tool, "subject_kind", None)
     if kind in ("path", "command", "exact"):
@@ -156,11 +168,15 @@ class PermissionPolicy:
             if danger:
                 decision = Decision.DENY if self.dangerous == "deny" else Decision.ASK
                 return Verdict(decision, f"dangerous command: {danger}", subject)
+        protected = _protected(tool, args)
+        if protected:
+            why = f"writing {protected}. This always asks, whatever is auto-approved or granted"
+            return Verdict(Decision.ASK, why, subject)
         if _risk(tool, args) == "read":
             return Verdict(Decision.ALLOW, "read-only tool", subject)
         if self.auto_approve_all:
             return Verdict(Decision.ALLOW, "auto-approve is on for this session", subject)
-        if name in self.auto_approve_tools:
+        if any(fnmatchcase(name, rule) for rule in self.auto_approve_tools):  # mcp__github__*
             return Verdict(Decision.ALLOW, f"{name} is auto-approved in config", subject)
         grant = self._covering_grant(tool, name, subject, command)
         if grant is not None:
@@ -239,6 +255,8 @@ class PermissionPolicy:
             return None
         if response == "allow_once":
             return None
+        if _protected(tool, args):
+            return None  # it always asks: a grant would never apply
         command = _command(tool, args)
         if command is not None and dangerous_reason(command):
             # The floor always asks, so a grant could never apply to this command; and a

@@ -12,10 +12,14 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from loom.core.protected_paths import path_reason
+from loom.permissions.bash_syntax import Script, parse
+
 # Operators that join simple commands; each side must be judged on its own.
 _JOINERS = {";", "&&", "||", "|", "&", "|&", ";;", ";&"}
 _REDIRECTS = {">", ">>", "<", "<<", "<<<", ">&", "&>", "&>>", "<&", ">|", "<>"}
 _HARMLESS_REDIRECT_TARGETS = {"&1", "&2", "1", "2", "/dev/null", "-"}
+_SAFE_REDIRECT_OPERATORS = {">", ">>", ">&", "&>", "&>>", ">|"}  # harmless into /dev/null
 # Words that run the rest of the line as a command; the rest is what we judge.
 _WRAPPERS = {"sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "builtin"}
 # Programs whose first argument is a subcommand worth keeping in a grant's scope.
@@ -63,25 +67,67 @@ INTERPRETERS = {
 
 @dataclass(frozen=True)
 class SimpleCommand:
-    """One command of a (possibly compound) command line."""
+    """One command of a (possibly compound) command line. `words` are the values bash
+    will see for literal words and the source text for the others; `literal` says
+    which is which (all True when the text did not parse and was split crudely)."""
 
     words: tuple[str, ...]
     redirects: tuple[tuple[str, str], ...] = ()
+    literal: tuple[bool, ...] = ()
+    globs: tuple[bool, ...] = ()
+    assignments: tuple[str, ...] = ()
 
     @property
     def writes_files(self) -> bool:
         return any(target not in _HARMLESS_REDIRECT_TARGETS for _, target in self.redirects)
 
+    @property
+    def all_literal(self) -> bool:
+        return all(self.literal) if self.literal else True
+
+    def is_literal(self, index: int) -> bool:
+        return self.literal[index] if index < len(self.literal) else True
+
+    def is_glob(self, index: int) -> bool:
+        return self.globs[index] if index < len(self.globs) else False
+
 
 @dataclass(frozen=True)
 class ParsedCommand:
     commands: tuple[SimpleCommand, ...]
-    compound: bool  # joined by ; && || | & or newlines
+    compound: bool  # more than one simple command, or anything around it
     opaque: bool  # runs code we cannot see ($(...), `...`, <(...)), or did not parse
 
 
+def _from_script(script: Script) -> ParsedCommand:
+    commands = tuple(
+        SimpleCommand(
+            tuple(w.text for w in c.words),
+            tuple((r.operator, r.target.text if r.target else "") for r in c.redirects),
+            tuple(w.literal for w in c.words),
+            tuple(w.glob for w in c.words),
+            c.assignments,
+        )
+        for c in script.commands
+    )
+    opaque = script.error or script.assignments or not all(c.all_literal for c in commands)
+    return ParsedCommand(commands, not script.single, opaque)
+
+
 def parse_command(command: str) -> ParsedCommand:
-    opaque = any(marker in command for marker in ("`", "$(", "<(", ">("))
+    """The simple commands in `command`, read by bash's grammar (`bash_syntax`). Text that
+    does not parse is split crudely as well (and is opaque), so rules can still judge it."""
+    script = parse(command)
+    parsed = _from_script(script)
+    if not script.error:
+        return parsed
+    crude = _parse_with_shlex(command)
+    return ParsedCommand(parsed.commands + crude.commands, True, True)
+
+
+def _parse_with_shlex(command: str) -> ParsedCommand:
+    """The old tokenizer, kept for text tree-sitter cannot parse: crude, and opaque."""
+    opaque = True
     commands: list[SimpleCommand] = []
     compound = False
     # Newlines separate commands too; shlex would treat them as spaces.
@@ -150,17 +196,40 @@ def strip_wrappers(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(rest)
 
 
+def literal_commands(command: str) -> list[tuple[str, ...]] | None:
+    """The words of each command when bash's grammar shows only simple commands joined by
+    `;`, `&&`, `||` or `|` (no `&`, subshells, loops, functions), every word literal, no
+    variable assignments and no redirection other than into /dev/null or between stdout
+    and stderr; else None."""
+    script = parse(command)
+    if script.error or not script.plain or script.assignments or not script.commands:
+        return None
+    found: list[tuple[str, ...]] = []
+    for simple in _from_script(script).commands:
+        if simple.assignments or not simple.all_literal or not simple.words:
+            return None
+        for operator, target in simple.redirects:
+            duplicates = operator == ">&" and target in ("1", "2", "-")  # 2>&1
+            if not duplicates and (
+                operator not in _SAFE_REDIRECT_OPERATORS or target != "/dev/null"
+            ):
+                return None
+        found.append(simple.words)
+    return found
+
+
 def command_prefix(command: str) -> str | None:
     """The prefix an `allow_always` grant for `command` covers: `pytest`, `git status`,
-    `npm run test`, `python -m pytest`. None when the command is compound or opaque, or
-    when the prefix would be an interpreter's name alone (`python3 x.py`, `bash -c ...`):
-    such a grant covers that exact command (or a prefix the person types)."""
-    parsed = parse_command(command)
-    if parsed.compound or parsed.opaque or len(parsed.commands) != 1:
+    `npm run test`, `python -m pytest`. None unless the command is one literal simple
+    command (see `literal_commands`), or when the prefix would be an interpreter's name
+    alone (`python3 x.py`, `bash -c ...`): such a grant covers that exact command (or a
+    prefix the person types)."""
+    found = literal_commands(command)
+    if not found or len(found) != 1:
         return None
-    words = parsed.commands[0].words
-    if not words:
-        return None
+    words = found[0]
+    if any(not w or w.split() != [w] for w in words[:3]):
+        return None  # a word with spaces would not survive the grant's text form
     program = words[0]
     prefix = [program]
     rest = list(words[1:])
@@ -182,21 +251,20 @@ def _is_interpreter(program: str) -> bool:
 
 
 def covered_by_prefixes(command: str, prefixes: list[str]) -> bool:
-    """True when every part of `command` is a plain command starting with one of `prefixes`.
+    """True when `command` is literal simple commands (`literal_commands`), each starting
+    with one of `prefixes`, word for word.
 
     `pytest` covers `pytest -x tests/` but not `pytest; rm -rf x` (unless `rm` is granted
-    too), `pytest > out.txt`, `pytest $(rm x)`, `pytest\nrm x` or `pytest-foo`.
+    too), `pytest > out.txt`, `pytest $(rm x)`, `pytest $'\\'' ; rm x ; #'`, `X=1 pytest`,
+    `pytest *`, `pytest &` or `pytest-foo`: anything else goes back to the person.
     """
     wanted = [tuple(prefix.split()) for prefix in prefixes if prefix.split()]
-    parsed = parse_command(command)
-    if not wanted or parsed.opaque or not parsed.commands:
+    found = literal_commands(command)
+    if not wanted or not found:
         return False
-    for simple in parsed.commands:
-        if simple.writes_files or not simple.words:
-            return False
-        if not any(simple.words[: len(w)] == w for w in wanted):
-            return False
-    return True
+    if any(path_reason(word) for words in found for word in words[1:]):
+        return False  # `cp x .git/config` under a `cp` grant: writing there always asks
+    return all(any(words[: len(w)] == w for w in wanted) for words in found)
 
 
 def normalize_command(command: str) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from loom.repointel.service import RepoIntel
+    from loom.repointel.settings import RepoSettings
     from loom.repointel.watcher import OnChange, RepoWatcher
 
 __all__ = ["RepoIntel", "repo_map_for", "start_watcher"]
@@ -24,6 +25,7 @@ def repo_map_for(
     focus_files: Iterable[str] = (),
     mentioned_identifiers: Iterable[str] = (),
     token_budget: int | None = None,
+    settings: RepoSettings | None = None,
 ) -> str:
     """The ranked map of a project fitted to `token_budget` tokens (config default if None).
 
@@ -32,7 +34,7 @@ def repo_map_for(
     from loom.repointel.service import RepoIntel
 
     try:
-        return RepoIntel.for_root(project_root).repo_map(
+        return RepoIntel.for_root(project_root, settings).repo_map(
             token_budget, focus_files, mentioned_identifiers)
     except OSError:
         return ""
@@ -40,6 +42,7 @@ def repo_map_for(
 
 def start_watcher(project_root: Path | str, on_change: OnChange | None = None,
                   **kwargs: Any) -> RepoWatcher:
+    """Watch a project (see loom.repointel.watcher); `settings=` for its [repo] settings."""
     from loom.repointel.watcher import start_watcher as _start
 
     return _start(project_root, on_change, **kwargs)

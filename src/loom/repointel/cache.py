@@ -70,17 +70,18 @@ class RepoCache:
             return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout=10000")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
-            drops = "".join(f"DROP TABLE IF EXISTS {t};" for t in ("files", "symbols", "maps",
-                                                                     "meta"))
-            conn.executescript(f"BEGIN IMMEDIATE;{drops}{_SCHEMA}"
-                               f"PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
+            drops = "".join(
+                f"DROP TABLE IF EXISTS {t};" for t in ("files", "symbols", "maps", "meta")
+            )
+            conn.executescript(
+                f"BEGIN IMMEDIATE;{drops}{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
+            )
         return conn
 
     def close(self) -> None:
@@ -89,9 +90,11 @@ class RepoCache:
     # -- files -------------------------------------------------------------------------
     def load_files(self) -> dict[str, FileRecord]:
         rows = self._conn.execute(
-            "SELECT path, size, mtime_ns, language, digest, racy, error, n_defs FROM files")
-        return {p: FileRecord(s, m, lang, d, bool(r), e, n or 0)
-                for p, s, m, lang, d, r, e, n in rows}
+            "SELECT path, size, mtime_ns, language, digest, racy, error, n_defs FROM files"
+        )
+        return {
+            p: FileRecord(s, m, lang, d, bool(r), e, n or 0) for p, s, m, lang, d, r, e, n in rows
+        }
 
     def save(
         self,
@@ -109,13 +112,18 @@ class RepoCache:
             self._conn.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in removed))
             self._conn.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                ((p, r.size, r.mtime_ns, r.language, r.digest, int(r.racy), r.error, r.n_defs)
-                 for p, r in records.items()))
+                (
+                    (p, r.size, r.mtime_ns, r.language, r.digest, int(r.racy), r.error, r.n_defs)
+                    for p, r in records.items()
+                ),
+            )
             self._conn.executemany(
                 "INSERT OR REPLACE INTO symbols VALUES (?, ?, ?)",
-                ((p, d, blob) for p, (d, blob) in symbols.items()))
+                ((p, d, blob) for p, (d, blob) in symbols.items()),
+            )
             self._conn.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+                "INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,)
+            )
             self._conn.execute("COMMIT")
         except BaseException:
             self._conn.execute("ROLLBACK")
@@ -127,7 +135,8 @@ class RepoCache:
         with contextlib.suppress(sqlite3.OperationalError):
             self._conn.execute(
                 "DELETE FROM symbols WHERE NOT EXISTS (SELECT 1 FROM files f WHERE "
-                "f.path = symbols.path AND f.digest = symbols.digest)")
+                "f.path = symbols.path AND f.digest = symbols.digest)"
+            )
 
     def fingerprint(self) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
@@ -140,11 +149,14 @@ class RepoCache:
         corrupt: list[tuple[str, str]] = []
         if len(wanted) > FEW_PATHS:
             rows: Iterable[tuple[str, str, bytes]] = self._conn.execute(
-                "SELECT path, digest, data FROM symbols")
+                "SELECT path, digest, data FROM symbols"
+            )
         else:  # after an edit: a handful of files, not the whole table
             rows = self._conn.execute(
                 "SELECT path, digest, data FROM symbols WHERE path IN "
-                f"({','.join('?' * len(wanted))})", list(wanted)).fetchall()
+                f"({','.join('?' * len(wanted))})",
+                list(wanted),
+            ).fetchall()
         for path, digest, blob in rows:
             if wanted.get(path) != digest:
                 continue
@@ -154,8 +166,7 @@ class RepoCache:
                 corrupt.append((path, digest))
         if corrupt:
             with contextlib.suppress(sqlite3.OperationalError):
-                self._conn.executemany(
-                    "DELETE FROM symbols WHERE path = ? AND digest = ?", corrupt)
+                self._conn.executemany("DELETE FROM symbols WHERE path = ? AND digest = ?", corrupt)
         return found
 
     # -- rendered maps -----------------------------------------------------------------
@@ -165,8 +176,11 @@ class RepoCache:
 
     def put_map(self, key: str, text: str) -> None:
         with contextlib.suppress(sqlite3.OperationalError):
-            self._conn.execute("INSERT OR REPLACE INTO maps VALUES (?, ?, ?)",
-                               (key, text, time.time()))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO maps VALUES (?, ?, ?)", (key, text, time.time())
+            )
             self._conn.execute(
                 "DELETE FROM maps WHERE key NOT IN "
-                "(SELECT key FROM maps ORDER BY used DESC LIMIT ?)", (MAPS_KEPT,))
+                "(SELECT key FROM maps ORDER BY used DESC LIMIT ?)",
+                (MAPS_KEPT,),
+            )

@@ -42,12 +42,20 @@ class GraphInputs:
     ref_counts: Any  # float64
 
     def encode(self) -> bytes:
-        return marshal.dumps((
-            GRAPH_FORMAT, self.paths, self.digests, self.idents,
-            self.name_weights.astype(_FLOAT).tobytes(),
-            *(a.astype(_INT).tobytes() for a in (self.def_lengths, self.def_ids,
-                                                  self.ref_lengths, self.ref_ids)),
-            self.ref_counts.astype(_FLOAT).tobytes()))
+        return marshal.dumps(
+            (
+                GRAPH_FORMAT,
+                self.paths,
+                self.digests,
+                self.idents,
+                self.name_weights.astype(_FLOAT).tobytes(),
+                *(
+                    a.astype(_INT).tobytes()
+                    for a in (self.def_lengths, self.def_ids, self.ref_lengths, self.ref_ids)
+                ),
+                self.ref_counts.astype(_FLOAT).tobytes(),
+            )
+        )
 
     @classmethod
     def decode(cls, blob: bytes) -> GraphInputs:
@@ -58,21 +66,32 @@ class GraphInputs:
         if fmt != GRAPH_FORMAT:
             raise ValueError("other graph cache format")
         paths, digests, idents, nw, dl, di, rl, ri, rc = rest
-        if not (isinstance(paths, list) and isinstance(digests, list)
-                and isinstance(idents, list)):
+        if not (isinstance(paths, list) and isinstance(digests, list) and isinstance(idents, list)):
             raise ValueError("not a graph cache entry")
         ints = [np.frombuffer(b, dtype=_INT).astype(np.int64) for b in (dl, di, rl, ri)]
-        inputs = cls(paths, digests, idents, np.frombuffer(nw, dtype=_FLOAT), *ints,
-                     np.frombuffer(rc, dtype=_FLOAT))
+        inputs = cls(
+            paths,
+            digests,
+            idents,
+            np.frombuffer(nw, dtype=_FLOAT),
+            *ints,
+            np.frombuffer(rc, dtype=_FLOAT),
+        )
         n = len(paths)
-        if (len(digests) != n or len(inputs.name_weights) != len(idents)
-                or len(inputs.def_lengths) != n or len(inputs.ref_lengths) != n
-                or int(inputs.def_lengths.sum()) != len(inputs.def_ids)
-                or int(inputs.ref_lengths.sum()) != len(inputs.ref_ids)
-                or len(inputs.ref_counts) != len(inputs.ref_ids)
-                or (n and (inputs.def_lengths.min() < 0 or inputs.ref_lengths.min() < 0))
-                or any(a.size and (a.min() < 0 or a.max() >= len(idents))
-                       for a in (inputs.def_ids, inputs.ref_ids))):
+        if (
+            len(digests) != n
+            or len(inputs.name_weights) != len(idents)
+            or len(inputs.def_lengths) != n
+            or len(inputs.ref_lengths) != n
+            or int(inputs.def_lengths.sum()) != len(inputs.def_ids)
+            or int(inputs.ref_lengths.sum()) != len(inputs.ref_ids)
+            or len(inputs.ref_counts) != len(inputs.ref_ids)
+            or (n and (inputs.def_lengths.min() < 0 or inputs.ref_lengths.min() < 0))
+            or any(
+                a.size and (a.min() < 0 or a.max() >= len(idents))
+                for a in (inputs.def_ids, inputs.ref_ids)
+            )
+        ):
             raise ValueError("inconsistent graph cache entry")
         return inputs
 
@@ -97,8 +116,7 @@ def update_inputs(
     from loom.repointel.repomap import name_weight
 
     old_row = {path: n for n, path in enumerate(old.paths)}
-    stale = [p for p, d in current.items()
-             if (n := old_row.get(p)) is None or old.digests[n] != d]
+    stale = [p for p, d in current.items() if (n := old_row.get(p)) is None or old.digests[n] != d]
     fresh = symbols_for(sorted(stale)) if stale else {}
     idents = list(old.idents)
     ident_ids = {name: n for n, name in enumerate(idents)} if fresh else {}
@@ -115,9 +133,9 @@ def update_inputs(
     def close_run() -> None:
         if run:
             first, last = run[0], run[-1] + 1
-            def_parts.append(old.def_ids[def_starts[first]:def_starts[last]])
-            ref_parts.append(old.ref_ids[ref_starts[first]:ref_starts[last]])
-            count_parts.append(old.ref_counts[ref_starts[first]:ref_starts[last]])
+            def_parts.append(old.def_ids[def_starts[first] : def_starts[last]])
+            ref_parts.append(old.ref_ids[ref_starts[first] : ref_starts[last]])
+            count_parts.append(old.ref_counts[ref_starts[first] : ref_starts[last]])
             length_parts.append((old.def_lengths[first:last], old.ref_lengths[first:last]))
             run.clear()
 
@@ -136,26 +154,31 @@ def update_inputs(
             refs = [ident_ids.setdefault(name, len(ident_ids)) for name in symbols.references]
             def_parts.append(np.asarray(defs, dtype=np.int64))
             ref_parts.append(np.asarray(refs, dtype=np.int64))
-            count_parts.append(np.asarray(list(symbols.references.values()),
-                                          dtype=np.float64))
+            count_parts.append(np.asarray(list(symbols.references.values()), dtype=np.float64))
             length_parts.append((np.asarray([len(defs)]), np.asarray([len(refs)])))
         paths.append(path)
         digests.append(current[path])
     close_run()
-    new_names = list(ident_ids)[len(idents):]
+    new_names = list(ident_ids)[len(idents) :]
     idents.extend(new_names)
-    name_weights = np.concatenate((old.name_weights,
-                                   np.asarray([name_weight(n) for n in new_names],
-                                              dtype=np.float64)))
+    name_weights = np.concatenate(
+        (old.name_weights, np.asarray([name_weight(n) for n in new_names], dtype=np.float64))
+    )
 
     def joined(parts: list[Any], dtype: Any) -> Any:
         return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
     return GraphInputs(
-        paths, digests, idents, name_weights,
-        joined([d for d, _r in length_parts], np.int64), joined(def_parts, np.int64),
-        joined([r for _d, r in length_parts], np.int64), joined(ref_parts, np.int64),
-        joined(count_parts, np.float64))
+        paths,
+        digests,
+        idents,
+        name_weights,
+        joined([d for d, _r in length_parts], np.int64),
+        joined(def_parts, np.int64),
+        joined([r for _d, r in length_parts], np.int64),
+        joined(ref_parts, np.int64),
+        joined(count_parts, np.float64),
+    )
 
 
 def graph_file_for(cache_path: Path) -> Path:
@@ -189,8 +212,11 @@ class GraphCache:
             with contextlib.suppress(OSError):
                 tmp.unlink()
 
-    def current(self, files: Mapping[str, str],
-                symbols_for: Callable[[list[str]], Mapping[str, FileSymbols]]) -> GraphInputs:
+    def current(
+        self,
+        files: Mapping[str, str],
+        symbols_for: Callable[[list[str]], Mapping[str, FileSymbols]],
+    ) -> GraphInputs:
         """Up-to-date inputs for `files` ({path: digest}), saved if anything changed."""
         old = self.load()
         inputs = update_inputs(old or empty_inputs(), files, symbols_for)
@@ -207,4 +233,3 @@ def _used_idents(inputs: GraphInputs) -> int:
 
     ids = np.concatenate((inputs.def_ids, inputs.ref_ids))
     return int(np.count_nonzero(np.bincount(ids, minlength=len(inputs.idents))))
-

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loom.ignore import DEFAULT_IGNORES
 from loom.repointel.cache import FileRecord, RepoCache
-from loom.repointel.ignore import DEFAULT_IGNORES
 from loom.repointel.scan import (
     DEFAULT_MAX_FILE_BYTES,
     DirCache,
@@ -56,8 +56,9 @@ class RefreshStats:
         return bool(self.added or self.changed or self.removed)
 
 
-def _parse_serial(root: str, items: list[tuple[str, str | None]],
-                  progress: Progress | None) -> Iterable[ParsedFile]:
+def _parse_serial(
+    root: str, items: list[tuple[str, str | None]], progress: Progress | None
+) -> Iterable[ParsedFile]:
     total = len(items)
     for done, (path, language) in enumerate(items, 1):
         parsed = read_and_extract(root, path, language)
@@ -67,8 +68,9 @@ def _parse_serial(root: str, items: list[tuple[str, str | None]],
             yield parsed
 
 
-def _parse_all(root: str, items: list[tuple[str, str | None]], progress: Progress | None,
-               workers: int | None) -> Iterable[ParsedFile]:
+def _parse_all(
+    root: str, items: list[tuple[str, str | None]], progress: Progress | None, workers: int | None
+) -> Iterable[ParsedFile]:
     """Parse files, spread over a process pool when there are many (a cold start)."""
     workers = workers or os.cpu_count() or 1
     if len(items) < POOL_THRESHOLD or workers < 2:
@@ -80,11 +82,12 @@ def _parse_all(root: str, items: list[tuple[str, str | None]], progress: Progres
 
     # fork is cheapest, but only safe while no other thread runs (e.g. the watcher).
     method = "fork" if threading.active_count() == 1 else "forkserver"
-    chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
+    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
     finished: set[int] = set()
     try:
-        with ProcessPoolExecutor(max_workers=workers,
-                                 mp_context=multiprocessing.get_context(method)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context(method)
+        ) as pool:
             futures = {pool.submit(parse_batch, root, chunk): n for n, chunk in enumerate(chunks)}
             for future in as_completed(futures):
                 batch = future.result()
@@ -136,13 +139,17 @@ class RepoIndex:
         if self._dirs is None:
             self._dirs = load_dir_cache(self._dirs_path)
         scan = scan_project(str(self.root), self.ignore, self.max_file_bytes, self._dirs)
-        if scan.dirs is not None and (scan.relisted or self._dirs is None
-                                      or self._dirs.key != scan.dirs.key
-                                      or self._dirs.gitignores != scan.dirs.gitignores):
+        if scan.dirs is not None and (
+            scan.relisted
+            or self._dirs is None
+            or self._dirs.key != scan.dirs.key
+            or self._dirs.gitignores != scan.dirs.gitignores
+        ):
             save_dir_cache(self._dirs_path, scan.dirs)
         self._dirs = scan.dirs
-        stats = RefreshStats(files=len(scan.files), too_large=len(scan.too_large),
-                             problems=list(scan.problems))
+        stats = RefreshStats(
+            files=len(scan.files), too_large=len(scan.too_large), problems=list(scan.problems)
+        )
         stale: list[tuple[str, str | None]] = []
         for path, st in scan.files.items():
             known = self.files.get(path)
@@ -156,8 +163,9 @@ class RepoIndex:
         stats.removed = [p for p in self.files if p not in scan.files]
         updates, new_symbols = self._read(stale, scan.files, progress, stats)
         # A file re-read only because its mtime was racy, with the same content, is no change.
-        stats.changed = [p for p in stats.changed
-                         if p in updates and updates[p].digest != self.files[p].digest]
+        stats.changed = [
+            p for p in stats.changed if p in updates and updates[p].digest != self.files[p].digest
+        ]
         for path in stats.removed:
             self.files.pop(path, None)
             self._symbols.pop(path, None)
@@ -169,9 +177,13 @@ class RepoIndex:
                 self.cache.drop_stale_symbols()
         return stats
 
-    def _read(self, stale: list[tuple[str, str | None]], stats_now: dict[str, FileStat],
-              progress: Progress | None, stats: RefreshStats,
-              ) -> tuple[dict[str, FileRecord], dict[str, tuple[str, FileSymbols]]]:
+    def _read(
+        self,
+        stale: list[tuple[str, str | None]],
+        stats_now: dict[str, FileStat],
+        progress: Progress | None,
+        stats: RefreshStats,
+    ) -> tuple[dict[str, FileRecord], dict[str, tuple[str, FileSymbols]]]:
         updates: dict[str, FileRecord] = {}
         new_symbols: dict[str, tuple[str, bytes]] = {}
         now = time.time_ns()
@@ -179,16 +191,27 @@ class RepoIndex:
         for path, lang in stale:  # not source: size and mtime are its identity
             if lang is None:
                 st = stats_now[path]
-                updates[path] = FileRecord(st.size, st.mtime_ns, None, f"{st.size}:{st.mtime_ns}",
-                                           now - st.mtime_ns < RACY_WINDOW_NS)
+                updates[path] = FileRecord(
+                    st.size,
+                    st.mtime_ns,
+                    None,
+                    f"{st.size}:{st.mtime_ns}",
+                    now - st.mtime_ns < RACY_WINDOW_NS,
+                )
         for parsed in _parse_all(str(self.root), sources, progress, self.workers):
             stats.parsed += 1
             if not parsed.digest:  # unreadable: remember the scan's stat, retry when it moves
                 st = stats_now[parsed.path]
                 parsed.size, parsed.mtime_ns = st.size, st.mtime_ns
-            record = FileRecord(parsed.size, parsed.mtime_ns, parsed.language, parsed.digest,
-                                now - parsed.mtime_ns < RACY_WINDOW_NS, parsed.error,
-                                parsed.n_defs)
+            record = FileRecord(
+                parsed.size,
+                parsed.mtime_ns,
+                parsed.language,
+                parsed.digest,
+                now - parsed.mtime_ns < RACY_WINDOW_NS,
+                parsed.error,
+                parsed.n_defs,
+            )
             old = self.files.get(parsed.path)
             updates[parsed.path] = record
             if parsed.error:
@@ -219,8 +242,11 @@ class RepoIndex:
     def source_digests(self) -> dict[str, str]:
         """{path: content digest} of the files that have symbols (parsed source)."""
         with self._lock:
-            return {p: r.digest for p, r in self.files.items()
-                    if r.language is not None and r.error is None}
+            return {
+                p: r.digest
+                for p, r in self.files.items()
+                if r.language is not None and r.error is None
+            }
 
     def symbols(self) -> dict[str, FileSymbols]:
         """Symbols of every source file (from memory, the cache, or parsed again)."""
@@ -229,8 +255,14 @@ class RepoIndex:
     def symbols_for(self, paths: Iterable[str]) -> dict[str, FileSymbols]:
         """Symbols of those of `paths` that are source files (memory, cache or parsed)."""
         with self._lock:
-            wanted = {p: r.digest for p in paths if (r := self.files.get(p)) is not None
-                      and r.language is not None and r.error is None and p not in self._symbols}
+            wanted = {
+                p: r.digest
+                for p in paths
+                if (r := self.files.get(p)) is not None
+                and r.language is not None
+                and r.error is None
+                and p not in self._symbols
+            }
             if wanted:
                 self._symbols.update(self.cache.load_symbols(wanted))
                 missing = [(p, self.files[p].language) for p in wanted if p not in self._symbols]
@@ -242,8 +274,9 @@ class RepoIndex:
                         recomputed[parsed.path] = (parsed.digest, blob)
                 if recomputed:
                     self.cache.save({}, [], recomputed, self.fingerprint)
-            return {p: s for p in paths if (s := self._symbols.get(p)) is not None
-                    and p in self.files}
+            return {
+                p: s for p in paths if (s := self._symbols.get(p)) is not None and p in self.files
+            }
 
     def close(self) -> None:
         self.cache.close()

@@ -17,19 +17,53 @@ from typing import Any
 
 # extension -> language name
 EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-    ".rb": "ruby", ".ex": "elixir", ".exs": "elixir",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".rb": "ruby",
+    ".ex": "elixir",
+    ".exs": "elixir",
     # regex fallback languages
-    ".php": "php", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala",
-    ".cs": "csharp", ".lua": "lua", ".sh": "shell", ".bash": "shell", ".pl": "perl",
-    ".pm": "perl", ".dart": "dart", ".erl": "erlang", ".hs": "haskell", ".ml": "ocaml",
-    ".clj": "clojure", ".r": "r", ".jl": "julia", ".zig": "zig", ".nim": "nim",
-    ".vue": "vue", ".svelte": "svelte",
+    ".php": "php",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".cs": "csharp",
+    ".lua": "lua",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".dart": "dart",
+    ".erl": "erlang",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".clj": "clojure",
+    ".r": "r",
+    ".jl": "julia",
+    ".zig": "zig",
+    ".nim": "nim",
+    ".vue": "vue",
+    ".svelte": "svelte",
 }
 
 # language -> (wheel module, function returning the language pointer, tags query owner)
@@ -38,11 +72,13 @@ _GRAMMARS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "javascript": ("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
     # TypeScript extends JavaScript: its wheel's tags only cover the TS additions.
     "typescript": (
-        "tree_sitter_typescript", "language_typescript",
+        "tree_sitter_typescript",
+        "language_typescript",
         ("tree_sitter_javascript", "tree_sitter_typescript"),
     ),
     "tsx": (
-        "tree_sitter_typescript", "language_tsx",
+        "tree_sitter_typescript",
+        "language_tsx",
         ("tree_sitter_javascript", "tree_sitter_typescript"),
     ),
     "go": ("tree_sitter_go", "language", ("tree_sitter_go",)),
@@ -54,8 +90,15 @@ _GRAMMARS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "elixir": ("tree_sitter_elixir", "language", ("tree_sitter_elixir",)),
 }
 
-_SHEBANGS = {"python": "python", "node": "javascript", "ruby": "ruby", "bash": "shell",
-             "sh": "shell", "elixir": "elixir", "perl": "perl"}
+_SHEBANGS = {
+    "python": "python",
+    "node": "javascript",
+    "ruby": "ruby",
+    "bash": "shell",
+    "sh": "shell",
+    "elixir": "elixir",
+    "perl": "perl",
+}
 
 
 def detect_language(path: str | PurePath) -> str | None:

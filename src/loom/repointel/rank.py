@@ -40,11 +40,17 @@ class FileGraph:
         ref_keys = self.ref_file.astype(np.int64) * self.n_idents + self.ref_ident
         own = is_member(ref_keys, def_keys)  # a file using a name it defines itself
         self.own_keys, self.own_weight = ref_keys[own], self.ref_weight[own]
-        self.self_weight = np.bincount(self.ref_file[own], weights=self.ref_weight[own],
-                                       minlength=self.n_files)
-        self.out_weight = np.bincount(self.ref_file, weights=self.ref_weight
-                                      * n_defs[self.ref_ident],
-                                      minlength=self.n_files) - self.self_weight
+        self.self_weight = np.bincount(
+            self.ref_file[own], weights=self.ref_weight[own], minlength=self.n_files
+        )
+        self.out_weight = (
+            np.bincount(
+                self.ref_file,
+                weights=self.ref_weight * n_defs[self.ref_ident],
+                minlength=self.n_files,
+            )
+            - self.self_weight
+        )
         self.out_weight[self.out_weight < 1e-12] = 0.0
 
     def edges(self) -> dict[tuple[int, int], float]:
@@ -52,12 +58,12 @@ class FileGraph:
         from collections import defaultdict
 
         definers: dict[int, list[int]] = defaultdict(list)
-        for ident, file in set(zip(self.def_ident.tolist(), self.def_file.tolist(),
-                                   strict=True)):
+        for ident, file in set(zip(self.def_ident.tolist(), self.def_file.tolist(), strict=True)):
             definers[ident].append(file)
         edges: dict[tuple[int, int], float] = defaultdict(float)
-        for file, ident, weight in zip(self.ref_file.tolist(), self.ref_ident.tolist(),
-                                       self.ref_weight.tolist(), strict=True):
+        for file, ident, weight in zip(
+            self.ref_file.tolist(), self.ref_ident.tolist(), self.ref_weight.tolist(), strict=True
+        ):
             for definer in definers.get(ident, ()):
                 if definer != file:
                     edges[(file, definer)] += weight
@@ -104,16 +110,19 @@ def ident_flow(graph: FileGraph, share: Any) -> Any:
     """For each identifier: the rank its users send along it (before the self-cut)."""
     import numpy as np
 
-    return np.bincount(graph.ref_ident, weights=graph.ref_weight * share[graph.ref_file],
-                       minlength=graph.n_idents)
+    return np.bincount(
+        graph.ref_ident, weights=graph.ref_weight * share[graph.ref_file], minlength=graph.n_idents
+    )
 
 
 def flow_to_definers(graph: FileGraph, share: Any) -> Any:
     import numpy as np
 
     y = ident_flow(graph, share)
-    return (np.bincount(graph.def_file, weights=y[graph.def_ident], minlength=graph.n_files)
-            - share * graph.self_weight)
+    return (
+        np.bincount(graph.def_file, weights=y[graph.def_ident], minlength=graph.n_files)
+        - share * graph.self_weight
+    )
 
 
 def definition_ranks(graph: FileGraph, ranks: Any, def_file: Any, def_ident: Any) -> Any:

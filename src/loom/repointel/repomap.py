@@ -26,8 +26,9 @@ _PIECE = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
 
 def local_estimate(text: str) -> int:
     """Offline token estimate for code: words cost one token per ~4 chars, symbols one."""
-    return sum((len(p) + 3) // 4 if p[0].isalnum() or p[0] == "_" else 1
-               for p in _PIECE.findall(text))
+    return sum(
+        (len(p) + 3) // 4 if p[0].isalnum() or p[0] == "_" else 1 for p in _PIECE.findall(text)
+    )
 
 
 def default_estimator() -> Estimator:
@@ -49,8 +50,9 @@ def name_weight(ident: str) -> float:
     """What a name alone says: specific names (long, snake or camel case) more than `get`
     or `run`, private (`_x`) names less. Depends on nothing else, so it is cached."""
     mul = 1.0
-    if len(ident) >= 8 and ("_" in ident.strip("_") or
-                            (ident.lower() != ident and ident.upper() != ident)):
+    if len(ident) >= 8 and (
+        "_" in ident.strip("_") or (ident.lower() != ident and ident.upper() != ident)
+    ):
         mul = 10.0
     if ident[0] == "_":
         mul *= 0.1
@@ -67,7 +69,9 @@ def _ident_weights(name_weights: Any, n_definers: Any, mentioned: Any) -> Any:
 
 
 def build_graph(
-    symbols: dict[str, FileSymbols], focus: frozenset[str], mentioned: frozenset[str],
+    symbols: dict[str, FileSymbols],
+    focus: frozenset[str],
+    mentioned: frozenset[str],
 ) -> tuple[FileGraph, list[str], list[str]]:
     """The factored file graph, its files (node order) and its identifiers."""
     import numpy as np
@@ -83,31 +87,65 @@ def build_graph(
     idents = list(ident_ids)
     ref_lengths = [len(symbols[path].references) for path in nodes]
     get = ident_ids.get
-    ref_ident = np.fromiter((get(name, -1) for path in nodes
-                             for name in symbols[path].references), dtype=np.int64,
-                            count=sum(ref_lengths))
-    counts = np.fromiter((n for path in nodes for n in symbols[path].references.values()),
-                         dtype=np.float64, count=len(ref_ident))
-    graph = _graph(nodes, idents, np.asarray([name_weight(name) for name in idents]),
-                   np.asarray(def_lengths, dtype=np.int64),
-                   np.asarray(def_ident, dtype=np.int64), np.asarray(ref_lengths, dtype=np.int64),
-                   ref_ident, counts, focus, mentioned)
+    ref_ident = np.fromiter(
+        (get(name, -1) for path in nodes for name in symbols[path].references),
+        dtype=np.int64,
+        count=sum(ref_lengths),
+    )
+    counts = np.fromiter(
+        (n for path in nodes for n in symbols[path].references.values()),
+        dtype=np.float64,
+        count=len(ref_ident),
+    )
+    graph = _graph(
+        nodes,
+        idents,
+        np.asarray([name_weight(name) for name in idents]),
+        np.asarray(def_lengths, dtype=np.int64),
+        np.asarray(def_ident, dtype=np.int64),
+        np.asarray(ref_lengths, dtype=np.int64),
+        ref_ident,
+        counts,
+        focus,
+        mentioned,
+    )
     return graph, nodes, idents
 
 
-def graph_from_inputs(inputs: GraphInputs, focus: frozenset[str], mentioned: frozenset[str],
-                      ) -> tuple[FileGraph, list[str], list[str]]:
+def graph_from_inputs(
+    inputs: GraphInputs,
+    focus: frozenset[str],
+    mentioned: frozenset[str],
+) -> tuple[FileGraph, list[str], list[str]]:
     """The graph `build_graph` builds, from the cached per-file inputs (its identifier
     list also holds names nobody defines; uses of those are dropped here as there)."""
-    graph = _graph(inputs.paths, inputs.idents, inputs.name_weights, inputs.def_lengths,
-                   inputs.def_ids,
-                   inputs.ref_lengths, inputs.ref_ids, inputs.ref_counts, focus, mentioned)
+    graph = _graph(
+        inputs.paths,
+        inputs.idents,
+        inputs.name_weights,
+        inputs.def_lengths,
+        inputs.def_ids,
+        inputs.ref_lengths,
+        inputs.ref_ids,
+        inputs.ref_counts,
+        focus,
+        mentioned,
+    )
     return graph, inputs.paths, inputs.idents
 
 
-def _graph(nodes: list[str], idents: list[str], name_weights: Any, def_lengths: Any,
-           def_ident: Any, ref_lengths: Any, ref_ident: Any, counts: Any,
-           focus: frozenset[str], mentioned: frozenset[str]) -> FileGraph:
+def _graph(
+    nodes: list[str],
+    idents: list[str],
+    name_weights: Any,
+    def_lengths: Any,
+    def_ident: Any,
+    ref_lengths: Any,
+    ref_ident: Any,
+    counts: Any,
+    focus: frozenset[str],
+    mentioned: frozenset[str],
+) -> FileGraph:
     """Uses of names nobody defines (id -1 or no definer) link nowhere and are dropped."""
     import numpy as np
 
@@ -125,8 +163,7 @@ def _graph(nodes: list[str], idents: list[str], name_weights: Any, def_lengths: 
     boost = np.ones(len(nodes))
     boost[[n for n, path in enumerate(nodes) if path in focus]] = 50.0
     ref_weight = boost[ref_file] * ident_weight[ref_ident] * np.sqrt(counts)
-    return FileGraph(len(nodes), len(idents), ref_file, ref_ident, ref_weight,
-                     def_ident, def_file)
+    return FileGraph(len(nodes), len(idents), ref_file, ref_ident, ref_weight, def_ident, def_file)
 
 
 def rank_definitions(
@@ -176,8 +213,11 @@ def rank_definitions(
     # Files nobody references still show their definitions, ranked by their own weight.
     scores = scores + ranks[graph.def_file] * 1e-3
     if mentioned_set:
-        named = np.fromiter((idents[i] in mentioned_set for i in graph.def_ident.tolist()),
-                            dtype=bool, count=len(graph.def_ident))
+        named = np.fromiter(
+            (idents[i] in mentioned_set for i in graph.def_ident.tolist()),
+            dtype=bool,
+            count=len(graph.def_ident),
+        )
         scores = scores + named  # named by the user: first, whoever else uses it
         scores = scores + in_mentioned_file[graph.def_file]
     focus_ids = [n for n, path in enumerate(nodes) if path in focus_set]
@@ -193,13 +233,18 @@ def rank_definitions(
     chosen: dict[tuple[str, str], float] = {}
     for entry in keep.tolist():
         chosen[(nodes[graph.def_file[entry]], idents[graph.def_ident[entry]])] = float(
-            scores[entry])
+            scores[entry]
+        )
     paths = sorted({p for p, _ in chosen})
     fetch = getattr(symbols, "fetch", None)  # read on demand: one batch, not file by file
     table = symbols if fetch is None else fetch(paths)
-    ranked = [RankedDefinition(path, d, chosen[(path, d.name)])
-              for path in paths if path in table  # (gone since: nothing to show)
-              for d in table[path].definitions if (path, d.name) in chosen]
+    ranked = [
+        RankedDefinition(path, d, chosen[(path, d.name)])
+        for path in paths
+        if path in table  # (gone since: nothing to show)
+        for d in table[path].definitions
+        if (path, d.name) in chosen
+    ]
     ranked.sort(key=lambda r: (-r.rank, r.path, r.definition.line))
     return ranked
 
@@ -216,8 +261,9 @@ def render(entries: list[RankedDefinition]) -> str:
     return "\n".join(parts) + ("\n" if parts else "")
 
 
-def fit_to_budget(ranked: list[RankedDefinition], budget: int,
-                  estimate: Estimator | None = None) -> str:
+def fit_to_budget(
+    ranked: list[RankedDefinition], budget: int, estimate: Estimator | None = None
+) -> str:
     """The longest prefix of `ranked` whose rendering fits `budget` tokens."""
     estimate = estimate or default_estimator()
     if budget <= 0 or not ranked:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
+from loom._beneath import resolve_beneath
+from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 from loom.repointel.languages import detect_language
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -54,16 +55,25 @@ class DirCache:
     @classmethod
     def from_plain(cls, plain: object) -> DirCache:
         """Raises ValueError for anything that is not a dir cache of this format."""
-        if not (isinstance(plain, tuple) and len(plain) == 4 and plain[0] == DIR_CACHE_FORMAT
-                and isinstance(plain[1], tuple) and isinstance(plain[2], dict)
-                and isinstance(plain[3], dict)):
+        if not (
+            isinstance(plain, tuple)
+            and len(plain) == 4
+            and plain[0] == DIR_CACHE_FORMAT
+            and isinstance(plain[1], tuple)
+            and isinstance(plain[2], dict)
+            and isinstance(plain[3], dict)
+        ):
             raise ValueError("not a directory cache")
         for entry in plain[3].values():
-            if not (isinstance(entry, tuple) and len(entry) == 4
-                    and isinstance(entry[0], int) and isinstance(entry[1], list)
-                    and isinstance(entry[2], list)
-                    and all(type(name) is str for name in entry[1])
-                    and all(type(name) is str for name in entry[2])):
+            if not (
+                isinstance(entry, tuple)
+                and len(entry) == 4
+                and isinstance(entry[0], int)
+                and isinstance(entry[1], list)
+                and isinstance(entry[2], list)
+                and all(type(name) is str for name in entry[1])
+                and all(type(name) is str for name in entry[2])
+            ):
                 raise ValueError("not a directory cache")
         return cls(plain[1], plain[2], plain[3])
 
@@ -136,8 +146,9 @@ class _GitignoresMoved(Exception):
     """A directory gained or lost its .gitignore: kept ignore decisions may be wrong."""
 
 
-def _scan(root: str, ignore: list[str] | tuple[str, ...], max_file_bytes: int, key: tuple,
-          known: Listings) -> ScanResult:
+def _scan(
+    root: str, ignore: list[str] | tuple[str, ...], max_file_bytes: int, key: tuple, known: Listings
+) -> ScanResult:
     rules = IgnoreRules(root, ignore)
     result = ScanResult()
     listings: Listings = {}
@@ -176,7 +187,13 @@ def _scan(root: str, ignore: list[str] | tuple[str, ...], max_file_bytes: int, k
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             try:
-                st = os.stat(f"{folder}/{name}")  # follows file links
+                st = os.lstat(f"{folder}/{name}")
+                if stat_mod.S_ISLNK(st.st_mode):
+                    # a link counts only when it leads to a file inside the project: the
+                    # index must never hand the model an outside file's definitions
+                    if resolve_beneath(root, rel) is None:
+                        continue
+                    st = os.stat(f"{folder}/{name}")
             except OSError:
                 continue  # dangling link or a file that vanished: not part of the project
             if not stat_mod.S_ISREG(st.st_mode):
@@ -192,8 +209,9 @@ def _scan(root: str, ignore: list[str] | tuple[str, ...], max_file_bytes: int, k
     return result
 
 
-def _list(folder: str, rel_dir: str, rules: IgnoreRules, layers: tuple[Layer, ...],
-          result: ScanResult) -> tuple[list[str], list[str], bool, bool]:
+def _list(
+    folder: str, rel_dir: str, rules: IgnoreRules, layers: tuple[Layer, ...], result: ScanResult
+) -> tuple[list[str], list[str], bool, bool]:
     """(file names, subdirectory names, has .gitignore, listed) of one directory,
     without what the ignore rules leave out."""
     try:

@@ -17,7 +17,7 @@ from loom.repointel.cache import cache_file_for
 from loom.repointel.graphcache import GraphCache, graph_file_for
 from loom.repointel.index import Progress, RefreshStats, RepoIndex
 from loom.repointel.repomap import Estimator, default_estimator, fit_to_budget, rank_definitions
-from loom.repointel.settings import RepoSettings, load_settings
+from loom.repointel.settings import RepoSettings
 from loom.repointel.tags import FileSymbols
 
 
@@ -58,17 +58,20 @@ _INSTANCES_LOCK = threading.Lock()
 
 
 class RepoIntel:
-
-    def __init__(self, root: Path, settings: RepoSettings | None = None,
-                 cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, settings: RepoSettings | None = None, cache_dir: Path | None = None
+    ) -> None:
         from loom.paths import LoomPaths
 
         self.root = root.resolve()
-        self.settings = settings or load_settings(self.root)
+        self.settings = settings or RepoSettings()
         cache_dir = cache_dir or LoomPaths.from_env().cache
-        self.index = RepoIndex(self.root, cache_file_for(cache_dir, self.root),
-                               ignore=self.settings.ignore,
-                               max_file_bytes=self.settings.max_file_bytes)
+        self.index = RepoIndex(
+            self.root,
+            cache_file_for(cache_dir, self.root),
+            ignore=self.settings.ignore,
+            max_file_bytes=self.settings.max_file_bytes,
+        )
         self._fresh = False  # set by the watcher between changes; else refresh on each use
         self._lock = threading.RLock()
 
@@ -116,14 +119,19 @@ class RepoIntel:
         mentioned = sorted(set(mentioned_identifiers))
         # The default estimator is named, not imported, for the key: an unchanged repo's
         # map must not pay for loading the LLM layer.
-        counter = ("default" if estimate is None else
-                   f"{getattr(estimate, '__module__', '')}.{getattr(estimate, '__name__', '')}")
+        counter = (
+            "default"
+            if estimate is None
+            else f"{getattr(estimate, '__module__', '')}.{getattr(estimate, '__name__', '')}"
+        )
         with self._lock:
             self._ensure_fresh()
             key = hashlib.blake2b(
-                repr((MAP_FORMAT, self.index.fingerprint, budget, focus, mentioned, counter))
-                .encode(),
-                digest_size=16).hexdigest()
+                repr(
+                    (MAP_FORMAT, self.index.fingerprint, budget, focus, mentioned, counter)
+                ).encode(),
+                digest_size=16,
+            ).hexdigest()
             cached = self.index.cache.get_map(key)
             if cached is not None:
                 return cached
@@ -131,15 +139,19 @@ class RepoIntel:
             # The graph comes from its own cache, updated for the changed files only;
             # symbols are read just for the files whose definitions get rendered.
             inputs = GraphCache(graph_file_for(self.index.cache.path)).current(
-                self.index.source_digests(), self.index.symbols_for)
+                self.index.source_digests(), self.index.symbols_for
+            )
             symbols = _SymbolsOnDemand(self.index)
             limit = budget // 3 + 50  # far more names than fit; the rest is never rendered
             ranked = rank_definitions(symbols, focus, mentioned, limit, inputs)
             text = fit_to_budget(ranked, budget, estimate)
-            if len({(r.path, r.definition.name) for r in ranked}) >= limit and \
-                    estimate(text) < 0.9 * budget:
-                text = fit_to_budget(rank_definitions(symbols, focus, mentioned, None, inputs),
-                                     budget, estimate)
+            if (
+                len({(r.path, r.definition.name) for r in ranked}) >= limit
+                and estimate(text) < 0.9 * budget
+            ):
+                text = fit_to_budget(
+                    rank_definitions(symbols, focus, mentioned, None, inputs), budget, estimate
+                )
             self.index.cache.put_map(key, text)
             return text
 

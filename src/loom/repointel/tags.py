@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from loom._beneath import open_file, resolve_beneath
 from loom.repointel.languages import grammar_for, has_grammar
 
 BINARY_SNIFF_BYTES = 8192
@@ -37,8 +38,9 @@ class FileSymbols:
 
     __slots__ = ("_definitions", "_raw", "references")
 
-    def __init__(self, definitions: list[Definition] | None = None,
-                 references: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, definitions: list[Definition] | None = None, references: dict[str, int] | None = None
+    ) -> None:
         self._definitions: list[Definition] | None = definitions if definitions else []
         self._raw: list[tuple] | None = None
         self.references: dict[str, int] = references if references is not None else {}
@@ -56,8 +58,11 @@ class FileSymbols:
         return {row[0] for row in rows or ()}
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, FileSymbols) and self.definitions == other.definitions
-                and self.references == other.references)
+        return (
+            isinstance(other, FileSymbols)
+            and self.definitions == other.definitions
+            and self.references == other.references
+        )
 
     def __repr__(self) -> str:
         return f"FileSymbols({self.definitions!r}, {self.references!r})"
@@ -120,8 +125,9 @@ def _extract_tree_sitter(data: bytes, grammar) -> FileSymbols:
     refs: Counter[str] = Counter()
     seen_defs: set[tuple[str, int]] = set()
     for _pattern, captures in tree_sitter.QueryCursor(grammar.query).matches(tree.root_node):
-        role = next((key for key in captures if key.startswith(("definition.", "reference."))),
-                    None)
+        role = next(
+            (key for key in captures if key.startswith(("definition.", "reference."))), None
+        )
         names = captures.get("name")
         if role is None or not names:
             continue
@@ -135,7 +141,8 @@ def _extract_tree_sitter(data: bytes, grammar) -> FileSymbols:
                     continue
                 seen_defs.add((name, row))
                 symbols.definitions.append(
-                    Definition(name, row + 1, role.split(".", 1)[1], _line_text(lines, row)))
+                    Definition(name, row + 1, role.split(".", 1)[1], _line_text(lines, row))
+                )
             else:
                 refs[name] += 1
     symbols.definitions.sort(key=lambda d: d.line)
@@ -151,8 +158,15 @@ _DEF_RE = re.compile(
     re.MULTILINE,
 )
 _IDENT_RE = re.compile(rb"\b[A-Za-z_][A-Za-z0-9_]{2,}\b")
-_KIND = {b"def": "function", b"defp": "function", b"function": "function", b"func": "function",
-         b"fun": "function", b"fn": "function", b"sub": "function"}
+_KIND = {
+    b"def": "function",
+    b"defp": "function",
+    b"function": "function",
+    b"func": "function",
+    b"fun": "function",
+    b"fn": "function",
+    b"sub": "function",
+}
 
 
 def _extract_regex(data: bytes) -> FileSymbols:
@@ -200,8 +214,13 @@ def decode_symbols(blob: bytes) -> FileSymbols:
 
 def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile | None:
     """Read one file, hash it, extract its symbols. None if it vanished meanwhile."""
+    real = resolve_beneath(root, path)
+    if not real:  # a link that now leads outside the project (or to the root itself)
+        return ParsedFile(path, 0, 0, "", language, None, "a symlink that leaves the project")
     try:
-        with open(os.path.join(root, path), "rb") as handle:
+        # opened beneath the root without following links: a link swapped in after the
+        # check above is refused (Escape), never read
+        with os.fdopen(open_file(root, real), "rb") as handle:
             stat = os.fstat(handle.fileno())
             data = handle.read()
     except FileNotFoundError:

@@ -7,25 +7,26 @@ from pathlib import Path
 from typing import Any
 
 from loom.repointel.service import RepoIntel
-from loom.repointel.settings import load_settings
+from loom.repointel.settings import RepoSettings
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 
 
 class _RepoTool(BuiltinTool):
     risk = "read"
 
-    def __init__(self, project_root: Path | None = None, config: Any = None) -> None:
+    def __init__(
+        self, project_root: Path | None = None, settings: RepoSettings | None = None
+    ) -> None:
         super().__init__(project_root)
-        self.config = config
+        self.settings = settings
 
     def intel(self, ctx: ToolContext) -> RepoIntel:
         """The session's RepoIntel (ctx.extras["repointel"]) or the shared one per root."""
         intel = ctx.extras.get("repointel")
         if isinstance(intel, RepoIntel):
             return intel
-        root = Path(ctx.project_root)
-        return RepoIntel.for_root(root, load_settings(root, self.config))
+        return RepoIntel.for_root(Path(ctx.project_root), self.settings)
 
 
 class RepoMapTool(_RepoTool):
@@ -36,24 +37,42 @@ class RepoMapTool(_RepoTool):
         "`focus_files` and names you care about as `mentioned_identifiers` to rank what they "
         "use higher. Use it to find where things live before reading files."
     )
-    parameters = schema({
-        "tokens": {"type": "integer", "minimum": 64, "maximum": 32000,
-                   "description": "Token budget for the map (default: repo.map_tokens)."},
-        "focus_files": {"type": "array", "items": {"type": "string"}, "default": [],
-                        "description": "Project-relative paths of files in the conversation."},
-        "mentioned_identifiers": {"type": "array", "items": {"type": "string"}, "default": [],
-                                  "description": "Function, class or variable names."},
-    })
+    parameters = schema(
+        {
+            "tokens": {
+                "type": "integer",
+                "minimum": 64,
+                "maximum": 32000,
+                "description": "Token budget for the map (default: repo.map_tokens).",
+            },
+            "focus_files": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": [],
+                "description": "Project-relative paths of files in the conversation.",
+            },
+            "mentioned_identifiers": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": [],
+                "description": "Function, class or variable names.",
+            },
+        }
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         intel = self.intel(ctx)
-        text = await asyncio.to_thread(intel.repo_map, args.get("tokens"),
-                                       args["focus_files"], args["mentioned_identifiers"])
+        text = await asyncio.to_thread(
+            intel.repo_map, args.get("tokens"), args["focus_files"], args["mentioned_identifiers"]
+        )
         if not text:
-            return ToolResult("(no source files with definitions were found in this project)",
-                              metadata={"files": 0})
-        return ToolResult(text, metadata={"files": sum(1 for line in text.splitlines()
-                                                       if line.endswith(":"))})
+            return ToolResult(
+                "(no source files with definitions were found in this project)",
+                metadata={"files": 0},
+            )
+        return ToolResult(
+            text, metadata={"files": sum(1 for line in text.splitlines() if line.endswith(":"))}
+        )
 
 
 class SymbolSearchTool(_RepoTool):
@@ -62,24 +81,34 @@ class SymbolSearchTool(_RepoTool):
         "Find where a function, class, method or constant is defined: give its name or the "
         "start of it. Returns `path:line  kind  name` with the defining line."
     )
-    parameters = schema({
-        "query": {"type": "string", "minLength": 1,
-                  "description": "A symbol name or prefix, e.g. `parse_args` or `Http`."},
-        "exact": {"type": "boolean", "default": False,
-                  "description": "Only names equal to the query."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
-    }, required=("query",))
+    parameters = schema(
+        {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A symbol name or prefix, e.g. `parse_args` or `Http`.",
+            },
+            "exact": {
+                "type": "boolean",
+                "default": False,
+                "description": "Only names equal to the query.",
+            },
+            "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
+        },
+        required=("query",),
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         query = args["query"].strip()
         if not query:
             raise self.fail("query is blank; give a symbol name or prefix")
         intel = self.intel(ctx)
-        hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1,
-                                       args["exact"])
+        hits = await asyncio.to_thread(intel.symbol_search, query, args["limit"] + 1, args["exact"])
         if not hits:
-            raise ToolError(f"no definition named {query!r} (or starting with it) in the "
-                            "project; try a shorter prefix or content_search for text")
+            raise ToolError(
+                f"no definition named {query!r} (or starting with it) in the "
+                "project; try a shorter prefix or content_search for text"
+            )
         more = len(hits) > args["limit"]
         hits = hits[: args["limit"]]
         lines = [f"{h.path}:{h.line}  {h.kind}  {h.name}  —  {h.text}" for h in hits]
@@ -88,5 +117,13 @@ class SymbolSearchTool(_RepoTool):
         return ToolResult("\n".join(lines), metadata={"matches": len(hits)})
 
 
-def repointel_tools(project_root: Path | None = None, config: Any = None) -> list[BuiltinTool]:
-    return [RepoMapTool(project_root, config), SymbolSearchTool(project_root, config)]
+def repointel_tools(
+    project_root: Path | None = None, settings: RepoSettings | None = None
+) -> list[BuiltinTool]:
+    return [RepoMapTool(project_root, settings), SymbolSearchTool(project_root, settings)]
+
+
+def provide(setup: ToolSetup) -> list[BuiltinTool]:
+    """The tool extension hook: repo_map and symbol_search, set up from [repo]."""
+    settings = RepoSettings.from_section(setup.config.repo) if setup.config else None
+    return repointel_tools(setup.project_root, settings)

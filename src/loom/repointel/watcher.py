@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loom.repointel.ignore import IgnoreRules
+from loom.ignore import IgnoreRules
 from loom.repointel.service import RepoIntel
+from loom.repointel.settings import RepoSettings
 
 TOPIC = "repo:updates"
 DEBOUNCE_MS = 200
@@ -31,16 +32,26 @@ class RepoUpdate:
     topic: str = TOPIC
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "repo_update", "topic": self.topic, "project_root": self.project_root,
-                "added": self.added, "changed": self.changed, "removed": self.removed}
+        return {
+            "type": "repo_update",
+            "topic": self.topic,
+            "project_root": self.project_root,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+        }
 
 
 OnChange = Callable[[RepoUpdate], Any]
 
 
 class RepoWatcher:
-    def __init__(self, intel: RepoIntel, on_change: OnChange | None,
-                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(
+        self,
+        intel: RepoIntel,
+        on_change: OnChange | None,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
         self.intel = intel
         self.on_change = on_change
         self.loop = loop
@@ -48,8 +59,9 @@ class RepoWatcher:
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._rules = IgnoreRules(str(intel.root), intel.settings.ignore)
-        self._thread = threading.Thread(target=self._run, name=f"loom-watch-{intel.root.name}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"loom-watch-{intel.root.name}", daemon=True
+        )
 
     def start(self) -> RepoWatcher:
         self.intel.refresh()
@@ -70,10 +82,16 @@ class RepoWatcher:
         import watchfiles
 
         try:
-            watcher = watchfiles.watch(self.intel.root, watch_filter=self._relevant,
-                                       debounce=DEBOUNCE_MS, step=50, stop_event=self._stop,
-                                       raise_interrupt=False, yield_on_timeout=True,
-                                       rust_timeout=500)
+            watcher = watchfiles.watch(
+                self.intel.root,
+                watch_filter=self._relevant,
+                debounce=DEBOUNCE_MS,
+                step=50,
+                stop_event=self._stop,
+                raise_interrupt=False,
+                yield_on_timeout=True,
+                rust_timeout=500,
+            )
             self.intel.mark_fresh(True)
             self._ready.set()
             for changes in watcher:
@@ -93,8 +111,9 @@ class RepoWatcher:
         stats = self.intel.refresh()
         if not stats.any_change or self.on_change is None:
             return
-        update = RepoUpdate(str(self.intel.root), sorted(stats.added), sorted(stats.changed),
-                            sorted(stats.removed))
+        update = RepoUpdate(
+            str(self.intel.root), sorted(stats.added), sorted(stats.changed), sorted(stats.removed)
+        )
         if self.loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 self.loop.call_soon_threadsafe(self.on_change, update)
@@ -116,10 +135,11 @@ def start_watcher(
     on_change: OnChange | None = None,
     *,
     loop: asyncio.AbstractEventLoop | None = None,
+    settings: RepoSettings | None = None,
 ) -> RepoWatcher:
     """Start watching a project (returns once the watch is live). Call `.stop()` to end it.
 
     `on_change` gets a RepoUpdate per debounced batch; pass `loop` to have it called on
     that event loop (e.g. `lambda u: bus.publish("repo:updates", u)`).
     """
-    return RepoWatcher(RepoIntel.for_root(project_root), on_change, loop).start()
+    return RepoWatcher(RepoIntel.for_root(project_root, settings), on_change, loop).start()

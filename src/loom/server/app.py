@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 
@@ -52,6 +53,13 @@ def app_from_env() -> FastAPI:
 
 
 def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own handler echoes the input back and fails (500) to render what
+        # JSON cannot hold: `1e400` parsed as inf, a lone surrogate. Say what is wrong
+        # without the input.
+        return JSONResponse({"detail": [_safe_error(e) for e in exc.errors()]}, 422)
+
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
         return JSONResponse({"detail": f"no thread {exc.args[0]} (or not visible to you)"}, 404)
@@ -97,3 +105,10 @@ def _install_error_handlers(app: FastAPI) -> None:
                 headers={"Retry-After": "1"},
             )
         raise exc
+
+
+def _safe_error(error: dict) -> dict:
+    from loom.core.text import clean_text
+
+    loc = [part if isinstance(part, int) else clean_text(str(part)) for part in error["loc"]]
+    return {"loc": loc, "msg": clean_text(str(error.get("msg", ""))), "type": error.get("type")}

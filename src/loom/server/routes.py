@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 
 from loom.core.ids import is_thread_id
 from loom.core.thread import Thread
+from loom.server.bodies import lone_surrogate_in
 from loom.server.identity import Principal, principal_for_token
 from loom.server.schemas import (
     MAX_VERSION,
@@ -67,7 +68,13 @@ def repo(request: Request) -> ThreadRepository:
     return request.app.state.repo
 
 
-def _checked(thread: Thread) -> Thread:
+async def _checked(request: Request, thread: Thread) -> Thread:
+    if lone_surrogate_in(await request.body()):
+        raise HTTPException(
+            422,
+            "the thread holds text that is not valid Unicode (a lone surrogate such as "
+            "\\ud83d, half an emoji); replace it (U+FFFD) and send the thread again",
+        )
     if not is_thread_id(thread.id):
         raise HTTPException(422, f"thread id '{thread.id[:60]}' is not T-<uuidv7>")
     if not 0 <= thread.version <= MAX_VERSION:
@@ -101,7 +108,7 @@ async def me(caller: Caller) -> Me:
     responses={409: {"model": ConflictBody}},
 )
 async def create_thread(request: Request, caller: Caller, thread: Thread) -> WriteResult:
-    written = await repo(request).write(caller, _checked(thread), None)
+    written = await repo(request).write(caller, await _checked(request, thread), None)
     return WriteResult(id=written.id, version=written.version, created=written.created)
 
 
@@ -143,7 +150,7 @@ async def put_thread(
 ) -> WriteResult:
     if thread.id != thread_id:
         raise HTTPException(422, f"the body's id {thread.id[:60]} does not match the URL's")
-    written = await repo(request).write(caller, _checked(thread), expected_version)
+    written = await repo(request).write(caller, await _checked(request, thread), expected_version)
     if written.created:
         response.status_code = 201
     return WriteResult(id=written.id, version=written.version, created=written.created)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from loom.session.permission_gate import NoPendingPermission
     from loom.session.repo_api import RepoApi
     from loom.session.session import Session, TurnError
+    from loom.session.tool_access import ToolAccess
     from loom.session.workspace import ActiveSession, SessionSpec, Workspace
 
 _EXPORTS = {
@@ -45,6 +46,7 @@ _EXPORTS = {
     "SessionSpec": "loom.session.workspace",
     "SetupError": "loom.core.errors",
     "Subscription": "loom.session.bus",
+    "ToolAccess": "loom.session.tool_access",
     "TurnError": "loom.session.session",
     "Unavailable": "loom.core.errors",
     "Workspace": "loom.session.workspace",
@@ -70,6 +72,7 @@ __all__ = [
     "SessionSpec",
     "SetupError",
     "Subscription",
+    "ToolAccess",
     "TurnError",
     "Unavailable",
     "Workspace",

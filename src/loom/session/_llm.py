@@ -10,22 +10,23 @@ from typing import TYPE_CHECKING, Any
 from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import TextDeltaEvent
+from loom.core.ids import new_message_id
 from loom.core.messages import AssistantMessage, Message, ToolCall, Usage
 from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.session.context import ContextWindow
-from loom.session.decisions_hook import fetch_decision_context
+from loom.session.decision_zone import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
 
 if TYPE_CHECKING:
-    from loom.session.session import Session
+    from loom.session.ports import ModelPort
 
 
 class LlmCaller:
-    def __init__(self, session: Session, factory: Callable[[str], Provider]) -> None:
+    def __init__(self, session: ModelPort, factory: Callable[[str], Provider]) -> None:
         self.session = session
         self.factory = factory
         self.last_exception: BaseException | None = None
@@ -159,12 +160,6 @@ class LlmCaller:
         else:
             total.cost_usd += cost
         return usage
-
-
-def new_message_id() -> str:
-    import uuid_utils
-
-    return f"msg_{uuid_utils.uuid7().hex}"
 
 
 def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:

@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Any
 from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import ArchitectPlan, ArchitectStep
+from loom.core.ids import new_message_id
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.plan import Plan, PlanError, parse_plan
-from loom.session._llm import new_message_id
+from loom.session.ports import TurnError
 from loom.session.prompt import EDITOR_STEP_PROMPT, architect_system_prompt
 from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
-    from loom.session.session import Session
+    from loom.session.ports import ArchitectPort
 
 FILE_TOOLS = frozenset(
     {"file_read", "file_write", "file_edit", "file_search", "content_search", "directory_list"}
@@ -48,7 +49,7 @@ def editor_tools(tools: ToolRegistry) -> ToolRegistry:
     return ToolRegistry(tool for tool in chosen if tool is not None)
 
 
-async def run_architect_turn(session: Session, text: str) -> str:
+async def run_architect_turn(session: ArchitectPort, text: str) -> str:
     options = session.options
     session.busy = True
     try:
@@ -107,7 +108,7 @@ PLAN_CHANGE = (
 )
 
 
-async def _approval(session: Session, plan: Plan) -> tuple[str, str]:
+async def _approval(session: ArchitectPort, plan: Plan) -> tuple[str, str]:
     """The person's verdict on `plan` (options.plan_approval), "yes" when nobody asks."""
     approve = session.options.plan_approval
     if approve is None:
@@ -118,9 +119,7 @@ async def _approval(session: Session, plan: Plan) -> tuple[str, str]:
     return (verdict if verdict in ("yes", "no", "edit") else "no"), change.strip()
 
 
-async def _plan(session: Session, text: str) -> Plan | None:
-    from loom.session.session import TurnError
-
+async def _plan(session: ArchitectPort, text: str) -> Plan | None:
     options = session.options
     session.active_model = options.architect_model
     session.active_tools = ToolRegistry()
@@ -165,7 +164,7 @@ def _user(text: str, **extra: Any) -> UserMessage:
     )
 
 
-def _mark_last(session: Session, step: dict[str, Any] | None, **extra: Any) -> None:
+def _mark_last(session: ArchitectPort, step: dict[str, Any] | None, **extra: Any) -> None:
     """Annotate the latest assistant message (still the last message: allowed)."""
     last = session.thread.messages[-1] if session.thread.messages else None
     if not isinstance(last, AssistantMessage):

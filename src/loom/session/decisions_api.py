@@ -5,6 +5,7 @@ thread files before each answer (one stat when nothing changed)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loom.core.errors import BadInput, NotFound
@@ -12,7 +13,8 @@ from loom.core.errors import BadInput, NotFound
 if TYPE_CHECKING:
     from loom.decisions.index import DecisionIndex, EdgeRow, NodeRow
     from loom.decisions.pulse import Pulse
-    from loom.session.workspace import Workspace
+    from loom.paths import LoomPaths
+    from loom.session.threads_api import ThreadsApi
 
 
 @dataclass(frozen=True)
@@ -23,20 +25,18 @@ class NodeView:
 
 
 class DecisionsApi:
-    def __init__(self, workspace: Workspace) -> None:
-        self._ws = workspace
+    def __init__(self, paths: LoomPaths, project_root: Path, threads: ThreadsApi) -> None:
+        self._paths = paths
+        self._threads = threads
+        self.scope = str(project_root)
         self._index: DecisionIndex | None = None
-
-    @property
-    def scope(self) -> str:
-        return str(self._ws.project_root)
 
     def index(self) -> DecisionIndex:
         if self._index is None:
             from loom.decisions.index import DecisionIndex
 
-            self._index = DecisionIndex.open(self._ws.paths.database)
-        self._index.refresh(self._ws.paths.threads_dir)
+            self._index = DecisionIndex.open(self._paths.database)
+        self._index.refresh(self._paths.threads_dir)
         return self._index
 
     def close(self) -> None:
@@ -60,7 +60,7 @@ class DecisionsApi:
             raise BadInput(
                 f"unknown node type {unknown[0]!r}", f"use one of: {', '.join(node_types())}"
             )
-        thread_id = self._ws.threads.resolve(thread) if thread else None
+        thread_id = self._threads.resolve(thread) if thread else None
         return self.index().nodes(
             workspace_root=None if all_projects or thread_id else self.scope,
             types=types or (),
@@ -111,7 +111,7 @@ class DecisionsApi:
         else:
             if thread is None:
                 raise BadInput("say whose story", "pass --thread ID or --goal ID")
-            thread_id = self._ws.threads.resolve(thread)
+            thread_id = self._threads.resolve(thread)
             nodes = index.nodes(thread_id=thread_id, newest_first=False)
             title = f"Thread {thread_id}"
         return narrative(nodes, index.edges(node_ids=[n.id for n in nodes]), title)

@@ -27,29 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def fetch_decision_context(
-    hook: Callable[[int], str] | None, budget: int, timeout: float
-) -> str:
-    """The decision zone for one model call; "" when off, slow or broken (never fatal)."""
-    if hook is None or budget <= 0:
-        return ""
-    try:
-        text = await asyncio.wait_for(asyncio.to_thread(hook, budget), timeout)
-    except TimeoutError:
-        log.warning("the decision context took longer than %.1f s; skipped this call", timeout)
-        return ""
-    except Exception as exc:  # the graph must never stop a turn
-        log.warning("the decision context failed (%s); skipped this call", exc)
-        return ""
-    return text if isinstance(text, str) else ""
-
-
-def decision_tools() -> list[Any]:
-    from loom.decisions.tools import decision_tools as tools
-
-    return tools()
-
-
 class SessionDecisions:
     """Wires one session to the decision graph; `close()` when the session stops."""
 

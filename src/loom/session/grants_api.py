@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING
 from loom.core.errors import BadInput, LoomError, NotFound
 
 if TYPE_CHECKING:
+    from loom.paths import LoomPaths
     from loom.permissions import Grant, GrantStore
-    from loom.session.workspace import Workspace
 
 
 class GrantsApi:
-    def __init__(self, workspace: Workspace) -> None:
-        self._ws = workspace
+    def __init__(self, paths: LoomPaths) -> None:
+        self.paths = paths
 
     @property
     def database(self) -> Path:
-        return self._ws.paths.database
+        return self.paths.database
 
     def list(self, project: Path | None = None) -> list[Grant]:
         store = self._store(project)

@@ -65,7 +65,10 @@ class HeadlessPolicy:
 
         verdict = self.policy.check(tool, args)
         if verdict.decision is Decision.ASK:
-            verdict = Verdict(Decision.DENY, HEADLESS_REASON, verdict.subject)
+            # keep why it would ask when that says more than "needs your approval"
+            why = verdict.reason if verdict.reason != "needs your approval" else ""
+            reason = f"{why}; {HEADLESS_REASON}" if why else HEADLESS_REASON
+            verdict = Verdict(Decision.DENY, reason, verdict.subject)
         if verdict.decision is Decision.DENY and self.on_refusal is not None:
             self.on_refusal(tool.name, verdict.subject, verdict.reason)
         return verdict

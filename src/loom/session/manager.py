@@ -100,7 +100,7 @@ class SessionManager:
         LookupError when the thread to resume does not exist, and the store's
         ThreadLocked when another Loom process is writing that thread."""
         model = model or self.config.model.default
-        thread = self._thread_for(thread, project_path, model, private)
+        thread = self.thread_for(thread, project_path, model, private)
         if title:
             thread.metadata.title = title
         root = Path(project_path or thread.workspace_root or os.getcwd()).resolve()
@@ -190,9 +190,10 @@ class SessionManager:
             database = LoomPaths.from_env().database
         return build_policy(self.config, database, project_root, auto_approve=auto_approve)
 
-    def _thread_for(
+    def thread_for(
         self, thread: Thread | str | None, project_path: Any, model: str, private: bool
     ) -> Thread:
+        """`thread` itself, the saved thread of that id, or a new one (not saved yet)."""
         if isinstance(thread, Thread):
             return thread
         if isinstance(thread, str):

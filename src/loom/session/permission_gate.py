@@ -17,7 +17,7 @@ from loom.core.events import PermissionRequest, SessionError
 from loom.core.messages import ToolCall
 
 if TYPE_CHECKING:
-    from loom.session.session import Session
+    from loom.session.ports import EventPort
 
 RESPONSES = ("allow_once", "allow_always", "deny")
 
@@ -33,7 +33,7 @@ class _Verdict(NamedTuple):
 
 
 class PermissionGate:
-    def __init__(self, session: Session, policy: Any) -> None:
+    def __init__(self, session: EventPort, policy: Any) -> None:
         self.session = session
         self.policy = policy
         self._future: asyncio.Future[str] | None = None

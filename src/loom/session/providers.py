@@ -23,6 +23,7 @@ def provider_factory(config: LoomConfig) -> Callable[[str], Provider]:
     def build(model: str) -> Provider:
         from loom.llm.registry import create_provider, parse_model_name
 
+        register_plugin_providers()
         name, _model_id = parse_model_name(model)
         settings = config.providers.for_provider(name)
         return create_provider(name, api_key=settings.api_key, base_url=settings.base_url)
@@ -72,3 +73,39 @@ class PrebuiltProvider:
         if model == self.model:
             return self.wait()
         return self.factory(model)
+
+
+_plugins_registered = False
+
+
+def register_plugin_providers() -> None:
+    """Make the `loom.providers` entry points known to the model registry, once per
+    process; each is imported only when a model name uses it. A plugin cannot replace a
+    built-in provider, and one that fails to load says so when it is used."""
+    global _plugins_registered
+    if _plugins_registered:
+        return
+    _plugins_registered = True
+    from loom.llm.registry import provider_names, register_provider
+    from loom.session.plugins import discover
+
+    known = set(provider_names())
+    for plugin in discover("loom.providers"):
+        if plugin.name not in known:
+            register_provider(plugin.name, _lazy_factory(plugin))
+
+
+def _lazy_factory(plugin: Any) -> Callable[..., Provider]:
+    def build(**settings: Any) -> Provider:
+        from loom.llm.registry import ModelConfigError
+        from loom.session.plugins import load
+
+        factory = load(plugin)
+        if factory is None:
+            raise ModelConfigError(
+                f"the provider plugin {plugin.name!r} ({plugin.source}) is broken: "
+                f"{plugin.error}; fix or uninstall it (`loom plugins` lists plugins)"
+            )
+        return factory(**settings)
+
+    return build

@@ -160,7 +160,7 @@ class RepoApi:
         def start() -> Any:
             from loom.repointel import start_watcher
 
-            return start_watcher(self.root, publish, loop=loop)
+            return start_watcher(self.root, publish, loop=loop, settings=self.settings)
 
         self._stopped = False
         try:

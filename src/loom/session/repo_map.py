@@ -16,9 +16,13 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.session.context import RepoMapHook
+
+if TYPE_CHECKING:
+    from loom.repointel.settings import RepoSettings
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +77,13 @@ async def fetch_repo_map(
     return text if isinstance(text, str) else ""
 
 
-def repointel_hook(project_root: Path) -> RepoMapHook:
-    """The repo-intel engineer's ranked map (`loom.repointel.repo_map_for`)."""
+def repointel_hook(project_root: Path, settings: RepoSettings | None = None) -> RepoMapHook:
+    """The ranked repo map (`loom.repointel.repo_map_for`) with the [repo] settings."""
 
     def hook(budget: int, files: list[str], identifiers: list[str]) -> str:
         from loom.repointel import repo_map_for
 
-        return repo_map_for(project_root, files, identifiers, budget)
+        return repo_map_for(project_root, files, identifiers, budget, settings)
 
     return hook
 

@@ -18,9 +18,9 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
@@ -34,30 +34,33 @@ from loom.core.events import (
     TurnComplete,
     topic_for,
 )
+from loom.core.ids import new_message_id
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.llm.base import Provider
-from loom.session._llm import LlmCaller, new_message_id
+from loom.session._llm import LlmCaller
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.options import SessionOptions
 from loom.session.permission_gate import PermissionGate
+from loom.session.ports import TurnError
 from loom.session.saver import ThreadSaver
 from loom.session.tool_runner import execute_call
 from loom.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+    from loom.permissions import PermissionPolicy
+    from loom.session.headless import HeadlessPolicy
+    from loom.store.base import ThreadStore
+
+__all__ = ["MODES", "Session", "TurnError"]
 
 log = logging.getLogger(__name__)
 
 RESTART_FLUSH_TIMEOUT = 5.0
 MODES = ("normal", "architect")
-
-
-class TurnError(RuntimeError):
-    """The turn ended with an error (the model failed, or the session crashed and was
-    restarted). The thread is saved and the session can take the next message."""
-
-    def __init__(self, message: str, origin: str = "Llm") -> None:
-        super().__init__(message)
-        self.origin = origin
 
 
 class Session:
@@ -66,10 +69,10 @@ class Session:
         *,
         session_id: str,
         thread: Thread,
-        store: Any,
+        store: ThreadStore,
         provider_factory: Callable[[str], Provider],
         tools: ToolRegistry,
-        permissions: Any,
+        permissions: PermissionPolicy | HeadlessPolicy | None,
         bus: EventBus,
         model: str,
         project_root: Path,
@@ -111,6 +114,9 @@ class Session:
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
         self.state: sm.AgentState = sm.WaitingForUserInput()
         self._pending_restore = self._restore_from(thread)
+        # awaited at the start of each turn, inside the turn (so interrupt() stops them):
+        # e.g. MCP servers still connecting, whose tools the model should see
+        self.before_turn: list[Callable[[], Awaitable[Any]]] = []
 
     async def start(self) -> None:
         """Settle a resumed thread (answer calls left open by a crash) and record the
@@ -246,14 +252,10 @@ class Session:
                 pass
         self._closed = True
         self.state, actions = sm.transition(self.state, sm.Shutdown(), self.machine_config)
-        for action in actions:
-            if isinstance(action, sm.RecordMessage):
-                self._record(action.message)
+        await self._perform_all(actions)  # answers open calls, saves
         if self.in_git_repo:
             await self.git_snapshot()
-        self.thread.agent_state = sm.snapshot(sm.WaitingForUserInput())
-        if self.thread.messages:  # a session nobody spoke to leaves no empty thread behind
-            self._saver.request()
+            self._save_state()
         await self._saver.flush()
         self._set_status("idle")
 
@@ -261,6 +263,8 @@ class Session:
 
     async def _turn(self, text: str | None) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
+        for hook in self.before_turn:
+            await hook()
         if self._pending_restore:
             await self.start()
         try:
@@ -327,64 +331,83 @@ class Session:
         self.state, actions = sm.transition(self.state, event, self.machine_config)
         self._set_status(sm.status_of(self.state))
         for action in actions:
-            if isinstance(action, sm.PublishProgress):
-                self._publish_progress(action)
-            elif isinstance(action, sm.ReportError):
-                self._report(action.error)
+            pending = self._interpret(action)
+            if pending is not None:  # a bug in the machine: log it, never block here
+                pending.close()
+                log.error("%s after %s needs waiting; ignored", type(action).__name__, event)
 
     async def _perform_all(self, actions: list[sm.AgentAction]) -> list[Any]:
+        """Carry out `actions` in order; returns the events they produced to feed next."""
         follow: list[Any] = []
         for action in actions:
-            result = await self._perform(action)
+            pending = self._interpret(action)
+            result = await pending if pending is not None else None
             if result is not None:
                 follow.append(result)
         return follow
 
-    async def _perform(self, action: sm.AgentAction) -> Any:
+    def _interpret(self, action: sm.AgentAction) -> Coroutine[Any, Any, Any] | None:
+        """The one interpreter of the machine's actions. Immediate ones are done here;
+        one that waits (a model call, a tool, a retry timer, hooks, a flush) comes back
+        as a coroutine for the caller to await, whose result is the next event."""
         match action:
             case sm.RecordMessage(message=message):
                 self._record(message)
             case sm.SaveThread():
-                self.thread.agent_state = sm.snapshot(self.state)
-                self._saver.request()
-            case sm.CallLlm():
-                return await self.llm.call(action.conversation)
-            case sm.ExecuteTool(call=call):
-                return await execute_call(self, call)
-            case sm.ScheduleRetry(attempt=attempt, error=error):
-                delay = self.options.retry.delay(attempt, self.llm.last_exception)
-                self.publish(
-                    LlmRetry(
-                        session_id=self.id,
-                        attempt=attempt,
-                        delay_seconds=delay,
-                        error=error.message,
-                    )
-                )
-                await asyncio.sleep(delay)
-                return sm.RetryTimerFired()
+                self._save_state()
             case sm.PublishProgress():
                 self._publish_progress(action)
-            case sm.RunPostToolsHook():
-                for hook in self.options.post_tools_hooks:
-                    outcome = hook(self)
-                    if asyncio.iscoroutine(outcome):
-                        await outcome
-                return sm.PostToolsHookDone()
             case sm.ReportError(error=error):
                 self._report(error)
             case sm.EndTurn():
                 self._turn_end = action
                 self.publish(TurnComplete(session_id=self.id, text=action.text))
+            case sm.CallLlm():
+                return self.llm.call(action.conversation)
+            case sm.ExecuteTool(call=call):
+                return execute_call(self, self.gate, call)
+            case sm.ScheduleRetry(attempt=attempt, error=error):
+                return self._retry_later(attempt, error)
+            case sm.RunPostToolsHook():
+                return self._run_post_tools_hooks()
             case sm.WaitForInput():
-                await self._saver.flush()
+                return self._flushed(None)
         return None
+
+    def _save_state(self) -> None:
+        """Record the machine's state in the thread and save it. A stopped session is
+        saved as waiting for the user (that is where resuming it starts), and a thread
+        nobody spoke to is never written."""
+        state = sm.WaitingForUserInput() if isinstance(self.state, sm.ShuttingDown) else self.state
+        self.thread.agent_state = sm.snapshot(state)
+        if self.thread.messages:
+            self._saver.request()
+
+    async def _retry_later(self, attempt: int, error: sm.AgentError) -> sm.AgentEvent:
+        delay = self.options.retry.delay(attempt, self.llm.last_exception)
+        self.publish(
+            LlmRetry(session_id=self.id, attempt=attempt, delay_seconds=delay, error=error.message)
+        )
+        await asyncio.sleep(delay)
+        return sm.RetryTimerFired()
+
+    async def _run_post_tools_hooks(self) -> sm.AgentEvent:
+        for hook in self.options.post_tools_hooks:
+            outcome = hook(self)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        return sm.PostToolsHookDone()
+
+    async def _flushed(self, result: Any) -> Any:
+        await self._saver.flush()
+        return result
 
     # -- tools ------------------------------------------------------------------------
 
     # -- thread, events, status -------------------------------------------------------
 
     def _record(self, message: Message) -> None:
+        redact_message(message, self.options.secrets)  # before it is saved, sent or synced
         self.thread.append(message)
         self.publish(NewMessage(session_id=self.id, message=message))
 

@@ -12,15 +12,17 @@ from typing import TYPE_CHECKING, Any
 from loom.core.errors import BadInput, LoomError, NotFound, Unavailable
 
 if TYPE_CHECKING:
-    from loom.session.workspace import Workspace
+    from loom.paths import LoomPaths
+    from loom.session.threads_api import ThreadsApi
 
 NOT_LOGGED_IN = ("not logged in to a sync server", "run `loom login --server URL --token T`")
 VISIBILITIES = ("public", "organization", "private")
 
 
 class SyncApi:
-    def __init__(self, workspace: Workspace) -> None:
-        self._ws = workspace
+    def __init__(self, paths: LoomPaths, threads: ThreadsApi) -> None:
+        self.paths = paths
+        self._threads = threads
 
     # -- credentials -------------------------------------------------------------------
 
@@ -37,7 +39,7 @@ class SyncApi:
             except SyncClientError as exc:
                 raise LoomError(f"login failed: {exc}") from exc
         creds = Credentials(server.rstrip("/"), token.strip(), who.get("user"), who.get("org"))
-        path = save_credentials(self._ws.paths, creds)
+        path = save_credentials(self.paths, creds)
         return {
             "server": creds.server_url,
             "user": creds.user,
@@ -50,8 +52,8 @@ class SyncApi:
         from loom.store.credentials import delete_credentials
         from loom.store.pending import PendingSyncQueue
 
-        removed = delete_credentials(self._ws.paths)
-        pending = len(PendingSyncQueue(self._ws.paths.pending_sync_file))
+        removed = delete_credentials(self.paths)
+        pending = len(PendingSyncQueue(self.paths.pending_sync_file))
         return {"logged_out": removed, "pending": pending}
 
     # -- pushing and pulling -----------------------------------------------------------
@@ -111,7 +113,7 @@ class SyncApi:
                 "say what to change: --visibility public|organization|private and/or "
                 "--support/--no-support"
             )
-        local = self._ws.threads.local
+        local = self._threads.local
         try:
             thread_id = local.resolve(ref)
         except LookupError as exc:
@@ -134,7 +136,7 @@ class SyncApi:
             "visibility": str(thread.visibility),
             "is_shared_with_support": thread.is_shared_with_support,
         }
-        store = open_syncing_store(self._ws.paths, background=False)
+        store = open_syncing_store(self.paths, background=False)
         if store is None:
             local.save(thread)
             data["synced"] = False
@@ -189,7 +191,7 @@ class SyncApi:
         from loom.store.credentials import CredentialsError, load_credentials
 
         try:
-            creds = load_credentials(self._ws.paths)
+            creds = load_credentials(self.paths)
         except CredentialsError as exc:
             raise LoomError(str(exc)) from exc
         if creds is None:
@@ -206,7 +208,7 @@ class SyncApi:
         from loom.store.factory import open_syncing_store
 
         self._credentials()
-        store = open_syncing_store(self._ws.paths, background=False)
+        store = open_syncing_store(self.paths, background=False)
         if store is None:  # the credentials went away in between
             raise LoomError(*NOT_LOGGED_IN)
         return store

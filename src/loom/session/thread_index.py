@@ -12,6 +12,7 @@ import os
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from loom.store.index import ThreadIndex
 
@@ -27,6 +28,27 @@ def fresh_index(warn: Callable[[str], None]) -> ThreadIndex:
     """The index, up to date with the thread files; `warn(line)` hears about files
     moved to quarantine, skipped files and an index that could not be used."""
     return _index_if_fresh() or _refreshed_index(warn)
+
+
+def answer(query: Callable[[ThreadIndex], Any], warn: Callable[[str], None]) -> Any:
+    """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
+    holds, see loom.store.db_repair) and asked again, and `warn` says what happened."""
+    import sqlite3
+
+    index = fresh_index(warn)
+    try:
+        return query(index)
+    except sqlite3.DatabaseError as exc:
+        from loom.store.db_repair import is_damage
+
+        if not is_damage(exc):
+            raise
+        from loom.paths import LoomPaths
+        from loom.store.index_sync import recover
+
+        index, note = recover(index, LoomPaths.from_env(), str(exc))
+        warn(f"note: {note}")
+        return query(index)
 
 
 def _index_if_fresh() -> ThreadIndex | None:
@@ -71,7 +93,7 @@ def _refreshed_index(warn: Callable[[str], None]) -> ThreadIndex:
     index, report, fallback = refresh(index, paths, progress=say_indexing)
     note = note or fallback
     if note:
-        warn(f"note: {note}; reading thread files directly")
+        warn(f"note: {note}")
     if report.quarantined:
         warn(
             f"moved {len(report.quarantined)} unreadable thread file(s) to "

@@ -9,15 +9,16 @@ session pushes them). Errors a person must act on are `LoomError`s.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from loom.core.errors import BadInput, Busy, LoomError, NotFound
 
 if TYPE_CHECKING:
+    from loom.config import LoomConfig
     from loom.core.thread import Thread
-    from loom.session.workspace import Workspace
+    from loom.paths import LoomPaths
     from loom.store.base import SearchHit, ThreadSummary
     from loom.store.doctor import DoctorReport
     from loom.store.local import LocalThreadStore
@@ -44,8 +45,13 @@ def person_errors() -> Iterator[None]:
 
 
 class ThreadsApi:
-    def __init__(self, workspace: Workspace) -> None:
-        self._ws = workspace
+    def __init__(
+        self, paths: LoomPaths, config: LoomConfig, open_store: Callable[[], Any] = lambda: None
+    ) -> None:
+        """`open_store()`: the store sessions use when it is open already, else None."""
+        self.paths = paths
+        self.config = config
+        self._open_store = open_store
         self._local: LocalThreadStore | None = None
 
     @property
@@ -53,7 +59,7 @@ class ThreadsApi:
         if self._local is None:
             from loom.store.local import LocalThreadStore
 
-            self._local = LocalThreadStore(self._ws.paths)
+            self._local = LocalThreadStore(self.paths)
         return self._local
 
     # -- reading ---------------------------------------------------------------------
@@ -161,19 +167,25 @@ class ThreadsApi:
         """Compare the index with the thread files; with `repair`, rebuild and clean up."""
         from loom.store import doctor
 
-        paths = self._ws.paths
-        return doctor.repair(paths) if repair else doctor.diagnose(paths)
+        return doctor.repair(self.paths) if repair else doctor.diagnose(self.paths)
+
+    def restore_quarantined(self, name: str) -> str:
+        """Move a file someone fixed back from quarantine (`loom doctor --restore`)."""
+        from loom.store import doctor
+
+        return doctor.restore(self._ws.paths, name)
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[Any]:
         """The workspace's own store when sessions have opened it, else a syncing one
         for this change only (no background worker), closed afterwards."""
-        if self._ws.store_is_open:
-            yield self._ws.store
+        shared = self._open_store()
+        if shared is not None:
+            yield shared
             return
         from loom.store.factory import open_thread_store
 
-        store = open_thread_store(self._ws.paths, self._ws.config, background=False)
+        store = open_thread_store(self.paths, self.config, background=False)
         try:
             yield store
         finally:

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Any
 from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import SessionError, ToolComplete, ToolExecuting
+from loom.core.ids import new_message_id
 from loom.core.messages import ToolCall
+from loom.core.secrets import redact
 from loom.llm.base import invalid_arguments_text
-from loom.session._llm import new_message_id
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
 
 if TYPE_CHECKING:
-    from loom.session.session import Session
+    from loom.session.permission_gate import PermissionGate
+    from loom.session.ports import ToolPort
 
 log = logging.getLogger(__name__)
 
@@ -99,15 +101,15 @@ async def run_tool(
     return ToolRunResult(content, bool(getattr(result, "is_error", False)))
 
 
-async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
-    """Check, run and report one tool call for a session; returns the
+async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) -> sm.AgentEvent:
+    """Check (through `gate`), run and report one tool call for a session; returns the
     event to feed the machine (ToolCompleted or PermissionDenied)."""
     problem = lookup_error(call, session.active_tools)
     if problem is not None:
         return sm.ToolCompleted(call.id, sm.ToolOutcome(problem, is_error=True), time.time())
     tool = session.active_tools.get(call.tool_name)
     args = call.arguments_json
-    denied = await session.gate.check(tool, call)
+    denied = await gate.check(tool, call)
     if denied is not None:
         return denied
     session.apply_now(sm.ToolStarted(call.id, time.time()))
@@ -136,7 +138,7 @@ async def execute_call(session: Session, call: ToolCall) -> sm.AgentEvent:
             session_id=session.id,
             tool_name=call.tool_name,
             call_id=call.id,
-            result=result.content,
+            result=redact(result.content, session.options.secrets),
             is_error=result.is_error,
         )
     )

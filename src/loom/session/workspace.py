@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.llm.base import Provider
     from loom.session.manager import SessionManager
+    from loom.session.plugins import Plugin
     from loom.session.session import Session
-    from loom.tools.base import Tool, ToolRegistry
+    from loom.tools.base import Tool, ToolRegistry, ToolSetup
 
 log = logging.getLogger(__name__)
 REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
@@ -61,6 +62,10 @@ class SessionSpec:
     cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
     extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
     title: str | None = None
+    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
+    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
+    mcp_servers: Sequence[Any] = ()
+    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,10 @@ class Workspace:
         self._store: Any = None
         self._manager: SessionManager | None = None
         self._running: dict[str, _Running] = {}
-        self.threads = ThreadsApi(self)
-        self.sync = SyncApi(self)
-        self.grants = GrantsApi(self)
-        self.decisions = DecisionsApi(self)
+        self.threads = ThreadsApi(self.paths, config, lambda: self._store)
+        self.sync = SyncApi(self.paths, self.threads)
+        self.grants = GrantsApi(self.paths)
+        self.decisions = DecisionsApi(self.paths, self.project_root, self.threads)
         self.repo = RepoApi.for_config(config)
 
     @classmethod
@@ -156,7 +161,8 @@ class Workspace:
             if self.config.repo.map_tokens > 0:
                 from loom.session.repo_map import repointel_hook
 
-                self._manager.repo_map_factory = repointel_hook
+                settings = self.repo.settings
+                self._manager.repo_map_factory = lambda root: repointel_hook(root, settings)
         return self._manager
 
     def provider_factory(self) -> Callable[[str], Provider]:
@@ -166,14 +172,31 @@ class Workspace:
             self._provider_factory = provider_factory(self.config)
         return self._provider_factory
 
-    def tool_registry(self, project_root: Path, extra: Sequence[Tool] = ()) -> ToolRegistry:
-        """The built-in tools set up from [shell] and [repo], then `extra`."""
-        from loom.tools.defaults import default_registry
+    def tool_setup(self, project_root: Path, session_id: str = "") -> ToolSetup:
+        from loom.tools.base import ToolSetup
 
-        registry = default_registry(project_root, self.config)
-        for tool in extra:
-            registry.register(tool)
-        return registry
+        return ToolSetup(project_root, self.config, self.paths, session_id)
+
+    def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
+        """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
+        then plugins; a broken one is logged and skipped), then `extra`."""
+        from loom.session.toolset import session_toolset
+
+        try:
+            return session_toolset(setup, extra)
+        except ValueError as exc:  # an extra tool's name is taken
+            raise SetupError(str(exc)) from exc
+
+    async def plugins(self) -> list[Plugin]:
+        """Every plugin of every extension group, checked: what `loom plugins` shows.
+        Tool providers are called for this project (and their cleanups run after)."""
+        from loom.session.plugins import survey
+
+        setup = self.tool_setup(self.project_root)
+        try:
+            return survey(setup)
+        finally:
+            await _run_cleanups(setup.cleanups, "(plugins)")
 
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
@@ -187,7 +210,7 @@ class Workspace:
         """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
         NotFound when it cannot start; nothing is written until the first message."""
         from loom.config import load_project_rules
-        from loom.session.decisions_hook import SessionDecisions, decision_tools
+        from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
         from loom.store.base import ThreadLocked
@@ -204,7 +227,6 @@ class Workspace:
         root = self.project_root
         if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
             root = Path(thread.workspace_root)  # a resumed thread works where it started
-        tools = self.tool_registry(root, [*spec.extra_tools, *decision_tools()])
         try:
             prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
         except SetupError as exc:
@@ -213,6 +235,10 @@ class Workspace:
                     f"{exc} (model.default is {model!r}; `loom config` shows where it is set)"
                 ) from exc
             raise
+        if thread is None:  # made here so the tools know the session's id (= the thread's)
+            thread = self.manager.thread_for(None, root, model, spec.private)
+        setup = self.tool_setup(root, thread.id)
+        tools = self.tool_registry(setup, spec.extra_tools)
         policy = build_policy(
             self.config,
             self.paths.database,
@@ -221,6 +247,7 @@ class Workspace:
             headless=spec.headless,
             on_refusal=spec.on_refusal,
         )
+        running = _Running(None, list(setup.cleanups))  # type: ignore[arg-type]
         try:
             session = await self.manager.start_session(
                 model=model,
@@ -235,22 +262,48 @@ class Workspace:
                 provider_factory=prebuilt,
                 permissions=policy,
             )
-        except ThreadLocked as exc:
-            from loom.core.errors import Busy
+        except BaseException as exc:
+            await _run_cleanups(running.cleanups, thread.id)
+            if isinstance(exc, ThreadLocked):
+                from loom.core.errors import Busy
 
-            raise Busy(str(exc)) from exc
-        except (ValueError, LookupError) as exc:
-            raise SetupError(str(exc)) from exc
+                raise Busy(str(exc)) from exc
+            if isinstance(exc, ValueError | LookupError):
+                raise SetupError(str(exc)) from exc
+            raise
         if spec.private and not session.thread.is_private:
             from loom.core.thread import ThreadVisibility
 
             # --private on resume: from now on this thread never leaves the machine
             session.thread.is_private = True
             session.thread.visibility = ThreadVisibility.PRIVATE
-        running = self._running[session.id] = _Running(session)
-        decisions = SessionDecisions(session, self.paths)
-        running.cleanups.append(decisions.close)
+        running.session = session
+        self._running[session.id] = running
+        running.cleanups.append(SessionDecisions(session, self.paths).close)
+        self._start_mcp(session, tools, spec)
         return session
+
+    def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
+        """External MCP servers connect in the background; their tools join `tools` as
+        each is ready, the first turn waits for those still starting, and they stop with
+        the session. Nothing is imported when no server is configured."""
+        mcp_json = self.project_root / ".mcp.json"
+        if not (self.config.mcp.servers or spec.mcp_servers or mcp_json.is_file()):
+            return
+        from loom.mcp_client import start_mcp
+
+        hub = start_mcp(
+            self.config,
+            tools,
+            paths=self.paths,
+            session_servers=spec.mcp_servers,
+            on_notice=spec.on_mcp_notice,
+        )
+        if hub is None:
+            return
+        timeout = self.config.mcp.startup_timeout
+        session.before_turn.append(lambda: hub.wait_ready(timeout))
+        self._running[session.id].cleanups.append(hub.aclose)
 
     async def resume(self, thread: str, **spec: Any) -> Session:
         """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""
@@ -288,14 +341,7 @@ class Workspace:
         try:
             await self.manager.stop_session(session_id)
         finally:
-            for cleanup in reversed(running.cleanups):
-                try:
-                    outcome = cleanup()
-                    if asyncio.iscoroutine(outcome):
-                        await outcome
-                except Exception:  # one failed cleanup must not keep the others from running
-                    log.exception("cleanup of session %s failed", session_id)
-            await self._close_language_servers(running.session.project_root)
+            await _run_cleanups(running.cleanups, session_id)
 
     async def shutdown(self) -> None:
         """Stop every session, the repo watcher, language servers and the store."""
@@ -305,7 +351,6 @@ class Workspace:
             await self._manager.shutdown()
         self.repo.stop_watching()
         self.decisions.close()
-        await self._close_language_servers(self.project_root)
         store, self._store = self._store, None
         from loom.store.local import LocalThreadStore
 
@@ -362,11 +407,13 @@ class Workspace:
 
         self._store.on_event = forward
 
-    async def _close_language_servers(self, root: Path) -> None:
-        import sys
 
-        if any(r.session.project_root == root for r in self._running.values()):
-            return  # another session still uses them
-        lsp = sys.modules.get("loom.lsp.supervisor")  # only if a tool started one
-        if lsp is not None:
-            await lsp.aclose_project(root)
+async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> None:
+    """Last registered first; one failed cleanup never keeps the others from running."""
+    for cleanup in reversed(cleanups):
+        try:
+            outcome = cleanup()
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        except Exception:
+            log.exception("cleanup of session %s failed", session_id)

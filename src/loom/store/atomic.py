@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,6 +56,8 @@ def write_temp(
         raise _explain(exc, path) from exc
     try:
         try:
+            # Held while writing, so a cleaner (store/tempfiles.py) leaves it alone.
+            fcntl.flock(fd, fcntl.LOCK_EX)
             _write_all(fd, parts)
             if durable:
                 os.fsync(fd)

@@ -68,4 +68,39 @@ def migrate(conn: sqlite3.Connection, component: str, migrations: Sequence[Migra
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    if len(migrations) > current:
+        save_schema_copy(conn)
     return max(current, len(migrations))
+
+
+def schema_copy_path(database: str) -> str:
+    return f"{database}.schema.json"
+
+
+def save_schema_copy(conn: sqlite3.Connection) -> None:
+    """Keep the tables' CREATE statements and root pages beside loom.db, so a repair
+    can read tables whose schema entry a damaged page garbled (store/db_repair.py)."""
+    import json
+
+    row = conn.execute("PRAGMA database_list").fetchone()
+    database = row[2] if row else ""
+    if not database:
+        return  # in memory
+    tables = {
+        name: [sql, rootpage]
+        for name, sql, rootpage in conn.execute(
+            "SELECT name, sql, rootpage FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"
+        )
+    }
+    import contextlib
+
+    from loom.store.atomic import atomic_write_bytes
+
+    with contextlib.suppress(OSError):  # only a help for repairs
+        atomic_write_bytes(_as_path(schema_copy_path(database)), json.dumps(tables).encode())
+
+
+def _as_path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)

@@ -192,6 +192,13 @@ class ThreadIndex:
 
     def upsert(self, rec: IndexRecord, file_stat: tuple[int, int, int] | None) -> None:
         """Write `rec`; its message_texts replace messages from `rec.first_message` on."""
+        try:
+            self._upsert(rec, file_stat)
+        except UnicodeEncodeError:  # a lone surrogate (a hand-written `\ud83d` escape)
+            rec.clean_text()
+            self._upsert(rec, file_stat)  # every statement replaces: safe to run again
+
+    def _upsert(self, rec: IndexRecord, file_stat: tuple[int, int, int] | None) -> None:
         ino, size, mtime = file_stat or (None, None, None)
         num = self.conn.execute(
             f"""INSERT INTO {THREADS} (id, title, version, created_at, last_activity_at,

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 from loom.store.db import connect, migrate
+from loom.store.db_repair import is_damage, quick_check, rebuild_database
 from loom.store.index import (
     COMPONENT,
     HEADS,
@@ -50,6 +51,7 @@ from loom.store.index import (
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import BadThreadFile, parse_thread_bytes
 
+_DIRECT = "; reading thread files directly"
 TICK_RACY_WINDOW_NS = 50_000_000  # a few kernel ticks (1-10 ms each)
 COARSE_RACY_WINDOW_NS = 2_000_000_000  # filesystems that store whole seconds
 
@@ -77,26 +79,42 @@ class ScanReport:
         self.indexed: list[str] = []
         self.removed: list[str] = []
         self.quarantined: list[tuple[Path, str]] = []
+        self.repaired: list[tuple[str, str]] = []
         self.unreadable: list[tuple[Path, str]] = []
 
 
 def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
     """The index in loom.db, or an in-memory one (with a note why) if loom.db is unusable.
 
-    A damaged loom.db is moved aside (`loom.db.damaged-<time>`) and rebuilt.
+    A damaged loom.db is moved aside and rebuilt, keeping what else it held
+    (loom.store.db_repair); the note says what was kept and lost.
     """
     try:
         return _open_file(paths.database), None
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError) and not _damaged(exc):
-            return _open_memory(), f"the index in {paths.database} is not usable ({exc})"
-        moved = _move_aside(paths.database)
-        if moved is None:
-            return _open_memory(), f"the index in {paths.database} is damaged ({exc})"
-        try:
-            return _open_file(paths.database), f"the damaged index was moved to {moved}"
-        except sqlite3.Error as again:
-            return _open_memory(), f"the index in {paths.database} is not usable ({again})"
+        if not is_damage(exc):
+            return _open_memory(), f"the index in {paths.database} is not usable ({exc}){_DIRECT}"
+        return _rebuilt(paths, str(exc))
+
+
+def _rebuilt(paths: LoomPaths, cause: str) -> tuple[ThreadIndex, str | None]:
+    report = rebuild_database(paths.database, cause)
+    if report.moved_to is None:
+        return _open_memory(), f"the index in {paths.database} is damaged ({cause}){_DIRECT}"
+    try:
+        return _open_file(paths.database), report.describe()
+    except sqlite3.Error as again:
+        return _open_memory(), f"the index in {paths.database} is not usable ({again}){_DIRECT}"
+
+
+def recover(index: ThreadIndex, paths: LoomPaths, cause: str = "") -> tuple[ThreadIndex, str]:
+    """After a damage error on `index`: rebuild loom.db and return a fresh, full index."""
+    cause = cause or quick_check(index.conn)
+    with contextlib.suppress(sqlite3.Error):
+        index.conn.close()
+    fresh, note = _rebuilt(paths, cause)
+    ensure_fresh(fresh, paths, force=True)
+    return fresh, note or ""
 
 
 def refresh(
@@ -109,11 +127,16 @@ def refresh(
     """
     try:
         return index, ensure_fresh(index, paths, progress=progress), None
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            return index, ScanReport(), f"the index is busy ({exc}); it may lag a moment"
-        return _in_memory(index, paths, exc, progress)
     except sqlite3.Error as exc:
+        if is_damage(exc):
+            fresh, note = _rebuilt(paths, str(exc))
+            with contextlib.suppress(sqlite3.Error):
+                index.conn.close()
+            return fresh, ensure_fresh(fresh, paths, force=True, progress=progress), note
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in str(exc) or "busy" in str(exc)
+        ):
+            return index, ScanReport(), f"the index is busy ({exc}); it may lag a moment"
         return _in_memory(index, paths, exc, progress)
 
 
@@ -122,7 +145,7 @@ def _in_memory(
 ) -> tuple[ThreadIndex, ScanReport, str | None]:
     index.conn.close()
     memory = _open_memory()
-    note = f"the index in {paths.database} is not writable ({exc})"
+    note = f"the index in {paths.database} is not writable ({exc}){_DIRECT}"
     return memory, ensure_fresh(memory, paths, progress=progress), note
 
 
@@ -144,24 +167,6 @@ def _open_memory() -> ThreadIndex:
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     migrate(conn, COMPONENT, MIGRATIONS)
     return ThreadIndex(conn)
-
-
-def _damaged(exc: sqlite3.Error) -> bool:
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text or "no such table" in text
-
-
-def _move_aside(path: Path) -> Path | None:
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = path.with_name(f"{path.name}.damaged-{stamp}")
-    try:
-        os.rename(path, target)
-    except OSError:
-        return None
-    for suffix in ("-wal", "-shm"):
-        with contextlib.suppress(OSError):
-            os.unlink(f"{path}{suffix}")
-    return target
 
 
 @contextlib.contextmanager
@@ -264,6 +269,12 @@ def _reindex_file(index: ThreadIndex, paths: LoomPaths, tid: str, report: ScanRe
         else:
             report.quarantined.append((moved, str(exc)))
         return
+    if record.repairs:
+        from loom.store.repair import write_repaired
+
+        if write_repaired(path, raw, record, paths.quarantine_dir):
+            st = os.stat(path)
+            report.repaired.append((tid, "; ".join(record.repairs)))
     index.upsert(record, (st.st_ino, st.st_size, st.st_mtime_ns))
     report.indexed.append(tid)
 

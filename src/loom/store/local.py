@@ -16,11 +16,13 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
+from loom.core.text import clean_text
 from loom.core.thread import Thread
 from loom.paths import LoomPaths
 from loom.store.atomic import StorageError, fsync_dir, move_into_place, write_temp
@@ -32,8 +34,9 @@ from loom.store.base import (
     ThreadSummary,
     ThreadUnreadable,
 )
+from loom.store.db_repair import is_damage
 from loom.store.index import MAX_MESSAGES_INDEXED, WRITES, ThreadIndex, dir_marker
-from loom.store.index_sync import ScanReport, open_index, refresh, write_transaction
+from loom.store.index_sync import ScanReport, open_index, recover, refresh, write_transaction
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
 from loom.store.serialize import thread_to_parts
@@ -56,6 +59,7 @@ class LocalThreadStore:
         self.index_note: str | None = None
         """Why the on-disk index is not in use (then an in-memory one is), if it is not."""
         self.last_scan = ScanReport()
+        self._cleaned_temp = False
         # Sessions save from worker threads; one connection, used by one at a time.
         self._guard = threading.RLock()
 
@@ -132,12 +136,19 @@ class LocalThreadStore:
                 )
 
     def _temp_dir(self) -> Path | None:
-        """data/tmp/ when it can be made (same filesystem as threads/), else None."""
+        """data/tmp/ when it can be made (same filesystem as threads/), else None.
+
+        The first save of this store also removes temp files that killed saves left."""
         temp = self.paths.data / "tmp"
         try:
             temp.mkdir(exist_ok=True)
         except OSError:
             return None
+        if not self._cleaned_temp:
+            self._cleaned_temp = True
+            from loom.store.tempfiles import clean_stale_temp_files
+
+            clean_stale_temp_files(self.paths)
         return temp
 
     def _announce_write(self, thread_id: str) -> tuple[int, str] | None:
@@ -166,7 +177,7 @@ class LocalThreadStore:
         first = min(first, MAX_MESSAGES_INDEXED)
         record = IndexRecord(
             id=thread.id,
-            title=thread.metadata.title or "(untitled)",
+            title=clean_text(thread.metadata.title or "(untitled)"),
             version=thread.version,
             created_at=thread.created_at,
             last_activity_at=thread.last_activity_at,
@@ -180,7 +191,8 @@ class LocalThreadStore:
             tags=list(thread.metadata.tags),
             commits=list(thread.git_commits),
             message_texts=[
-                message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE] for m in messages[first:]
+                clean_text(message_text(m)[:MAX_INDEXED_CHARS_PER_MESSAGE])
+                for m in messages[first:]
             ],
             first_message=first,
         )
@@ -201,10 +213,17 @@ class LocalThreadStore:
             return None
         try:
             # The index's checks first (same verdict as `loom list`), then the model.
-            parse_thread_bytes(raw, thread_id)
-            return Thread.from_json(raw)
+            record = parse_thread_bytes(raw, thread_id)
+            if record.repairs:
+                from loom.store.repair import write_repaired
+
+                write_repaired(path, raw, record, self.paths.quarantine_dir)
+                return Thread.model_validate(record.repaired_data)
+            return _thread_from_bytes(raw)
         except BadThreadFile as exc:
             reason = str(exc)
+        except RecursionError:
+            reason = "the file nests JSON too deeply to read safely"
         except ValueError as exc:  # pydantic's ValidationError
             detail = " ".join(line.strip() for line in str(exc).splitlines()[:3])
             reason = f"the file does not match the thread format ({detail})"
@@ -214,14 +233,26 @@ class LocalThreadStore:
 
     def list(self, limit: int = 50) -> list[ThreadSummary]:
         """Newest activity first."""
-        with self.fresh_index() as index:
-            return [ThreadSummary(**row) for row in index.list(limit)]
+        rows = self._query(lambda index: index.list(limit))
+        return [ThreadSummary(**row) for row in rows]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
-        with self.fresh_index() as index:
-            hits = index.search(query, limit)
+        hits = self._query(lambda index: index.search(query, limit))
         return [SearchHit(ThreadSummary(**row), snippet, rank) for row, snippet, rank in hits]
+
+    def _query(self, query: Callable[[ThreadIndex], Any]) -> Any:
+        """Run `query` on the fresh index; a damaged loom.db is rebuilt and asked again."""
+        with self.fresh_index() as index:
+            try:
+                return query(index)
+            except sqlite3.DatabaseError as exc:
+                if not is_damage(exc):
+                    raise
+                self._index, note = recover(index, self.paths, str(exc))
+                self.index_note = note
+                log.warning("%s", note)
+                return query(self._index)
 
     def resolve(self, ref: str) -> str:
         """The full id for an id or unique id prefix (`T-` optional), like git."""
@@ -230,8 +261,7 @@ class LocalThreadStore:
             raise ThreadNotFound(ref)
         if is_thread_id(ref) and self.path_for(ref).exists():
             return ref
-        with self.fresh_index() as index:
-            matches = index.resolve(ref, limit=10)
+        matches = self._query(lambda index: index.resolve(ref, limit=10))
         if not matches:
             raise ThreadNotFound(ref)
         if len(matches) > 1:
@@ -305,6 +335,25 @@ class LocalThreadStore:
             with contextlib.suppress(OSError):
                 if path.stat().st_ctime < cutoff:  # ctime: when it was moved to the trash
                     path.unlink()
+
+
+def _thread_from_bytes(raw: bytes) -> Thread:
+    """The Thread in a file the index accepted. pydantic's own JSON parser refuses
+    what the standard library reads (a lone surrogate escape, nesting past 200
+    levels); those are validated from the parsed objects, which repairs them."""
+    try:
+        return Thread.from_json(raw)
+    except ValueError as exc:
+        if "json_invalid" not in str(exc) and "recursion" not in str(exc):
+            raise
+    import json
+
+    thread = Thread.model_validate(json.loads(raw))
+    try:
+        thread.model_dump(mode="json")  # pydantic cannot write past ~255 levels either
+    except ValueError:
+        raise BadThreadFile("the file nests JSON too deeply to read safely") from None
+    return thread
 
 
 def _move(source: Path, target: Path, what: str) -> None:

@@ -33,7 +33,7 @@ def thread_to_parts(thread: Thread) -> list[bytes]:
     head = thread.model_dump(mode="json", exclude={"conversation": {"messages"}})
     conversation = head.get("conversation", {})
     head["conversation"] = {"messages": _SENTINEL, **conversation}
-    document = orjson.dumps(head, option=orjson.OPT_INDENT_2)
+    document = _dumps(head)
     before, _, after = document.partition(_SENTINEL_JSON)
     messages = thread.conversation.messages
     if not messages:
@@ -57,5 +57,20 @@ def _message_parts(thread: Thread, messages: list[Any]) -> list[bytes]:
 
 
 def _encode(message: Any) -> bytes:
-    data = orjson.dumps(message.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+    data = _dumps(message.model_dump(mode="json"))
     return _ITEM_INDENT + data.replace(b"\n", b"\n" + _ITEM_INDENT)
+
+
+def _dumps(value: Any) -> bytes:
+    """orjson, or (for what it refuses: text with a lone surrogate that got past the
+    message models, nesting past 255 levels) the standard library with the text
+    repaired, so that a save never fails for the content it holds."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:
+        import json
+
+        from loom.core.text import clean_text
+
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        return clean_text(text).encode()

@@ -32,8 +32,6 @@ _OPTIONAL_STR = (str, type(None))
 _OPTIONAL_BOOL = (bool, type(None))
 # Types of the optional fields, checked so that a file the index accepts also loads.
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    "updated_at": (str,),
-    "last_activity_at": (str,),
     "workspace_root": _OPTIONAL_STR,
     "cwd": _OPTIONAL_STR,
     "loom_version": _OPTIONAL_STR,
@@ -49,6 +47,9 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "is_private": (bool,),
     "is_shared_with_support": (bool,),
 }
+
+
+TIMESTAMP_FIELDS = ("created_at", "updated_at", "last_activity_at")
 
 
 class BadThreadFile(ValueError):
@@ -95,6 +96,22 @@ class IndexRecord:
         self.message_texts = message_texts or []
         """Searchable text of messages[first_message:] (all of them unless incremental)."""
         self.first_message = first_message
+        self.repairs: list[str] = []
+        """What `repair_timestamps` changed to make the file usable (then it must be
+        written back: see loom.store.repair)."""
+        self.repaired_data: dict[str, Any] | None = None
+
+    def clean_text(self) -> None:
+        """Repair lone surrogates in every text the index stores (SQLite needs UTF-8)."""
+        from loom.core.text import clean_text
+
+        for name in ("title", "git_branch", "git_remote_url", "workspace_root", "agent_state_kind"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                setattr(self, name, clean_text(value))
+        self.tags = [clean_text(t) for t in self.tags]
+        self.commits = [clean_text(c) for c in self.commits]
+        self.message_texts = [clean_text(t) for t in self.message_texts]
 
     @property
     def meta_text(self) -> str:
@@ -120,11 +137,58 @@ def parse_thread_bytes(raw: bytes, file_id: str) -> IndexRecord:
 
     try:
         data = json.loads(raw)
+        repairs = repair_timestamps(data)
+        record = extract_record(data, file_id)
     except UnicodeDecodeError as exc:
         raise BadThreadFile(f"the file is not UTF-8 text ({exc.reason})") from None
+    except RecursionError:
+        raise BadThreadFile("the file nests JSON too deeply to read safely") from None
+    except BadThreadFile:
+        raise
     except ValueError as exc:
         raise BadThreadFile(f"the file is not valid JSON ({exc})") from None
-    return extract_record(data, file_id)
+    if repairs:
+        record.repairs = repairs
+        record.repaired_data = data
+    return record
+
+
+def is_timestamp(value: Any) -> bool:
+    """An ISO 8601 text that `humanize_age` and sorting can use."""
+    if not isinstance(value, str) or len(value) > 64:
+        return False
+    from datetime import UTC
+
+    from loom.core.clock import parse_iso
+
+    try:
+        moment = parse_iso(value)
+        moment.astimezone(UTC)  # years 1 and 9999 with an offset fail here, not in `loom list`
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
+
+
+def repair_timestamps(data: Any) -> list[str]:
+    """Replace unusable created_at / updated_at / last_activity_at in `data` (in place)
+    with the nearest usable one; returns what was changed (empty when nothing was).
+
+    A thread with no usable timestamp at all gets the Unix epoch, so it sorts last and
+    still opens; the original is kept in quarantine by the caller."""
+    if not isinstance(data, dict):
+        return []
+    bad = [k for k in TIMESTAMP_FIELDS if k in data and not is_timestamp(data[k])]
+    if not bad:
+        return []
+    order = ("last_activity_at", "updated_at", "created_at")
+    good = [data[k] for k in order if k not in bad and k in data]
+    fallback = good[0] if good else "1970-01-01T00:00:00.000Z"
+    changes = []
+    for key in bad:
+        shown = repr(data[key])[:40]
+        changes.append(f"{key} {shown} is not a timestamp; set to {fallback}")
+        data[key] = fallback
+    return changes
 
 
 def extract_record(data: Any, file_id: str | None) -> IndexRecord:

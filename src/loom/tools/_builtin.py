@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from loom.tools._paths import confine, subject_path
+from loom.tools._paths import confine, lexical_path, subject_path
+from loom.tools._protected import protected_reason
 from loom.tools._schema import usage, validate_args
 from loom.tools.base import Risk, SubjectKind, ToolContext, ToolError, ToolResult
 
@@ -38,6 +39,18 @@ class BuiltinTool:
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         if self.subject_kind == "path" and isinstance(args, dict):
             return subject_path(self.project_root, args.get("path", "."))
+        return None
+
+    def protected_reason(self, args: dict[str, Any]) -> str | None:
+        """Why writing this call's path always asks (`_protected.py`), checked on the path
+        as written and as resolved, or None. Read by the permission policy."""
+        if self.subject_kind != "path" or self.risk == "read" or not isinstance(args, dict):
+            return None
+        raw = args.get("path")
+        for rel in (lexical_path(self.project_root, raw), subject_path(self.project_root, raw)):
+            reason = protected_reason(self.project_root, rel) if rel else None
+            if reason:
+                return f"{rel}: {reason}"
         return None
 
     def usage(self) -> str:

@@ -11,7 +11,8 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from loom.repointel.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
+from loom._beneath import open_dir
+from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 
 __all__ = ["DEFAULT_IGNORES", "Entry", "IgnoreWalker"]
 
@@ -46,10 +47,18 @@ class IgnoreWalker:
         self, rel_dir: str, layers: tuple[Layer, ...], depth: int, max_depth: int | None
     ) -> Iterator[Entry]:
         try:
-            with os.scandir(os.path.join(self.root, rel_dir)) as listing:
+            # listed through a descriptor opened beneath the root without following
+            # links: a folder swapped for a symlink is not listed
+            fd = open_dir(self.root, rel_dir)
+        except OSError:
+            return
+        try:
+            with os.scandir(fd) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError:
             return
+        finally:
+            os.close(fd)
         for entry in entries:
             if entry.name in ALWAYS_IGNORED:
                 continue
@@ -60,7 +69,7 @@ class IgnoreWalker:
                 continue
             if IgnoreRules.is_ignored(rel, is_dir, layers):
                 continue
-            yield Entry(rel, entry.path, is_dir)
+            yield Entry(rel, os.path.join(self.root, rel), is_dir)
             if is_dir and (max_depth is None or depth < max_depth):
                 inner = self.rules.layers_for(rel, layers)
                 yield from self._walk(rel, inner, depth + 1, max_depth)

@@ -8,10 +8,11 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loom.tools._env import agent_environ
 from loom.tools.base import ToolContext
 
 KILL_GRACE_S = 2.0  # SIGTERM first, SIGKILL after this
@@ -76,8 +77,11 @@ async def _stop_group(process: asyncio.subprocess.Process) -> None:
     await process.wait()
 
 
-def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
+def tool_env(
+    extra: Mapping[str, str | None] | None = None, pass_env: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of agent commands; `extra` sets variables (None removes one)."""
+    env = agent_environ(pass_env)  # no secrets unless `[shell] pass_env` names them
     env.update(
         PAGER="cat",
         GIT_PAGER="cat",
@@ -86,7 +90,11 @@ def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
         NO_COLOR="1",
         TERM="dumb",
     )
-    env.update(extra or {})
+    for name, value in (extra or {}).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     return env
 
 
@@ -98,6 +106,8 @@ async def run_process(
     max_output_bytes: int,
     ctx: ToolContext | None = None,
     label: str = "",
+    extra_env: Mapping[str, str | None] | None = None,
+    pass_env: Sequence[str] = (),
 ) -> ProcessOutcome:
     # The output goes through our own pipe, not the subprocess transport's: asyncio's
     # `wait()` would otherwise also wait for background children that keep it open.
@@ -110,7 +120,7 @@ async def run_process(
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            env=tool_env(),
+            env=tool_env(extra_env, pass_env),
         )
     )
     try:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pathspec
 
+from loom._beneath import open_file, resolve_beneath
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import ToolContext
 
@@ -19,17 +21,29 @@ if TYPE_CHECKING:
 _BATCH = 500
 
 
+def _read_beneath(root: str, rel: str, max_bytes: int) -> bytes | None:
+    """The file's bytes, opened beneath the root without following links once in-project
+    links are resolved; None for links that leave the project, races, and big files."""
+    real = resolve_beneath(root, rel)
+    if not real:
+        return None
+    try:
+        with os.fdopen(open_file(root, real), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                return None
+            return handle.read(max_bytes + 1)
+    except OSError:  # vanished, unreadable, or a symlink appeared (Escape)
+        return None
+
+
 def _search_file(
-    path: str, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
+    root: str, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
 ) -> FileHits | None:
     from loom.tools.content_search import FileHits
 
-    try:
-        if os.path.getsize(path) > max_bytes:
-            return None
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+    data = _read_beneath(root, rel, max_bytes)
+    if data is None or len(data) > max_bytes:
         return None
     if b"\x00" in data[:8192]:
         return None  # binary
@@ -58,11 +72,11 @@ async def python_search(
     include = pathspec.GitIgnoreSpec.from_lines([args["include"]]) if args.get("include") else None
     walker = IgnoreWalker(root, ignores)
     if os.path.isfile(os.path.join(root, rel)):
-        files = [(os.path.join(root, rel), rel)]
+        files = [rel]
     else:
         start = "" if rel == "." else rel
         files = [
-            (e.path, e.rel)
+            e.rel
             for e in walker.walk(start)
             if not e.is_dir and (include is None or include.match_file(e.rel))
         ]
@@ -71,11 +85,11 @@ async def python_search(
     for offset in range(0, len(files), _BATCH):
         batch = files[offset : offset + _BATCH]
 
-        def run(batch: list[tuple[str, str]] = batch) -> list[FileHits]:
+        def run(batch: list[str] = batch) -> list[FileHits]:
             return [
                 hit
-                for path, name in batch
-                if (hit := _search_file(path, name, regex, args["context"], max_bytes))
+                for name in batch
+                if (hit := _search_file(root, name, regex, args["context"], max_bytes))
             ]
 
         for hit in await asyncio.to_thread(run):

@@ -68,6 +68,26 @@ class Tool(Protocol):
         ...
 
 
+@dataclass
+class ToolSetup:
+    """What a tool provider gets for one session. A provider is
+    `provide(setup: ToolSetup) -> Iterable[Tool]`, registered in the `loom.tools`
+    entry-point group (Loom's own families register the same way); `on_close(cleanup)`
+    runs `cleanup()` (sync or async) when the session stops, e.g. to stop a server."""
+
+    project_root: Path
+    config: Any  # loom.config.LoomConfig
+    paths: Any  # loom.paths.LoomPaths
+    session_id: str = ""
+    cleanups: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+
+    def on_close(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
+        self.cleanups.append(cleanup)
+
+
+ToolProvider = Callable[[ToolSetup], Iterable["Tool"]]
+
+
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}

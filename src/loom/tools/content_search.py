@@ -108,7 +108,7 @@ class ContentSearch(_WalkingTool):
         if not path.exists():
             raise ToolError(f"{rel} does not exist; give a folder or file inside the project")
         root = os.path.realpath(ctx.project_root)
-        if self.rg:
+        if self.rg and path.is_dir():  # one file: read beneath the root by Python
             hits, truncated = await self._ripgrep(root, rel, args, ctx)
         else:
             hits, truncated = await python_search(
@@ -147,6 +147,9 @@ class ContentSearch(_WalkingTool):
             command += ["-g", args["include"]]
         command += ["-e", args["pattern"], "--", rel]
         await ctx.report(None, f"searching for {args['pattern']!r} with ripgrep")
+        # rg does not follow links while it walks; the folder it starts from was checked
+        # just now. (A folder swapped for a symlink during rg's own walk is the one race
+        # left here: rg opens paths, not descriptors.)
         process = await asyncio.create_subprocess_exec(
             *command,
             cwd=root,

@@ -1,13 +1,16 @@
-"""The built-in tools every session gets."""
+"""Loom's built-in tools: files, search, listing, shell and git.
+
+They reach a session through the tool extension hook like any plugin (`provide`, listed
+first in loom.session.plugins); `repo_map`/`symbol_search` come from loom.repointel and
+the `lsp_*` tools from loom.lsp the same way.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from loom.lsp.tools import lsp_tools
-from loom.repointel.tools import repointel_tools
-from loom.tools.base import ToolRegistry
+from loom.tools.base import Tool, ToolSetup
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
 from loom.tools.file_write import FileEdit, FileWrite
@@ -16,33 +19,34 @@ from loom.tools.listing import DirectoryList, FileSearch
 from loom.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_S, Shell
 
 
-def _setting(config: Any, section: str, key: str, default: Any) -> Any:
-    value = getattr(getattr(config, section, None), key, None)
-    return default if value is None else value
-
-
-def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+def builtin_tools(project_root: Path, config: Any = None) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
-    shell, git, repo_map, symbol_search and the lsp_* tools, set up from `config` (a
-    LoomConfig, or None for defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `repo.ignore`."""
+    shell and git, set up from `config` (a LoomConfig, or None for the defaults):
+    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`."""
     root = Path(project_root).resolve()
-    ignores = tuple(_setting(config, "repo", "ignore", ()))
-    timeout = float(_setting(config, "shell", "timeout", DEFAULT_TIMEOUT_S))
-    max_output = int(_setting(config, "shell", "max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES))
-    return ToolRegistry(
-        [
-            FileRead(root),
-            FileWrite(root),
-            FileEdit(root),
-            FileSearch(root, ignores),
-            ContentSearch(root, ignores),
-            DirectoryList(root, ignores),
-            Shell(
-                root, timeout=timeout, max_timeout=max(600.0, timeout), max_output_bytes=max_output
-            ),
-            Git(root, max_output_bytes=max_output),
-            *repointel_tools(root, config),
-            *lsp_tools(root, config),
-        ]
+    ignores = tuple(config.repo.ignore) if config is not None else ()
+    timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
+    max_output = (
+        int(config.shell.max_output_bytes) if config is not None else DEFAULT_MAX_OUTPUT_BYTES
     )
+    pass_env = tuple(config.shell.pass_env) if config is not None else ()
+    return [
+        FileRead(root),
+        FileWrite(root),
+        FileEdit(root),
+        FileSearch(root, ignores),
+        ContentSearch(root, ignores),
+        DirectoryList(root, ignores),
+        Shell(
+            root,
+            timeout=timeout,
+            max_timeout=max(600.0, timeout),
+            max_output_bytes=max_output,
+            pass_env=pass_env,
+        ),
+        Git(root, max_output_bytes=max_output, pass_env=pass_env),
+    ]
+
+
+def provide(setup: ToolSetup) -> list[Tool]:
+    return builtin_tools(setup.project_root, setup.config)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
-from typing import Any
+import stat
+from typing import Any, BinaryIO
 
 from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools._paths import open_confined
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
 DEFAULT_LIMIT = 2000
@@ -71,43 +74,55 @@ class FileRead(BuiltinTool):
         if path.is_dir():
             raise ToolError(f"{rel} is a directory; use directory_list to see what is in it")
         try:
-            size = path.stat().st_size
-            with open(path, "rb") as handle:
-                head = handle.read(_SNIFF_BYTES)
+            # opened beneath the root without following links: what was checked is read
+            handle = os.fdopen(open_confined(ctx.project_root, rel), "rb")
         except FileNotFoundError:
             raise ToolError(_missing_message(path, rel)) from None
+        except IsADirectoryError:
+            raise ToolError(f"{rel} is a directory; use directory_list to see it") from None
         except OSError as exc:
             raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
-        kind = binary_kind(head)
-        if kind:
-            raise ToolError(
-                f"{rel} is {kind} ({size:,} bytes), not a text file; file_read shows text only"
-            )
-        if size == 0:
-            return ToolResult(f"({rel} is empty)", metadata={"path": rel, "lines": 0})
-        return self._page(path, rel, args["offset"], args["limit"])
+        with handle:
+            try:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise ToolError(f"{rel} is not a regular file; file_read reads files")
+                head = handle.read(_SNIFF_BYTES)
+                kind = binary_kind(head)
+                if kind:
+                    raise ToolError(
+                        f"{rel} is {kind} ({info.st_size:,} bytes), not a text file; "
+                        "file_read shows text only"
+                    )
+                if info.st_size == 0 and not head:
+                    return ToolResult(f"({rel} is empty)", metadata={"path": rel, "lines": 0})
+                return self._page(handle, rel, args["offset"], args["limit"])
+            except OSError as exc:
+                raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
 
-    def _page(self, path: os.PathLike[str], rel: str, offset: int, limit: int) -> ToolResult:
+    def _page(self, handle: BinaryIO, rel: str, offset: int, limit: int) -> ToolResult:
         shown: list[str] = []
         chars = 0
         cut_lines = 0
         capped = False  # the output size cap was reached before `limit`
-        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
-            for number, line in enumerate(handle, start=1):
-                if number < offset:
-                    continue
-                if len(shown) >= limit:
-                    break
-                line = line.rstrip("\r\n")
-                if len(line) > MAX_LINE_CHARS:
-                    line = line[:MAX_LINE_CHARS] + f" … [line cut, {len(line):,} chars]"
-                    cut_lines += 1
-                if chars + len(line) > MAX_OUTPUT_CHARS and shown:
-                    capped = True
-                    break
-                shown.append(line)
-                chars += len(line) + 8
-        total = _count_lines(path)
+        handle.seek(0)
+        text_handle = io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="\n")
+        for number, line in enumerate(text_handle, start=1):
+            if number < offset:
+                continue
+            if len(shown) >= limit:
+                break
+            line = line.rstrip("\r\n")
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + f" … [line cut, {len(line):,} chars]"
+                cut_lines += 1
+            if chars + len(line) > MAX_OUTPUT_CHARS and shown:
+                capped = True
+                break
+            shown.append(line)
+            chars += len(line) + 8
+        text_handle.detach()
+        total = _count_lines(handle)
         if offset > total:
             raise ToolError(
                 f"offset {offset} is past the end of {rel}, which has {total} lines; "
@@ -128,13 +143,13 @@ class FileRead(BuiltinTool):
         return ToolResult(text, metadata=meta)
 
 
-def _count_lines(path: os.PathLike[str]) -> int:
+def _count_lines(handle: BinaryIO) -> int:
     count = 0
     last = b"\n"
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
+    handle.seek(0)
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
     return count + (last != b"\n")
 
 

@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from loom.store.atomic import atomic_write_bytes
 from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools._paths import lexical_path, open_confined, replace_confined
+from loom.tools._protected import protected_reason
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.file_read import binary_kind, numbered
 
 
-def write_text(path: Path, text: str) -> bool:
-    """Replace `path` atomically, keeping its permission bits; True when it was created."""
-    existed = path.exists()
-    mode = stat.S_IMODE(path.stat().st_mode) if existed else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, text.encode("utf-8"))
-    if mode is not None and mode != 0o644:
-        os.chmod(path, mode)
-    return not existed
+def write_checked(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
+    """Replace `rel` (resolved by `confine`) atomically beneath the project root; True
+    when it was created. A write that reaches a protected file (`_protected.py`) only
+    through a symlink is refused: the permission question named another path."""
+    root = Path(os.path.realpath(ctx.project_root))
+    written = lexical_path(root, raw)
+    if written != rel and protected_reason(root, rel) and not protected_reason(root, written or ""):
+        raise ToolError(
+            f"{raw!r} leads through a symlink to {rel}, which changes what git or Loom "
+            f"runs; write {rel} itself if that is really meant (it asks first)"
+        )
+    try:
+        return replace_confined(root, rel, text.encode("utf-8"))
+    except IsADirectoryError:
+        raise ToolError(f"{rel} is a directory; give the path of a file to write") from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from None
 
 
 class FileWrite(BuiltinTool):
@@ -46,10 +54,7 @@ class FileWrite(BuiltinTool):
         if rel == "." or path.is_dir():
             raise ToolError(f"{rel} is a directory; give the path of a file to write")
         content: str = args["content"]
-        try:
-            created = write_text(path, content)
-        except OSError as exc:
-            raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from None
+        created = write_checked(ctx, args["path"], rel, content)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Created" if created else "Overwrote"
         return ToolResult(
@@ -86,7 +91,7 @@ class FileEdit(BuiltinTool):
         old, new = args["old_string"], args["new_string"]
         if old == new:
             raise ToolError("old_string and new_string are the same; there is nothing to change")
-        text = _read_for_edit(path, rel)
+        text = _read_for_edit(ctx, path, rel)
         if "\r\n" in text and "\r" not in old:  # the model writes \n; the file uses \r\n
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         count = text.count(old)
@@ -102,10 +107,7 @@ class FileEdit(BuiltinTool):
             )
         first_line = text[: text.index(old)].count("\n") + 1
         updated = text.replace(old, new) if args["replace_all"] else text.replace(old, new, 1)
-        try:
-            write_text(path, updated)
-        except OSError as exc:
-            raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from None
+        write_checked(ctx, args["path"], rel, updated)
         snippet_lines = updated.splitlines()
         start = max(first_line - 3, 1)
         end = min(first_line + new.count("\n") + 3, len(snippet_lines))
@@ -117,11 +119,12 @@ class FileEdit(BuiltinTool):
         )
 
 
-def _read_for_edit(path: Path, rel: str) -> str:
+def _read_for_edit(ctx: ToolContext, path: Path, rel: str) -> str:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; file_edit changes files")
     try:
-        data = path.read_bytes()
+        with os.fdopen(open_confined(ctx.project_root, rel), "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         raise ToolError(
             f"{rel} does not exist; use file_write to create it, or file_search to find it"

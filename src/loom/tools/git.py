@@ -4,21 +4,25 @@ status, diff, log, show, branch (listing only), add, commit and stash (push, lis
 pop, apply). Commands that throw work away (reset --hard, clean -f, checkout -- .,
 push --force, stash drop/clear, branch -D, ...) are refused with a message that says why;
 a person who means it can run them through `shell`, which asks first.
+
+Arguments go through an allowlist (`_git_args.py`) and git runs with configuration that
+cannot execute programs (`_git_safety.py`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools._paths import confine
-from loom.tools._process import run_process
+from loom.tools._git_args import check_arguments
+from loom.tools._git_safety import configured_keys, git_env_changes, safe_config_args
+from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
 SUBCOMMANDS = ("status", "diff", "log", "show", "branch", "add", "commit", "stash")
-STASH_ACTIONS = ("push", "list", "show", "pop", "apply")
 _READS = {"status", "diff", "log", "show", "branch"}
 _REFUSED = {
     "reset": "it can throw away uncommitted work (reset --hard) or rewrite history",
@@ -32,23 +36,8 @@ _REFUSED = {
     "reflog": "`reflog expire/delete` drops the safety net",
     "rm": "it deletes files; use the shell tool, which asks first",
 }
-_BRANCH_LIST_FLAGS = {
-    "-a",
-    "--all",
-    "-r",
-    "--remotes",
-    "-v",
-    "-vv",
-    "--verbose",
-    "--list",
-    "-l",
-    "--show-current",
-    "--merged",
-    "--no-merged",
-    "--contains",
-    "--sort",
-    "--format",
-}
+# Diffing subcommands never run external diff or textconv programs.
+_NO_PROGRAMS = ["--no-ext-diff", "--no-textconv"]
 
 
 class Git(BuiltinTool):
@@ -81,8 +70,10 @@ class Git(BuiltinTool):
         *,
         timeout: float = 60.0,
         max_output_bytes: int = 30_000,
+        pass_env: Sequence[str] = (),
     ) -> None:
         super().__init__(project_root)
+        self.pass_env = tuple(pass_env)
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
 
@@ -110,8 +101,15 @@ class Git(BuiltinTool):
         sub: str = args["subcommand"]
         rest: list[str] = list(args["args"])
         root = Path(os.path.realpath(ctx.project_root))
-        self._check(sub, rest, root)
-        argv = ["git", "-c", "core.pager=cat", "-c", "color.ui=never", sub, *rest]
+        check_arguments(sub, rest, root)
+        read_only = self.risk_for(args) == "read"
+        changes = git_env_changes()
+        keys = await configured_keys(str(root), tool_env(changes, self.pass_env))
+        if sub in ("diff", "log", "show"):
+            rest = [*_NO_PROGRAMS, *rest]
+        elif sub == "stash" and rest[:1] == ["show"]:
+            rest = ["show", *_NO_PROGRAMS, *rest[1:]]
+        argv = ["git", *safe_config_args(keys, read_only), sub, *rest]
         outcome = await run_process(
             argv,
             cwd=root,
@@ -119,6 +117,8 @@ class Git(BuiltinTool):
             max_output_bytes=self.max_output_bytes,
             ctx=ctx,
             label=f"git {sub}",
+            extra_env=changes,
+            pass_env=self.pass_env,
         )
         text = outcome.output.rstrip("\n")
         if outcome.timed_out:
@@ -129,43 +129,3 @@ class Git(BuiltinTool):
                 hint = " The project is not a git repository (run `git init` via shell first)."
             raise ToolError(f"git {sub} failed (exit code {outcome.exit_code}):\n{text}{hint}")
         return ToolResult(text or f"(git {sub}: no output)", metadata={"subcommand": sub})
-
-    def _check(self, sub: str, rest: list[str], root: Path) -> None:
-        for arg in rest:
-            if arg.startswith("--output"):
-                raise ToolError(f"git {sub}: writing output to files is not allowed here")
-            if arg == "--no-index":
-                raise ToolError("git diff --no-index is not allowed: it reads files outside git")
-        if sub == "branch":
-            flags = [a for a in rest if a.startswith("-")]
-            bad = [f for f in flags if f.split("=")[0] not in _BRANCH_LIST_FLAGS]
-            names = [a for a in rest if not a.startswith("-")]
-            if bad or (
-                names
-                and "--list" not in rest
-                and "-l" not in rest
-                and not {"--contains", "--merged", "--no-merged"} & set(rest)
-            ):
-                raise ToolError(
-                    "git branch only lists branches here (flags: -a, -r, -v, --list PATTERN, "
-                    "--show-current). Creating, renaming or deleting branches is not supported."
-                )
-        if sub == "stash":
-            action = rest[0] if rest and not rest[0].startswith("-") else "push"
-            if action not in STASH_ACTIONS:
-                raise ToolError(
-                    f"git stash {action} is refused: it can lose stashed work. "
-                    f"Supported: stash {', '.join(STASH_ACTIONS)}."
-                )
-        has_message = any(
-            a in ("-m", "-F", "--file") or a.startswith(("--message", "-m")) for a in rest
-        )
-        if sub == "commit" and not has_message:
-            raise ToolError(
-                'git commit needs a message: {"subcommand": "commit", '
-                '"args": ["-m", "What changed and why"]}'
-            )
-        if sub == "add":
-            for arg in rest:
-                if not arg.startswith("-"):
-                    confine(root, arg)  # raises for paths outside the project

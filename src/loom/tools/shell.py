@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,10 @@ class Shell(BuiltinTool):
         timeout: float = DEFAULT_TIMEOUT_S,
         max_timeout: float = DEFAULT_MAX_TIMEOUT_S,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        pass_env: Sequence[str] = (),
     ) -> None:
         super().__init__(project_root)
+        self.pass_env = tuple(pass_env)  # secret variables the person lets commands see
         self.timeout = timeout
         self.max_timeout = max(max_timeout, timeout)
         self.max_output_bytes = max_output_bytes
@@ -87,6 +90,7 @@ class Shell(BuiltinTool):
             max_output_bytes=self.max_output_bytes,
             ctx=ctx,
             label=command[:80],
+            pass_env=self.pass_env,
         )
         body = outcome.output.rstrip("\n") or "(no output)"
         status = describe_exit(outcome.exit_code, outcome.timed_out, timeout)

@@ -11,8 +11,16 @@ import pathspec
 
 ALWAYS_IGNORED = frozenset({".git", ".hg", ".svn"})
 DEFAULT_IGNORES: tuple[str, ...] = (
-    "__pycache__/", "node_modules/", ".venv/", "venv/", ".tox/", ".mypy_cache/",
-    ".pytest_cache/", ".ruff_cache/", "*.egg-info/", ".DS_Store",
+    "__pycache__/",
+    "node_modules/",
+    ".venv/",
+    "venv/",
+    ".tox/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    "*.egg-info/",
+    ".DS_Store",
 )
 
 
@@ -27,16 +35,22 @@ class Layer:
 
     def __init__(self, base: str, spec: pathspec.PathSpec) -> None:
         self.base = base  # "" for the project root, else "sub/dir/"
-        self.rules = [(p.regex, bool(p.include)) for p in spec.patterns
-                      if p.include is not None and p.regex is not None]
+        self.rules = [
+            (p.regex, bool(p.include))
+            for p in spec.patterns
+            if p.include is not None and p.regex is not None
+        ]
         self.combined: re.Pattern[str] | None = None
         if all(include for _regex, include in self.rules):
-            self.combined = re.compile("|".join(
-                f"(?:{regex.pattern.replace('(?P<ps_d>/)', '/')})" for regex, _ in self.rules))
+            self.combined = re.compile(
+                "|".join(
+                    f"(?:{regex.pattern.replace('(?P<ps_d>/)', '/')})" for regex, _ in self.rules
+                )
+            )
 
     def decide(self, rel_path: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a negation, None: no pattern matched."""
-        local = rel_path[len(self.base):]
+        local = rel_path[len(self.base) :]
         if is_dir:
             local += "/"
         if self.combined is not None:
@@ -73,8 +87,9 @@ class IgnoreRules:
         ]
         self.root_layers: tuple[Layer, ...] = tuple(layer for layer in layers if layer)
 
-    def layers_for(self, rel_dir: str, parent: tuple[Layer, ...],
-                   has_gitignore: bool = True) -> tuple[Layer, ...]:
+    def layers_for(
+        self, rel_dir: str, parent: tuple[Layer, ...], has_gitignore: bool = True
+    ) -> tuple[Layer, ...]:
         """`parent` plus the .gitignore inside `rel_dir`, if any ("" is the root).
         `has_gitignore=False` (the caller listed the folder) skips the failed open."""
         if not has_gitignore:

@@ -1,0 +1,210 @@
+"""`loom mcp list|add|remove|approve|serve`: external MCP servers Loom's agent uses, and
+Loom itself as an MCP server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import typer
+
+mcp_app = typer.Typer(
+    help="MCP: external servers whose tools Loom's agent uses (mcp.servers.NAME, .mcp.json), "
+    "and `loom mcp serve` to offer Loom's tools and threads to other agents.",
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(mcp_app, name="mcp")
+
+
+def _config(project: Path | None = None) -> Any:
+    from loom.config import ConfigError, load_config
+
+    if project is not None and not project.is_dir():
+        raise _fail(f"{project} is not a folder; pass the project folder to --project", 2)
+    try:
+        config = load_config(project or Path.cwd())
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for warning in config.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return config
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@mcp_app.command("list")
+def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Each server: where it is defined, its status, tool count and the tokens its tool
+    definitions cost. Starts each server briefly to ask it."""
+    from loom.session.mcp_admin import probe
+
+    config = _config()
+    rows = asyncio.run(probe(config))
+    if as_json:
+        typer.echo(json.dumps([row.__dict__ for row in rows], indent=1))
+        return
+    if not rows:
+        typer.echo("No MCP servers. Add one: loom mcp add NAME -- COMMAND ARGS... (or --url URL)")
+        return
+    width = max(len(row.name) for row in rows)
+    for row in rows:
+        typer.echo(
+            f"{row.name:<{width}}  {row.state:<14} {row.tools:>3} tools  "
+            f"{row.tokens:>6} tokens  [{row.origin}] {row.detail}"
+        )
+    budget = config.mcp.tool_tokens
+    total = sum(row.tokens for row in rows)
+    if total > budget:
+        typer.echo(
+            f"Tool definitions cost {total} tokens, over [mcp] tool_tokens = {budget}: the "
+            "agent gets names and one-line descriptions, and looks schemas up."
+        )
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            raise _fail(f"{flag} {value!r}: write KEY=VALUE", 2)
+        out[key] = rest
+    return out
+
+
+def _target_file(project: bool) -> Path:
+    from loom.config import PROJECT_CONFIG_NAME, find_project
+    from loom.paths import LoomPaths
+
+    if project:
+        root, existing = find_project(Path.cwd())
+        return existing or root / PROJECT_CONFIG_NAME
+    return LoomPaths.from_env().user_config_file
+
+
+@mcp_app.command("add")
+def add_command(
+    name: str = typer.Argument(..., help="Server name: its tools become mcp__NAME__TOOL."),
+    command: list[str] = typer.Argument(None, help="After `--`: the command and its args."),
+    url: str = typer.Option(None, "--url", help="A streamable-HTTP server's URL instead."),
+    header: list[str] = typer.Option([], "--header", help="HTTP header KEY=VALUE (repeat)."),
+    env: list[str] = typer.Option([], "--env", "-e", help="Environment KEY=VALUE (repeat)."),
+    timeout: float = typer.Option(None, "--timeout", help="Seconds per tool call."),
+    project: bool = typer.Option(
+        False, "--project", help="Write to this project's .loom.toml, not your config.toml."
+    ),
+) -> None:
+    """Add a server: `loom mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`"""
+    from loom.session.mcp_admin import McpAdminError, add_server
+
+    file = _target_file(project)
+    try:
+        add_server(
+            file,
+            name,
+            command=command or (),
+            url=url,
+            env=_pairs(env, "--env"),
+            headers=_pairs(header, "--header"),
+            timeout=timeout,
+        )
+    except (McpAdminError, OSError) as exc:
+        raise _fail(str(exc), 2) from exc
+    typer.echo(f"Added MCP server {name!r} to {file}. `loom mcp list` shows whether it starts.")
+
+
+@mcp_app.command("remove")
+def remove_command(
+    name: str = typer.Argument(...),
+    project: bool = typer.Option(False, "--project", help="Remove it from .loom.toml."),
+) -> None:
+    """Remove the server mcp.servers.NAME from your config.toml (or the project's .loom.toml)."""
+    from loom.session.mcp_admin import remove_server
+
+    file = _target_file(project)
+    if not remove_server(file, name):
+        other = "your config.toml" if project else ".loom.toml (--project)"
+        raise _fail(f"{file} has no [mcp.servers.{name}]; is it in {other} or .mcp.json?")
+    typer.echo(f"Removed MCP server {name!r} from {file}.")
+
+
+@mcp_app.command("approve")
+def approve_command(name: str = typer.Argument(...)) -> None:
+    """Let a server this project defines (.mcp.json or .loom.toml) start. It starts a
+    program the repository chose: read what it runs first."""
+    from loom.session.mcp_admin import McpAdminError, approve
+
+    try:
+        spec = approve(_config(), name)
+    except McpAdminError as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"Approved MCP server {name!r} for this project: {spec.describe()}")
+
+
+def ask_project_approvals(config: Any, err: Any) -> None:
+    """The REPL's question, once per project server that was never approved: it starts a
+    program the repository chose. Asked before the session starts, only on a terminal."""
+    import sys
+
+    from loom.session.mcp_admin import approve, unapproved_servers
+
+    if not sys.stdin.isatty():
+        return
+    for spec in unapproved_servers(config):
+        err.print(
+            f"This project ({spec.source}) defines the MCP server {spec.name!r}, which runs:\n"
+            f"  {spec.describe()}",
+            markup=False,
+        )
+        try:
+            answer = input(f"Start {spec.name!r} now and in later sessions? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() in ("y", "yes"):
+            approve(config, spec.name)
+        else:
+            err.print(f"Not started. Later: loom mcp approve {spec.name}", markup=False)
+
+
+@mcp_app.command("serve")
+def serve_command(
+    http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1."),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port for --http."),
+    allow: list[str] = typer.Option(
+        [], "--allow", help="A tool (or glob) that runs without asking (repeat)."
+    ),
+    project: Path = typer.Option(
+        None, "--project", "-C", help="The project to serve (default: the current folder)."
+    ),
+) -> None:
+    """Offer Loom's tools and threads to another agent over MCP (stdio by default).
+    Read-only tools run; others ask through the client (elicitation) or are refused."""
+    from loom.mcp import serve_http, serve_stdio
+    from loom.session import LoomError, Workspace
+
+    config = _config(project)
+    workspace = Workspace(config)
+    try:
+        if not http:
+            asyncio.run(serve_stdio(workspace, allow=allow))
+            return
+        token = os.environ.get("LOOM_MCP_TOKEN") or ""
+        shown = not token
+        token = token or secrets.token_urlsafe(24)
+        asyncio.run(serve_http(workspace, port=port, token=token, allow=allow, token_shown=shown))
+    except LoomError as exc:
+        raise _fail(str(exc), 2) from exc
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        raise _fail(f"cannot serve on 127.0.0.1:{port} ({exc}); pick another --port") from exc

@@ -1,0 +1,230 @@
+"""The MCP servers of one session: started concurrently in the background, their tools
+added to the session's registry as each becomes ready, all stopped with the session.
+
+    hub = McpHub(specs, registry, settings=config.mcp, log_dir=..., approvals=...)
+    hub.start()                      # returns at once; a slow server delays nothing
+    await hub.wait_ready(timeout)    # optional: before the first model call
+    await hub.aclose()               # no orphan processes
+
+Problems are one line each (which server, what happened, what to do), handed to
+`on_notice` and kept in `hub.notices`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loom.config import McpSection
+from loom.mcp_client.approvals import ApprovalStore
+from loom.mcp_client.connection import McpConnectError, ServerConnection
+from loom.mcp_client.results import result_text
+from loom.mcp_client.specs import ServerSpec
+from loom.mcp_client.tools import McpTool, McpToolSchema
+from loom.tools.base import ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServerStatus:
+    name: str
+    state: str  # disabled, needs approval, invalid, connecting, ready, exited, failed, stopped
+    tools: int
+    tokens: int
+    detail: str  # what it runs, or why it is not running
+    origin: str
+
+
+class McpHub:
+    def __init__(
+        self,
+        specs: Iterable[ServerSpec],
+        registry: ToolRegistry,
+        *,
+        settings: McpSection,
+        log_dir: Path,
+        approvals: ApprovalStore | None = None,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self.registry = registry
+        self.settings = settings
+        self.log_dir = log_dir
+        self.approvals = approvals
+        self.on_notice = on_notice
+        self.notices: list[str] = []
+        self.connections: dict[str, ServerConnection] = {}
+        self.blocked: dict[str, tuple[str, str]] = {}  # name -> (state, why)
+        self._tools: dict[str, McpTool] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.compact = False
+        _quiet_sdk_logs()
+
+    # -- starting ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin connecting to every runnable server; returns at once."""
+        for spec in self.specs.values():
+            why = self._blocked_reason(spec)
+            if why is not None:
+                self.blocked[spec.name] = why
+                if why[0] in ("invalid", "needs approval"):
+                    self.notice(f"MCP server {spec.name!r} not started: {why[1]}")
+                continue
+            connection = ServerConnection(
+                spec, startup_timeout=self.settings.startup_timeout, log_dir=self.log_dir
+            )
+            self.connections[spec.name] = connection
+            self._tasks.append(asyncio.create_task(self._connect(connection)))
+
+    def _blocked_reason(self, spec: ServerSpec) -> tuple[str, str] | None:
+        if spec.problem is not None:
+            return "invalid", spec.problem
+        if not spec.enabled:
+            return "disabled", "enabled = false"
+        if self.approvals is not None and not self.approvals.is_approved(spec):
+            return "needs approval", (
+                f"the project ({spec.source}) defines it to run `{spec.describe()}`; "
+                f"run `loom mcp approve {spec.name}` if you trust it"
+            )
+        return None
+
+    async def _connect(self, connection: ServerConnection) -> None:
+        try:
+            await connection.ensure()
+        except McpConnectError as exc:
+            self.notice(str(exc))
+            return
+        self._register(connection)
+
+    def _register(self, connection: ServerConnection) -> None:
+        for remote in connection.tools:
+            tool = McpTool(self, connection.spec.name, remote)
+            if tool.name in self._tools or tool.name in self.registry:
+                self.notice(
+                    f"MCP server {connection.spec.name!r}: tool {remote.name!r} skipped, its "
+                    f"name {tool.name} is already taken"
+                )
+                continue
+            self._tools[tool.name] = tool
+            self.registry.register(tool)
+        self._check_budget()
+
+    def _check_budget(self) -> None:
+        """Offer the tools compactly once their full definitions exceed the budget."""
+        if self.compact:
+            return
+        if self.full_tokens() > self.settings.tool_tokens:
+            self.compact = True
+            if McpToolSchema.name not in self.registry:
+                self.registry.register(McpToolSchema(self))
+
+    def full_tokens(self, server: str | None = None) -> int:
+        from loom.llm.tokens import estimate_tokens
+
+        return sum(
+            estimate_tokens(tool.full_spec_json())
+            for tool in self._tools.values()
+            if server is None or tool.server == server
+        )
+
+    async def wait_ready(self, timeout: float | None = None) -> None:
+        """Wait (at most `timeout` seconds) for the servers still connecting."""
+        pending = [task for task in self._tasks if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+
+    def notice(self, line: str) -> None:
+        self.notices.append(line)
+        log.info("%s", line)
+        if self.on_notice is not None:
+            self.on_notice(line)
+
+    # -- using -------------------------------------------------------------------------
+
+    def tool(self, name: str) -> McpTool | None:
+        return self._tools.get(name)
+
+    def tool_names(self) -> list[str]:
+        return sorted(self._tools)
+
+    async def call(self, tool: McpTool, args: dict[str, Any]) -> ToolResult:
+        """Call `tool` on its server: (re)start it if needed; a timeout, a dead server or a
+        protocol error becomes an error result the model reads."""
+        from mcp import MCPError
+
+        connection = self.connections[tool.server]
+        timeout = connection.spec.timeout
+        try:
+            client = await connection.ensure()
+        except McpConnectError as exc:
+            return ToolResult(f"{exc}. The tool cannot run now; go on without it.", is_error=True)
+        try:
+            async with asyncio.timeout(timeout):
+                result = await client.call_tool(tool.remote_name, args)
+        except TimeoutError:
+            return ToolResult(
+                f"{tool.name} did not answer within {timeout:g} s (the server's `timeout`) and "
+                "was abandoned. Try a smaller request, or go on without it.",
+                is_error=True,
+            )
+        except MCPError as exc:
+            if connection.state != "ready":
+                return ToolResult(
+                    f"MCP server {tool.server!r} stopped during the call ({exc}); it will be "
+                    "started again on the next call.",
+                    is_error=True,
+                )
+            return ToolResult(f"{tool.name} failed: {exc}", is_error=True)
+        except Exception as exc:  # a malformed result, a broken stream
+            return ToolResult(
+                f"{tool.name} failed: {type(exc).__name__}: {exc}. The server may be broken; "
+                "go on without it.",
+                is_error=True,
+            )
+        text = result_text(result, self.settings.max_result_chars)
+        return ToolResult(text, is_error=bool(result.is_error))
+
+    # -- reporting and stopping ----------------------------------------------------------
+
+    def statuses(self) -> list[ServerStatus]:
+        rows = []
+        for name, spec in sorted(self.specs.items()):
+            connection = self.connections.get(name)
+            if connection is None:
+                state, why = self.blocked.get(name, ("idle", ""))
+                rows.append(ServerStatus(name, state, 0, 0, why, spec.origin))
+                continue
+            count = sum(1 for tool in self._tools.values() if tool.server == name)
+            detail = connection.error or spec.describe()
+            rows.append(
+                ServerStatus(
+                    name, connection.state, count, self.full_tokens(name), detail, spec.origin
+                )
+            )
+        return rows
+
+    async def aclose(self) -> None:
+        """Stop every server this session started."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        await asyncio.gather(
+            *(connection.aclose() for connection in self.connections.values()),
+            return_exceptions=True,
+        )
+
+
+def _quiet_sdk_logs() -> None:
+    """The SDK logs a traceback for each unparsable line a server prints; Loom reports a
+    failing server in one line of its own instead."""
+    for name in ("mcp", "mcp.client.stdio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -1,0 +1,227 @@
+"""The layering of design.md, kept true: walks every import in src/loom (module level,
+inside functions and under TYPE_CHECKING alike) and fails on
+
+- an import of a package from a higher layer (`core` imports nothing of ours);
+- an import circle between packages, or between the modules of `loom.session`;
+- a face (`cli`, `web`, `mcp`, `acp`) reaching past `loom.session` into `store`,
+  `permissions`, `tools`, `repointel`, `lsp`, ... (only `cli/server.py` drives
+  `loom.server`); `server` importing anything but `core` and itself;
+- a package that is not in LAYERS (place a new package there when adding it).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections import defaultdict
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# Lower numbers are lower layers; a package may import its own layer and the ones below.
+LAYERS: dict[str, int] = {
+    "loom": 0,  # loom/__init__.py: the version string only
+    "core": 0,  # pure domain: ids, messages, thread model, state machine, events, errors
+    "_xdg": 1,
+    "_beneath": 1,  # openat-style confinement beneath the project root
+    "paths": 1,
+    "config": 1,
+    "ignore": 1,  # git's ignore rules, shared by tools and repointel
+    "gitmeta": 1,
+    "llm": 2,
+    "tools": 2,
+    "permissions": 2,
+    "store": 2,
+    "sandbox": 2,  # how tools launch processes (issue 15)
+    "repointel": 3,
+    "lsp": 3,
+    "decisions": 3,  # decision graph (seed 000)
+    "checkpoints": 3,  # issue 13
+    "mcp_client": 3,  # MCP servers' tools for the agent (issue 10)
+    "session": 4,  # the Workspace: the one front door
+    "cli": 5,
+    "web": 5,
+    "mcp": 5,  # `loom mcp serve`
+    "acp": 5,
+    "__main__": 5,
+    "server": 0,  # the sync server: stands apart, see SERVER_MAY_IMPORT
+}
+FACES = {"cli", "web", "mcp", "acp", "__main__"}
+FACES_MAY_IMPORT = {"loom", "core", "paths", "config", "session"}
+FACE_EXCEPTIONS = {  # a command that starts another face (or the sync server)
+    "loom.cli.server": {"server"},
+    "loom.cli.mcp": {"mcp"},
+    "loom.cli.acp": {"acp"},
+    "loom.cli.web": {"web"},
+}
+SERVER_MAY_IMPORT = {"loom", "core", "server"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every `loom...` module `path` imports, relative imports resolved."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "loom")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] == "loom":
+                found.add(target)
+                # `from loom import session` imports the module loom.session
+                found.update(f"{target}.{a.name}" for a in node.names if _is_module(target, a))
+    return found
+
+
+def _is_module(package: str, alias: ast.alias) -> bool:
+    base = SRC.joinpath(*package.split("."))
+    return (base / alias.name).is_dir() or (base / f"{alias.name}.py").exists()
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "loom"
+
+
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    return {module_name(p): imports_of(p) for p in sorted((SRC / "loom").rglob("*.py"))}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                members.append(member)
+                if member == node:
+                    break
+            if len(members) > 1:
+                found.append(sorted(members))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {package_of(m) for m in graph()}
+    missing = sorted(packages - LAYERS.keys())
+    assert not missing, f"add {missing} to LAYERS in {Path(__file__).name} (see design.md)"
+
+
+def test_no_package_imports_a_higher_layer() -> None:
+    upward = []
+    for module, targets in graph().items():
+        here = package_of(module)
+        if here == "server":
+            continue  # checked on its own below
+        for target in targets:
+            there = package_of(target)
+            if there != "server" and LAYERS.get(there, 0) > LAYERS.get(here, 0):
+                upward.append(f"{module} -> {target}")
+    assert not upward, "upward imports:\n" + "\n".join(sorted(upward))
+
+
+def test_core_imports_nothing_of_ours() -> None:
+    outside = [
+        f"{module} -> {target}"
+        for module, targets in graph().items()
+        if package_of(module) == "core"
+        for target in targets
+        if package_of(target) not in {"core", "loom"} or target == "loom.__main__"
+    ]
+    assert not outside, "\n".join(outside)
+
+
+def test_faces_go_through_the_workspace() -> None:
+    reaching = []
+    for module, targets in graph().items():
+        if package_of(module) not in FACES:
+            continue
+        allowed = FACES_MAY_IMPORT | {package_of(module)} | FACE_EXCEPTIONS.get(module, set())
+        if package_of(module) == "__main__":
+            allowed = allowed | {"cli"}
+        reaching += [f"{module} -> {t}" for t in targets if package_of(t) not in allowed]
+    assert not reaching, "faces import only loom.session and loom.config:\n" + "\n".join(
+        sorted(reaching)
+    )
+
+
+def test_the_sync_server_stands_apart() -> None:
+    outside = [
+        f"{module} -> {target}"
+        for module, targets in graph().items()
+        if package_of(module) == "server"
+        for target in targets
+        if package_of(target) not in SERVER_MAY_IMPORT
+    ]
+    assert not outside, "\n".join(outside)
+    users = [
+        f"{module} -> {target}"
+        for module, targets in graph().items()
+        if package_of(module) != "server" and module not in FACE_EXCEPTIONS
+        for target in targets
+        if package_of(target) == "server"
+    ]
+    assert not users, "only `loom server` (cli/server.py) drives the sync server:\n" + "\n".join(
+        users
+    )
+
+
+def test_no_circles_between_packages() -> None:
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, targets in graph().items():
+        for target in targets:
+            if package_of(target) != package_of(module):
+                edges[package_of(module)].add(package_of(target))
+    assert cycles(edges) == []
+
+
+def test_no_circles_inside_session() -> None:
+    edges = {
+        module: {t for t in targets if t.startswith("loom.session.")}
+        for module, targets in graph().items()
+        if module.startswith("loom.session.")
+    }
+    assert cycles(edges) == []
+
+
+def test_the_walker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
+    """The checks are only as good as the walk: imports inside functions count."""
+    assert "loom.session.workspace" in imports_of(SRC / "loom" / "cli" / "plugins.py") or (
+        "loom.session" in imports_of(SRC / "loom" / "cli" / "plugins.py")
+    )
+    assert "loom.store.factory" in imports_of(SRC / "loom" / "session" / "workspace.py")
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

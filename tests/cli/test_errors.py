@@ -1,0 +1,51 @@
+"""Errors a person sees: one `loom: error: ...` line from every command, no traceback,
+and the LoomError tree they come from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer
+
+from loom.core.errors import BadInput, LoomError, NotFound, SetupError
+
+
+def test_loom_error_says_what_and_what_to_do() -> None:
+    error = NotFound("no thread matches 'x'", "run `loom list` to see thread ids")
+    assert str(error) == "no thread matches 'x'; run `loom list` to see thread ids"
+    assert error.what == "no thread matches 'x'"
+    assert error.todo == "run `loom list` to see thread ids"
+    assert isinstance(error, LookupError) and isinstance(error, LoomError)
+    assert isinstance(SetupError("bad model"), ValueError)
+    assert str(BadInput("only what")) == "only what"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["show", "T-nope"], 1, "no thread matches"),
+        (["export", "T-nope", "--format", "pdf"], 1, "unknown format 'pdf'"),
+        (["search", "--", "***"], 1, "no words to search for"),
+        (["permissions", "list", "--project", "nope"], 2, "is not a folder"),
+        (["sync"], 1, "not logged in to a sync server"),
+        (["run", "-p", "hi", "-m", "nosuchprovider:x"], 1, "nosuchprovider"),
+    ],
+)
+def test_every_command_reports_one_line(
+    server: FakeLlmServer, project: Path, args: list[str], code: int, says: str
+) -> None:
+    done = loom(args, project, server)
+    assert done.returncode == code, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("loom: error: ") and says in lines[0], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_broken_config_is_one_line(server: FakeLlmServer, project: Path) -> None:
+    (project / ".loom.toml").write_text("[model\n")
+    for args in (["run", "-p", "hi"], ["config"]):
+        done = loom(args, project, server)
+        assert done.returncode == 1
+        assert done.stderr.startswith("loom: error: ") and ".loom.toml" in done.stderr

@@ -1,0 +1,151 @@
+"""Loom as a client of the reference MCP servers (npm): `loom run` against the fake LLM
+calls their tools, and the results reach the model and the thread."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import psutil
+
+from tests.cli.conftest import project, server  # noqa: F401 - fixtures
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.fakes.npm_tools import npm_bin
+from tests.mcp_client.conftest import call
+
+
+def _thread(thread_id: str) -> dict:
+    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+    return json.loads(path.read_text())
+
+
+def _tool_results(request) -> list[str]:
+    return [
+        json.dumps(block)
+        for message in request.json["messages"]
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_run_calls_server_everything_and_the_result_reaches_model_and_thread(
+    server: FakeLlmServer,  # noqa: F811
+    project: Path,  # noqa: F811
+) -> None:
+    everything = npm_bin("mcp-server-everything")
+    added = loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    assert added.returncode == 0, added.stderr
+    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["mcp__everything__*"]\n')
+    server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "hi mcp"})]))
+    server.add(Turn(text="the server said hi"))
+    done = loom(["run", "-p", "echo something", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    first, second = server.requests
+    offered = {tool["name"]: tool for tool in first.json["tools"]}
+    echo = offered["mcp__everything__echo"]
+    assert "message" in echo["input_schema"]["properties"]  # the server's own schema
+    assert any("Echo: hi mcp" in result for result in _tool_results(second))
+    thread = _thread(json.loads(done.stdout)["thread_id"])
+    tool_messages = [m for m in thread["conversation"]["messages"] if m["role"] == "tool"]
+    assert tool_messages[0]["tool_name"] == "mcp__everything__echo"
+    assert tool_messages[0]["content"] == "Echo: hi mcp"
+
+
+def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
+    server: FakeLlmServer,  # noqa: F811
+    project: Path,  # noqa: F811
+) -> None:
+    filesystem = npm_bin("mcp-server-filesystem")
+    (project / "notes.txt").write_text("project notes\n")
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"fs": {"command": str(filesystem), "args": [str(project)]}}})
+    )
+    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["mcp__fs__*"]\n')
+    server.add(Turn(text="no tools yet"))
+    before = loom(["run", "-p", "hi"], project, server)
+    assert before.returncode == 0, before.stderr
+    assert "MCP server 'fs' not started" in before.stderr
+    assert "loom mcp approve fs" in before.stderr
+    assert not [
+        t for t in server.requests[0].json.get("tools", []) if t["name"].startswith("mcp__")
+    ]
+
+    approved = loom(["mcp", "approve", "fs"], project, server)
+    assert approved.returncode == 0 and "Approved" in approved.stdout, approved.stderr
+    read = FakeToolCall("mcp__fs__read_text_file", {"path": str(project / "notes.txt")})
+    server.add(Turn(tool_calls=[read]), Turn(text="read it"))
+    after = loom(["run", "-p", "read the notes"], project, server)
+    assert after.returncode == 0, after.stderr
+    assert "not started" not in after.stderr
+    assert any("project notes" in result for result in _tool_results(server.requests[2]))
+
+
+def test_mcp_tools_ask_by_default(
+    server: FakeLlmServer,  # noqa: F811
+    project: Path,  # noqa: F811
+) -> None:
+    everything = npm_bin("mcp-server-everything")
+    loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "x"})]))
+    server.add(Turn(text="refused"))
+    done = loom(["run", "-p", "echo"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "refused mcp__everything__echo" in done.stderr
+
+
+def test_deny_rule_wins_over_auto_approve(
+    server: FakeLlmServer,  # noqa: F811
+    project: Path,  # noqa: F811
+) -> None:
+    everything = npm_bin("mcp-server-everything")
+    loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    (project / ".loom.toml").write_text(
+        '[permissions]\nauto_approve = ["mcp__everything__*"]\ndeny = ["mcp__everything__echo"]\n'
+    )
+    server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "x"})]))
+    server.add(Turn(text="refused"))
+    done = loom(["run", "-p", "echo", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "refused mcp__everything__echo" in done.stderr and "denied by rule" in done.stderr
+
+
+async def test_killed_reference_server_restarts_and_slow_call_times_out(
+    open_hub, tmp_path: Path
+) -> None:
+    everything = str(npm_bin("mcp-server-everything"))
+    hub, registry, notices = await open_hub({"ev": {"command": everything, "timeout": 1.0}})
+    assert notices == []
+    assert (await call(registry, "mcp__ev__echo", {"message": "a"}, tmp_path)).content == "Echo: a"
+    for child in psutil.Process().children(recursive=True):
+        if "server-everything" in " ".join(child.cmdline()):
+            child.kill()
+    for _ in range(200):
+        if hub.connections["ev"].state == "exited":
+            break
+        await __import__("asyncio").sleep(0.05)
+    again = await call(registry, "mcp__ev__echo", {"message": "b"}, tmp_path)
+    assert again.content == "Echo: b" and hub.connections["ev"].restarts == 1
+    slow = await call(
+        registry, "mcp__ev__trigger-long-running-operation", {"duration": 30, "steps": 3}, tmp_path
+    )
+    assert slow.is_error and "did not answer within 1 s" in slow.content
+    after = await call(registry, "mcp__ev__echo", {"message": "c"}, tmp_path)
+    assert after.content == "Echo: c"
+
+
+async def test_big_tool_lists_get_names_and_a_schema_lookup(open_hub, tmp_path: Path) -> None:
+    everything = str(npm_bin("mcp-server-everything"))
+    hub, registry, _ = await open_hub({"ev": {"command": everything}}, tool_tokens=200)
+    assert hub.compact and "mcp_tool_schema" in registry
+    echo = registry.get("mcp__ev__echo")
+    assert echo.parameters == {"type": "object", "additionalProperties": True}
+    assert "\n" not in echo.description and "mcp_tool_schema" in echo.description
+    looked = await call(registry, "mcp_tool_schema", {"names": ["mcp__ev__echo"]}, tmp_path)
+    schema = json.loads(looked.content)
+    assert "message" in schema["parameters"]["properties"]
+    assert "message" in echo.parameters["properties"]  # from now on offered in full
+    missing = await call(registry, "mcp_tool_schema", {"names": ["mcp__ev__nope"]}, tmp_path)
+    assert missing.is_error and "mcp__ev__echo" in missing.content

@@ -1,0 +1,202 @@
+"""`loom mcp serve` driven by third-party clients: the MCP inspector's CLI (npm) over
+stdio and streamable HTTP, and the Python SDK's client for elicitation."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import project, server  # noqa: F401 - fixtures
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, Turn
+from tests.fakes.npm_tools import INSPECTOR_CWD, inspector_js
+
+SERVE = [sys.executable, "-m", "loom", "mcp", "serve"]
+
+
+def inspect(target: list[str], *args: str, ok: bool = True) -> Any:
+    """Run the inspector CLI against `target` (a command or a URL); its JSON answer."""
+    done = subprocess.run(
+        ["node", str(inspector_js()), *target, *args],
+        cwd=INSPECTOR_CWD,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if not ok:
+        return done
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+def text_of(result: dict[str, Any]) -> str:
+    return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "a.txt").write_text("hello from a\n")
+    return root
+
+
+def test_stdio_tools_list_and_call(proj: Path) -> None:
+    listed = inspect([*SERVE, "-C", str(proj)], "--method", "tools/list")
+    tools = {tool["name"]: tool for tool in listed["tools"]}
+    assert {"file_read", "file_write", "shell", "git", "thread_search", "thread_show"} <= set(tools)
+    assert tools["file_read"]["annotations"]["readOnlyHint"] is True
+    assert tools["shell"]["annotations"]["readOnlyHint"] is False
+    read = inspect(
+        [*SERVE, "-C", str(proj)],
+        *("--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=a.txt"),
+    )
+    assert read["isError"] is False and "hello from a" in text_of(read)
+
+
+def test_tools_stay_inside_the_project(proj: Path) -> None:
+    outside = inspect(
+        [*SERVE, "-C", str(proj)],
+        *("--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=/etc/passwd"),
+    )
+    assert outside["isError"] is True and "outside the project" in text_of(outside)
+
+
+def test_would_ask_tool_is_refused_with_how_to_grant_then_allowed(proj: Path) -> None:
+    call = ("--method", "tools/call", "--tool-name", "file_write")
+    args = ("--tool-arg", "path=b.txt", "content=written")
+    refused = inspect([*SERVE, "-C", str(proj)], *call, *args)
+    assert refused["isError"] is True
+    message = text_of(refused)
+    assert "--allow file_write" in message and "auto_approve" in message
+    assert not (proj / "b.txt").exists()
+    allowed = inspect([*SERVE, "-C", str(proj), "--allow", "file_write"], *call, *args)
+    assert allowed["isError"] is False, text_of(allowed)
+    assert (proj / "b.txt").read_text() == "written"
+
+
+def test_threads_are_searchable_showable_and_resources(
+    server: FakeLlmServer,  # noqa: F811
+    project: Path,  # noqa: F811
+) -> None:
+    server.add(Turn(text="Look at auth.py first."))
+    ran = loom(["run", "-p", "fix the flaky login redirect", "-o", "json"], project, server)
+    thread_id = json.loads(ran.stdout)["thread_id"]
+    target = [*SERVE, "-C", str(project)]
+    search = ("--tool-name", "thread_search", "--tool-arg", "query=login")
+    found = inspect(target, "--method", "tools/call", *search)
+    hits = json.loads(text_of(found))
+    assert hits[0]["id"] == thread_id and "snippet" in hits[0]
+    shown = inspect(
+        target,
+        *("--method", "tools/call", "--tool-name", "thread_show", "--tool-arg", f"id={thread_id}"),
+    )
+    assert "fix the flaky login redirect" in text_of(shown) and "auth.py" in text_of(shown)
+    resources = inspect(target, "--method", "resources/list")["resources"]
+    uri = f"loom://threads/{thread_id}"
+    assert uri in [resource["uri"] for resource in resources]
+    read = inspect(target, "--method", "resources/read", "--uri", uri)
+    assert "Look at auth.py first." in read["contents"][0]["text"]
+    missing = inspect(
+        target, "--method", "tools/call", "--tool-name", "thread_show", "--tool-arg", "id=T-nope"
+    )
+    assert missing["isError"] is True and "thread_search" in text_of(missing)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve_http(proj: Path, port: int, **env: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [*SERVE, "-C", str(proj), "--http", "--port", str(port)],
+        env={**os.environ, **env},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stderr is not None
+    announced = ""
+    while "Bearer" not in announced:
+        line = process.stderr.readline()
+        assert line, f"loom mcp serve --http exited: {announced}"
+        announced += line
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the port opens right after the announcement
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    return process, announced
+
+
+def test_http_needs_the_bearer_token(proj: Path) -> None:
+    port = _free_port()
+    process, announced = _serve_http(proj, port)
+    try:
+        token = re.search(r"Bearer (\S+)`", announced).group(1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert url in announced
+        denied = inspect([url], "--method", "tools/list", ok=False)
+        assert denied.returncode != 0 and "bearer token" in (denied.stdout + denied.stderr)
+        wrong = ("--header", "Authorization: Bearer wrong")
+        assert inspect([url], *wrong, "--method", "tools/list", ok=False).returncode != 0
+        header = ("--header", f"Authorization: Bearer {token}")
+        listed = inspect([url], *header, "--method", "tools/list")
+        assert "thread_search" in [tool["name"] for tool in listed["tools"]]
+        read = inspect(
+            [url],
+            *header,
+            *("--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=a.txt"),
+        )
+        assert "hello from a" in text_of(read)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_http_token_from_the_environment_is_not_printed(proj: Path) -> None:
+    port = _free_port()
+    process, announced = _serve_http(proj, port, LOOM_MCP_TOKEN="s3cret-token")
+    try:
+        assert "s3cret-token" not in announced and "LOOM_MCP_TOKEN" in announced
+        header = ("--header", "Authorization: Bearer s3cret-token")
+        listed = inspect([f"http://127.0.0.1:{port}/mcp"], *header, "--method", "tools/list")
+        assert listed["tools"]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("answer", "written"), [("allow_once", True), ("deny", False)])
+async def test_would_ask_tool_uses_elicitation(proj: Path, answer: str, written: bool) -> None:
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
+
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": answer})
+
+    params = StdioServerParameters(
+        command=sys.executable, args=[*SERVE[1:], "-C", str(proj)], env=dict(os.environ)
+    )
+    async with Client(params, mode="legacy", elicitation_callback=elicit) as client:
+        result = await client.call_tool("file_write", {"path": "c.txt", "content": "via mcp"})
+    assert asked and "file_write" in asked[0]
+    assert (proj / "c.txt").exists() is written
+    assert result.is_error is (not written)

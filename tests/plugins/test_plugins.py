@@ -1,0 +1,71 @@
+"""The extension hook end to end: a plugin package (tests/plugins/site, found through
+its dist-info entry points) gives the agent a tool in `loom run` against the fake LLM
+server, its session cleanup runs, a provider plugin answers, and broken plugins are
+reported and skipped, never fatal."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+SITE = Path(__file__).parent / "site"
+
+
+def with_plugins() -> str:
+    return os.pathsep.join([str(SITE), os.environ.get("PYTHONPATH", "")])
+
+
+def test_a_plugin_tool_reaches_the_agent_in_loom_run(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shout", {"text": "quiet please"})]))
+    server.add(Turn(text="It shouted."))
+    done = loom(
+        ["run", "-p", "shout it", "-o", "stream-json"], project, server, PYTHONPATH=with_plugins()
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "shout" in lines[0]["tools"] and "file_read" in lines[0]["tools"]
+    tools_offered = [t["name"] for t in server.requests[0].json["tools"]]
+    assert "shout" in tools_offered and "repo_map" in tools_offered
+    results = [c for line in lines if line["type"] == "user" for c in line["message"]["content"]]
+    assert {"type": "tool_result", "content": "QUIET PLEASE"}.items() <= results[-1].items()
+    assert lines[-1]["result"] == "It shouted."
+    # the broken ones are reported on stderr and skipped
+    assert "plugin broken (loom.tools, from loom-shout 0.1) skipped" in done.stderr
+    assert "No module named 'loom_shout_missing'" in done.stderr
+    # the plugin's on_close cleanup ran when the session stopped
+    marker = next(Path(os.environ["LOOM_HOME"]).rglob("shout-closed.txt"))
+    assert marker.read_text() == lines[0]["session_id"]
+
+
+def test_without_the_plugin_the_tool_is_not_there(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="ok"))
+    done = loom(["run", "-p", "hi", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "shout" not in json.loads(done.stdout.splitlines()[0])["tools"]
+
+
+def test_a_provider_plugin_answers(server: FakeLlmServer, project: Path) -> None:
+    done = loom(["run", "-p", "hi", "-m", "echo:any"], project, server, PYTHONPATH=with_plugins())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "the echo provider plugin answered"
+    assert server.requests == []  # the plugin, not the fake server, answered
+
+
+def test_loom_plugins_lists_every_group(server: FakeLlmServer, project: Path) -> None:
+    done = loom(["plugins", "--json"], project, server, PYTHONPATH=with_plugins())
+    assert done.returncode == 1  # something is broken
+    rows = {(r["group"], r["name"]): r for r in json.loads(done.stdout)}
+    assert rows["loom.tools", "repointel"]["tools"] == ["repo_map", "symbol_search"]
+    assert rows["loom.tools", "lsp"]["source"] == "loom"
+    assert (
+        rows["loom.tools", "shout"] | {"ok": True, "tools": ["shout"]}
+        == rows["loom.tools", "shout"]
+    )
+    assert "this plugin has a bug" in rows["loom.tools", "broken"]["error"]
+    assert rows["loom.providers", "echo"]["ok"] and rows["loom.node_types", "hypothesis"]["ok"]
+    text = loom(["plugins"], project, server, PYTHONPATH=with_plugins()).stdout
+    assert "loom.extractors\n  (none)" in text and "shout        loom-shout 0.1" in text
