@@ -74,11 +74,22 @@ def script(steps: int) -> ScriptedProvider:
 
 
 class NullStore:
+    """Keeps nothing: the loop's own cost, without saving."""
+
     def save(self, thread) -> None:
         pass
 
     def load(self, thread_id: str):
         return None
+
+    def resolve(self, ref: str) -> str:
+        return ref
+
+    def acquire_writer(self, thread_id: str) -> NullStore:
+        return self  # a lock nobody else wants
+
+    def release(self) -> None:
+        pass
 
 
 async def run_session(

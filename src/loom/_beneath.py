@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import secrets
 import stat
@@ -44,6 +45,77 @@ def resolve_beneath(root: str, rel: str) -> str | None:
     return "" if real == root_real else os.path.relpath(real, root_real)
 
 
+@functools.lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    # the root is the person's project folder, not something the agent can swap
+    return os.path.realpath(root)
+
+
+def open_following_inside(root: str, rel: str, folders: Folders | None = None) -> int:
+    """Like `open_file`, but in-project symlinks on the way are followed (once resolved,
+    the walk is repeated beneath the root); Escape when they lead outside. Paths without
+    links cost no `realpath`. `folders` reuses folder descriptors across many files.
+    Opened non-blocking (a FIFO must not hang the reader): check `S_ISREG` after."""
+    opener = folders.open if folders is not None else functools.partial(open_file, root)
+    flags = os.O_RDONLY | os.O_NONBLOCK
+    try:
+        return opener(rel, flags)
+    except Escape:
+        real = resolve_beneath(root, rel)
+        if not real:
+            raise
+        return opener(real, flags)
+
+
+class Folders:
+    """Folder descriptors opened beneath one root, kept for a batch of files (a folder
+    walked once serves all its files: one `openat` per file). Close it, or use `with`."""
+
+    MAX_OPEN = 128
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._fds: dict[str, int] = {}
+
+    def _folder(self, rel: str) -> int:
+        fd = self._fds.get(rel)
+        if fd is not None:
+            return fd
+        if len(self._fds) >= self.MAX_OPEN:
+            self.close()
+        if rel == "":
+            fd = os.open(_real_root(self.root), _DIR_FLAGS & ~os.O_NOFOLLOW)
+        else:
+            parent, _, name = rel.rpartition("/")
+            fd = _step(self._folder(parent), name, rel, create=False)
+        self._fds[rel] = fd
+        return fd
+
+    def open(self, rel: str, flags: int = os.O_RDONLY) -> int:
+        parts = _parts(rel)
+        if not parts:
+            raise IsADirectoryError(errno.EISDIR, "the root is a folder", rel)
+        folder = self._folder("/".join(parts[:-1]))
+        try:
+            return os.open(parts[-1], flags | _NOFOLLOW, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise Escape(exc.errno, "the file is a symlink", rel) from None
+            raise
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __enter__(self) -> Folders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _parts(rel: str) -> list[str]:
     parts = [p for p in rel.replace(os.sep, "/").split("/") if p not in ("", ".")]
     if ".." in parts:
@@ -70,7 +142,7 @@ def _step(dir_fd: int, name: str, rel: str, create: bool) -> int:
 def open_dir(root: str, rel: str, *, create: bool = False) -> int:
     """A descriptor of the folder `rel` beneath `root` (made, with its parents, when
     `create`). Raises Escape when a component is a symlink."""
-    fd = os.open(os.path.realpath(root), _DIR_FLAGS & ~os.O_NOFOLLOW)
+    fd = os.open(_real_root(root), _DIR_FLAGS & ~os.O_NOFOLLOW)
     try:
         for name in _parts(rel):
             next_fd = _step(fd, name, rel, create)

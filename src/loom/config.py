@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loom import defaults
 from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
@@ -92,8 +93,8 @@ class PermissionsSection(_Section):
 
 
 class ShellSection(_Section):
-    timeout: float = Field(default=120.0, gt=0)
-    max_output_bytes: int = Field(default=30_000, gt=0)
+    timeout: float = Field(default=defaults.SHELL_TIMEOUT_S, gt=0)
+    max_output_bytes: int = Field(default=defaults.SHELL_MAX_OUTPUT_BYTES, gt=0)
     # Secret variables (`*_API_KEY`, `*_TOKEN`, ...) are kept from agent commands unless
     # named here (names or globs like "GITHUB_*"); their values are still masked in output.
     pass_env: list[str] = Field(default_factory=list)
@@ -103,20 +104,21 @@ class ContextSection(_Section):
     reserved_output_tokens: int = Field(default=8192, gt=0)
     max_context_tokens: int | None = Field(default=None, gt=0)  # None: the model catalog's
     rules_max_tokens: int = Field(default=4000, gt=0)  # budget for LOOM.md
+    compaction: bool = True  # summarise old turns with model.editor instead of dropping them
     decision_tokens: int = Field(default=1024, ge=0)  # the decision graph's zone; 0: off
 
 
 class RepoSection(_Section):
     watch_enabled: bool = True
-    map_tokens: int = Field(default=1024, ge=0)
+    map_tokens: int = Field(default=defaults.REPO_MAP_TOKENS, ge=0)
     ignore: list[str] = Field(default_factory=list)  # gitignore-style patterns
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
+    max_file_bytes: int = Field(default=defaults.REPO_MAX_FILE_BYTES, gt=0)
 
 
 class LspSection(_Section):
     enabled: bool = True
     servers: dict[str, list[str]] = Field(
-        default_factory=lambda: {"python": ["basedpyright-langserver", "--stdio"]}
+        default_factory=lambda: {k: list(v) for k, v in defaults.LSP_SERVERS.items()}
     )
 
 
@@ -127,6 +129,29 @@ class SyncSection(_Section):
 class UiSection(_Section):
     editing_mode: Literal["emacs", "vi"] = "emacs"
     show_tool_output: bool = True  # print a short preview of each tool result in the REPL
+
+
+class CheckpointsSection(_Section):
+    enabled: bool = True  # snapshot the files before every tool that can change them
+    max_file_bytes: int = Field(default=1_000_000, gt=0)  # larger files are not kept
+    keep_days: float = Field(default=30, gt=0)  # older checkpoints go at the next gc
+
+
+class HooksSection(_Section):
+    # shell commands after a round of tools that changed files; {files} = those files
+    post_tools: list[str] = Field(default_factory=list)
+
+
+class GitSection(_Section):
+    auto_commit: bool = False  # commit the agent's changes after each turn
+class SandboxSection(_Section):
+    """How agent commands (shell, git tools) are confined; see loom.sandbox.
+    on: sandboxed where the OS offers it (else every shell command asks);
+    ask: unconfined, every shell command asks; off: unconfined (as --no-sandbox)."""
+
+    mode: Literal["on", "ask", "off"] = "on"
+    network: bool = False  # network for sandboxed commands
+    writable: list[str] = Field(default_factory=list)  # extra writable folders
 
 
 class McpServerSettings(_Section):
@@ -161,6 +186,10 @@ class LoomConfig(_Section):
     lsp: LspSection = Field(default_factory=LspSection)
     sync: SyncSection = Field(default_factory=SyncSection)
     ui: UiSection = Field(default_factory=UiSection)
+    checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
+    hooks: HooksSection = Field(default_factory=HooksSection)
+    git: GitSection = Field(default_factory=GitSection)
+    sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
 
     # Where this configuration came from; not configurable themselves.
@@ -210,6 +239,8 @@ def load_config(
     merged: dict[str, Any] = {}
     warnings: list[str] = []
     for layer in layers:
+        if project_file is not None and layer.path == project_file:
+            _keep_project_sandbox_strict(layer, warnings)
         _report_unknown(layer, LoomConfig, layer.data, (), warnings)
         _validate(layer)  # name the layer that holds a bad value, not the merge
         _merge(merged, layer.data, ())
@@ -314,6 +345,29 @@ def _from_environment(env: Any) -> dict[str, Any]:
             parsed = [part.strip() for part in value.split(",") if part.strip()]
         _set(data, key, parsed)
     return data
+
+
+def _keep_project_sandbox_strict(layer: _Layer, warnings: list[str]) -> None:
+    """A project's `.loom.toml` may tighten `[sandbox]`, never loosen it: otherwise a
+    command run in the sandbox could write `mode = "off"` there and escape it next time
+    (and a cloned repo could unsandbox itself). Loosening keys belong in the user config
+    or a flag."""
+    section = layer.data.get("sandbox")
+    if not isinstance(section, dict):
+        return
+    loosening = {  # other bad values are left for validation to name
+        "mode": section.get("mode") in ("ask", "off"),
+        "network": section.get("network") is True,
+        "writable": bool(section.get("writable")),
+    }
+    for key, loosens in loosening.items():
+        if loosens:
+            del section[key]
+            warnings.append(
+                f"{layer.name}:{_line_of(layer.text, ('sandbox', key))}: 'sandbox.{key}' "
+                "is ignored in a project file (a project cannot loosen its own sandbox); "
+                "set it in your user config or pass --no-sandbox"
+            )
 
 
 def _expand_dotted(overrides: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loom._gitsafe import configured_keys_now, git_env_changes, safe_config_args
+
 GIT_TIMEOUT_S = 10.0
 
 
@@ -112,9 +114,16 @@ def _strip_git_suffix(text: str) -> str:
 def _git(workspace: Path, *args: str) -> str | None:
     """Run git in `workspace`; None when git is missing or this is not a repo."""
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    for name, value in git_env_changes().items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    # the repository's config must not make Loom's own status run programs (fsmonitor...)
+    safe = safe_config_args(configured_keys_now(str(workspace), env), read_only=True)
     try:
         done = subprocess.run(
-            ["git", "-C", str(workspace), *args],
+            ["git", "-C", str(workspace), *safe, *args],
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,

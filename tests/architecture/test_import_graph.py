@@ -24,9 +24,11 @@ LAYERS: dict[str, int] = {
     "core": 0,  # pure domain: ids, messages, thread model, state machine, events, errors
     "_xdg": 1,
     "_beneath": 1,  # openat-style confinement beneath the project root
+    "_gitsafe": 1,  # git run so that repository config cannot execute programs
     "paths": 1,
     "config": 1,
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
+    "defaults": 0,  # plain constants config and the lower layers share
     "gitmeta": 1,
     "llm": 2,
     "tools": 2,

@@ -180,3 +180,295 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
     said = "\n".join(said)
     if kept != [f"make target{i}" for i in range(5)]:
         assert "LOST" in said or "permission_grants" in said, said
+
+
+# -- the first index of a big history ------------------------------------------------------
+
+
+def test_first_list_of_many_threads_shows_progress_and_indexes_in_parallel() -> None:
+    threads_dir = LoomPaths.from_env().threads_dir
+    threads_dir.mkdir(parents=True, exist_ok=True)
+    ids = []
+    for i in range(600):
+        thread = make_thread(f"bulk thread {i}", messages=3)
+        (threads_dir / f"{thread.id}.json").write_bytes(thread_to_bytes(thread))
+        ids.append(thread.id)
+    bad = threads_dir / f"{new_thread_id()}.json"
+    bad.write_text('{"broken": ')
+    env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}  # worker processes parse
+    done = subprocess.run(
+        [*LOOM, "list", "--json", "--limit", "1000"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert sorted(r["id"] for r in json.loads(done.stdout)) == sorted(ids)
+    assert "indexing 601 thread files" in done.stderr
+    assert "indexed 601 thread files in" in done.stderr and "files/s" in done.stderr
+    assert "moved 1 unreadable thread file(s)" in done.stderr
+    again = loom("search", ids[0], "--json")  # the oldest: indexed by a worker too
+    assert [r["id"] for r in json.loads(again.stdout)] == [ids[0]]
+    assert "indexed" not in again.stderr
+
+
+# -- very large messages ---------------------------------------------------------------------
+
+BIG = {
+    "one 5 MB line": "x" * 5_000_000,
+    "200k short lines": "line of **markdown**\n" * 200_000,
+    "3 MB of JSON-ish text": '{"k": [1, 2, 3]}, ' * 170_000,
+}
+
+
+@pytest.mark.parametrize("role", ["user", "assistant", "tool"])
+def test_show_folds_large_contents(role: str) -> None:
+    from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+    from loom.core.thread import Thread
+
+    thread = Thread.new()
+    thread.append(UserMessage(content="start"))
+    for text in BIG.values():
+        if role == "user":
+            thread.append(UserMessage(content=text))
+        elif role == "assistant":
+            call = ToolCall(id="c1", tool_name="file_write", arguments_json={"content": text})
+            thread.append(AssistantMessage(content=text, tool_calls=[call]))
+        else:
+            thread.append(ToolMessage(tool_call_id="c1", tool_name="shell", content=text))
+    thread.touch()
+    store = LocalThreadStore()
+    store.save(thread)
+    store.close()
+    shown = loom("show", thread.id)
+    assert shown.returncode == 0
+    assert len(shown.stdout) < 100_000  # heads only, never megabytes of terminal output
+    assert shown.stdout.count("folded:") >= len(BIG)
+    assert "5.0 MB more" in shown.stdout and "`loom export" in shown.stdout
+
+
+# -- errors name the real config file --------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["LOOM_HOME", "XDG_CONFIG_HOME"])
+def test_errors_name_the_config_file_where_it_really_is(where: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("LOOM_HOME", None)
+    if where == "LOOM_HOME":
+        env["LOOM_HOME"] = str(tmp_path / "home")
+        config = tmp_path / "home" / "config" / "config.toml"
+    else:
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+        env["XDG_DATA_HOME"] = str(tmp_path / "data")
+        env["XDG_STATE_HOME"] = str(tmp_path / "state")
+        config = tmp_path / "xdg" / "loom" / "config.toml"
+    missing_key = subprocess.run(
+        [*LOOM, "run", "--model", "openai:gpt-4o", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert missing_key.returncode != 0 and "Traceback" not in missing_key.stderr
+    assert str(config) in missing_key.stderr and "~/.config" not in missing_key.stderr
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[model\ndefault = ")
+    broken = subprocess.run(
+        [*LOOM, "run", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert broken.returncode != 0 and "Traceback" not in broken.stderr
+    assert str(config) in broken.stderr, broken.stderr
+
+
+def test_ctrl_c_during_the_first_index_stops_cleanly_and_keeps_the_work() -> None:
+    import signal
+    import time
+
+    threads_dir = LoomPaths.from_env().threads_dir
+    threads_dir.mkdir(parents=True, exist_ok=True)
+    data = thread_to_bytes(make_thread("bulk", messages=3))
+    first = json.loads(data)
+    ids = []
+    for _ in range(2000):
+        first["id"] = new_thread_id()
+        (threads_dir / f"{first['id']}.json").write_text(json.dumps(first))
+        ids.append(first["id"])
+    env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}
+    proc = subprocess.Popen(
+        [*LOOM, "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    assert "indexing 2000 thread files" in proc.stderr.readline()
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
+    assert proc.returncode in (130, 0)  # 0: it finished first on a fast machine
+    if proc.returncode == 130:
+        assert "interrupted; the index keeps what it has so far" in err
+    gone = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
+    for _ in range(20):
+        if not gone.stdout.split():
+            break
+        time.sleep(0.25)
+        gone = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
+    assert gone.stdout.split() == [], "worker processes outlived the command"
+    listed = loom("list", "--json", "--limit", "5000")
+    assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)
+
+
+def _fifty_megabyte_thread(workspace: Path) -> str:
+    from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+    from loom.core.thread import Thread
+
+    thread = Thread.new(workspace_root=str(workspace))
+    thread.provider, thread.model = "openai", "gpt-4o"
+    output = "    value = compute(item, retries=3)  # a line of tool output\n" * 20_000
+    thread.append(UserMessage(content="read every log"))
+    for i in range(42):  # ~1.2 MB each: about 50 MB
+        call = ToolCall(id=f"c{i}", tool_name="shell", arguments_json={"command": "cat log"})
+        thread.append(AssistantMessage(content="reading", tool_calls=[call]))
+        thread.append(ToolMessage(tool_call_id=f"c{i}", tool_name="shell", content=output))
+    thread.touch()
+    store = LocalThreadStore()
+    store.save(thread)
+    store.close()
+    return thread.id
+
+
+def test_resume_of_a_50_mb_thread_reaches_the_model_and_stays_interruptible(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import time
+
+    from tests.fakes.llm_server import FakeLlmServer, Turn
+
+    thread_id = _fifty_megabyte_thread(tmp_path)
+    with FakeLlmServer() as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
+        command = [*LOOM, "--model", "openai:gpt-4o", "resume", thread_id, "-p", "and now?"]
+        server.add(Turn(text="resumed fine"))
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "resumed fine" in done.stdout and len(server.requests) == 1
+        # SIGTERM mid-way (a CI job cancelled): it ends promptly and keeps the thread.
+        server.add(Turn(text="never seen", delay=60))
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode != 0 and "Traceback" not in err, err[-2000:]
+    assert loom("show", thread_id).returncode == 0
+
+
+# -- lone surrogates from the model ----------------------------------------------------------
+
+HALVES = ["\ud83d", "\ude00", "ok \ud83d", "\ud83d\ud83d", "\udfff end"]
+
+
+@pytest.mark.parametrize("half", HALVES)
+def test_a_lone_surrogate_from_the_model_never_breaks_saving(half: str, tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+    with FakeLlmServer() as server:
+        server.add(Turn(text=["before ", half, " after"]))  # cut mid-emoji between chunks
+        server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": f"a{half}.txt"})]))
+        server.add(Turn(text="second answer \ud83d"))
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
+        command = [*LOOM, "--model", "openai:gpt-4o", "run", "-o", "json", "-p", "hi"]
+        first = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr[-2000:]
+        thread_id = json.loads(first.stdout)["thread_id"]
+        again = [*LOOM, "--model", "openai:gpt-4o", "run", "-r", thread_id, "-p", "more"]
+        second = subprocess.run(again, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr[-2000:]
+    raw = (LoomPaths.from_env().threads_dir / f"{thread_id}.json").read_bytes()
+    raw.decode("utf-8")  # strict: the file is valid UTF-8
+    assert "\ufffd" in json.loads(raw)["conversation"]["messages"][1]["content"]
+    assert loom("show", thread_id).returncode == 0
+    assert thread_id in loom("search", "answer").stdout
+
+
+# -- temp files of killed saves ------------------------------------------------------------------
+
+
+def test_stale_temp_files_are_cleaned_and_not_counted(tmp_path: Path) -> None:
+    import fcntl
+    import time
+
+    _save(["a thread"])
+    paths = LoomPaths.from_env()
+    temp = paths.data / "tmp"
+    temp.mkdir(exist_ok=True)
+    old = time.time() - 3600
+    stale = []
+    for i in range(6):  # old and unlocked, in both places saves have used
+        folder = temp if i % 2 else paths.threads_dir
+        path = folder / f".T-x{i}.json.{os.getpid()}.tmp"
+        path.write_bytes(b"{" * 10_000)
+        os.utime(path, (old, old))
+        stale.append(path)
+    dead = temp / ".T-dead.json.999999999.tmp"  # fresh, but its process is gone
+    dead.write_bytes(b"{")
+    busy = temp / ".T-busy.json.1.tmp"  # old, but a save still holds it
+    busy.write_bytes(b"{")
+    os.utime(busy, (old, old))
+    young = temp / f".T-young.json.{os.getpid()}.tmp"  # a save in progress right now
+    young.write_bytes(b"{")
+    with open(busy, "rb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        doctor = loom("doctor")
+        assert doctor.returncode == 0, doctor.stdout
+        assert "Removed 7 temp file(s) left by killed saves" in doctor.stdout
+        assert "No problems found" in doctor.stdout
+        assert busy.exists() and young.exists()
+    assert not any(p.exists() for p in [*stale, dead])
+
+
+# -- doctor --restore ----------------------------------------------------------------------------
+
+
+def test_doctor_restore_takes_a_fixed_file_back_from_quarantine() -> None:
+    (good,) = _save(["a good thread"])
+    paths = LoomPaths.from_env()
+    broken = make_thread("was broken")
+    path = paths.threads_dir / f"{broken.id}.json"
+    fixed = thread_to_bytes(broken)
+    path.write_bytes(fixed[:120])  # truncated
+    assert loom("list").returncode == 0  # quarantines it
+    doctor = loom("doctor")
+    assert doctor.returncode == 1 and path.name in doctor.stdout and "--restore" in doctor.stdout
+
+    still = loom("doctor", "--restore", path.name)  # not fixed yet: refused, nothing moves
+    assert still.returncode == 1 and "still cannot be read" in still.stderr
+    assert (paths.quarantine_dir / path.name).exists() and not path.exists()
+    missing = loom("doctor", "--restore", "T-nothing.json")
+    assert missing.returncode == 1 and "no file T-nothing.json" in missing.stderr
+
+    (paths.quarantine_dir / path.name).write_bytes(fixed)  # the person fixes it
+    done = loom("doctor", "--restore", str(paths.quarantine_dir / path.name))
+    assert done.returncode == 0 and f"Restored {broken.id}" in done.stdout
+    assert path.exists() and not (paths.quarantine_dir / f"{path.name}.reason.txt").exists()
+    listed = {r["id"] for r in json.loads(loom("list", "--json").stdout)}
+    assert listed == {good, broken.id}
+    assert loom("doctor").returncode == 0
+    again = loom("doctor", "--restore", path.name)
+    assert again.returncode == 1 and "no file" in again.stderr

@@ -264,3 +264,28 @@ def test_delete_and_restore_go_through_the_store_factory(saved: list, monkeypatc
     assert run(["delete", a.id], capsys)[0] == 0
     assert run(["restore", a.id], capsys)[0] == 0
     assert calls == ["resolve", "delete", "close", "restore", "close"]
+
+
+def test_a_file_edited_in_place_is_noticed_by_list_and_search(saved: list) -> None:
+    a, b = saved
+    store = LocalThreadStore()
+    folder_before = os.stat(store.threads_dir).st_mtime_ns
+    listing = subprocess.run([*LOOM, "list", "--json"], capture_output=True, text=True)
+    assert listing.returncode == 0
+    for thread, title in ((a, "Renamed by hand"), (b, "Edited in vim")):
+        path = store.path_for(thread.id)
+        data = json.loads(path.read_bytes())
+        data["metadata"]["title"] = title
+        data["conversation"]["messages"][0]["content"] += " zebrafish"
+        with open(path, "r+b") as handle:  # same inode, the folder untouched
+            handle.write(json.dumps(data, indent=2).encode())
+            handle.truncate()
+    assert os.stat(store.threads_dir).st_mtime_ns == folder_before
+    listing = subprocess.run([*LOOM, "list", "--json"], capture_output=True, text=True)
+    titles = {row["id"]: row["title"] for row in json.loads(listing.stdout)}
+    assert titles == {a.id: "Renamed by hand", b.id: "Edited in vim"}
+    found = subprocess.run([*LOOM, "search", "Renamed", "--json"], capture_output=True, text=True)
+    assert [hit["id"] for hit in json.loads(found.stdout)] == [a.id]
+    found = subprocess.run([*LOOM, "search", "zebrafish", "--json"], capture_output=True, text=True)
+    assert sorted(hit["id"] for hit in json.loads(found.stdout)) == sorted([a.id, b.id])
+    assert LocalThreadStore().list()[0].title in ("Renamed by hand", "Edited in vim")

@@ -130,3 +130,28 @@ def test_other_projects_nodes_stay_out(project, tmp_path) -> None:
     rec.add(node_type="goal", title="Here goal")
     text = build_decision_context(rec.index(), str(project.root), 1024)
     assert "Here goal" in text and "Elsewhere goal" not in text
+
+
+def test_sessions_opening_a_fresh_database_at_once_all_migrate_cleanly(tmp_path) -> None:
+    """Twenty sessions starting together each open the index: the migration runs once."""
+    import threading
+
+    from loom.decisions.index import DecisionIndex
+
+    database = tmp_path / "loom.db"
+    errors: list[BaseException] = []
+    start = threading.Barrier(20)
+
+    def open_one() -> None:
+        try:
+            start.wait()
+            DecisionIndex.open(database).close()
+        except BaseException as exc:  # collected: the assertion below names it
+            errors.append(exc)
+
+    workers = [threading.Thread(target=open_one) for _ in range(20)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == []

@@ -41,7 +41,8 @@ serves until killed (SIGTERM/SIGINT). The script file is JSON: a list of turns, 
 `{"turns": [...], "default": {...}}`; a turn is an object with the `Turn` fields, e.g.
 `{"text": "hi"}`, `{"tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}]}`,
 `{"error": {"status": 429, "message": "slow down", "retry_after": 1}}`,
-`{"garbage": "not json"}`, `{"delay": 0.5, "text": "late"}`. `--record` appends one
+`{"garbage": "not json"}`, `{"delay": 0.5, "text": "late"}`, `{"text": ["a", "b"],
+"chunk_delay": 0.2}` (a pause between streamed chunks). `--record` appends one
 JSON line per request as it arrives (see `RecordedRequest.to_dict`). Control endpoints,
 for tests that prefer HTTP: `GET /_fake/requests` (the recording), `POST /_fake/turns`
 (append a list of turns), `GET /_fake/health`.
@@ -185,7 +186,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.delay:
             time.sleep(turn.delay)
-        self._send(self._render(turn, fmt, body, stream, gemini_model, len(raw)), turn.stall)
+        self._send(self._render(turn, fmt, body, stream, gemini_model, len(raw)),
+                   pause=turn.chunk_delay if stream else 0.0, stall=turn.stall)
 
     def _render(self, turn: Turn, fmt: str, body: Any, stream: bool,
                 gemini_model: str | None, size: int) -> Rendered:
@@ -201,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
             return render_openai(turn, str(body.get("model", "")), stream, size, include_usage)
         return render_google(turn, gemini_model or "", stream, size)
 
-    def _send(self, rendered: Rendered, stall: float = 0.0) -> None:
+    def _send(self, rendered: Rendered, pause: float = 0.0, stall: float = 0.0) -> None:
         self.send_response(rendered.status)
         for name, value in rendered.headers.items():
             self.send_header(name, value)
@@ -210,10 +212,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("content-length", str(sum(len(c) for c in rendered.chunks)))
         self.end_headers()
         try:
-            for number, chunk in enumerate(rendered.chunks):
+            for index, chunk in enumerate(rendered.chunks):
+                if pause and index:
+                    time.sleep(pause)
                 self.wfile.write(chunk)
                 self.wfile.flush()
-                if number == 0 and stall:
+                if index == 0 and stall:
                     time.sleep(stall)  # headers and a first event, then nothing
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeouts, cancelled streams): nothing to do

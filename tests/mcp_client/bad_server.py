@@ -32,6 +32,12 @@ async def hang() -> str:
 
 
 @server.tool()
+def die() -> str:
+    """Exits in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
 def big(megabytes: int = 10) -> str:
     """A result of this many megabytes."""
     return "x" * (megabytes * 1024 * 1024)

@@ -81,6 +81,14 @@ async def test_killed_server_is_restarted_on_next_use(open_hub, tmp_path: Path) 
     assert hub.connections["k"].restarts == 1
 
 
+async def test_server_dying_mid_call_is_an_error_then_restarts(open_hub, tmp_path: Path) -> None:
+    hub, registry, _ = await open_hub({"d": bad_server()})
+    died = await call(registry, "mcp__d__die", {}, tmp_path)
+    assert died.is_error and "went away during the call" in died.content
+    again = await call(registry, "mcp__d__echo", {"text": "back"}, tmp_path)
+    assert again.content == "echo: back" and hub.connections["d"].restarts == 1
+
+
 async def test_servers_stop_with_the_session(open_hub, tmp_path: Path) -> None:
     hub, registry, _ = await open_hub({"s": bad_server()})
     pid = int((await call(registry, "mcp__s__pid", {}, tmp_path)).content)

@@ -80,6 +80,13 @@ def test_session_servers_in_acp_shape() -> None:
     assert spec.env == {"K": "v"} and spec.origin == "session" and not spec.needs_approval
 
 
+def test_malformed_session_servers_are_problems_not_crashes() -> None:
+    specs = session_specs([{"name": "a", "args": 5, "command": "x"}, "garbage", {"name": "b"}])
+    assert [spec.name for spec in specs] == ["a", "#2", "b"]
+    assert all(spec.problem for spec in specs)
+    assert "malformed" in specs[0].problem and "neither command nor url" in specs[2].problem
+
+
 def test_cli_add_list_remove(proj: Path) -> None:
     runner = CliRunner()
     app = build_app()
@@ -92,7 +99,7 @@ def test_cli_add_list_remove(proj: Path) -> None:
     listed = runner.invoke(app, ["mcp", "list", "--json"])
     assert listed.exit_code == 0, listed.output
     (row,) = json.loads(listed.stdout)
-    assert row["name"] == "bad" and row["state"] == "ready" and row["tools"] == 4
+    assert row["name"] == "bad" and row["state"] == "ready" and row["tools"] == 5
     assert row["tokens"] > 0
     twice = runner.invoke(app, ["mcp", "add", "bad", "--url", "http://127.0.0.1:1/mcp"])
     assert twice.exit_code == 2 and "already has" in twice.output
@@ -100,6 +107,16 @@ def test_cli_add_list_remove(proj: Path) -> None:
     assert removed.exit_code == 0 and "[mcp.servers" not in user.read_text()
     again = runner.invoke(app, ["mcp", "remove", "bad"])
     assert again.exit_code == 1 and "has no" in again.output
+
+
+def test_cli_add_to_the_project_is_approved_by_you(proj: Path) -> None:
+    runner = CliRunner()
+    added = runner.invoke(build_app(), ["mcp", "add", "p", "--project", "--", "srv", "-x"])
+    assert added.exit_code == 0, added.output
+    assert '[mcp.servers.p]\ncommand = "srv"\nargs = ["-x"]' in (proj / ".loom.toml").read_text()
+    (spec,) = load_server_specs(load_config(proj))
+    assert spec.needs_approval
+    assert ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)
 
 
 def test_cli_add_needs_exactly_one_target(proj: Path) -> None:
@@ -116,3 +133,17 @@ def test_cli_approve(proj: Path) -> None:
     assert done.exit_code == 0 and "srv" in done.output
     (spec,) = load_server_specs(load_config(proj))
     assert ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)
+
+
+def test_loom_config_hides_server_headers_and_secret_env(proj: Path) -> None:
+    user = LoomPaths.from_env().user_config_file
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        '[mcp.servers.gh]\nurl = "https://x.test/mcp"\n'
+        'headers = { Authorization = "Bearer abcdefghijklmnop123" }\n'
+        'env = { GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz", REGION = "eu" }\n'
+    )
+    shown = CliRunner().invoke(build_app(), ["config"])
+    assert shown.exit_code == 0, shown.output
+    assert "abcdefghijklmnop123" not in shown.output and "ghp_abc" not in shown.output
+    assert 'Authorization = "<set>"' in shown.output and 'REGION = "eu"' in shown.output

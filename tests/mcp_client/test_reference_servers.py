@@ -136,6 +136,36 @@ async def test_killed_reference_server_restarts_and_slow_call_times_out(
     assert after.content == "Echo: c"
 
 
+async def test_servers_get_the_environment_without_secrets(
+    open_hub, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-servers-123456")
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-not-for-servers-123456")
+    monkeypatch.setenv("PLAIN_SETTING", "visible")
+    monkeypatch.setenv("GH_TOKEN", "gh-for-this-server-123456")
+    everything = str(npm_bin("mcp-server-everything"))
+    entry = {"command": everything, "env": {"GITHUB_TOKEN": "${GH_TOKEN}"}}
+    _, registry, _ = await open_hub({"ev": entry})
+    result = await call(registry, "mcp__ev__get-env", {}, tmp_path)
+    env = json.loads(result.content)
+    assert env["PLAIN_SETTING"] == "visible" and "PATH" in env
+    assert env["GITHUB_TOKEN"] == "gh-for-this-server-123456"  # named in its `env`
+    assert "ANTHROPIC_API_KEY" not in env and "SOME_SERVICE_TOKEN" not in env
+
+
+async def test_server_progress_becomes_tool_progress(open_hub, tmp_path: Path) -> None:
+    from loom.tools.base import ToolContext
+
+    everything = str(npm_bin("mcp-server-everything"))
+    _, registry, _ = await open_hub({"ev": {"command": everything}})
+    reports: list[tuple[float | None, str]] = []
+    ctx = ToolContext(project_root=tmp_path, progress=lambda f, m: reports.append((f, m)))
+    tool = registry.get("mcp__ev__trigger-long-running-operation")
+    result = await tool.run({"duration": 1, "steps": 4}, ctx)
+    assert not result.is_error, result.content
+    assert [fraction for fraction, _ in reports] == [0.25, 0.5, 0.75, 1.0]
+
+
 async def test_big_tool_lists_get_names_and_a_schema_lookup(open_hub, tmp_path: Path) -> None:
     everything = str(npm_bin("mcp-server-everything"))
     hub, registry, _ = await open_hub({"ev": {"command": everything}}, tool_tokens=200)

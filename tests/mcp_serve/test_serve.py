@@ -73,6 +73,17 @@ def test_tools_stay_inside_the_project(proj: Path) -> None:
     assert outside["isError"] is True and "outside the project" in text_of(outside)
 
 
+def test_secrets_are_masked_in_results(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "dtok-0123456789abcdef")
+    (proj / "conf.txt").write_text("token = dtok-0123456789abcdef\n")
+    read = inspect(
+        [*SERVE, "-C", str(proj)],
+        *("--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=conf.txt"),
+    )
+    assert "dtok-0123456789abcdef" not in text_of(read)
+    assert "[redacted:DEPLOY_TOKEN]" in text_of(read)
+
+
 def test_would_ask_tool_is_refused_with_how_to_grant_then_allowed(proj: Path) -> None:
     call = ("--method", "tools/call", "--tool-name", "file_write")
     args = ("--tool-arg", "path=b.txt", "content=written")
@@ -166,6 +177,23 @@ def test_http_needs_the_bearer_token(proj: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_http_port_in_use_is_one_clear_error(proj: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*SERVE, "-C", str(proj), "--http", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert f"cannot serve on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert "Bearer" not in done.stderr  # nothing announced that does not work
 
 
 def test_http_token_from_the_environment_is_not_printed(proj: Path) -> None:

@@ -247,3 +247,41 @@ def test_the_floor_sees_through_indirection(tmp_path: Path, command: str) -> Non
 @pytest.mark.parametrize("command", NOT_FLOOR)
 def test_everyday_commands_are_not_on_the_floor(command: str) -> None:
     assert dangerous_reason(command) is None
+
+
+WIPE_WORDS = st.sampled_from(
+    ["rm", "\\rm", "'rm'", '"rm"', "r''m", 'r""m', "/bin/rm", "command rm", "sudo rm",
+     "env rm", "$'rm'", "$RM", "${RM:-rm}", '"$(echo rm)"', "`echo rm`", "x=rm; $x"]
+)  # fmt: skip
+WIPE_FLAGS = st.sampled_from(["-rf", "-fr", "-r -f", "-R -f", "--recursive --force", "-rf --"])
+WIPE_TARGETS = st.sampled_from(
+    ["/", "/*", "~", "~/", "$HOME", "${HOME}", "/ho*", "/h?me", '"/"', "'/'", "/usr",
+     "../*", "$(pwd)/..", "$DIR", "/[eh]*", "/ho{me,}", "*"]
+)  # fmt: skip
+JOINED = st.sampled_from(["", "true; ", "cd /tmp && ", "echo ok | ", "(", "{ "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(word=WIPE_WORDS, flags=WIPE_FLAGS, target=WIPE_TARGETS, before=JOINED)
+def test_no_spelling_of_a_wipe_gets_past_the_floor(
+    word: str, flags: str, target: str, before: str
+) -> None:
+    closing = {"(": ")", "{ ": "; }"}.get(before, "")
+    command = f"{before}{word} {flags} {target}{closing}"
+    assert dangerous_reason(command), command
+
+
+def test_the_issue_examples_are_refused_through_loom_run_with_yes(tmp_path: Path) -> None:
+    from tests.cli.test_run import loom
+    from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "keep.txt").write_text("keep\n")
+    calls = [FakeToolCall("shell", {"command": c}) for c in ("rm -rf /ho*", "x=rm; $x -rf .")]
+    with FakeLlmServer() as server:
+        server.add(Turn(tool_calls=calls), Turn(text="stopped"))
+        done = loom(["run", "-p", "clean up", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("refused shell") == 2 and "dangerous" in done.stderr
+    assert (project / "keep.txt").exists()

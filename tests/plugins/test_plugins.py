@@ -67,5 +67,6 @@ def test_loom_plugins_lists_every_group(server: FakeLlmServer, project: Path) ->
     )
     assert "this plugin has a bug" in rows["loom.tools", "broken"]["error"]
     assert rows["loom.providers", "echo"]["ok"] and rows["loom.node_types", "hypothesis"]["ok"]
+    assert "names a string" in rows["loom.node_types", "misnamed"]["error"]
     text = loom(["plugins"], project, server, PYTHONPATH=with_plugins()).stdout
     assert "loom.extractors\n  (none)" in text and "shout        loom-shout 0.1" in text

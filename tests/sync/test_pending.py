@@ -56,7 +56,11 @@ def test_a_damaged_queue_is_set_aside_not_fatal(tmp_path: Path) -> None:
     path.write_text("{not json")
     queue = PendingSyncQueue(path)
     assert queue.entries() == []
-    assert (tmp_path / "pending.json.damaged").read_text() == "{not json"
+    (kept,) = tmp_path.glob("pending.json.damaged-*")
+    assert kept.read_text() == "{not json"
+    (note,) = queue.take_notes()
+    assert "pending.json was damaged (not valid JSON)" in note and kept.name in note
+    assert queue.take_notes() == []  # said once
     queue.enqueue("T-b", SyncOperation.UPSERT)
     assert len(queue) == 1
 

@@ -206,3 +206,47 @@ async def test_write_subcommands_get_the_fixed_overrides(
     await run("git", subcommand="add", args=["a.txt"])
     await run("git", subcommand="commit", args=["-m", "second"])
     assert not mark.exists()
+
+
+@pytest.mark.parametrize("poison", sorted(HOSTILE_CONFIGS))
+def test_looms_own_git_status_runs_no_configured_program(
+    repo: Path, tmp_path: Path, poison: str
+) -> None:
+    """gitmeta's status runs after every change the agent makes, with no tool call."""
+    from loom.gitmeta import detect_remote_slug, detect_repo_status
+
+    key, value = HOSTILE_CONFIGS[poison]
+    mark = _poison(repo, tmp_path, key, value, via_include=False)
+    status = detect_repo_status(repo)
+    assert status is not None and status.is_dirty
+    detect_remote_slug(repo)
+    assert not mark.exists(), key
+
+
+DANGEROUS_LONG = [
+    "--pathspec-from-file", "--output", "--output-directory", "--exec-path", "--git-dir",
+    "--work-tree", "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv",
+    "--config-env", "--no-index", "--show-signature", "--template", "--file", "--gpg-sign",
+    "--orderfile", "--namespace", "--super-prefix", "--reuse-message", "--reedit-message",
+    "--use-mailmap-file", "--mailmap-file", "--stdin", "--pathspec-file-nul", "--exclude-from",
+]  # fmt: skip
+
+
+def test_no_abbreviation_of_a_dangerous_option_gets_through(tmp_path: Path) -> None:
+    """git accepts any unambiguous prefix of a long option; the allowlist takes exact
+    names only, so every prefix of these is refused on every subcommand (or is itself an
+    allowed, harmless option)."""
+    from loom.tools._git_args import SPECS, check_arguments
+
+    tried = 0
+    for sub in [*SPECS, "stash"]:
+        allowed = set(SPECS.get(sub, {}))
+        for option in DANGEROUS_LONG:
+            for end in range(4, len(option) + 1):
+                for arg in (option[:end], option[:end] + "=/etc/hostname"):
+                    if arg.split("=")[0] in allowed:
+                        continue
+                    tried += 1
+                    with pytest.raises(ToolError):
+                        check_arguments(sub, [arg], tmp_path)
+    assert tried > 2000

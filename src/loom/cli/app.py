@@ -20,9 +20,13 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
+    "loom.cli.checkpoints",
+    "loom.cli.sandbox",
     "loom.cli.decisions",
     "loom.cli.mcp",
     "loom.cli.plugins",
+    "loom.cli.acp",
+    "loom.cli.web",
 ]
 
 app = typer.Typer(
@@ -69,15 +73,23 @@ def _root(
         help="Chat without questions: every tool call (but the dangerous-command floor) "
         "runs and architect plans are carried out unasked.",
     ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
-    ctx.obj = {"model": model, "private": private}  # commands read these as defaults
+    # commands read these as defaults
+    ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox}
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
         raise typer.Exit(
             start_chat(
-                model=model, private=private, continue_latest=continue_latest, auto_approve=yes
+                model=model,
+                private=private,
+                continue_latest=continue_latest,
+                auto_approve=yes,
+                no_sandbox=no_sandbox,
             )
         )
 
@@ -90,7 +102,12 @@ def build_app() -> typer.Typer:
 
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
-STANDALONE_COMMANDS: dict[str, str] = {"run": "loom.cli.run", "chat": "loom.cli.chat"}
+STANDALONE_COMMANDS: dict[str, str] = {
+    "run": "loom.cli.run",
+    "chat": "loom.cli.chat",
+    "acp": "loom.cli.acp",
+    "web": "loom.cli.web",
+}
 
 
 def run_app(args: list[str]) -> None:

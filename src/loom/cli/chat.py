@@ -23,9 +23,14 @@ def chat_command(
     ctx: typer.Context,
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
     code = start_chat(
-        model=model or root.get("model"), private=private or bool(root.get("private"))
+        model=model or root.get("model"),
+        private=private or bool(root.get("private")),
+        no_sandbox=no_sandbox or bool(root.get("no_sandbox")),
     )
     raise typer.Exit(code)

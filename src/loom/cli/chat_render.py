@@ -212,6 +212,17 @@ class EventRenderer:
         where = f" {event.file}" if event.file else ""
         self.line(f"Step {event.index}/{event.total}{where}: {event.status}", style=style)
 
+    def _on_context_compacted(self, event: Any) -> None:
+        if event.fallback:
+            self.line(f"context: {event.fallback}", style="yellow")
+        else:
+            self.line(
+                f"context: {event.summarised_messages} older message(s) summarised by "
+                f"{event.model} (~{event.tokens_before} -> ~{event.tokens_after} tokens; "
+                "the thread keeps them all)",
+                style="dim",
+            )
+
     def _on_mode_changed(self, event: Any) -> None:
         self.line(f"mode: {event.mode}", style="magenta")
 

@@ -56,13 +56,23 @@ def config_command(
 
 
 def mask_secrets(data: Any) -> Any:
-    """api_key values shown as set/unset, never printed."""
+    """api_key values, MCP servers' headers and secret env values shown as set/unset,
+    never printed."""
     if isinstance(data, dict):
-        return {
-            key: ("<set>" if value else None) if key == "api_key" else mask_secrets(value)
-            for key, value in data.items()
-        }
+        return {key: _masked(key, value) for key, value in data.items()}
     return data
+
+
+def _masked(key: str, value: Any) -> Any:
+    from loom.core.secrets import is_secret_variable
+
+    if key == "api_key":
+        return "<set>" if value else None
+    if key == "headers" and isinstance(value, dict):  # e.g. Authorization: Bearer ...
+        return {name: "<set>" for name in value}
+    if key == "env" and isinstance(value, dict):
+        return {n: "<set>" if is_secret_variable(n, str(v)) else v for n, v in value.items()}
+    return mask_secrets(value)
 
 
 def to_toml(data: dict[str, Any], prefix: str = "") -> str:

@@ -36,6 +36,10 @@ def try_fast_path(args: list[str]) -> int | None:
         if args[0] == "list":
             return run_list(50 if limit is None else limit, as_json)
         return run_search(" ".join(words), 20 if limit is None else limit, as_json)
+    except KeyboardInterrupt:
+        # Everything indexed so far is committed; the next list carries on from there.
+        sys.stderr.write("\nloom: interrupted; the index keeps what it has so far\n")
+        return 130
     except BrokenPipeError:  # `loom list | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -118,7 +122,20 @@ def run_search(
 def _answer(query):  # (ThreadIndex -> T) -> T
     from loom.session.thread_index import answer
 
-    return answer(query, _warn)
+    shown = []  # the progress display, made only when a scan indexes many files
+
+    def progress(done: int, total: int) -> None:
+        if not shown:
+            from loom.cli.index_progress import IndexProgress
+
+            shown.append(IndexProgress())
+        shown[0](done, total)
+
+    try:
+        return answer(query, _warn, progress)
+    finally:
+        if shown:
+            shown[0].close()
 
 
 def _warn(line: str) -> None:

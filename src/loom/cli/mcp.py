@@ -45,8 +45,9 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 @mcp_app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Each server: where it is defined, its status, tool count and the tokens its tool
-    definitions cost. Starts each server briefly to ask it."""
+    """Each server: where it is defined, status, tool count, tokens its tools cost.
+
+    Starts each server briefly to ask it."""
     from loom.session.mcp_admin import probe
 
     config = _config()
@@ -120,6 +121,10 @@ def add_command(
         )
     except (McpAdminError, OSError) as exc:
         raise _fail(str(exc), 2) from exc
+    if project:  # a project-defined server needs approval; you just gave it
+        from loom.session.mcp_admin import approve
+
+        approve(_config(), name)
     typer.echo(f"Added MCP server {name!r} to {file}. `loom mcp list` shows whether it starts.")
 
 
@@ -140,8 +145,9 @@ def remove_command(
 
 @mcp_app.command("approve")
 def approve_command(name: str = typer.Argument(...)) -> None:
-    """Let a server this project defines (.mcp.json or .loom.toml) start. It starts a
-    program the repository chose: read what it runs first."""
+    """Let a server this project defines (.mcp.json or .loom.toml) start.
+
+    It starts a program the repository chose: read what it runs first."""
     from loom.session.mcp_admin import McpAdminError, approve
 
     try:
@@ -179,7 +185,9 @@ def ask_project_approvals(config: Any, err: Any) -> None:
 @mcp_app.command("serve")
 def serve_command(
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1."),
-    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port for --http."),
+    port: int = typer.Option(
+        8765, "--port", min=0, max=65535, help="Port for --http (0: any free port)."
+    ),
     allow: list[str] = typer.Option(
         [], "--allow", help="A tool (or glob) that runs without asking (repeat)."
     ),
@@ -188,6 +196,7 @@ def serve_command(
     ),
 ) -> None:
     """Offer Loom's tools and threads to another agent over MCP (stdio by default).
+
     Read-only tools run; others ask through the client (elicitation) or are refused."""
     from loom.mcp import serve_http, serve_stdio
     from loom.session import LoomError, Workspace

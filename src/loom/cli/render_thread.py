@@ -12,12 +12,16 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from loom.core.branches import hidden_indexes
 from loom.core.clock import humanize_age
 from loom.core.export import git_line
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
 from loom.core.thread import Thread
 
 TOOL_OUTPUT_LINES = 12
+FOLD_LINES = 60
+FOLD_CHARS = 3000
+"""Longer messages are shown folded: their head, then their size (`loom export` has all)."""
 
 
 def print_resume_summary(thread: Thread, console: Console, warnings: list[str]) -> None:
@@ -37,7 +41,7 @@ def print_resume_summary(thread: Thread, console: Console, warnings: list[str]) 
 # -- loom show ---------------------------------------------------------------------------
 
 
-def render_thread(thread: Thread, console: Console) -> None:
+def render_thread(thread: Thread, console: Console, show_all: bool = False) -> None:
     facts = [f"[bold]{thread.id}[/bold]", f"last activity {humanize_age(thread.last_activity_at)}"]
     line = git_line(thread)
     if line:
@@ -50,30 +54,94 @@ def render_thread(thread: Thread, console: Console) -> None:
         Panel(" · ".join(facts), title=Text(thread.title, style="bold"), title_align="left"),
         highlight=False,
     )
-    for message in thread.messages:
+    hidden = hidden_indexes(thread)  # rewound away: a side branch the model no longer sees
+    skipped = 0
+    for index, message in enumerate(thread.messages):
+        if index in hidden:
+            if not show_all:
+                skipped += 1
+                continue
+            if index - 1 not in hidden:
+                console.print("[yellow]── side branch (rewound; the model no longer sees it) ──[/]")
+        elif index - 1 in hidden and show_all:
+            console.print("[yellow]── end of side branch ──[/]")
+        if skipped:
+            _note_skipped(console, skipped)
+            skipped = 0
         console.print(_render_message(message))
+    if skipped:
+        _note_skipped(console, skipped)
     if thread.agent_state.kind != "WaitingForUserInput":
         console.print(f"[dim]state: {thread.agent_state.kind}[/dim]")
 
 
+def _note_skipped(console: Console, count: int) -> None:
+    console.print(
+        f"[dim]… {count} rewound message(s) on a side branch (`loom show --all` shows them)[/dim]"
+    )
+
+
 def _render_message(message: Any) -> Any:
     if isinstance(message, UserMessage):
-        return Group(Text("You", style="bold cyan"), Padding(Text(message.content), (0, 0, 1, 2)))
+        shown, note = fold(message.content, FOLD_LINES)
+        return Group(
+            Text("You", style="bold cyan"), Padding(_with_note(Text(shown), note), (0, 0, 1, 2))
+        )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]
         if message.content:
-            parts.append(Padding(Markdown(message.content), (0, 0, 0, 2)))
+            shown, note = fold(message.content, FOLD_LINES)
+            body = Markdown(shown) if note is None else Group(Markdown(shown), _note(note))
+            parts.append(Padding(body, (0, 0, 0, 2)))
         for call in message.tool_calls:
-            args = json.dumps(call.arguments_json, ensure_ascii=False)
-            parts.append(Padding(Text(f"→ {call.tool_name} {args}", style="magenta"), (0, 2)))
+            args, note = fold(json.dumps(call.arguments_json, ensure_ascii=False), 3, 400)
+            line = Text(f"→ {call.tool_name} {args}", style="magenta")
+            parts.append(Padding(_with_note(line, note), (0, 2)))
         parts.append(Text(""))
         return Group(*parts)
     if isinstance(message, ToolMessage):
-        lines = message.content.splitlines()
-        shown = "\n".join(lines[:TOOL_OUTPUT_LINES])
-        if len(lines) > TOOL_OUTPUT_LINES:
-            shown += f"\n… ({len(lines) - TOOL_OUTPUT_LINES} more lines; `loom export` has all)"
+        shown, note = fold(message.content, TOOL_OUTPUT_LINES)
         style = "red" if message.is_error else "dim"
         title = Text(f"{message.tool_name} result", style="magenta")
-        return Padding(Group(title, Text(shown, style=style)), (0, 0, 1, 2))
-    return Padding(Text(f"[{message.role}] {message.content}", style="dim"), (0, 0, 1, 0))
+        return Padding(Group(title, _with_note(Text(shown, style=style), note)), (0, 0, 1, 2))
+    shown, note = fold(message.content, FOLD_LINES)
+    return Padding(_with_note(Text(f"[{message.role}] {shown}", style="dim"), note), (0, 0, 1, 0))
+
+
+def fold(text: str, max_lines: int, max_chars: int = FOLD_CHARS) -> tuple[str, str | None]:
+    """The head of `text` to show and, when more is hidden, what was left out.
+
+    Linear in the shown part only: a 50 MB message costs one `find` per shown line,
+    never a split of the whole text (rich's layout of a huge text is what made `loom
+    show` take 21 s on a 5 MB message)."""
+    end = 0
+    for _ in range(max_lines):
+        newline = text.find("\n", end, end + max_chars + 1)
+        if newline < 0:
+            end = len(text)
+            break
+        end = newline + 1
+    end = min(end, max_chars, len(text))
+    if end >= len(text):
+        return text, None
+    hidden = text[end:]
+    lines = hidden.count("\n") + 1
+    return text[:end].rstrip("\n"), (
+        f"… folded: {_size(len(hidden.encode('utf-8', 'replace')))} more in {lines:,} line(s); "
+        "`loom export ID --format markdown` has all of it"
+    )
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def _note(note: str) -> Text:
+    return Text(note, style="dim italic")
+
+
+def _with_note(body: Text, note: str | None) -> Any:
+    return body if note is None else Group(body, _note(note))

@@ -100,6 +100,9 @@ class ChatRepl:
     def _show_header(self) -> None:
         for warning in self.starter.warnings:
             self.renderer.line(f"warning: {warning}", style="yellow")
+        notice = self.workspace.sandbox_notice()
+        if notice:
+            self.renderer.line(f"loom: {notice}", style="yellow")
         session = self.session
         private = "private " if session.thread.is_private else ""
         self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
@@ -189,7 +192,10 @@ class ChatRepl:
     async def _read_line(self) -> str:
         if self.prompt is not None:
             return await self.prompt.prompt_async(
-                pre_run=self.starter.start  # the session opens once the prompt is drawn
+                # given each time: a question asked through the same session (/rewind)
+                # replaces the session's message
+                lambda: f"{self.mode()} › ",
+                pre_run=self.starter.start,  # the session opens once the prompt is drawn
             )
         line = await asyncio.to_thread(sys.stdin.readline)
         if not line:

@@ -27,6 +27,12 @@ DIFF_PAGE_LINES = 60  # a longer /diff goes through the pager
 MAX_NEW_FILES = 50  # untracked files /diff shows whole
 
 
+def undo_commands() -> list[str]:
+    from loom.cli.chat_undo import SLASH_COMMANDS
+
+    return list(SLASH_COMMANDS)
+
+
 def custom_commands(project_root: Path) -> dict[str, Path]:
     """`/name` -> its file, for every `.loom/commands/*.md` of the project."""
     folder = project_root / ".loom" / "commands"
@@ -56,7 +62,7 @@ class SlashCommands:
         return Path(self.repl.session.project_root)
 
     def names(self) -> list[str]:
-        return [*BUILTIN, "/quit", *custom_commands(self.root)]
+        return [*BUILTIN, "/quit", *undo_commands(), *custom_commands(self.root)]
 
     async def run(self, text: str) -> bool:
         """Run one slash command; False means leave."""
@@ -82,6 +88,10 @@ class SlashCommands:
             await self.mode(name[1:])
         elif handler is not None:
             await handler(arg)
+        elif name in undo_commands():  # /undo /redo /rewind /compact (chat_undo.py)
+            from loom.cli.chat_undo import run_slash
+
+            await run_slash(self.repl, name, arg)
         elif name in custom_commands(self.root):
             await self.custom(name, arg)
         else:
@@ -89,8 +99,12 @@ class SlashCommands:
         return True
 
     async def help(self, _arg: str) -> None:
+        from loom.cli.chat_undo import HELP_LINES
+
         for name, what in BUILTIN.items():
             self.line(f"{name:<13} {what}")
+        for line in HELP_LINES:  # /undo /redo /rewind /compact
+            self.line(line)
         for name, path in custom_commands(self.root).items():
             first = _first_line(path)
             self.line(f"{name:<13} {first}  (.loom/commands/{path.name})")

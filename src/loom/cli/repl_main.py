@@ -16,6 +16,7 @@ BARE_FLAGS = {
     "--continue": "continue",
     "-y": "yes",
     "--yes": "yes",
+    "--no-sandbox": "no_sandbox",
 }
 
 
@@ -41,6 +42,7 @@ def try_bare_repl(args: list[str]) -> int | None:
         private=bool(options.get("private")),
         continue_latest=bool(options.get("continue")),
         auto_approve=bool(options.get("yes")),
+        no_sandbox=bool(options.get("no_sandbox")),
     )
 
 
@@ -51,6 +53,7 @@ def start_chat(
     thread_id: str | None = None,
     continue_latest: bool = False,
     auto_approve: bool = False,
+    no_sandbox: bool = False,
     cwd: Path | None = None,
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
@@ -64,6 +67,7 @@ def start_chat(
         thread_id=thread_id,
         continue_latest=continue_latest,
         auto_approve=auto_approve,
+        no_sandbox=no_sandbox,
         cwd=cwd,
     )
     try:

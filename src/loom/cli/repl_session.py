@@ -27,6 +27,7 @@ class StartRequest:
     thread_id: str | None = None
     continue_latest: bool = False  # `loom -c`: the newest thread of this project
     auto_approve: bool = False  # --yes: tools run and architect plans go ahead unasked
+    no_sandbox: bool = False  # --no-sandbox: shell and git commands run unconfined
     cwd: Path | None = None
 
 
@@ -123,7 +124,10 @@ class SessionStarter:
         from loom.session.providers import provider_factory
         from loom.session.workspace import Workspace
 
-        config = load_config(self.cwd, {"model.default": self.request.model})
+        sandbox_mode = "off" if self.request.no_sandbox else None
+        config = load_config(
+            self.cwd, {"model.default": self.request.model, "sandbox.mode": sandbox_mode}
+        )
         import rich.console  # noqa: F401  (the renderer's, imported here off the loop)
 
         import loom.session.manager

@@ -32,6 +32,8 @@ class RunOptions:
     verbose: bool = False  # text output: tool activity on stderr as it happens
     thread_id: str | None = None
     cwd: Path | None = None
+    architect: bool = False  # plan with model.architect, carry out steps with model.editor
+    no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
 
 
 def register(app: typer.Typer) -> None:
@@ -70,6 +72,15 @@ def run_command(
         False, "--include-partial-messages", help="stream-json: also print text as it streams."
     ),
     resume: str = typer.Option(None, "--resume", "-r", help="Continue thread ID instead."),
+    architect: bool = typer.Option(
+        False,
+        "--architect",
+        help="Plan with the strong model (model.architect), then carry out each step "
+        "with the fast one (model.editor).",
+    ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -92,6 +103,8 @@ def run_command(
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,
+        architect=architect,
+        no_sandbox=no_sandbox,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -111,7 +124,10 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
     try:
-        workspace = Workspace.open(cwd, {"model.default": options.model})
+        sandbox_mode = "off" if options.no_sandbox else None
+        workspace = Workspace.open(
+            cwd, {"model.default": options.model, "sandbox.mode": sandbox_mode}
+        )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
         return 1
@@ -145,12 +161,18 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         max_turns=options.max_turns,
         cwd=cwd,
         on_refusal=on_refusal,
+        mode="architect" if options.architect else "normal",
+        on_mcp_notice=lambda line: err.write(f"loom: {line}\n"),  # an MCP server's problem
     )
     try:
-        return await workspace.start_session(spec)
+        session = await workspace.start_session(spec)
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
         return None
+    notice = workspace.sandbox_notice()
+    if notice:
+        err.write(f"loom: {notice}\n")
+    return session
 
 
 class HeadlessRun:

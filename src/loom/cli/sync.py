@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import typer
@@ -30,17 +31,42 @@ def login(
     token: str = typer.Option(
         ..., "--token", prompt=True, hide_input=True, help="API token from the server admin."
     ),
+    push_existing: bool = typer.Option(
+        None,
+        "--push-existing/--no-push-existing",
+        help="Also queue the non-private threads made before this login (asked when interactive).",
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Connect this machine to a sync server (checks the token first)."""
+    workspace = _workspace()
     with person_errors(as_json):
-        data = _workspace().sync.login(server, token)
+        data = workspace.sync.login(server, token)
+        existing = workspace.sync.not_on_server()
+        if push_existing is None and existing and not as_json and sys.stdin.isatty():
+            push_existing = typer.confirm(
+                f"{existing} existing non-private thread(s) are not on the server. Push them?",
+                default=False,
+            )
+        data["queued_existing"] = workspace.sync.push_existing() if push_existing else 0
+        data["not_on_server"] = existing - data["queued_existing"]
+    if as_json:
+        typer.echo(json.dumps(data))
+        return
     typer.echo(
-        json.dumps(data)
-        if as_json
-        else f"logged in to {data['server']} as {data['user']} ({data['org']}); "
+        f"logged in to {data['server']} as {data['user']} ({data['org']}); "
         "non-private threads now sync in the background"
     )
+    if data["queued_existing"]:
+        typer.echo(
+            f"queued {data['queued_existing']} existing thread(s); they go up in the "
+            "background or with `loom sync`"
+        )
+    elif data["not_on_server"]:
+        typer.echo(
+            f"{data['not_on_server']} existing thread(s) made before this login are not on "
+            "the server; `loom sync --push-existing` sends them"
+        )
 
 
 def logout(as_json: bool = JsonOpt) -> None:
@@ -54,14 +80,21 @@ def logout(as_json: bool = JsonOpt) -> None:
         typer.echo("not logged in")
 
 
-def sync(as_json: bool = JsonOpt) -> None:
+def sync(
+    push_existing: bool = typer.Option(
+        False, "--push-existing", help="Also push the local threads the server never had."
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
     """Push queued changes, pull threads changed on the server, and show the status."""
     with person_errors(as_json):
-        data = _workspace().sync.sync_now()
+        data = _workspace().sync.sync_now(push_existing)
     error = data["error"]
     if as_json:
         typer.echo(json.dumps(data))
     else:
+        for note in data["repaired"]:
+            typer.secho(f"repaired: {note}", err=True, fg="yellow")
         typer.echo(f"server  {data['server']}")
         typer.echo(
             f"pushed  {data['pushed']}   pulled {data['pulled']}   merged {data['merged']}"
@@ -70,6 +103,13 @@ def sync(as_json: bool = JsonOpt) -> None:
         for message in data["conflicts"]:
             typer.echo(f"merged: {message}")
         typer.echo(f"pending {data['pending']}")
+        if data["queued_existing"]:
+            typer.echo(f"queued  {data['queued_existing']} existing thread(s) the server lacked")
+        if data["not_on_server"]:
+            typer.echo(
+                f"not on the server: {data['not_on_server']} local thread(s) (made before "
+                "`loom login`); `loom sync --push-existing` sends them"
+            )
         if data["last_error"]:
             typer.echo(f"last error: {data['last_error']}")
         if error:

@@ -82,12 +82,17 @@ def search_command(
     raise typer.Exit(run_search(text, limit, as_json))
 
 
-def show_command(ref: str = typer.Argument(..., help=ID_HELP)) -> None:
+def show_command(
+    ref: str = typer.Argument(..., help=ID_HELP),
+    show_all: bool = typer.Option(
+        False, "--all", help="Also show rewound turns (side branches the model no longer sees)."
+    ),
+) -> None:
     """Show a thread's conversation: messages, tool calls and (shortened) tool output."""
     from loom.cli.render_thread import render_thread
 
     with person_errors():
-        render_thread(_workspace().threads.load(ref), Console())
+        render_thread(_workspace().threads.load(ref), Console(), show_all=show_all)
 
 
 def export_command(
@@ -197,5 +202,8 @@ def doctor_command(
         return
     report = workspace.threads.doctor(repair)
     print_doctor_report(report, workspace.paths, Console(soft_wrap=True), repaired=repair)
+    from loom.cli.checkpoints import usage_line
+
+    typer.echo(usage_line())
     if not report.healthy:
         raise typer.Exit(1)

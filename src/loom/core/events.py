@@ -62,6 +62,10 @@ class PermissionRequest(_Event):
     call_id: str = ""
     arguments: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""  # why a person is asked, e.g. "dangerous command: deletes files"
+    # For tools that run a command (shell, git): whether it runs in the sandbox, and a
+    # short text to show, e.g. "runs sandboxed (bubblewrap): ...; network off".
+    sandboxed: bool | None = None
+    sandbox: str = ""
 
 
 class ModeChanged(_Event):
@@ -114,6 +118,31 @@ class SyncError(_Event):
     message: str
 
 
+class FilesRestored(_Event):
+    """Undo, redo or rewind put the project's files back to a checkpoint."""
+
+    type: Literal["files_restored"] = "files_restored"
+    action: Literal["undo", "redo", "rewind"]
+    paths: list[str] = Field(default_factory=list)
+    overwritten: list[str] = Field(default_factory=list)  # hand edits replaced on request
+
+
+class ConversationRewound(_Event):
+    """Messages were set aside as a side branch: the model no longer sees them."""
+
+    type: Literal["conversation_rewound"] = "conversation_rewound"
+    hidden_messages: int
+
+
+class ContextCompacted(_Event):
+    """Old turns were summarised (or, when that failed, dropped) to fit the context."""
+
+    type: Literal["context_compacted"] = "context_compacted"
+    summarised_messages: int = 0
+    model: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    fallback: str = ""  # why turns were dropped instead of summarised; "" when summarised
 class DecisionCascade(_Event):
     """A decision-graph node fell below confidence 50: the nodes that depend on it (along
     requires/blocks edges) are now uncertain."""
@@ -144,6 +173,9 @@ SessionEvent = Annotated[
     | ArchitectPlan
     | ArchitectStep
     | SyncError
+    | FilesRestored
+    | ConversationRewound
+    | ContextCompacted
     | DecisionCascade
     | TurnComplete,
     Field(discriminator="type"),

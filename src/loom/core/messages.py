@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from loom.core.text import TooDeep, clean_json, clean_text
-
-CleanText = Annotated[str, AfterValidator(clean_text)]
-"""Text as it enters a message: lone surrogates repaired so it can always be saved."""
 
 
 class _Snapshot(BaseModel):
@@ -33,14 +30,6 @@ class ToolCall(_Snapshot):
     tool_name: str
     arguments_json: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("arguments_json", mode="after")
-    @classmethod
-    def _clean_arguments(cls, value: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return clean_json(value)
-        except TooDeep as exc:  # kept as text, so the model is told and the file stays readable
-            return {"_raw_arguments": f"(arguments dropped: {exc})"}
-
 
 class Usage(_Snapshot):
     input_tokens: int = 0
@@ -51,7 +40,7 @@ class Usage(_Snapshot):
 
 
 class _MessageBase(_Snapshot):
-    content: CleanText = ""
+    content: str = ""
     id: str | None = None
     created_at: str | None = None
 
@@ -107,3 +96,22 @@ def message_text(message: UserMessage | AssistantMessage | ToolMessage | SystemM
         )
         return f"{message.content} {calls}".strip()
     return message.content
+
+
+def clean_message(message: Any) -> None:
+    """Repair, in place, text that could not be saved: lone surrogates in the content
+    and tool-call arguments (half an emoji from a model or a tool), and arguments
+    nested too deeply to write back (kept as a note the model is shown instead).
+
+    `Thread.append` calls it, so every message entering a thread passes here; files
+    read back need no check (the JSON parser refuses lone surrogates)."""
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        cleaned = clean_text(content)
+        if cleaned is not content:
+            message.content = cleaned
+    for call in getattr(message, "tool_calls", None) or ():
+        try:
+            call.arguments_json = clean_json(call.arguments_json)
+        except TooDeep as exc:  # `_raw_arguments`: the session tells the model what went wrong
+            call.arguments_json = {"_raw_arguments": f"(arguments dropped: {exc})"}

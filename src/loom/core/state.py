@@ -23,6 +23,7 @@ from loom.core.state_events import (
     AgentAction,
     AgentError,
     AgentEvent,
+    AmendLastMessage,
     CallLlm,
     Conversation,
     EndTurn,
@@ -224,7 +225,7 @@ def transition(
         case ((WaitingForUserInput() | Error()), Resume()) if awaits_answer(state.conversation):
             return CallingLlm(state.conversation), [CallLlm(state.conversation)]
         case PostToolsHook(), PostToolsHookDone():
-            return CallingLlm(state.conversation, 0, state.rounds), [CallLlm(state.conversation)]
+            return _hooks_done(state, event)
     return state, [Ignored(f"{type(event).__name__} does not apply to {type(state).__name__}")]
 
 
@@ -255,6 +256,19 @@ def _responded(
     executions = tuple(Pending(call) for call in message.tool_calls)
     actions += [SaveThread(), ExecuteTool(message.tool_calls[0])]
     return ExecutingTools(conversation, executions, rounds), actions
+
+
+def _hooks_done(state: PostToolsHook, event: PostToolsHookDone) -> Step:
+    """The hooks' output joins the round's last tool result (that message is still the
+    newest), so the model reads it with the results; then the model is called."""
+    conversation = state.conversation
+    actions: list[AgentAction] = []
+    last = conversation[-1] if conversation else None
+    if event.note and isinstance(last, ToolMessage):
+        amended = last.model_copy(update={"content": f"{last.content}\n\n{event.note}"})
+        conversation = (*conversation[:-1], amended)
+        actions += [AmendLastMessage(amended), SaveThread()]
+    return CallingLlm(conversation, 0, state.rounds), [*actions, CallLlm(conversation)]
 
 
 def _llm_failed(

@@ -100,7 +100,10 @@ class PermissionDenied:
 
 @dataclass(frozen=True)
 class PostToolsHookDone:
-    pass
+    """The post-tool hooks ran; `note` (their output, "" for none) goes to the model
+    with the round's last tool result."""
+
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,13 @@ AgentEvent = (
 @dataclass(frozen=True)
 class RecordMessage:
     """Append to the thread and publish new_message (the state already holds it)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class AmendLastMessage:
+    """Replace the thread's newest message (no other follows it yet) with this copy."""
 
     message: Message
 
@@ -214,6 +224,7 @@ class Ignored:
 
 AgentAction = (
     RecordMessage
+    | AmendLastMessage
     | SaveThread
     | CallLlm
     | ExecuteTool

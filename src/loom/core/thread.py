@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 from loom.core.clock import now_iso
 from loom.core.decisions import DecisionLog
 from loom.core.ids import new_thread_id
-from loom.core.messages import AssistantMessage, CleanText, Message, ToolCall, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage, clean_message
 from loom.core.schema import SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "AgentStateKind", "Thread", "ThreadVisibility", "derive_title"]
@@ -58,7 +58,7 @@ class ConversationSnapshot(_Open):
 
 
 class ThreadMetadata(_Open):
-    title: CleanText | None = None
+    title: str | None = None
     tags: list[str] = Field(default_factory=list)
     pinned: bool = False
 
@@ -142,7 +142,9 @@ class Thread(_Open):
         self.last_activity_at = moment
 
     def append(self, message: Any) -> None:
-        """Append one message; the first user message names an untitled thread."""
+        """Append one message; the first user message names an untitled thread.
+        Text that could not be saved (a lone surrogate) is repaired on the way in."""
+        clean_message(message)
         self.conversation.messages.append(message)
         if self.metadata.title is None and isinstance(message, UserMessage):
             self.metadata.title = derive_title(message.content)

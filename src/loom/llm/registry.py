@@ -166,14 +166,14 @@ def create_provider(
     if spec.key_required and not api_key:
         raise ModelConfigError(
             f"No API key for {name}: set {' or '.join(spec.key_vars)}, or add api_key under "
-            f"[providers.{name}] in ~/.config/loom/config.toml.",
+            f"[providers.{name}] in {user_config_file()}.",
             provider=name,
         )
     if spec.base_url_required and not base_url:
         raise ModelConfigError(
             f"{name} needs a base URL (e.g. http://localhost:11434/v1 for Ollama): set "
             f"{spec.base_url_vars[0]} or add base_url under [providers.{name}] in "
-            "~/.config/loom/config.toml.",
+            f"{user_config_file()}.",
             provider=name,
         )
     module_name, _, class_name = spec.factory.partition(":")
@@ -194,3 +194,15 @@ def provider_for_model(
     """`parse_model_name` + `create_provider`: returns (provider, model_id)."""
     provider, model_id = parse_model_name(model)
     return create_provider(provider, api_key=api_key, base_url=base_url, timeout=timeout), model_id
+
+
+def user_config_file() -> str:
+    """The user config file as this process finds it (LOOM_HOME and XDG_CONFIG_HOME
+    move it), written with `~` when it is under the home folder."""
+    import os
+
+    from loom.paths import LoomPaths
+
+    path = str(LoomPaths.from_env().user_config_file)
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path

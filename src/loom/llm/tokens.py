@@ -46,10 +46,28 @@ _PIECE = re.compile(
 MESSAGE_OVERHEAD_TOKENS = 4
 
 
+SAMPLE_ABOVE = 200_000
+"""Texts longer than this are estimated from evenly spaced samples (see below)."""
+_SAMPLES, _SAMPLE_CHARS = 32, 4096
+
+
 def estimate_tokens(text: str) -> int:
-    """Estimate how many tokens `text` costs a typical modern LLM tokenizer."""
+    """Estimate how many tokens `text` costs a typical modern LLM tokenizer.
+
+    A huge text (a 50 MB tool output) is estimated from 32 evenly spaced 4 kB samples,
+    scaled to its length: a budget needs the size, not every token, and a full pass
+    over such a text for every request made `loom resume` of a 50 MB thread spend
+    minutes here before reaching the model."""
     if not text:
         return 0
+    if len(text) > SAMPLE_ABOVE:
+        step = len(text) // _SAMPLES
+        sampled = sum(_estimate(text[i * step : i * step + _SAMPLE_CHARS]) for i in range(_SAMPLES))
+        return max(1, round(sampled * len(text) / (_SAMPLES * _SAMPLE_CHARS)))
+    return max(1, round(_estimate(text)))
+
+
+def _estimate(text: str) -> float:
     total = 0.0
     for match in _PIECE.finditer(text):
         kind = match.lastgroup
@@ -65,7 +83,7 @@ def estimate_tokens(text: str) -> int:
         elif kind == "other":
             total += 1.0
         # "single" spaces merge into the following word: free.
-    return max(1, round(total))
+    return total
 
 
 def estimate_message_tokens(message: Any) -> int:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loom import defaults
 from loom.lsp.client import DEFAULT_TIMEOUT, LspClient, LspError
 from loom.repointel.languages import detect_language
 
-DEFAULT_SERVERS: dict[str, list[str]] = {"python": ["basedpyright-langserver", "--stdio"]}
+DEFAULT_SERVERS: dict[str, list[str]] = {k: list(v) for k, v in defaults.LSP_SERVERS.items()}
 MAX_RESTARTS = 3  # within RESTART_WINDOW seconds; then the language is given up on
 RESTART_WINDOW = 120.0
 # LSP languageId for our language names, and which config key serves them.
@@ -38,8 +39,13 @@ class LspSettings:
 
 
 class LspSupervisor:
-    def __init__(self, root: Path, servers: dict[str, list[str]] | None = None,
-                 request_timeout: float = DEFAULT_TIMEOUT, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        servers: dict[str, list[str]] | None = None,
+        request_timeout: float = DEFAULT_TIMEOUT,
+        enabled: bool = True,
+    ) -> None:
         self.root = root.resolve()
         self.servers = dict(DEFAULT_SERVERS if servers is None else servers)
         self.request_timeout = request_timeout
@@ -57,7 +63,8 @@ class LspSupervisor:
         if language is None:
             raise NoServerError(
                 f"{path.name}: Loom does not know what language this file is in, so no "
-                "language server can check it")
+                "language server can check it"
+            )
         key = _CONFIG_KEY.get(language, language)
         if not self.enabled:
             raise NoServerError("language servers are switched off ([lsp] enabled = false)")
@@ -66,7 +73,8 @@ class LspSupervisor:
             raise NoServerError(
                 f"no language server is configured for {language} files like {path.name} "
                 f"(configured: {configured}); add one under [lsp] servers, e.g. "
-                f'{key} = ["<server-command>", "--stdio"]')
+                f'{key} = ["<server-command>", "--stdio"]'
+            )
         return key
 
     async def client_for(self, path: Path) -> LspClient:
@@ -78,17 +86,21 @@ class LspSupervisor:
                 return client
             if client is not None:  # it died: clean up, then restart within limits
                 await client.kill()
-            recent = [t for t in self._starts.get(key, []) if time.monotonic() - t
-                      < RESTART_WINDOW]
+            recent = [t for t in self._starts.get(key, []) if time.monotonic() - t < RESTART_WINDOW]
             if len(recent) >= MAX_RESTARTS:
                 raise LspError(
                     f"the {key} language server crashed {len(recent)} times in the last "
                     f"{RESTART_WINDOW:.0f} s; not starting it again now (check "
-                    f"`{' '.join(self.servers[key])}` by hand)")
+                    f"`{' '.join(self.servers[key])}` by hand)"
+                )
             self._starts[key] = [*recent, time.monotonic()]
             language = detect_language(path) or key
-            client = LspClient(self.servers[key], self.root, _LANGUAGE_ID.get(language, language),
-                               self.request_timeout)
+            client = LspClient(
+                self.servers[key],
+                self.root,
+                _LANGUAGE_ID.get(language, language),
+                self.request_timeout,
+            )
             self._clients[key] = client
             try:
                 await client.start()

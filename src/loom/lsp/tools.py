@@ -3,12 +3,14 @@ lsp_hover. Each syncs the file's current text to the server before asking."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from loom.lsp.client import LspClient, LspError, uri_to_path
 from loom.lsp.supervisor import LspSettings, LspSupervisor, supervisor_for
 from loom.tools._builtin import BuiltinTool, resolve, schema
+from loom.tools._paths import open_confined
 from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -25,12 +27,14 @@ def supervisor_from(ctx: ToolContext, own: LspSupervisor | None = None) -> LspSu
     return own or supervisor_for(Path(ctx.project_root))
 
 
-def _read_text(path: Path, rel: str) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", "replace")
+def _read_text(root: Path, rel: str) -> str:
+    try:  # opened beneath the root without following links (issue 16)
+        with os.fdopen(open_confined(root, rel), "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
     except FileNotFoundError:
-        raise ToolError(f"{rel} does not exist; check the path (relative to the project "
-                        "root)") from None
+        raise ToolError(
+            f"{rel} does not exist; check the path (relative to the project root)"
+        ) from None
     except IsADirectoryError:
         raise ToolError(f"{rel} is a directory; give a file") from None
     except OSError as exc:
@@ -47,18 +51,24 @@ class _LspTool(BuiltinTool):
         super().__init__(project_root)
         self.supervisor = supervisor
 
-    async def _client(self, ctx: ToolContext, args: dict[str, Any]
-                      ) -> tuple[LspClient, Path, str, str]:
+    async def _client(
+        self, ctx: ToolContext, args: dict[str, Any]
+    ) -> tuple[LspClient, Path, str, str]:
         path, rel = resolve(ctx, args["path"])
-        text = _read_text(path, rel)
+        text = _read_text(ctx.project_root, rel)
         try:
             client = await supervisor_from(ctx, self.supervisor).client_for(path)
         except LspError as exc:
             raise ToolError(str(exc)) from None
         return client, path, rel, text
 
-    async def _ask(self, ctx: ToolContext, args: dict[str, Any], method: str,
-                   extra: dict[str, Any] | None = None) -> tuple[Any, str, int]:
+    async def _ask(
+        self,
+        ctx: ToolContext,
+        args: dict[str, Any],
+        method: str,
+        extra: dict[str, Any] | None = None,
+    ) -> tuple[Any, str, int]:
         """Send a position request for args' path/line/symbol -> (result, rel, line0)."""
         client, path, rel, text = await self._client(ctx, args)
         line0, char0 = _position(text, args, self.usage())
@@ -89,10 +99,15 @@ class _LspTool(BuiltinTool):
 _POSITION = {
     "path": {"type": "string", "description": "File path relative to the project root."},
     "line": {"type": "integer", "minimum": 1, "description": "1-based line number."},
-    "column": {"type": "integer", "minimum": 1,
-               "description": "1-based column; or give `symbol` instead."},
-    "symbol": {"type": "string",
-               "description": "A name on that line; its first occurrence is used."},
+    "column": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "1-based column; or give `symbol` instead.",
+    },
+    "symbol": {
+        "type": "string",
+        "description": "A name on that line; its first occurrence is used.",
+    },
 }
 
 
@@ -100,14 +115,17 @@ def _position(text: str, args: dict[str, Any], usage: str) -> tuple[int, int]:
     lines = text.split("\n")
     line0 = args["line"] - 1
     if line0 >= len(lines):
-        raise ToolError(f"line {args['line']} is past the end of the file "
-                        f"({len(lines)} lines) (usage: {usage})")
+        raise ToolError(
+            f"line {args['line']} is past the end of the file ({len(lines)} lines) (usage: {usage})"
+        )
     source = lines[line0]
     if args.get("symbol"):
         index = source.find(args["symbol"])
         if index < 0:
-            raise ToolError(f"{args['symbol']!r} does not occur on line {args['line']}: "
-                            f"{source.strip()[:120]!r} (usage: {usage})")
+            raise ToolError(
+                f"{args['symbol']!r} does not occur on line {args['line']}: "
+                f"{source.strip()[:120]!r} (usage: {usage})"
+            )
     elif args.get("column"):
         index = min(args["column"] - 1, len(source))
     else:
@@ -135,10 +153,13 @@ class LspDiagnostics(_LspTool):
         "Compiler and type-checker errors for a file, from its language server (the same "
         "as the editor shows). `severity` is the lowest level to include."
     )
-    parameters = schema({
-        "path": _POSITION["path"],
-        "severity": {"type": "string", "enum": list(_RANK), "default": "warning"},
-    }, required=("path",))
+    parameters = schema(
+        {
+            "path": _POSITION["path"],
+            "severity": {"type": "string", "enum": list(_RANK), "default": "warning"},
+        },
+        required=("path",),
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         client, path, rel, text = await self._client(ctx, args)
@@ -148,28 +169,36 @@ class LspDiagnostics(_LspTool):
             raise ToolError(str(exc)) from None
         limit = _RANK[args["severity"]]
         lines = []
-        for d in sorted(found, key=lambda d: (d["range"]["start"]["line"],
-                                              d["range"]["start"]["character"])):
+        for d in sorted(
+            found, key=lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"])
+        ):
             level = d.get("severity", 1)
             if level > limit:
                 continue
             start = d["range"]["start"]
             code = f" [{d['code']}]" if d.get("code") else ""
-            lines.append(f"{rel}:{start['line'] + 1}:{start['character'] + 1}: "
-                         f"{SEVERITIES.get(level, 'error')}: {d.get('message', '').strip()}"
-                         f"{code}")
-        counts = {name: sum(1 for d in found if d.get("severity", 1) == level)
-                  for level, name in SEVERITIES.items()}
+            lines.append(
+                f"{rel}:{start['line'] + 1}:{start['character'] + 1}: "
+                f"{SEVERITIES.get(level, 'error')}: {d.get('message', '').strip()}"
+                f"{code}"
+            )
+        counts = {
+            name: sum(1 for d in found if d.get("severity", 1) == level)
+            for level, name in SEVERITIES.items()
+        }
         if not lines:
-            return ToolResult(f"{rel}: no problems at severity {args['severity']} or above",
-                              metadata=counts)
+            return ToolResult(
+                f"{rel}: no problems at severity {args['severity']} or above", metadata=counts
+            )
         return ToolResult("\n".join(lines[:MAX_RESULTS]), metadata=counts)
 
 
 class LspDefinition(_LspTool):
     name = "lsp_definition"
-    description = ("Where the symbol at a position is defined (go to definition). Give "
-                   "`path`, `line` and the `symbol` name on that line (or a `column`).")
+    description = (
+        "Where the symbol at a position is defined (go to definition). Give "
+        "`path`, `line` and the `symbol` name on that line (or a `column`)."
+    )
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -177,22 +206,29 @@ class LspDefinition(_LspTool):
         found = _locations(result)
         if not found:
             return ToolResult(f"no definition found for the symbol at {rel}:{line0 + 1}")
-        return ToolResult("\n".join(self._where(ctx, *loc) for loc in found),
-                          metadata={"count": len(found)})
+        return ToolResult(
+            "\n".join(self._where(ctx, *loc) for loc in found), metadata={"count": len(found)}
+        )
 
 
 class LspReferences(_LspTool):
     name = "lsp_references"
-    description = ("Every use of the symbol at a position across the project (find "
-                   "references). Give `path`, `line` and the `symbol` on that line.")
-    parameters = schema({**_POSITION, "include_declaration": {"type": "boolean",
-                                                              "default": True}},
-                        required=("path", "line"))
+    description = (
+        "Every use of the symbol at a position across the project (find "
+        "references). Give `path`, `line` and the `symbol` on that line."
+    )
+    parameters = schema(
+        {**_POSITION, "include_declaration": {"type": "boolean", "default": True}},
+        required=("path", "line"),
+    )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         result, rel, line0 = await self._ask(
-            ctx, args, "textDocument/references",
-            {"context": {"includeDeclaration": args["include_declaration"]}})
+            ctx,
+            args,
+            "textDocument/references",
+            {"context": {"includeDeclaration": args["include_declaration"]}},
+        )
         found = sorted(set(_locations(result)))
         if not found:
             return ToolResult(f"no references found for the symbol at {rel}:{line0 + 1}")
@@ -204,8 +240,10 @@ class LspReferences(_LspTool):
 
 class LspHover(_LspTool):
     name = "lsp_hover"
-    description = ("The type and documentation of the symbol at a position, as the editor "
-                   "shows on hover. Give `path`, `line` and the `symbol` on that line.")
+    description = (
+        "The type and documentation of the symbol at a position, as the editor "
+        "shows on hover. Give `path`, `line` and the `symbol` on that line."
+    )
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -217,10 +255,13 @@ class LspHover(_LspTool):
         return ToolResult(shown or f"nothing to show for the symbol at {rel}:{line0 + 1}")
 
 
-def lsp_tools(project_root: Path | None = None,
-              supervisor: LspSupervisor | None = None) -> list[BuiltinTool]:
-    return [cls(project_root, supervisor)
-            for cls in (LspDiagnostics, LspDefinition, LspReferences, LspHover)]
+def lsp_tools(
+    project_root: Path | None = None, supervisor: LspSupervisor | None = None
+) -> list[BuiltinTool]:
+    return [
+        cls(project_root, supervisor)
+        for cls in (LspDiagnostics, LspDefinition, LspReferences, LspHover)
+    ]
 
 
 def provide(setup: ToolSetup) -> list[BuiltinTool]:

@@ -18,11 +18,13 @@ async def serve_stdio(workspace: Workspace, *, allow: Iterable[str] = ()) -> Non
     """Serve one client on this process's stdin/stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(ToolAccess(workspace, allow=allow))
+    access = ToolAccess(workspace, allow=allow)
+    server = build_server(access)
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
+        await access.aclose()
         await workspace.shutdown()
 
 
@@ -35,13 +37,24 @@ async def serve_http(
     announce: TextIO = sys.stderr,
     token_shown: bool = True,
 ) -> None:
-    """Serve streamable HTTP on 127.0.0.1:`port` at /mcp; every request needs
-    `Authorization: Bearer <token>`."""
+    """Serve streamable HTTP on 127.0.0.1:`port` (0: a free one) at /mcp; every request
+    needs `Authorization: Bearer <token>`. OSError when the port cannot be bound."""
+    import socket
+
     import uvicorn
 
-    server = build_server(ToolAccess(workspace, allow=allow))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))  # before saying where to connect
+    except OSError:
+        sock.close()
+        raise
+    port = sock.getsockname()[1]
+    access = ToolAccess(workspace, allow=allow)
+    server = build_server(access)
     app = BearerAuth(server.streamable_http_app(streamable_http_path=PATH, host=HOST), token)
-    uv_config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")
+    uv_config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv_server = uvicorn.Server(uv_config)
     shown = token if token_shown else "(from LOOM_MCP_TOKEN)"
     try:
@@ -50,8 +63,10 @@ async def serve_http(
             f"loom mcp serve: send the header `Authorization: Bearer {shown}`\n"
         )
         announce.flush()
-        await uv_server.serve()
+        await uv_server.serve(sockets=[sock])
     finally:
+        sock.close()
+        await access.aclose()
         await workspace.shutdown()
 
 

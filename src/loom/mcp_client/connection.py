@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -23,16 +22,6 @@ log = logging.getLogger(__name__)
 
 STOP_TIMEOUT = 5.0  # seconds for a server to exit before its task is cancelled
 STDERR_TAIL = 600  # characters of a failed server's stderr shown in its error
-# Loom's own secrets: a server gets the person's environment, but never these
-# (a server that needs one names it in its `env`).
-WITHHELD_ENV = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "OPENAI_COMPATIBLE_API_KEY",
-    "LOOM_MCP_TOKEN",
-)
 
 
 class McpConnectError(Exception):
@@ -40,8 +29,16 @@ class McpConnectError(Exception):
 
 
 class ServerConnection:
-    def __init__(self, spec: ServerSpec, *, startup_timeout: float, log_dir: Path) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        startup_timeout: float,
+        log_dir: Path,
+        pass_env: Sequence[str] = (),
+    ) -> None:
         self.spec = spec
+        self.pass_env = tuple(pass_env)
         self.startup_timeout = startup_timeout
         self.log_path = log_dir / f"{spec.name}.log"
         self.tools: list[Any] = []  # mcp_types.Tool, as listed at the last connect
@@ -100,6 +97,8 @@ class ServerConnection:
         try:
             async with Client(
                 self._transport(closed.set),
+                # the initialize handshake every server speaks; "auto" would first probe
+                # the 2026 `server/discover`, a round trip most servers answer with an error
                 mode="legacy",
                 client_info=Implementation(name="loom", version=_loom_version()),
             ) as client:
@@ -154,7 +153,7 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=self.spec.command or "",
                 args=list(self.spec.args),
-                env=server_environment(self.spec.env),
+                env=server_environment(self.spec.env, self.pass_env),
                 cwd=self.spec.cwd,
                 encoding_error_handler="replace",
             )
@@ -176,6 +175,12 @@ class ServerConnection:
                     yield receive, write_stream
                 finally:
                     group.cancel_scope.cancel()
+
+    async def reset(self, why: str) -> None:
+        """Drop a connection that broke under a call; the next use starts it again."""
+        async with self._lock:
+            await self._shutdown_owner()
+            self._mark_exited(why)
 
     async def aclose(self) -> None:
         """Stop the server (stdio: stdin closed, then the process tree is killed)."""
@@ -208,7 +213,10 @@ class ServerConnection:
             )
         text = str(exc) or type(exc).__name__
         if self.spec.url:
-            return f"cannot reach {self.spec.url} ({text}); check the url and that it runs"
+            return (
+                f"cannot reach {self.spec.url} ({text}); check the url, that the server runs, "
+                "and its headers (a token it expects)"
+            )
         return f"{text}; {self._stderr_hint()}see {self.log_path}"
 
     def _stderr_hint(self) -> str:
@@ -229,11 +237,15 @@ async def _closing(inner: Any, file: Any) -> AsyncIterator[Any]:
         file.close()
 
 
-def server_environment(extra: dict[str, str]) -> dict[str, str]:
-    """The environment a stdio server starts with: ours without Loom's secrets, plus the
-    server's own `env`. (The SDK's default would pass only PATH, HOME and a few more, so
-    tools installed with version managers or needing tokens from the shell would fail.)"""
-    env = {key: value for key, value in os.environ.items() if key not in WITHHELD_ENV}
+def server_environment(extra: dict[str, str], pass_env: Sequence[str] = ()) -> dict[str, str]:
+    """The environment a stdio server starts with: the one agent commands get (secret
+    variables removed unless `[shell] pass_env` names them), plus the server's own `env`,
+    where a server's credentials belong (`env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }`).
+    (The SDK's default would pass only PATH, HOME and a few more, so tools installed with
+    version managers would fail.)"""
+    from loom.tools._env import agent_environ
+
+    env = agent_environ(pass_env)
     env.update(extra)
     return env
 
@@ -242,8 +254,6 @@ def _innermost(exc: BaseException) -> BaseException:
     """The first leaf of an exception group (anyio task groups wrap failures)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return exc
     return exc
 
 

@@ -26,7 +26,7 @@ from loom.mcp_client.connection import McpConnectError, ServerConnection
 from loom.mcp_client.results import result_text
 from loom.mcp_client.specs import ServerSpec
 from loom.mcp_client.tools import McpTool, McpToolSchema
-from loom.tools.base import ToolRegistry, ToolResult
+from loom.tools.base import ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,9 @@ class McpHub:
         log_dir: Path,
         approvals: ApprovalStore | None = None,
         on_notice: Callable[[str], None] | None = None,
+        pass_env: Iterable[str] = (),
     ) -> None:
+        self.pass_env = tuple(pass_env)  # [shell] pass_env: secrets servers may inherit
         self.specs = {spec.name: spec for spec in specs}
         self.registry = registry
         self.settings = settings
@@ -78,7 +80,10 @@ class McpHub:
                     self.notice(f"MCP server {spec.name!r} not started: {why[1]}")
                 continue
             connection = ServerConnection(
-                spec, startup_timeout=self.settings.startup_timeout, log_dir=self.log_dir
+                spec,
+                startup_timeout=self.settings.startup_timeout,
+                log_dir=self.log_dir,
+                pass_env=self.pass_env,
             )
             self.connections[spec.name] = connection
             self._tasks.append(asyncio.create_task(self._connect(connection)))
@@ -154,20 +159,54 @@ class McpHub:
     def tool_names(self) -> list[str]:
         return sorted(self._tools)
 
-    async def call(self, tool: McpTool, args: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, tool: McpTool, args: dict[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult:
         """Call `tool` on its server: (re)start it if needed; a timeout, a dead server or a
-        protocol error becomes an error result the model reads."""
-        from mcp import MCPError
-
+        protocol error becomes an error result the model reads. An HTTP server whose
+        connection broke (it restarted, it forgot our session) is reconnected and asked
+        once more: the request never reached it."""
         connection = self.connections[tool.server]
+        attempts = 2 if connection.spec.url else 1
+        for attempt in range(attempts):
+            try:
+                client = await connection.ensure()
+            except McpConnectError as exc:
+                return ToolResult(f"{exc}. The tool cannot run now; go on without it.", True)
+            outcome = await self._call_once(connection, client, tool, args, ctx)
+            if isinstance(outcome, ToolResult):
+                return outcome
+            await connection.reset(f"the connection broke ({outcome}); it reconnects on next use")
+            if attempt + 1 == attempts:
+                return ToolResult(
+                    f"MCP server {tool.server!r} went away during the call ({outcome}); it "
+                    "will be started again on the next call.",
+                    is_error=True,
+                )
+        raise AssertionError("unreachable")
+
+    async def _call_once(
+        self,
+        connection: ServerConnection,
+        client: Any,
+        tool: McpTool,
+        args: dict[str, Any],
+        ctx: ToolContext | None,
+    ) -> ToolResult | str:
+        """The result, or a string saying how the connection broke. The server's progress
+        notifications become the tool's progress events."""
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if ctx is not None:
+                await ctx.report(done / total if total else None, message or "")
+
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
         timeout = connection.spec.timeout
         try:
-            client = await connection.ensure()
-        except McpConnectError as exc:
-            return ToolResult(f"{exc}. The tool cannot run now; go on without it.", is_error=True)
-        try:
             async with asyncio.timeout(timeout):
-                result = await client.call_tool(tool.remote_name, args)
+                result = await client.call_tool(tool.remote_name, args, progress_callback=progress)
         except TimeoutError:
             return ToolResult(
                 f"{tool.name} did not answer within {timeout:g} s (the server's `timeout`) and "
@@ -175,12 +214,8 @@ class McpHub:
                 is_error=True,
             )
         except MCPError as exc:
-            if connection.state != "ready":
-                return ToolResult(
-                    f"MCP server {tool.server!r} stopped during the call ({exc}); it will be "
-                    "started again on the next call.",
-                    is_error=True,
-                )
+            if exc.error.code == CONNECTION_CLOSED or connection.state != "ready":
+                return str(exc) or "connection closed"
             return ToolResult(f"{tool.name} failed: {exc}", is_error=True)
         except Exception as exc:  # a malformed result, a broken stream
             return ToolResult(

@@ -33,7 +33,7 @@ def start_mcp(
 ) -> McpHub | None:
     """Start this session's MCP servers in the background; None when there are none."""
     extra = [s for s in session_servers if isinstance(s, ServerSpec)]
-    extra += session_specs([s for s in session_servers if isinstance(s, dict)])
+    extra += session_specs([s for s in session_servers if not isinstance(s, ServerSpec)])
     specs = {spec.name: spec for spec in load_server_specs(config)}
     specs.update({spec.name: spec for spec in extra})  # the session's own win
     if not specs:
@@ -45,6 +45,7 @@ def start_mcp(
         log_dir=paths.state / "mcp",
         approvals=ApprovalStore(paths.database, config.project_root),
         on_notice=on_notice or _stderr_notice,
+        pass_env=config.shell.pass_env,
     )
     hub.start()
     return hub

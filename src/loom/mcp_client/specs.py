@@ -71,12 +71,12 @@ def spec_from_settings(
 ) -> ServerSpec:
     spec = ServerSpec(
         name=name,
-        command=settings.command,
-        args=tuple(settings.args),
-        env=dict(settings.env),
-        cwd=settings.cwd,
-        url=settings.url,
-        headers=dict(settings.headers),
+        command=_expand(settings.command),
+        args=tuple(_expand(arg) for arg in settings.args),
+        env={key: _expand(value) for key, value in settings.env.items()},
+        cwd=_expand(settings.cwd),
+        url=_expand(settings.url),
+        headers={key: _expand(value) for key, value in settings.headers.items()},
         enabled=settings.enabled,
         timeout=settings.timeout,
         origin=origin,
@@ -168,12 +168,12 @@ def _from_json_entry(name: str, entry: Any, source: str) -> ServerSpec:
         )
     try:
         settings = McpServerSettings(
-            command=_expand(entry.get("command")),
-            args=[_expand(a) for a in entry.get("args") or []],
-            env={k: _expand(v) for k, v in (entry.get("env") or {}).items()},
-            cwd=_expand(entry.get("cwd")),
-            url=_expand(entry.get("url")),
-            headers={k: _expand(v) for k, v in (entry.get("headers") or {}).items()},
+            command=entry.get("command"),
+            args=list(entry.get("args") or []),
+            env=dict(entry.get("env") or {}),
+            cwd=entry.get("cwd"),
+            url=entry.get("url"),
+            headers=dict(entry.get("headers") or {}),
             enabled=not entry.get("disabled", False),
             timeout=entry.get("timeout", 60.0),
         )
@@ -188,33 +188,41 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def _expand(value: Any) -> Any:
-    """`${VAR}` and `${VAR:-default}` from the environment, as `.mcp.json` files use."""
+    """`${VAR}` and `${VAR:-default}` from the environment (as `.mcp.json` files use;
+    config files too, so a token need not be written into them)."""
     if not isinstance(value, str):
         return value
     return _VAR.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
 
 
-def session_specs(entries: list[dict[str, Any]]) -> list[ServerSpec]:
+def session_specs(entries: list[Any]) -> list[ServerSpec]:
     """Servers a face passes for one session (ACP `mcpServers`: name, command, args,
     env as [{name, value}] or a dict, or url + headers). The person's client chose them,
-    so they need no approval."""
+    so they need no approval. A malformed entry becomes a spec carrying its problem."""
     specs = []
-    for entry in entries:
-        name = str(entry.get("name", ""))
-        env = entry.get("env") or {}
-        if isinstance(env, list):
-            env = {item["name"]: item["value"] for item in env if isinstance(item, dict)}
-        headers = entry.get("headers") or {}
-        if isinstance(headers, list):
-            headers = {item["name"]: item["value"] for item in headers if isinstance(item, dict)}
-        settings = McpServerSettings(
-            command=entry.get("command"),
-            args=list(entry.get("args") or []),
-            env=env,
-            cwd=entry.get("cwd"),
-            url=entry.get("url"),
-            headers=headers,
-            timeout=entry.get("timeout", 60.0),
-        )
+    for number, entry in enumerate(entries, 1):
+        name = str(entry.get("name", "")) if isinstance(entry, dict) else f"#{number}"
+        try:
+            settings = McpServerSettings(
+                command=entry.get("command"),
+                args=list(entry.get("args") or []),
+                env=_pairs(entry.get("env")),
+                cwd=entry.get("cwd"),
+                url=entry.get("url"),
+                headers=_pairs(entry.get("headers")),
+                timeout=entry.get("timeout", 60.0),
+            )
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            why = " ".join(str(exc).split())[:300]
+            problem = f"the session's MCP server entry {name!r} is malformed ({why})"
+            specs.append(ServerSpec(name=name or f"#{number}", origin="session", problem=problem))
+            continue
         specs.append(spec_from_settings(name, settings, origin="session", source="this session"))
     return specs
+
+
+def _pairs(value: Any) -> dict[str, str]:
+    """A dict, or ACP's list of {name, value}."""
+    if isinstance(value, list):
+        return {item["name"]: item["value"] for item in value}
+    return dict(value or {})

@@ -86,7 +86,7 @@ class McpTool:
         return None  # a grant covers every call of this tool
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await self.hub.call(self, args)
+        return await self.hub.call(self, args, ctx)
 
 
 class McpToolSchema:

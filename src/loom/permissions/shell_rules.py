@@ -1,9 +1,10 @@
 """How the permission rules read a shell command: split it into simple commands, find the
 dangerous ones, and name the command prefix an `allow_always` grant is scoped to.
 
-Everything here is conservative: a command we cannot parse, or one that runs code we
-cannot see (command substitution, process substitution, redirection into files), is never
-covered by a prefix grant and always goes back to the person.
+Commands are read with bash's grammar (`bash_syntax`, tree-sitter-bash). Everything here
+is conservative: a command that does not parse, or whose words are not all literal
+(expansions, substitutions, ANSI-C quoting, globs), or that redirects into files, is
+never covered by a prefix grant and always goes back to the person.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from loom.permissions.bash_syntax import Script, parse
 # Operators that join simple commands; each side must be judged on its own.
 _JOINERS = {";", "&&", "||", "|", "&", "|&", ";;", ";&"}
 _REDIRECTS = {">", ">>", "<", "<<", "<<<", ">&", "&>", "&>>", "<&", ">|", "<>"}
-_HARMLESS_REDIRECT_TARGETS = {"&1", "&2", "1", "2", "/dev/null", "-"}
 _SAFE_REDIRECT_OPERATORS = {">", ">>", ">&", "&>", "&>>", ">|"}  # harmless into /dev/null
 # Words that run the rest of the line as a command; the rest is what we judge.
 _WRAPPERS = {"sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "builtin"}
@@ -76,10 +76,6 @@ class SimpleCommand:
     literal: tuple[bool, ...] = ()
     globs: tuple[bool, ...] = ()
     assignments: tuple[str, ...] = ()
-
-    @property
-    def writes_files(self) -> bool:
-        return any(target not in _HARMLESS_REDIRECT_TARGETS for _, target in self.redirects)
 
     @property
     def all_literal(self) -> bool:

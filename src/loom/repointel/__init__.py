@@ -35,13 +35,15 @@ def repo_map_for(
 
     try:
         return RepoIntel.for_root(project_root, settings).repo_map(
-            token_budget, focus_files, mentioned_identifiers)
+            token_budget, focus_files, mentioned_identifiers
+        )
     except OSError:
         return ""
 
 
-def start_watcher(project_root: Path | str, on_change: OnChange | None = None,
-                  **kwargs: Any) -> RepoWatcher:
+def start_watcher(
+    project_root: Path | str, on_change: OnChange | None = None, **kwargs: Any
+) -> RepoWatcher:
     """Watch a project (see loom.repointel.watcher); `settings=` for its [repo] settings."""
     from loom.repointel.watcher import start_watcher as _start
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from loom import defaults
 from loom._beneath import resolve_beneath
 from loom.ignore import ALWAYS_IGNORED, DEFAULT_IGNORES, IgnoreRules, Layer
 from loom.repointel.languages import detect_language
 
-DEFAULT_MAX_FILE_BYTES = 1_000_000
+DEFAULT_MAX_FILE_BYTES = defaults.REPO_MAX_FILE_BYTES
 DIR_CACHE_FORMAT = 1
 RACY_WINDOW_NS = 2_000_000_000  # a directory changed this recently may change unnoticed
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from loom import defaults
 from loom.ignore import DEFAULT_IGNORES
 from loom.repointel.scan import DEFAULT_MAX_FILE_BYTES
 
@@ -17,7 +18,7 @@ from loom.repointel.scan import DEFAULT_MAX_FILE_BYTES
 @dataclass(frozen=True)
 class RepoSettings:
     watch_enabled: bool = True
-    map_tokens: int = 1024
+    map_tokens: int = defaults.REPO_MAP_TOKENS
     ignore: tuple[str, ...] = field(default=DEFAULT_IGNORES)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 

@@ -12,9 +12,10 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from stat import S_ISREG
 from typing import NamedTuple
 
-from loom._beneath import open_file, resolve_beneath
+from loom._beneath import Escape, Folders, open_following_inside
 from loom.repointel.languages import grammar_for, has_grammar
 
 BINARY_SNIFF_BYTES = 8192
@@ -212,17 +213,20 @@ def decode_symbols(blob: bytes) -> FileSymbols:
     return FileSymbols.from_plain(marshal.loads(blob))
 
 
-def read_and_extract(root: str, path: str, language: str | None) -> ParsedFile | None:
+def read_and_extract(
+    root: str, path: str, language: str | None, folders: Folders | None = None
+) -> ParsedFile | None:
     """Read one file, hash it, extract its symbols. None if it vanished meanwhile."""
-    real = resolve_beneath(root, path)
-    if not real:  # a link that now leads outside the project (or to the root itself)
-        return ParsedFile(path, 0, 0, "", language, None, "a symlink that leaves the project")
     try:
-        # opened beneath the root without following links: a link swapped in after the
-        # check above is refused (Escape), never read
-        with os.fdopen(open_file(root, real), "rb") as handle:
+        # opened beneath the root without following links out of it: a link leading
+        # outside (or swapped in meanwhile) is refused (Escape), never read
+        with os.fdopen(open_following_inside(root, path, folders), "rb") as handle:
             stat = os.fstat(handle.fileno())
+            if not S_ISREG(stat.st_mode):  # swapped for a FIFO or a device meanwhile
+                return ParsedFile(path, 0, 0, "", language, None, "not a regular file")
             data = handle.read()
+    except Escape:
+        return ParsedFile(path, 0, 0, "", language, None, "a symlink that leaves the project")
     except FileNotFoundError:
         return None
     except OSError as exc:  # permission denied, symlink loop, is a directory, ...
@@ -244,10 +248,11 @@ def parse_batch(root: str, items: list[tuple[str, str | None]]) -> list[ParsedFi
     """Worker entry point for the process pool: one chunk of files. Symbols come back
     encoded, ready for the cache: the parent need not rebuild objects it only stores."""
     out: list[ParsedFile] = []
-    for path, language in items:
-        parsed = read_and_extract(root, path, language)
-        if parsed is not None:
-            parsed.encoded()
-            parsed.symbols = None
-            out.append(parsed)
+    with Folders(root) as folders:
+        for path, language in items:
+            parsed = read_and_extract(root, path, language, folders)
+            if parsed is not None:
+                parsed.encoded()
+                parsed.symbols = None
+                out.append(parsed)
     return out

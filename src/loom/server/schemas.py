@@ -7,6 +7,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from loom.core.thread import ThreadVisibility
+from loom.core.wire import (
+    RemoteSearchHit,
+    RemoteThreadSummary,
+    SearchResults,
+    ThreadPage,
+    WriteResult,
+)
+
+__all__ = ["SearchHitOut", "SearchResults", "ThreadPage", "ThreadSummaryOut", "WriteResult"]
 
 THREAD_ID_PATTERN = r"^T-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 MAX_VERSION = 2**53
@@ -23,39 +32,9 @@ class Me(BaseModel):
     is_support: bool
 
 
-class WriteResult(BaseModel):
-    id: str
-    version: int
-    created: bool
-
-
-class ThreadSummaryOut(BaseModel):
-    id: str
-    title: str
-    version: int
-    last_activity_at: str
-    message_count: int
-    agent_state_kind: str
-    git_branch: str | None = None
-    git_remote_url: str | None = None
-    visibility: str
-    is_shared_with_support: bool
-    owner: str
-
-
-class ThreadPage(BaseModel):
-    threads: list[ThreadSummaryOut]
-    next_cursor: str | None = None
-
-
-class SearchHitOut(ThreadSummaryOut):
-    rank: float
-    snippet: str
-
-
-class SearchResults(BaseModel):
-    query: str
-    hits: list[SearchHitOut]
+# The sync wire shapes the client reads too are defined once, in loom.core.wire.
+ThreadSummaryOut = RemoteThreadSummary
+SearchHitOut = RemoteSearchHit
 
 
 class ShareRequest(BaseModel):

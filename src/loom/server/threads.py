@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, text, tuple_, update
@@ -17,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from loom.core.clock import now_iso
 from loom.core.thread import Thread
+from loom.core.wire import WriteResult
 from loom.server.access import can_read, readable_clause
 from loom.server.history import extends, prefix_hashes
 from loom.server.identity import Principal
@@ -60,11 +60,7 @@ class Conflict(Exception):
         self.server_thread = server_thread
 
 
-@dataclass(frozen=True)
-class Written:
-    id: str
-    version: int
-    created: bool
+Written = WriteResult  # the wire shape (loom.core.wire), defined once for both sides
 
 
 def summary(row: Any) -> dict[str, Any]:
@@ -172,13 +168,13 @@ class ThreadRepository:
             async with self.autocommit.connect() as conn:
                 result = await conn.execute(_FAST_UPDATE, params)
             if result.rowcount == 1:
-                return Written(thread.id, thread.version, created=False)
+                return Written(id=thread.id, version=thread.version, created=False)
         else:
             # A new thread in one statement; if the id exists, fall through to explain.
             async with self.autocommit.connect() as conn:
                 result = await conn.execute(self._insert_new(p, thread, columns))
             if result.rowcount == 1:
-                return Written(thread.id, thread.version, created=True)
+                return Written(id=thread.id, version=thread.version, created=True)
         # New thread, or a rule failed: read the row to insert or to explain the refusal.
         async with self.sessions() as session:
             row = await self._row(session, thread.id)
@@ -199,7 +195,7 @@ class ThreadRepository:
                 current = await self._row(session, thread.id)
                 assert current is not None
                 raise self._conflict(current, "the thread changed on the server meanwhile")
-            return Written(thread.id, thread.version, created=False)
+            return Written(id=thread.id, version=thread.version, created=False)
 
     def _insert_new(self, p: Principal, thread: Thread, columns: dict[str, Any]) -> Any:
         if self.dialect == "postgresql":
@@ -254,7 +250,7 @@ class ThreadRepository:
             if current.owner_id != p.user_id:
                 raise NotFound(thread.id) from None
             raise self._conflict(current, "the thread already exists on the server") from None
-        return Written(thread.id, thread.version, created=True)
+        return Written(id=thread.id, version=thread.version, created=True)
 
     @staticmethod
     def _conflict(row: ThreadRow, why: str) -> Conflict:

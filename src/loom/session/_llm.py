@@ -11,12 +11,14 @@ from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import TextDeltaEvent
 from loom.core.ids import new_message_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.text import clean_text
 from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
-from loom.session.context import ContextWindow
+from loom.session.compaction import Compactor
+from loom.session.context import BuiltContext, ContextWindow
 from loom.session.decision_zone import fetch_decision_context
 from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
@@ -33,6 +35,7 @@ class LlmCaller:
         self.system_prompt: str | None = None  # set by architect mode for its planning call
         self._providers: dict[str, Provider] = {}
         self._windows: dict[tuple[str, str], ContextWindow] = {}
+        self._compactor: Compactor | None = None
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -95,7 +98,7 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
-        built = window.build(conversation, specs, repo_map, decisions)
+        built = await self._build(window, conversation, specs, repo_map, decisions)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,
@@ -116,7 +119,10 @@ class LlmCaller:
                 if isinstance(event, TextDelta):
                     if event.text:
                         parts.append(event.text)
-                        session.publish(TextDeltaEvent(session_id=session.id, text=event.text))
+                        # Shown as it streams: half an emoji must not break a terminal
+                        # (the joined message below keeps a pair split across chunks).
+                        shown = clean_text(event.text)
+                        session.publish(TextDeltaEvent(session_id=session.id, text=shown))
                 elif isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, UsageReport):
@@ -143,7 +149,41 @@ class LlmCaller:
             created_at=now_iso(),
             mode="architect" if session.mode == "architect" else None,
         )
+        clean_message(message)  # model output enters here: no lone surrogate gets past
         return sm.LlmResponded(message)
+
+    async def _build(
+        self,
+        window: ContextWindow,
+        conversation: Sequence[Message],
+        specs: list,
+        repo_map: str,
+        decisions: str,
+    ) -> BuiltContext:
+        """The request's context: a compaction's summary stands in for the turns it
+        folded; when the rest still does not fit, fold more (or, failing that, leave the
+        oldest turns out and say so)."""
+        compactor = self.compactor
+        view = compactor.view(conversation)
+        built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+        if not built.budget.omitted_messages or not compactor.should_try(conversation):
+            return built
+        from loom.session.compaction import CompactionError
+
+        try:
+            folded = await compactor.compact(conversation, built.budget.history_budget)
+        except CompactionError as exc:
+            compactor.report_fallback(str(exc), built.budget.omitted_messages)
+            return built
+        if folded is None:
+            return built
+        return window.build(folded.messages, specs, repo_map, decisions, folded.summary)
+
+    @property
+    def compactor(self) -> Compactor:
+        if self._compactor is None:
+            self._compactor = Compactor(self.session)
+        return self._compactor
 
     def _account(self, model: str, usage: Usage) -> Usage:
         """The response's usage with its cost: None for a model with no known price (not

@@ -27,6 +27,10 @@ RepoMapHook = Callable[[int, list[str], list[str]], str]
 """(token budget, focus files, mentioned identifiers) -> a ranked repo map that fits the
 budget, or "" for none. Called off the event loop (see `loom.session.repo_map`)."""
 
+SUMMARY_HEADING = (
+    "# Summary of the earlier conversation\n\n(Older turns were summarised to fit the "
+    "context window; the user saw them in full.)"
+)
 OMITTED_NOTE = (
     "[Loom: {count} earlier message(s) of this conversation are not shown to fit the "
     "context window; the thread keeps them. Ask the user if you need what they said.]"
@@ -44,6 +48,7 @@ class ContextBudget:
     history_budget: int
     history_used: int
     omitted_messages: int
+    summary: int = 0  # tokens of a compaction summary standing in for older turns
 
 
 @dataclass(frozen=True)
@@ -93,10 +98,12 @@ class ContextWindow:
         tools: Sequence[ToolSpec] = (),
         repo_map: str = "",
         decisions: str = "",
+        summary: str = "",
     ) -> BuiltContext:
         """The request's system text and messages. `repo_map` is the map for this call
         (already fetched by the caller); it is cut to the zone's budget. `decisions` is
-        the decision graph's zone, already fitted to its own budget by its builder."""
+        the decision graph's zone, already fitted to its own budget by its builder.
+        `summary` stands in for older turns a compaction folded (session.compaction)."""
         self._extend(conversation)
         system_parts = [self.system_prompt]
         if self.rules:
@@ -108,12 +115,18 @@ class ContextWindow:
             repo_map_text = _truncate_to_tokens(repo_map.strip(), self.repo_map_tokens)
             system_parts.append(f"# Repository map\n\n{repo_map_text}")
 
+        summary_tokens = 0
+        if summary:
+            system_parts.append(f"{SUMMARY_HEADING}\n\n{summary.strip()}")
+            summary_tokens = estimate_tokens(system_parts[-1])
+
         system_tokens, rules_tokens = self._system_tokens, self._rules_tokens
         map_tokens = estimate_tokens(repo_map_text) if repo_map_text else 0
         tools_tokens = self._tool_tokens(tools)
         note_tokens = self._note_tokens
         fixed = system_tokens + rules_tokens + map_tokens + tools_tokens + self.reserved_output
         fixed += estimate_tokens(decisions) if decisions else 0
+        fixed += summary_tokens
         budget = max(0, self.context_window - fixed - note_tokens)
 
         start = self._first_kept(len(conversation), budget)
@@ -140,6 +153,7 @@ class ContextWindow:
                 history_budget=budget,
                 history_used=used,
                 omitted_messages=omitted,
+                summary=summary_tokens,
             ),
         )
 

@@ -14,7 +14,7 @@ from loom.core.errors import SetupError
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
-    from loom.permissions import PermissionPolicy, Verdict
+    from loom.permissions import Verdict
 
 OnRefusal = Callable[[str, str | None, str], None]
 
@@ -32,9 +32,13 @@ def build_policy(
     auto_approve: bool = False,
     headless: bool = False,
     on_refusal: OnRefusal | None = None,
-) -> PermissionPolicy | HeadlessPolicy:
-    """The policy [permissions] configures; SetupError for a malformed deny rule."""
+    sandbox: Any = None,
+) -> Any:
+    """The policy [permissions] configures, with the sandbox's rules on top (unconfined
+    shell commands and commands asking for the network ask a person; see
+    loom.session.sandboxing); SetupError for a malformed deny rule."""
     from loom.permissions import GrantStore, PermissionPolicy
+    from loom.session.sandboxing import guard_policy
 
     try:
         policy = PermissionPolicy(
@@ -47,6 +51,7 @@ def build_policy(
         )
     except ValueError as exc:  # a malformed deny rule
         raise SetupError(f"[permissions] deny: {exc}") from exc
+    policy = guard_policy(policy, sandbox, headless=headless)
     if headless:
         return HeadlessPolicy(policy, on_refusal)
     return policy
@@ -56,7 +61,7 @@ class HeadlessPolicy:
     """A policy for runs without a person: what would ask is refused, with a reason the
     model reads, and `on_refusal` hears about it (stderr, the result's denials)."""
 
-    def __init__(self, policy: PermissionPolicy, on_refusal: OnRefusal | None) -> None:
+    def __init__(self, policy: Any, on_refusal: OnRefusal | None) -> None:
         self.policy = policy
         self.on_refusal = on_refusal
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.config import LoomConfig, ModelSection
 from loom.core.thread import Thread
@@ -31,6 +31,9 @@ from loom.session.bus import EventBus
 from loom.session.options import SessionOptions
 from loom.session.session import Session
 from loom.tools.base import Tool, ToolRegistry
+
+if TYPE_CHECKING:
+    from loom.store.base import ThreadStore
 
 DEFAULT_MODEL: str = ModelSection.model_fields["default"].default  # one place: loom.config
 
@@ -45,7 +48,7 @@ class SessionManager:
     def __init__(
         self,
         *,
-        store: Any = None,
+        store: ThreadStore | None = None,
         provider_factory: Callable[[str], Provider] | None = None,
         policy_factory: Callable[..., Any] | None = None,
         tools_factory: Callable[[Path], ToolRegistry] | None = None,
@@ -57,7 +60,7 @@ class SessionManager:
             from loom.store.local import LocalThreadStore
 
             store = LocalThreadStore()
-        self.store = store
+        self.store: ThreadStore = store
         self.config = config or LoomConfig()
         self.provider_factory = provider_factory or _configured_provider(self.config)
         self.policy_factory = policy_factory or self._default_policy
@@ -71,6 +74,12 @@ class SessionManager:
             from loom.session.repo_map import repointel_hook
 
             self.repo_map_factory = repointel_hook
+        # Checkpoints before file-changing tools ([checkpoints]), for real faces too.
+        self.checkpoint_factory: Callable[[Path], Any] | None = None
+        if options is None and config is not None:
+            from loom.session.checkpointing import checkpointer_for
+
+            self.checkpoint_factory = lambda root: checkpointer_for(root, config)
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, Any] = {}
         self._save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
@@ -110,6 +119,8 @@ class SessionManager:
         options = replace(options or self.options)
         if options.repo_map is None and self.repo_map_factory is not None:
             options.repo_map = self.repo_map_factory(root)
+        if options.checkpointer is None and self.checkpoint_factory is not None:
+            options.checkpointer = self.checkpoint_factory(root)
         if project_rules is not None:
             options.rules = project_rules
         if max_turns is not None:  # model requests per user message (`--max-turns`):
@@ -181,13 +192,10 @@ class SessionManager:
     # -- helpers -------------------------------------------------------------------
 
     def _default_policy(self, project_root: Path, auto_approve: bool) -> Any:
+        from loom.paths import LoomPaths
         from loom.session.headless import build_policy
 
-        database = getattr(getattr(self.store, "paths", None), "database", None)
-        if database is None:
-            from loom.paths import LoomPaths
-
-            database = LoomPaths.from_env().database
+        database = LoomPaths.from_env().database
         return build_policy(self.config, database, project_root, auto_approve=auto_approve)
 
     def thread_for(
@@ -197,9 +205,7 @@ class SessionManager:
         if isinstance(thread, Thread):
             return thread
         if isinstance(thread, str):
-            resolve = getattr(self.store, "resolve", None)
-            thread_id = resolve(thread) if resolve is not None else thread
-            loaded = self.store.load(thread_id)
+            loaded = self.store.load(self.store.resolve(thread))
             if loaded is None:
                 raise LookupError(f"no thread {thread!r}; run `loom list` to see thread ids")
             return loaded
@@ -212,8 +218,7 @@ class SessionManager:
         )
 
     def _lock(self, thread_id: str) -> Any:
-        acquire = getattr(self.store, "acquire_writer", None)
-        return acquire(thread_id) if acquire is not None else None
+        return self.store.acquire_writer(thread_id)
 
     def _registry(self, tools: Iterable[Tool] | ToolRegistry | None, root: Path) -> ToolRegistry:
         if isinstance(tools, ToolRegistry):

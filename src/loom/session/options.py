@@ -43,6 +43,9 @@ class SessionOptions:
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
+    compaction: bool = False  # summarise old turns with the fast model (context.compaction)
+    auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
+    checkpointer: Any = None  # loom.session.checkpointing.Checkpointer: snapshots for undo
     # architect mode: asked with each plan before any step runs; answers ("yes", ""),
     # ("no", "") or ("edit", what to change). None (headless, --yes): carried out at once.
     plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
@@ -66,6 +69,8 @@ class SessionOptions:
             repo_map_tokens=config.repo.map_tokens,
             secrets=known_secrets(config),
         )
+        options.compaction = config.context.compaction
+        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: Workspace.manager
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.
         if options.tool_timeout is not None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
 from loom.core.events import PermissionRequest, SessionError
 from loom.core.messages import ToolCall
 
 if TYPE_CHECKING:
+    from loom.permissions import PermissionPolicy
+    from loom.session.headless import HeadlessPolicy
     from loom.session.ports import EventPort
 
 RESPONSES = ("allow_once", "allow_always", "deny")
@@ -26,14 +28,10 @@ class NoPendingPermission(LookupError):
     pass
 
 
-class _Verdict(NamedTuple):
-    decision: Any
-    reason: str
-    subject: str | None
-
-
 class PermissionGate:
-    def __init__(self, session: EventPort, policy: Any) -> None:
+    def __init__(
+        self, session: EventPort, policy: PermissionPolicy | HeadlessPolicy | None
+    ) -> None:
         self.session = session
         self.policy = policy
         self._future: asyncio.Future[str] | None = None
@@ -64,8 +62,8 @@ class PermissionGate:
         if self.policy is None:
             return None
         session, args = self.session, call.arguments_json
-        verdict = self._verdict(tool, args)
-        decision = str(getattr(verdict.decision, "value", verdict.decision)).lower()
+        verdict = self.policy.check(tool, args)
+        decision = verdict.decision.value
         if decision == "allow":
             return None
         if decision == "deny":
@@ -73,6 +71,7 @@ class PermissionGate:
         await session.flush()  # durable before we wait on a person
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
+        sandboxed, sandbox_text = _sandbox_status(tool, args)
         session.publish(
             PermissionRequest(
                 session_id=session.id,
@@ -80,7 +79,9 @@ class PermissionGate:
                 tool_path=verdict.subject,
                 call_id=call.id,
                 arguments=args,
-                reason=getattr(verdict, "reason", "") or "",
+                reason=verdict.reason or "",
+                sandboxed=sandboxed,
+                sandbox=sandbox_text,
             )
         )
         try:
@@ -95,9 +96,11 @@ class PermissionGate:
             return sm.PermissionDenied(call.id, verdict.subject, time.time())
         return None
 
-    def _verdict(self, tool: Any, args: dict[str, Any]) -> Any:
-        """`PermissionPolicy.check` (decision + reason + subject), or a bare `decide`."""
-        check = getattr(self.policy, "check", None)
-        if check is not None:
-            return check(tool, args)
-        return _Verdict(self.policy.decide(tool, args), "", None)
+
+def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
+    """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
+    status = getattr(tool, "sandbox_status", None)
+    if not callable(status):
+        return None, ""
+    sandboxed, text = status(args)
+    return bool(sandboxed), str(text)

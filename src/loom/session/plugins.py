@@ -66,7 +66,7 @@ def discover(group: str) -> list[Plugin]:
     return found
 
 
-def load(plugin: Plugin) -> Any:
+def load(plugin: Plugin, *, want_callable: bool = True) -> Any:
     """Import the plugin's target; None (and `plugin.error` set) when that fails."""
     from importlib import import_module
 
@@ -78,7 +78,7 @@ def load(plugin: Plugin) -> Any:
     except Exception as exc:  # a broken plugin must never stop Loom
         _skip(plugin, f"cannot load {plugin.target}: {type(exc).__name__}: {exc}")
         return None
-    if not callable(target):
+    if want_callable and not callable(target):
         _skip(plugin, f"{plugin.target} is not callable")
         return None
     return target
@@ -137,6 +137,18 @@ def survey(setup: ToolSetup) -> list[Plugin]:
     found.extend(tools)
     for group in GROUPS[1:]:
         for plugin in discover(group):
-            load(plugin)
+            value = load(plugin, want_callable=group == "loom.providers")
+            if group == "loom.node_types" and value is not None:
+                _check_node_type(plugin, value)
             found.append(plugin)
     return found
+
+
+def _check_node_type(plugin: Plugin, value: Any) -> None:
+    """As loom.decisions reads it: a string, or a function that returns one."""
+    try:
+        description = value() if callable(value) else value
+    except Exception as exc:
+        description = exc
+    if not isinstance(description, str):
+        _skip(plugin, "a node type names a string, its one-line description")

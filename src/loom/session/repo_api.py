@@ -7,9 +7,6 @@ stay fast). Heavy parts (tree-sitter, language servers) load on first use.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from loom.core.errors import BadInput
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio, logging, Counter: imported where used (`loom map` start-up)
+    from collections import Counter
+
     from loom.config import LoomConfig
     from loom.repointel.index import RefreshStats
     from loom.repointel.service import RepoIntel
     from loom.repointel.settings import RepoSettings
 
-log = logging.getLogger(__name__)
 SEVERITIES = ("error", "warning", "information", "hint")
 
 
@@ -98,8 +96,18 @@ class RepoApi:
         finally:
             intel.close()
 
+    def files(self) -> list[str]:
+        """Every project file the index sees (its ignore rules; too-large files too),
+        as sorted relative paths: the web UI's file tree."""
+        from loom.repointel.scan import scan_project
+
+        scan = scan_project(str(self.root), self.settings.ignore, self.settings.max_file_bytes)
+        return sorted([*scan.files, *scan.too_large])
+
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexReport:
         """Bring the file and symbol index up to date; `progress(done, total)`."""
+        from collections import Counter
+
         intel = self._intel()
         try:
             stats = intel.refresh(progress)
@@ -153,6 +161,9 @@ class RepoApi:
     async def watch(self, publish: Callable[[Any], None]) -> bool:
         """Keep the index current while the workspace lives ([repo] watch_enabled);
         each change is passed to `publish`. False when not watching."""
+        import asyncio
+        import logging
+
         if not self.settings.watch_enabled or self._watcher is not None:
             return False
         loop = asyncio.get_running_loop()
@@ -166,7 +177,7 @@ class RepoApi:
         try:
             watcher = await asyncio.to_thread(start)  # the first scan can take a while
         except Exception as exc:  # no watcher: the index is refreshed on each use instead
-            log.warning("not watching %s for changes: %s", self.root, exc)
+            logging.getLogger(__name__).warning("not watching %s for changes: %s", self.root, exc)
             return False
         if self._stopped:  # the workspace shut down while the first scan ran
             watcher.stop()

@@ -31,6 +31,7 @@ RECENT_MESSAGES = 30
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
 )
+_ATTACHED = re.compile(r"\n\n<(?:file|directory) path=")
 _PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,6}\b")
 
 
@@ -50,8 +51,13 @@ def focus_of(conversation: Sequence[Message]) -> tuple[list[str], list[str]]:
                     values = value if isinstance(value, list) else [value]
                     files += [v for v in values if isinstance(v, str) and v]
         elif isinstance(message, UserMessage):
-            mentioned_files += [_clean_path(p) for p in _PATHISH.findall(message.content)]
-            identifiers += _IDENTIFIER.findall(message.content)
+            typed = message.content
+            attached = getattr(message, "mentions", None)  # @path attachments
+            if isinstance(attached, list):
+                mentioned_files += [m for m in attached if isinstance(m, str)]
+                typed = _ATTACHED.split(typed, 1)[0]  # the attached text would be noise
+            mentioned_files += [_clean_path(p) for p in _PATHISH.findall(typed)]
+            identifiers += _IDENTIFIER.findall(typed)
     mentioned = _unique(mentioned_files)[:20]
     tool_files = [f for f in _unique(_clean_path(f) for f in files) if f not in mentioned]
     return tool_files[:20], mentioned + _unique(identifiers)[:30]

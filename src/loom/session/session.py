@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from loom.core import state as sm
+from loom.core.branches import visible_messages
 from loom.core.clock import now_iso
 from loom.core.events import (
     LlmRetry,
@@ -40,7 +41,9 @@ from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller
+from loom.session.auto_commit import after_turn
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
+from loom.session.mentions import expand_mentions
 from loom.session.options import SessionOptions
 from loom.session.permission_gate import PermissionGate
 from loom.session.ports import TurnError
@@ -137,8 +140,10 @@ class Session:
             raise ValueError("the message is empty; type something for the agent to do")
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
+        # @path mentions: attached now, so a bad path fails before anything is sent
+        expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
         async with self._turn_lock:
-            return await self._run_in_task(self._turn(text))
+            return await self._run_in_task(self._turn(expanded.text, expanded.files))
 
     async def _run_in_task(self, turn: Any) -> str:
         # The turn runs in its own task: interrupt() cancels it, never the caller.
@@ -194,6 +199,11 @@ class Session:
             raise SetupError(str(exc)) from exc
         self.model = self.active_model = model
         self.thread.provider, self.thread.model = self.llm.split(model)
+        self._saver.request()
+
+    def set_title(self, title: str) -> None:
+        """Rename the thread (the session holds its writer lock, so it saves it)."""
+        self.thread.metadata.title = title
         self._saver.request()
 
     def set_mode(self, mode: str) -> None:
@@ -261,7 +271,7 @@ class Session:
 
     # -- one turn ---------------------------------------------------------------------
 
-    async def _turn(self, text: str | None) -> str:
+    async def _turn(self, text: str | None, mentions: list[str] | None = None) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         for hook in self.before_turn:
             await hook()
@@ -274,7 +284,10 @@ class Session:
                 from loom.session.architect import run_architect_turn
 
                 return await run_architect_turn(self, text)
-            return await self.run_user_turn(UserMessage(content=text))
+            message = UserMessage(content=text)
+            if mentions:
+                message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus
+            return await self.run_user_turn(message)
         except (asyncio.CancelledError, TurnError):
             raise
         except Exception as exc:  # a bug in the runtime: restart from the last save
@@ -359,9 +372,12 @@ class Session:
                 self._publish_progress(action)
             case sm.ReportError(error=error):
                 self._report(error)
+            case sm.AmendLastMessage(message=message):
+                if self.thread.messages and _same_slot(self.thread.messages[-1], message):
+                    self.thread.messages[-1] = message
             case sm.EndTurn():
                 self._turn_end = action
-                self.publish(TurnComplete(session_id=self.id, text=action.text))
+                return self._end_turn(action)
             case sm.CallLlm():
                 return self.llm.call(action.conversation)
             case sm.ExecuteTool(call=call):
@@ -392,11 +408,18 @@ class Session:
         return sm.RetryTimerFired()
 
     async def _run_post_tools_hooks(self) -> sm.AgentEvent:
+        notes = []
         for hook in self.options.post_tools_hooks:
             outcome = hook(self)
             if asyncio.iscoroutine(outcome):
-                await outcome
-        return sm.PostToolsHookDone()
+                outcome = await outcome
+            if isinstance(outcome, str) and outcome:
+                notes.append(outcome)  # for the model, with the round's tool results
+        return sm.PostToolsHookDone("\n\n".join(notes))
+
+    async def _end_turn(self, action: sm.EndTurn) -> None:
+        await after_turn(self)  # the end-of-turn checkpoint, then [git] auto_commit
+        self.publish(TurnComplete(session_id=self.id, text=action.text))
 
     async def _flushed(self, result: Any) -> Any:
         await self._saver.flush()
@@ -468,7 +491,8 @@ class Session:
     # -- restart ----------------------------------------------------------------------
 
     def _restore_from(self, thread: Thread) -> list[sm.AgentAction]:
-        self.state, actions = sm.restore(thread.agent_state, thread.messages)
+        # rewound-away turns stay in the thread as a side branch; the model sees the rest
+        self.state, actions = sm.restore(thread.agent_state, visible_messages(thread))
         # the thread already holds the saved messages; the state holds them + answers
         return actions
 
@@ -498,6 +522,10 @@ class Session:
             )
         )
         await self._saver.flush()
+
+
+def _same_slot(old: Any, new: Any) -> bool:
+    return getattr(old, "tool_call_id", None) == getattr(new, "tool_call_id", object())
 
 
 def _inside_git_repo(path: Path) -> bool:

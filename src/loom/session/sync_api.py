@@ -66,13 +66,42 @@ class SyncApi:
         finally:
             store.close()
 
-    def sync_now(self) -> dict[str, Any]:
+    def push_existing(self) -> int:
+        """Queue every non-private local thread the server does not have (threads made
+        before `loom login`); returns how many. `sync_now` pushes them."""
+        from loom.store.sync_backlog import queue_existing
+
+        store = self._open()
+        try:
+            return len(queue_existing(store.local, store.queue, store.acked))
+        finally:
+            store.close()
+
+    def not_on_server(self) -> int:
+        """How many non-private local threads the server has never acknowledged and
+        nothing queues (0 when not logged in)."""
+        from loom.store.sync_backlog import not_on_server
+
+        try:
+            store = self._open()
+        except LoomError:
+            return 0
+        try:
+            return len(not_on_server(store.local, store.queue, store.acked))
+        finally:
+            store.close()
+
+    def sync_now(self, push_existing: bool = False) -> dict[str, Any]:
         """Push queued changes, pull what changed on the server; the status after it.
-        `error` says why it is incomplete (None when it is not)."""
+        `error` says why it is incomplete (None when it is not); `not_on_server` counts
+        local threads the server lacks that nothing queues; `repaired` says what was
+        wrong with the sync bookkeeping files (and was repaired)."""
+        from loom.store.sync_backlog import not_on_server, queue_existing
         from loom.store.sync_client import SyncClientError
 
         store = self._open()
         try:
+            queued = queue_existing(store.local, store.queue, store.acked) if push_existing else []
             pushed = store.drain()
             pull = None
             auth = [n.message for n in pushed.notices if n.kind == "auth"]
@@ -83,10 +112,14 @@ class SyncApi:
                 except SyncClientError as exc:
                     error = str(exc)
             status = store.status()
+            missing = len(not_on_server(store.local, store.queue, store.acked))
         finally:
             store.close()
         return {
             **status,
+            "queued_existing": len(queued),
+            "not_on_server": missing,
+            "repaired": pushed.bookkeeping,
             "pushed": pushed.pushed,
             "failed": pushed.failed,
             "pulled": pull.pulled if pull else 0,

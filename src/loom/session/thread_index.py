@@ -24,20 +24,29 @@ def has_words(query: str) -> bool:
     return fts_query(query) is not None
 
 
-def fresh_index(warn: Callable[[str], None]) -> ThreadIndex:
+def fresh_index(
+    warn: Callable[[str], None], progress: Callable[[int, int], None] | None = None
+) -> ThreadIndex:
     """The index, up to date with the thread files; `warn(line)` hears about files
     moved to quarantine, skipped files and an index that could not be used."""
-    return _index_if_fresh() or _refreshed_index(warn)
+    return _index_if_fresh() or _refreshed_index(warn, progress)
 
 
-def answer(query: Callable[[ThreadIndex], Any], warn: Callable[[str], None]) -> Any:
+def answer(
+    query: Callable[[ThreadIndex], Any],
+    warn: Callable[[str], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> Any:
     """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
     holds, see loom.store.db_repair) and asked again, and `warn` says what happened."""
     import sqlite3
 
-    index = fresh_index(warn)
+    index = fresh_index(warn, progress)
     try:
-        return query(index)
+        result = query(index)
+        if _recheck(index, result):  # a shown file was edited in place
+            result = query(index)
+        return result
     except sqlite3.DatabaseError as exc:
         from loom.store.db_repair import is_damage
 
@@ -49,6 +58,42 @@ def answer(query: Callable[[ThreadIndex], Any], warn: Callable[[str], None]) -> 
         index, note = recover(index, LoomPaths.from_env(), str(exc))
         warn(f"note: {note}")
         return query(index)
+
+
+def _recheck(index: ThreadIndex, result: Any) -> bool:
+    """Re-index the files of the rows in `result` (list rows, or search hits whose
+    first item is the row) that changed in place; True if any did.
+
+    The common case (nothing changed) costs one query and a stat per row, with `os`
+    only: the store's scanning code is imported when a file did change."""
+    from loom._xdg import roots
+    from loom.store.index import THREADS
+
+    ids = [(item[0] if isinstance(item, tuple) else item)["id"] for item in result]
+    if not ids:
+        return False
+    folder = os.path.join(roots()[0], "threads")
+    rows = index.conn.execute(
+        f"SELECT id, file_ino, file_size, file_mtime_ns FROM {THREADS} "
+        f"WHERE id IN ({','.join('?' * len(ids))})",
+        ids,
+    )
+    for tid, ino, size, mtime in rows:
+        try:
+            st = os.stat(os.path.join(folder, f"{tid}.json"))
+        except OSError:
+            break
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != (ino, size, mtime):
+            break
+    else:
+        return False
+    from loom.paths import LoomPaths
+    from loom.store.index_sync import recheck_shown
+
+    try:
+        return recheck_shown(index, LoomPaths.from_env(), ids)
+    except OSError:
+        return False
 
 
 def _index_if_fresh() -> ThreadIndex | None:
@@ -80,17 +125,16 @@ def _index_if_fresh() -> ThreadIndex | None:
     return None
 
 
-def _refreshed_index(warn: Callable[[str], None]) -> ThreadIndex:
+def _refreshed_index(
+    warn: Callable[[str], None], progress: Callable[[int, int], None] | None
+) -> ThreadIndex:
     from loom.paths import LoomPaths
     from loom.store.index_sync import open_index, refresh
 
     paths = LoomPaths.from_env()
     index, note = open_index(paths)
 
-    def say_indexing(count: int) -> None:
-        warn(f"indexing {count} thread files for search (once); one moment…")
-
-    index, report, fallback = refresh(index, paths, progress=say_indexing)
+    index, report, fallback = refresh(index, paths, progress=progress)
     note = note or fallback
     if note:
         warn(f"note: {note}")

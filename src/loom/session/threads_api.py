@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from loom.core.errors import BadInput, Busy, LoomError, NotFound
+from loom.core.errors import BadInput, LoomError
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
@@ -28,18 +28,12 @@ ExportFormat = Literal["json", "markdown", "md"]
 
 @contextlib.contextmanager
 def person_errors() -> Iterator[None]:
-    """Store errors as LoomErrors: one clear line for the person, what and what to do."""
+    """Storage failures as LoomErrors (the store's own errors are LoomErrors already:
+    ThreadNotFound, AmbiguousThreadId, ThreadLocked, ThreadUnreadable)."""
     from loom.store.atomic import StorageError
-    from loom.store.base import AmbiguousThreadId, ThreadLocked, ThreadNotFound, ThreadUnreadable
 
     try:
         yield
-    except (ThreadNotFound, AmbiguousThreadId) as exc:
-        raise NotFound(str(exc)) from exc
-    except ThreadLocked as exc:
-        raise Busy(str(exc)) from exc
-    except ThreadUnreadable as exc:
-        raise LoomError(str(exc)) from exc
     except StorageError as exc:
         raise LoomError(exc.strerror or str(exc)) from exc
 
@@ -66,7 +60,7 @@ class ThreadsApi:
 
     def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
         """Newest activity first."""
-        return self.local.list(limit + offset)[offset:]
+        return self.local.list(limit, offset)
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search (titles, tags, git metadata, messages)."""
@@ -148,9 +142,12 @@ class ThreadsApi:
         return thread_id
 
     def restore(self, ref: str) -> str:
-        """Bring a deleted thread back; returns its full id."""
+        """Bring a deleted thread back (in the search index at once); returns its id."""
         with person_errors(), self._changing() as store:
-            return store.restore(ref)
+            thread_id = store.restore(ref)
+        with self.local.fresh_index():
+            pass
+        return thread_id
 
     def rename(self, ref: str, title: str) -> Thread:
         title = " ".join(title.split())
@@ -173,7 +170,7 @@ class ThreadsApi:
         """Move a file someone fixed back from quarantine (`loom doctor --restore`)."""
         from loom.store import doctor
 
-        return doctor.restore(self._ws.paths, name)
+        return doctor.restore(self.paths, name)
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[Any]:

@@ -33,6 +33,15 @@ class Check:
     reason: str
 
 
+SESSION_ONLY = ("decision_log",)  # writes into a session's thread: no thread here
+
+
+def _without(registry: Any, names: tuple[str, ...]) -> Any:
+    from loom.tools.base import ToolRegistry
+
+    return ToolRegistry(registry.get(name) for name in registry.names() if name not in names)
+
+
 class ToolAccess:
     def __init__(self, workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
         """`allow`: tool names (globs) that run without asking, added to [permissions]
@@ -45,8 +54,26 @@ class ToolAccess:
         config = config.model_copy(
             update={"permissions": config.permissions.model_copy(update={"auto_approve": allowed})}
         )
-        self.registry = workspace.tool_registry(workspace.project_root)
+        self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
+        self.registry = _without(workspace.tool_registry(self.setup), SESSION_ONLY)
+        self._decisions: Any = None
         self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
+        from loom.session.options import known_secrets
+
+        self.secrets = known_secrets(config)  # masked in every result, as in a session
+
+    async def aclose(self) -> None:
+        """Run the tool providers' cleanups (a language server an lsp tool started)."""
+        import asyncio
+        import contextlib
+
+        for cleanup in reversed(self.setup.cleanups):
+            with contextlib.suppress(Exception):
+                outcome = cleanup()
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+        if self._decisions is not None:
+            self._decisions.close()
 
     def tools(self) -> list[ToolInfo]:
         return [
@@ -77,8 +104,27 @@ class ToolAccess:
         if tool is None:
             return f"There is no Loom tool named {name!r}.", True
         ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
+        if name == "decision_query":
+            ctx.extras["decisions"] = self._decision_reader()
         result = await run_tool(tool, args, ctx, self.workspace.config.shell.timeout)
-        return result.content, result.is_error
+        from loom.core.secrets import redact
+
+        return redact(result.content, self.secrets), result.is_error
+
+    def _decision_reader(self) -> Any:
+        """The project's decision graph, read-only: a recorder over an unsaved, empty
+        thread (decision_log is not offered here: its entries would belong to no thread)."""
+        if self._decisions is None:
+            from loom.core.thread import Thread
+            from loom.decisions.recorder import DecisionRecorder
+
+            root = str(self.workspace.project_root)
+            self._decisions = DecisionRecorder(
+                thread=Thread.new(workspace_root=root),
+                database=self.workspace.paths.database,
+                threads_dir=self.workspace.paths.threads_dir,
+            )
+        return self._decisions
 
     # -- threads ------------------------------------------------------------------------
 
@@ -93,7 +139,10 @@ class ToolAccess:
 
     def show_thread(self, ref: str) -> str:
         """The thread as Markdown; NotFound (a LoomError) says what to do."""
-        return self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
+        from loom.core.secrets import redact
+
+        text = self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
+        return redact(text, self.secrets)
 
 
 def _summary(summary: Any) -> dict[str, Any]:

@@ -112,6 +112,9 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     denied = await gate.check(tool, call)
     if denied is not None:
         return denied
+    changes_files = risk_of(tool, args) != "read"
+    if changes_files and session.options.checkpointer is not None:
+        await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
     session.publish(
         ToolExecuting(
@@ -142,12 +145,13 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
             is_error=result.is_error,
         )
     )
-    if session.in_git_repo and _risk(tool, args) != "read":
+    if session.in_git_repo and changes_files:
         await session.git_snapshot()
     outcome = sm.ToolOutcome(result.content, result.is_error)
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
 
 
-def _risk(tool: Any, args: dict[str, Any]) -> str:
+def risk_of(tool: Any, args: dict[str, Any]) -> str:
+    """The call's risk: "read" tools cannot change files."""
     risk_for = getattr(tool, "risk_for", None)
     return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")

@@ -22,11 +22,14 @@ def session_toolset(
     return registry
 
 
-def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+def default_registry(
+    project_root: Path, config: Any = None, launcher: Any = None
+) -> ToolRegistry:
     """Loom's own tools for a project, outside any session (tests, benches): the
     built-ins, repo_map/symbol_search and the lsp_* tools, with `config` (a LoomConfig;
-    None: the defaults). Nothing here runs the setup's cleanups (a language server an
-    lsp tool starts lives until the process ends); sessions run them when they stop."""
+    None: the defaults) and `launcher` (a sandbox for shell and git; None: none). Nothing
+    here runs the setup's cleanups (a language server an lsp tool starts lives until the
+    process ends); sessions run them when they stop."""
     if config is None:
         from loom.config import LoomConfig
 
@@ -34,6 +37,7 @@ def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
     from loom.paths import LoomPaths
 
     setup = ToolSetup(Path(project_root).resolve(), config, LoomPaths.from_env())
+    setup.command_launcher = launcher
     return session_toolset(setup, plugins=False)
 
 

@@ -22,15 +22,15 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from loom.core.errors import NotFound, SetupError
+from loom.core.errors import LoomError, NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.bus import EventBus
 from loom.session.decisions_api import DecisionsApi
 from loom.session.grants_api import GrantsApi
-from loom.session.headless import OnRefusal
 from loom.session.repo_api import RepoApi
+from loom.session.spec import ActiveSession, SessionSpec
 from loom.session.sync_api import SyncApi
 from loom.session.threads_api import ThreadsApi
 
@@ -45,37 +45,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
-
-
-@dataclass(frozen=True)
-class SessionSpec:
-    """What a face asks for when it starts (or resumes) a session."""
-
-    model: str | None = None  # provider:model-id; None: model.default (resumed: the thread's)
-    thread: str | None = None  # id or unique prefix of a thread to continue
-    private: bool = False  # the thread never syncs
-    mode: Literal["normal", "architect"] = "normal"
-    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
-    auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
-    headless: bool = False  # nobody can answer: what would ask is refused
-    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
-    cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
-    extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
-    title: str | None = None
-    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
-    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
-    mcp_servers: Sequence[Any] = ()
-    on_mcp_notice: Callable[[str], None] | None = None  # one line per server problem
-
-
-@dataclass(frozen=True)
-class ActiveSession:
-    id: str
-    thread_id: str
-    title: str
-    status: str
-    model: str
-    mode: str
 
 
 @dataclass
@@ -99,6 +68,7 @@ class Workspace:
         self._store: Any = None
         self._manager: SessionManager | None = None
         self._running: dict[str, _Running] = {}
+        self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
@@ -163,6 +133,15 @@ class Workspace:
 
                 settings = self.repo.settings
                 self._manager.repo_map_factory = lambda root: repointel_hook(root, settings)
+            if self.config.hooks.post_tools:  # after rounds that changed files
+                from loom.session.post_tools import PostToolsCommands
+
+                hooks = [PostToolsCommands(self.config.hooks.post_tools)]
+                self._manager.options.post_tools_hooks = hooks
+            from loom.session.checkpointing import checkpointer_for
+
+            config, data = self.config, self.paths.data  # snapshots before file changes
+            self._manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
         return self._manager
 
     def provider_factory(self) -> Callable[[str], Provider]:
@@ -176,6 +155,21 @@ class Workspace:
         from loom.tools.base import ToolSetup
 
         return ToolSetup(project_root, self.config, self.paths, session_id)
+
+    def sandbox_for(self, project_root: Path | None = None) -> Any:
+        """The sandbox agent commands run in for a project root ([sandbox]; the first
+        call per process checks that the OS sandbox starts, ~10-20 ms)."""
+        root = Path(project_root or self.project_root).resolve()
+        if root not in self._sandboxes:
+            from loom.session.sandboxing import make_sandbox
+
+            self._sandboxes[root] = make_sandbox(self.config, self.paths, root)
+        return self._sandboxes[root]
+
+    def sandbox_notice(self) -> str | None:
+        """One line a face shows at session start when agent commands will run
+        unconfined (no sandbox here, or [sandbox] mode "ask"/"off"); None when confined."""
+        return self.sandbox_for().notice()
 
     def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
         """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
@@ -198,6 +192,19 @@ class Workspace:
         finally:
             await _run_cleanups(setup.cleanups, "(plugins)")
 
+    def known_models(self) -> list[str]:
+        """`provider:model-id` of every model in the catalog (faces offer these; any
+        other name may be typed)."""
+        from loom.llm.catalog import known_models
+
+        return [f"{m.provider}:{m.model_id}" for m in known_models()]
+
+    def prewarm(self) -> None:
+        """Build the default model's provider now (it imports the SDK, 1-2 s), so a long-
+        lived face's first message does not wait for it. Problems surface at start."""
+        with contextlib.suppress(Exception):
+            self.provider_factory()(self.config.model.default)
+
     def check_model(self, model: str) -> None:
         """SetupError, in one line, for a malformed name, unknown provider or no key."""
         from loom.session.providers import check_model
@@ -213,9 +220,12 @@ class Workspace:
         from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
-        from loom.store.base import ThreadLocked
 
         spec = spec or SessionSpec()
+        if self.config.sandbox.mode == "on":
+            from loom.sandbox import detect_soon
+
+            detect_soon()  # checking the OS sandbox overlaps with the provider's import
         cwd = (spec.cwd or Path.cwd()).resolve()
         thread = self._thread_to_resume(spec.thread) if spec.thread else None
         model = (spec.model or self.config.model.default).strip()
@@ -238,6 +248,8 @@ class Workspace:
         if thread is None:  # made here so the tools know the session's id (= the thread's)
             thread = self.manager.thread_for(None, root, model, spec.private)
         setup = self.tool_setup(root, thread.id)
+        sandbox = self.sandbox_for(root)
+        setup.command_launcher = sandbox  # shell and git commands run inside it
         tools = self.tool_registry(setup, spec.extra_tools)
         policy = build_policy(
             self.config,
@@ -246,6 +258,7 @@ class Workspace:
             auto_approve=spec.auto_approve,
             headless=spec.headless,
             on_refusal=spec.on_refusal,
+            sandbox=sandbox,
         )
         running = _Running(None, list(setup.cleanups))  # type: ignore[arg-type]
         try:
@@ -264,10 +277,8 @@ class Workspace:
             )
         except BaseException as exc:
             await _run_cleanups(running.cleanups, thread.id)
-            if isinstance(exc, ThreadLocked):
-                from loom.core.errors import Busy
-
-                raise Busy(str(exc)) from exc
+            if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
+                raise
             if isinstance(exc, ValueError | LookupError):
                 raise SetupError(str(exc)) from exc
             raise
@@ -284,26 +295,12 @@ class Workspace:
         return session
 
     def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
-        """External MCP servers connect in the background; their tools join `tools` as
-        each is ready, the first turn waits for those still starting, and they stop with
-        the session. Nothing is imported when no server is configured."""
-        mcp_json = self.project_root / ".mcp.json"
-        if not (self.config.mcp.servers or spec.mcp_servers or mcp_json.is_file()):
-            return
-        from loom.mcp_client import start_mcp
+        """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
+        from loom.session.mcp_wiring import start_session_mcp
 
-        hub = start_mcp(
-            self.config,
-            tools,
-            paths=self.paths,
-            session_servers=spec.mcp_servers,
-            on_notice=spec.on_mcp_notice,
-        )
-        if hub is None:
-            return
-        timeout = self.config.mcp.startup_timeout
-        session.before_turn.append(lambda: hub.wait_ready(timeout))
-        self._running[session.id].cleanups.append(hub.aclose)
+        hub = start_session_mcp(self, session, tools, spec)
+        if hub is not None:
+            self._running[session.id].cleanups.append(hub.aclose)
 
     async def resume(self, thread: str, **spec: Any) -> Session:
         """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""

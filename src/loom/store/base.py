@@ -5,46 +5,49 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from loom.core.errors import BadInput, Busy, NotFound
+
 if TYPE_CHECKING:  # this module stays pydantic-free: `loom list` imports it at start-up
     from loom.core.thread import Thread
+    from loom.store.lock import WriterLock
 
 
-class ThreadNotFound(LookupError):
+class ThreadNotFound(NotFound):
     def __init__(self, ref: str) -> None:
-        super().__init__(f"no thread matches '{ref}'; run `loom list` to see thread ids")
+        super().__init__(f"no thread matches '{ref}'", "run `loom list` to see thread ids")
         self.ref = ref
 
 
-class AmbiguousThreadId(LookupError):
+class AmbiguousThreadId(NotFound):
     def __init__(self, ref: str, candidates: list[str]) -> None:
         shown = ", ".join(candidates[:5]) + (" ..." if len(candidates) > 5 else "")
         super().__init__(
-            f"'{ref}' matches {len(candidates)} threads ({shown}); type more of the id"
+            f"'{ref}' matches {len(candidates)} threads ({shown})", "type more of the id"
         )
         self.ref = ref
         self.candidates = candidates
 
 
-class ThreadUnreadable(ValueError):
+class ThreadUnreadable(BadInput):
     """A thread file exists but cannot be read; it has been moved to quarantine."""
 
     def __init__(self, thread_id: str, reason: str, moved_to: str | None) -> None:
         where = f"; moved to {moved_to}" if moved_to else ""
         super().__init__(
-            f"thread {thread_id} could not be read ({reason}){where}; run `loom doctor`"
+            f"thread {thread_id} could not be read ({reason}){where}", "run `loom doctor`"
         )
         self.thread_id = thread_id
         self.reason = reason
         self.moved_to = moved_to
 
 
-class ThreadLocked(RuntimeError):
+class ThreadLocked(Busy):
     """Another process holds the writer lock of a thread."""
 
     def __init__(self, thread_id: str, holder: str) -> None:
         super().__init__(
-            f"thread {thread_id} is open for writing by {holder}; "
-            "close that session first (a lock left by a dead process is recovered automatically)"
+            f"thread {thread_id} is open for writing by {holder}",
+            "close that session first (a lock left by a dead process is recovered automatically)",
         )
         self.thread_id = thread_id
         self.holder = holder
@@ -76,6 +79,8 @@ class SearchHit:
 
 class ThreadStore(Protocol):
     def load(self, thread_id: str) -> Thread | None: ...
+    def resolve(self, ref: str) -> str: ...  # id or unique prefix -> id (ThreadNotFound)
+    def acquire_writer(self, thread_id: str) -> WriterLock: ...  # ThreadLocked if taken
     def save(self, thread: Thread) -> None: ...
     def list(self, limit: int = 50) -> list[ThreadSummary]: ...
     def delete(self, thread_id: str) -> None: ...

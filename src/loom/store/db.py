@@ -51,13 +51,15 @@ def migrate(conn: sqlite3.Connection, component: str, migrations: Sequence[Migra
     conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (component TEXT PRIMARY KEY, version INTEGER)"
     )
-    row = conn.execute(
-        "SELECT version FROM _migrations WHERE component = ?", (component,)
-    ).fetchone()
-    current = row[0] if row else 0
+    current = _version(conn, component)
     for number, step in enumerate(migrations[current:], start=current + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # another connection (a session opened at the same moment) may have applied
+            # it between our read and this write lock: read again under the lock
+            if _version(conn, component) >= number:
+                conn.execute("COMMIT")
+                continue
             step(conn)
             conn.execute(
                 "INSERT INTO _migrations (component, version) VALUES (?, ?) "
@@ -104,3 +106,10 @@ def _as_path(text: str) -> Path:
     from pathlib import Path
 
     return Path(text)
+
+
+def _version(conn: sqlite3.Connection, component: str) -> int:
+    row = conn.execute(
+        "SELECT version FROM _migrations WHERE component = ?", (component,)
+    ).fetchone()
+    return row[0] if row else 0

@@ -279,12 +279,12 @@ class ThreadIndex:
     def count(self) -> int:
         return int(self.conn.execute(f"SELECT count(*) FROM {THREADS}").fetchone()[0])
 
-    def list(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Summary dicts (keys: SUMMARY_FIELDS), newest activity first."""
+    def list(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """Summary dicts (keys: SUMMARY_FIELDS), newest activity first, from `offset`."""
         rows = self.conn.execute(
             f"SELECT {_SUMMARY_COLS} FROM {THREADS} "
-            "ORDER BY last_activity_at DESC, id DESC LIMIT ?",
-            (max(limit, 0),),
+            "ORDER BY last_activity_at DESC, id DESC LIMIT ? OFFSET ?",
+            (max(limit, 0), max(offset, 0)),
         ).fetchall()
         return [_summary(r) for r in rows]
 

@@ -36,7 +36,14 @@ from loom.store.base import (
 )
 from loom.store.db_repair import is_damage
 from loom.store.index import MAX_MESSAGES_INDEXED, WRITES, ThreadIndex, dir_marker
-from loom.store.index_sync import ScanReport, open_index, recover, refresh, write_transaction
+from loom.store.index_sync import (
+    ScanReport,
+    open_index,
+    recheck_shown,
+    recover,
+    refresh,
+    write_transaction,
+)
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
 from loom.store.quarantine import quarantine_file
 from loom.store.serialize import thread_to_parts
@@ -231,9 +238,9 @@ class LocalThreadStore:
         self._unindex(thread_id)
         raise ThreadUnreadable(thread_id, reason, str(moved) if moved else None)
 
-    def list(self, limit: int = 50) -> list[ThreadSummary]:
-        """Newest activity first."""
-        rows = self._query(lambda index: index.list(limit))
+    def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+        """Newest activity first, from `offset` (the web sidebar pages through it)."""
+        rows = self._query(lambda index: index.list(limit, offset))
         return [ThreadSummary(**row) for row in rows]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
@@ -245,7 +252,12 @@ class LocalThreadStore:
         """Run `query` on the fresh index; a damaged loom.db is rebuilt and asked again."""
         with self.fresh_index() as index:
             try:
-                return query(index)
+                result = query(index)
+                shown = [(r[0] if isinstance(r, tuple) else r) for r in result]
+                ids = [r["id"] for r in shown if isinstance(r, dict)]
+                if recheck_shown(index, self.paths, ids):  # edited in place
+                    result = query(index)
+                return result
             except sqlite3.DatabaseError as exc:
                 if not is_damage(exc):
                     raise
@@ -349,6 +361,13 @@ def _thread_from_bytes(raw: bytes) -> Thread:
     import json
 
     thread = Thread.model_validate(json.loads(raw))
+    from loom.core.messages import clean_message
+    from loom.core.text import clean_text
+
+    for message in thread.messages:  # the stdlib parser lets lone surrogates through
+        clean_message(message)
+    if thread.metadata.title is not None:
+        thread.metadata.title = clean_text(thread.metadata.title)
     try:
         thread.model_dump(mode="json")  # pydantic cannot write past ~255 levels either
     except ValueError:

@@ -17,7 +17,8 @@ import contextlib
 import fcntl
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 
 from loom.core.clock import now_iso, parse_iso
 from loom.store.atomic import atomic_write_bytes
+from loom.store.pending_salvage import Salvage, salvage_acked, salvage_queue
 
 
 class SyncOperation(StrEnum):
@@ -52,11 +54,19 @@ class PendingEntry:
 
 
 class _LockedJsonFile:
-    """A JSON document changed under an in-process lock plus an flock on a side file."""
+    """A JSON document changed under an in-process lock plus an flock on a side file.
 
-    def __init__(self, path: Path) -> None:
+    A damaged document is salvaged (loom.store.pending_salvage) by `salvage`, the
+    damaged bytes are kept beside it and the repaired document is written back, so the
+    problem is found, and reported through `take_notes`, once."""
+
+    def __init__(self, path: Path, salvage: Callable[[Any, bytes], Salvage], what: str) -> None:
         self.path = path
+        self._salvage = salvage
+        self._what = what
         self._thread_lock = threading.RLock()
+        self._notes: list[str] = []
+        self.lost_something = False
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -70,36 +80,71 @@ class _LockedJsonFile:
 
     def read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_bytes())
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return {}
-        except ValueError:
-            # A damaged queue must not stop Loom; keep the bad copy for inspection.
-            with contextlib.suppress(OSError):
-                self.path.replace(self.path.with_name(self.path.name + ".damaged"))
+        except OSError as exc:
+            self._notes.append(f"could not read {self.path} ({exc.strerror or exc})")
             return {}
-        return data if isinstance(data, dict) else {}
+        try:
+            parsed: Any = json.loads(raw)
+        except (ValueError, RecursionError):
+            parsed = None
+        result = self._salvage(parsed, raw)
+        if not result.problems:
+            return result.data
+        self._repair(raw, result)
+        return result.data
+
+    def _repair(self, raw: bytes, result: Salvage) -> None:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        kept = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        with contextlib.suppress(OSError):
+            kept.write_bytes(raw)
+        with contextlib.suppress(OSError):
+            self.write(result.data)
+        self.lost_something = True
+        found = "; ".join(result.problems[:3]) + (" ..." if len(result.problems) > 3 else "")
+        self._notes.append(
+            f"{self.path} was damaged ({found}); the damaged copy is kept as {kept.name}; "
+            f"{self._what(result.data)}"
+        )
+
+    def take_notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
 
     def write(self, data: dict[str, Any]) -> None:
         atomic_write_bytes(self.path, json.dumps(data, indent=1).encode())
 
 
+def _queue_recovered(data: dict[str, Any]) -> str:
+    ids = [e["thread_id"] for e in data["entries"]]
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return f"recovered {len(ids)} queued thread(s)" + (f": {shown}" if ids else "")
+
+
+def _acked_recovered(data: dict[str, Any]) -> str:
+    return f"recovered {len(data)} acknowledged version(s)"
+
+
 class PendingSyncQueue:
     def __init__(self, path: Path) -> None:
-        self._file = _LockedJsonFile(path)
+        self._file = _LockedJsonFile(path, salvage_queue, _queue_recovered)
 
     @property
     def path(self) -> Path:
         return self._file.path
 
+    def take_notes(self) -> list[str]:
+        """What was wrong with the file and what was recovered (each said once)."""
+        return self._file.take_notes()
+
     def _load(self) -> tuple[int, dict[str, PendingEntry]]:
-        data = self._file.read()
+        data = self._file.read()  # checked and normalised (pending_salvage)
         entries: dict[str, PendingEntry] = {}
         for raw in data.get("entries", []):
-            try:
-                entry = PendingEntry(**{**raw, "operation": SyncOperation(raw["operation"])})
-            except (TypeError, KeyError, ValueError):
-                continue
+            entry = PendingEntry(**{**raw, "operation": SyncOperation(raw["operation"])})
             entries[entry.thread_id] = entry
         return int(data.get("next_seq", 1)), entries
 
@@ -172,7 +217,10 @@ class AckedVersions:
     """Per thread, the last version the server acknowledged (`state/sync/acked.json`)."""
 
     def __init__(self, path: Path) -> None:
-        self._file = _LockedJsonFile(path)
+        self._file = _LockedJsonFile(path, salvage_acked, _acked_recovered)
+
+    def take_notes(self) -> list[str]:
+        return self._file.take_notes()
 
     def get(self, thread_id: str) -> int:
         with self._file.locked():
@@ -180,7 +228,7 @@ class AckedVersions:
 
     def all(self) -> dict[str, int]:
         with self._file.locked():
-            return {k: int(v) for k, v in self._file.read().items()}
+            return dict(self._file.read())
 
     def update(self, versions: dict[str, int | None]) -> None:
         """Set versions (None forgets a thread)."""

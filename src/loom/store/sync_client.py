@@ -9,12 +9,12 @@ Errors are split by what the caller should do:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from loom.core.thread import Thread
+from loom.core.wire import SearchResults, ThreadPage, WriteResult
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 
@@ -43,11 +43,7 @@ class SyncConflict(SyncClientError):
         self.server_thread = server_thread
 
 
-@dataclass(frozen=True)
-class UpsertResult:
-    id: str
-    version: int
-    created: bool
+UpsertResult = WriteResult  # the wire shape (loom.core.wire), defined once for both sides
 
 
 class ThreadSyncClient:
@@ -121,8 +117,7 @@ class ThreadSyncClient:
             raise SyncConflict(
                 body.get("detail", "version conflict"), Thread.model_validate(body["server_thread"])
             )
-        data = response.json()
-        return UpsertResult(data["id"], int(data["version"]), bool(data["created"]))
+        return WriteResult.model_validate(response.json())
 
     def get(self, thread_id: str) -> Thread | None:
         try:
@@ -151,14 +146,14 @@ class ThreadSyncClient:
             params["cursor"] = cursor
         if mine:
             params["mine"] = "true"
-        data = self._request("GET", "/api/threads", params=params).json()
-        return data["threads"], data.get("next_cursor")
+        page = ThreadPage.model_validate(self._request("GET", "/api/threads", params=params).json())
+        return [t.model_dump() for t in page.threads], page.next_cursor
 
     def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
         data = self._request(
             "GET", "/api/threads/search", params={"q": query, "limit": limit}
         ).json()
-        return data["hits"]
+        return [hit.model_dump() for hit in SearchResults.model_validate(data).hits]
 
     def share(
         self, thread_id: str, visibility: str | None = None, support: bool | None = None

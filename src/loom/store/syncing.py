@@ -61,6 +61,7 @@ class DrainReport:
     unavailable: str | None = None  # why the server could not be reached
     next_due: float | None = None  # seconds until a backed-off entry is due
     notices: list[SyncNotice] = field(default_factory=list)
+    bookkeeping: list[str] = field(default_factory=list)  # damage found and repaired
 
 
 @dataclass
@@ -208,10 +209,32 @@ class SyncingThreadStore:
         else:
             batch[thread_id] = version
 
+    def check_bookkeeping(self) -> list[str]:
+        """Read the queue and acknowledged versions (repairing damage, see
+        pending_salvage); after damage, queue again what the server may lack. Returns
+        what happened, also told through `on_event` (once)."""
+        self.queue.entries()
+        self.acked.all()
+        notes = self.queue.take_notes() + self.acked.take_notes()
+        if notes:
+            from loom.store.sync_backlog import login_time, requeue_unacknowledged
+
+            paths = getattr(self.local, "paths", None)
+            since = login_time(paths) if paths is not None else None
+            again = requeue_unacknowledged(self.local, self.queue, self.acked, since)
+            notes.append(
+                f"queued {len(again)} more local thread(s) whose newest version the server "
+                "has not acknowledged"
+            )
+            for note in notes:
+                self._notify(SyncNotice("failed", "", note))
+        return notes
+
     def drain(self) -> DrainReport:
         """Push every due entry once, DRAIN_CONCURRENCY at a time. Stops early when the
         server is unreachable or refuses the token."""
         report = DrainReport()
+        report.bookkeeping = self.check_bookkeeping()
         done: list[tuple[str, int]] = []
         acked_batch: dict[str, int | None] = {}
         bookkeeping = threading.Lock()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loom.tools._env import agent_environ
+from loom.tools._launcher import CommandLauncher, launch_argv
 from loom.tools.base import ToolContext
 
 KILL_GRACE_S = 2.0  # SIGTERM first, SIGKILL after this
@@ -108,9 +109,11 @@ async def run_process(
     label: str = "",
     extra_env: Mapping[str, str | None] | None = None,
     pass_env: Sequence[str] = (),
+    launcher: CommandLauncher | None = None,
 ) -> ProcessOutcome:
     # The output goes through our own pipe, not the subprocess transport's: asyncio's
     # `wait()` would otherwise also wait for background children that keep it open.
+    argv, launch_fds = launch_argv(argv, cwd, launcher)
     read_fd, write_fd = os.pipe()
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
@@ -121,6 +124,7 @@ async def run_process(
             stderr=write_fd,
             start_new_session=True,
             env=tool_env(extra_env, pass_env),
+            pass_fds=launch_fds,
         )
     )
     try:
@@ -136,6 +140,8 @@ async def run_process(
         raise
     finally:
         os.close(write_fd)
+        for fd in launch_fds:
+            os.close(fd)
     pipe_file = os.fdopen(read_fd, "rb", buffering=0)
     buffer = _CappedBuffer(max_output_bytes)
     stream = asyncio.StreamReader()

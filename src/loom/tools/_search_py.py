@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pathspec
 
-from loom._beneath import open_file, resolve_beneath
+from loom._beneath import Folders, open_following_inside
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import ToolContext
 
@@ -21,14 +21,13 @@ if TYPE_CHECKING:
 _BATCH = 500
 
 
-def _read_beneath(root: str, rel: str, max_bytes: int) -> bytes | None:
+def read_beneath(
+    root: str, rel: str, max_bytes: int, folders: Folders | None = None
+) -> bytes | None:
     """The file's bytes, opened beneath the root without following links once in-project
     links are resolved; None for links that leave the project, races, and big files."""
-    real = resolve_beneath(root, rel)
-    if not real:
-        return None
     try:
-        with os.fdopen(open_file(root, real), "rb") as handle:
+        with os.fdopen(open_following_inside(root, rel, folders), "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
                 return None
@@ -38,11 +37,11 @@ def _read_beneath(root: str, rel: str, max_bytes: int) -> bytes | None:
 
 
 def _search_file(
-    root: str, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
+    folders: Folders, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
 ) -> FileHits | None:
     from loom.tools.content_search import FileHits
 
-    data = _read_beneath(root, rel, max_bytes)
+    data = read_beneath(folders.root, rel, max_bytes, folders)
     if data is None or len(data) > max_bytes:
         return None
     if b"\x00" in data[:8192]:
@@ -86,11 +85,12 @@ async def python_search(
         batch = files[offset : offset + _BATCH]
 
         def run(batch: list[str] = batch) -> list[FileHits]:
-            return [
-                hit
-                for name in batch
-                if (hit := _search_file(root, name, regex, args["context"], max_bytes))
-            ]
+            with Folders(root) as folders:
+                return [
+                    hit
+                    for name in batch
+                    if (hit := _search_file(folders, name, regex, args["context"], max_bytes))
+                ]
 
         for hit in await asyncio.to_thread(run):
             if matched + len(hit.matches) > args["limit"]:

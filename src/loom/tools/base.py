@@ -54,6 +54,21 @@ class ToolContext:
                 await outcome
 
 
+class EditorFiles(Protocol):
+    """Files as an editor sees them (ACP `fs/read_text_file`, `fs/write_text_file`): a
+    face that drives Loom from an editor puts one in `ToolContext.extras["editor_files"]`
+    so file tools read unsaved buffers and land edits in them. Paths are absolute and
+    already confined to the project by the tool. `None`/`False`: use the disk."""
+
+    async def read_text(self, path: Path) -> str | None: ...
+
+    async def write_text(self, path: Path, text: str) -> bool: ...
+
+
+def editor_files(ctx: ToolContext) -> EditorFiles | None:
+    return ctx.extras.get("editor_files")
+
+
 @runtime_checkable
 class Tool(Protocol):
     name: str
@@ -80,6 +95,9 @@ class ToolSetup:
     paths: Any  # loom.paths.LoomPaths
     session_id: str = ""
     cleanups: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    # how agent commands are launched: the session's sandbox (loom.sandbox.Sandbox), or
+    # None to run them as they are (see tools/_launcher.py)
+    command_launcher: Any = None
 
     def on_close(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
         self.cleanups.append(cleanup)

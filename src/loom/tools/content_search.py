@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loom._beneath import Folders
 from loom.tools._builtin import resolve, schema
-from loom.tools._search_py import python_search
+from loom.tools._search_py import python_search, read_beneath
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.listing import _WalkingTool
 
@@ -192,7 +193,32 @@ class ContentSearch(_WalkingTool):
             await process.wait()
         if process.returncode == 2 and not hits and stderr.strip():
             raise self.fail(f"the search failed: {stderr.strip().splitlines()[-1]}")
-        return list(hits.values()), truncated
+        return await asyncio.to_thread(_confirmed, root, list(hits.values())), truncated
+
+
+def _confirmed(root: str, found: list[FileHits]) -> list[FileHits]:
+    """Keep only lines that the file, opened beneath the root now, really has there.
+
+    rg opens paths, not descriptors: a folder swapped for a symlink during its walk
+    could let it read an outside file. Re-reading each file with hits beneath the root
+    (no links followed out) and comparing the lines closes that: an outside file's
+    lines never match, or the file cannot be opened at all."""
+    kept: list[FileHits] = []
+    with Folders(root) as folders:
+        for entry in found:
+            data = read_beneath(root, entry.rel, MAX_FILE_BYTES, folders)
+            if data is None:
+                continue
+            lines = data.split(b"\n")
+            for number, text in list(entry.lines.items()):
+                raw = lines[number - 1] if 0 < number <= len(lines) else None
+                actual = None if raw is None else raw.rstrip(b"\r").decode("utf-8", "replace")
+                if actual is None or (text and actual != text):
+                    del entry.lines[number]
+                    entry.matches.discard(number)
+            if entry.matches:
+                kept.append(entry)
+    return kept
 
 
 def _format(hits: list[FileHits], truncated: bool, args: dict[str, Any]) -> ToolResult:

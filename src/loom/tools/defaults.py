@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loom.tools.base import Tool, ToolSetup
+from loom.tools._launcher import CommandLauncher
+from loom.tools.base import Tool, ToolRegistry, ToolSetup
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
 from loom.tools.file_write import FileEdit, FileWrite
@@ -19,10 +20,13 @@ from loom.tools.listing import DirectoryList, FileSearch
 from loom.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_S, Shell
 
 
-def builtin_tools(project_root: Path, config: Any = None) -> list[Tool]:
+def builtin_tools(
+    project_root: Path, config: Any = None, launcher: CommandLauncher | None = None
+) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell and git, set up from `config` (a LoomConfig, or None for the defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`."""
+    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`.
+    `launcher` (the session's sandbox) wraps the commands shell and git run."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
     timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
@@ -43,10 +47,18 @@ def builtin_tools(project_root: Path, config: Any = None) -> list[Tool]:
             max_timeout=max(600.0, timeout),
             max_output_bytes=max_output,
             pass_env=pass_env,
+            launcher=launcher,
         ),
-        Git(root, max_output_bytes=max_output, pass_env=pass_env),
+        Git(root, max_output_bytes=max_output, pass_env=pass_env, launcher=launcher),
     ]
 
 
 def provide(setup: ToolSetup) -> list[Tool]:
-    return builtin_tools(setup.project_root, setup.config)
+    return builtin_tools(setup.project_root, setup.config, setup.command_launcher)
+
+
+def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+    """A registry of the built-in tools only, for code below the session (tests of the
+    tools, MCP). A session's full set (with repo_map, symbol_search, lsp_* and plugins)
+    comes from loom.session.toolset, which this layer must not import."""
+    return ToolRegistry(builtin_tools(project_root, config))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import io
 import os
 import stat
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import open_confined
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -73,9 +74,18 @@ class FileRead(BuiltinTool):
         path, rel = resolve(ctx, args["path"])
         if path.is_dir():
             raise ToolError(f"{rel} is a directory; use directory_list to see what is in it")
+        editor = editor_files(ctx)
+        if editor is not None:
+            text = await _editor_text(editor, ctx, path, rel)
+            if text is not None:  # the editor's buffer, unsaved changes included
+                if not text:
+                    return ToolResult(f"({rel} is empty)", metadata={"path": rel, "lines": 0})
+                return self._page(io.BytesIO(text.encode("utf-8")), rel, args["offset"],
+                                  args["limit"])  # fmt: skip
         try:
             # opened beneath the root without following links: what was checked is read
-            handle = os.fdopen(open_confined(ctx.project_root, rel), "rb")
+            flags = os.O_RDONLY | os.O_NONBLOCK  # a FIFO must not hang the call
+            handle = os.fdopen(open_confined(ctx.project_root, rel, flags), "rb")
         except FileNotFoundError:
             raise ToolError(_missing_message(path, rel)) from None
         except IsADirectoryError:
@@ -141,6 +151,23 @@ class FileRead(BuiltinTool):
             text += f"\n[{cut_lines} long line(s) were cut at {MAX_LINE_CHARS} characters.]"
         meta = {"path": rel, "lines": total, "first": offset, "last": last}
         return ToolResult(text, metadata=meta)
+
+
+async def _editor_text(editor: Any, ctx: ToolContext, path: Path, rel: str) -> str | None:
+    """The editor's text for a file that is confined to the project (checked by opening
+    it beneath the root, as a disk read would); None: read the disk instead."""
+    try:
+        os.close(open_confined(ctx.project_root, rel))
+    except FileNotFoundError:
+        pass  # the editor may hold a buffer not yet saved
+    except IsADirectoryError:
+        raise ToolError(f"{rel} is a directory; use directory_list to see it") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from None
+    try:
+        return await editor.read_text(path)
+    except Exception:  # the editor could not answer: the disk can
+        return None
 
 
 def _count_lines(handle: BinaryIO) -> int:

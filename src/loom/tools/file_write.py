@@ -4,20 +4,36 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import lexical_path, open_confined, replace_confined
 from loom.tools._protected import protected_reason
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
 from loom.tools.file_read import binary_kind, numbered
 
 
-def write_checked(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
-    """Replace `rel` (resolved by `confine`) atomically beneath the project root; True
-    when it was created. A write that reaches a protected file (`_protected.py`) only
-    through a symlink is refused: the permission question named another path."""
+async def write_text(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
+    """Write `rel`: into the editor's buffer when the face gave one (ACP), else to disk
+    with `write_checked`. True when the file was created."""
+    editor = editor_files(ctx)
+    if editor is None:
+        return write_checked(ctx, raw, rel, text)
+    root = _checked_root(ctx, raw, rel)
+    existed = os.path.lexists(root / rel)
+    try:
+        if await editor.write_text(root / rel, text):
+            return not existed
+    except Exception:  # the editor could not take it: the disk can
+        pass
+    return write_checked(ctx, raw, rel, text)
+
+
+def _checked_root(ctx: ToolContext, raw: str, rel: str) -> Path:
+    """The real project root, after refusing a write that reaches a protected file
+    (`_protected.py`) only through a symlink: the permission question named another path."""
     root = Path(os.path.realpath(ctx.project_root))
     written = lexical_path(root, raw)
     if written != rel and protected_reason(root, rel) and not protected_reason(root, written or ""):
@@ -25,6 +41,13 @@ def write_checked(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
             f"{raw!r} leads through a symlink to {rel}, which changes what git or Loom "
             f"runs; write {rel} itself if that is really meant (it asks first)"
         )
+    return root
+
+
+def write_checked(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
+    """Replace `rel` (resolved by `confine`) atomically beneath the project root; True
+    when it was created."""
+    root = _checked_root(ctx, raw, rel)
     try:
         return replace_confined(root, rel, text.encode("utf-8"))
     except IsADirectoryError:
@@ -54,7 +77,7 @@ class FileWrite(BuiltinTool):
         if rel == "." or path.is_dir():
             raise ToolError(f"{rel} is a directory; give the path of a file to write")
         content: str = args["content"]
-        created = write_checked(ctx, args["path"], rel, content)
+        created = await write_text(ctx, args["path"], rel, content)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Created" if created else "Overwrote"
         return ToolResult(
@@ -91,7 +114,7 @@ class FileEdit(BuiltinTool):
         old, new = args["old_string"], args["new_string"]
         if old == new:
             raise ToolError("old_string and new_string are the same; there is nothing to change")
-        text = _read_for_edit(ctx, path, rel)
+        text = await _read_for_edit(ctx, path, rel)
         if "\r\n" in text and "\r" not in old:  # the model writes \n; the file uses \r\n
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         count = text.count(old)
@@ -107,7 +130,7 @@ class FileEdit(BuiltinTool):
             )
         first_line = text[: text.index(old)].count("\n") + 1
         updated = text.replace(old, new) if args["replace_all"] else text.replace(old, new, 1)
-        write_checked(ctx, args["path"], rel, updated)
+        await write_text(ctx, args["path"], rel, updated)
         snippet_lines = updated.splitlines()
         start = max(first_line - 3, 1)
         end = min(first_line + new.count("\n") + 3, len(snippet_lines))
@@ -119,11 +142,21 @@ class FileEdit(BuiltinTool):
         )
 
 
-def _read_for_edit(ctx: ToolContext, path: Path, rel: str) -> str:
+async def _read_for_edit(ctx: ToolContext, path: Path, rel: str) -> str:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; file_edit changes files")
+    editor = editor_files(ctx)
+    if editor is not None:
+        from loom.tools.file_read import _editor_text
+
+        text = await _editor_text(editor, ctx, path, rel)
+        if text is not None:  # the buffer the person sees, unsaved changes included
+            return text
     try:
-        with os.fdopen(open_confined(ctx.project_root, rel), "rb") as handle:
+        flags = os.O_RDONLY | os.O_NONBLOCK  # a FIFO must not hang the call
+        with os.fdopen(open_confined(ctx.project_root, rel, flags), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ToolError(f"{rel} is not a regular file; file_edit changes files")
             data = handle.read()
     except FileNotFoundError:
         raise ToolError(

@@ -6,7 +6,7 @@ push --force, stash drop/clear, branch -D, ...) are refused with a message that 
 a person who means it can run them through `shell`, which asks first.
 
 Arguments go through an allowlist (`_git_args.py`) and git runs with configuration that
-cannot execute programs (`_git_safety.py`).
+cannot execute programs (`loom._gitsafe`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loom._gitsafe import configured_keys, git_env_changes, safe_config_args
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._git_args import check_arguments
-from loom.tools._git_safety import configured_keys, git_env_changes, safe_config_args
+from loom.tools._launcher import CommandLauncher, explain_sandbox_refusal, sandbox_status
 from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
@@ -71,9 +72,11 @@ class Git(BuiltinTool):
         timeout: float = 60.0,
         max_output_bytes: int = 30_000,
         pass_env: Sequence[str] = (),
+        launcher: CommandLauncher | None = None,
     ) -> None:
         super().__init__(project_root)
         self.pass_env = tuple(pass_env)
+        self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
 
@@ -87,6 +90,10 @@ class Git(BuiltinTool):
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         sub = args.get("subcommand") if isinstance(args, dict) else None
         return f"git {sub}" if isinstance(sub, str) else None
+
+    def sandbox_status(self, args: dict[str, Any] | None = None) -> tuple[bool, str]:
+        """(runs sandboxed, a short text) for the permission prompt."""
+        return sandbox_status(self.launcher)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if isinstance(args, dict) and args.get("subcommand") in _REFUSED:
@@ -119,6 +126,7 @@ class Git(BuiltinTool):
             label=f"git {sub}",
             extra_env=changes,
             pass_env=self.pass_env,
+            launcher=self.launcher,
         )
         text = outcome.output.rstrip("\n")
         if outcome.timed_out:
@@ -127,5 +135,8 @@ class Git(BuiltinTool):
             hint = ""
             if "not a git repository" in text:
                 hint = " The project is not a git repository (run `git init` via shell first)."
+            refusal = explain_sandbox_refusal(self.launcher, text, failed=True)
+            if refusal:
+                hint += f"\n{refusal}"
             raise ToolError(f"git {sub} failed (exit code {outcome.exit_code}):\n{text}{hint}")
         return ToolResult(text or f"(git {sub}: no output)", metadata={"subcommand": sub})

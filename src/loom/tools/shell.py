@@ -8,13 +8,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loom import defaults
 from loom.tools._builtin import BuiltinTool, schema
+from loom.tools._launcher import (
+    CommandLauncher,
+    explain_sandbox_refusal,
+    network_launcher,
+    offers_network_requests,
+    sandbox_note_for_model,
+    sandbox_status,
+)
 from loom.tools._process import run_process
 from loom.tools.base import ToolContext, ToolError, ToolResult
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S
 DEFAULT_MAX_TIMEOUT_S = 600.0
-DEFAULT_MAX_OUTPUT_BYTES = 30_000
+DEFAULT_MAX_OUTPUT_BYTES = defaults.SHELL_MAX_OUTPUT_BYTES
 
 
 def _shell() -> str:
@@ -46,9 +55,11 @@ class Shell(BuiltinTool):
         max_timeout: float = DEFAULT_MAX_TIMEOUT_S,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         pass_env: Sequence[str] = (),
+        launcher: CommandLauncher | None = None,
     ) -> None:
         super().__init__(project_root)
         self.pass_env = tuple(pass_env)  # secret variables the person lets commands see
+        self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
         self.max_timeout = max(max_timeout, timeout)
         self.max_output_bytes = max_output_bytes
@@ -57,23 +68,34 @@ class Shell(BuiltinTool):
             f"stdout/stderr and exit code. Default timeout {timeout:g} s (at most "
             f"{self.max_timeout:g} s); output over {max_output_bytes:,} bytes keeps its "
             "beginning and end. No input can be typed: use non-interactive flags."
+            + sandbox_note_for_model(launcher)
         )
-        self.parameters = schema(
-            {
-                "command": {"type": "string", "minLength": 1, "description": "The command."},
-                "timeout": {
-                    "type": "number",
-                    "minimum": 1,
-                    "maximum": self.max_timeout,
-                    "description": f"Seconds before it is stopped (default {timeout:g}).",
-                },
+        properties: dict[str, Any] = {
+            "command": {"type": "string", "minLength": 1, "description": "The command."},
+            "timeout": {
+                "type": "number",
+                "minimum": 1,
+                "maximum": self.max_timeout,
+                "description": f"Seconds before it is stopped (default {timeout:g}).",
             },
-            required=("command",),
-        )
+        }
+        if offers_network_requests(launcher):
+            properties["network"] = {
+                "type": "boolean",
+                "default": False,
+                "description": "true to ask the person for network access for this one "
+                "command (downloads, package installs); it is off otherwise.",
+            }
+        self.parameters = schema(properties, required=("command",))
 
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         command = args.get("command") if isinstance(args, dict) else None
         return command if isinstance(command, str) else None
+
+    def sandbox_status(self, args: dict[str, Any] | None = None) -> tuple[bool, str]:
+        """(runs sandboxed, a short text) for the permission prompt."""
+        wants_network = isinstance(args, dict) and args.get("network") is True
+        return sandbox_status(network_launcher(self.launcher, wants_network))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]
@@ -83,6 +105,7 @@ class Shell(BuiltinTool):
         root = Path(os.path.realpath(ctx.project_root))
         if not root.is_dir():
             raise ToolError(f"the project root {root} is not a folder")
+        launcher = network_launcher(self.launcher, bool(args.get("network")))
         outcome = await run_process(
             [_shell(), "-c", command],
             cwd=root,
@@ -91,16 +114,21 @@ class Shell(BuiltinTool):
             ctx=ctx,
             label=command[:80],
             pass_env=self.pass_env,
+            launcher=launcher,
         )
         body = outcome.output.rstrip("\n") or "(no output)"
         status = describe_exit(outcome.exit_code, outcome.timed_out, timeout)
+        failed = outcome.timed_out or outcome.exit_code != 0
+        refusal = explain_sandbox_refusal(launcher, outcome.output, failed)
         return ToolResult(
-            f"{body}\n{status}",
-            is_error=outcome.timed_out or outcome.exit_code != 0,
+            f"{body}\n{status}" + (f"\n{refusal}" if refusal else ""),
+            is_error=failed,
             metadata={
                 "exit_code": outcome.exit_code,
                 "timed_out": outcome.timed_out,
                 "output_bytes": outcome.total_bytes,
                 "omitted_bytes": outcome.omitted_bytes,
+                "sandboxed": sandbox_status(launcher)[0],
+                "sandbox_refused": refusal is not None,
             },
         )

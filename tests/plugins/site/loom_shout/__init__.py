@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from loom.tools.base import ToolContext, ToolResult, ToolSetup
 
+HYPOTHESIS = "a guess the work will test"  # a `loom.node_types` plugin: its description
+
 
 class Shout:
     name = "shout"

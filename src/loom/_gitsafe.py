@@ -6,7 +6,8 @@ gpg, credential helpers, ssh commands, lazy fetches in partial clones. Writes in
 `.git/` always ask a person (see `_protected.py`), and as a second line the git tool
 overrides every such key it finds with `-c key=value`. Read-only calls also neutralize
 filters and hooks; write calls (add, commit, stash) keep the person's filters (git-lfs
-must still clean what it adds) and hooks.
+must still clean what it adds) and hooks. Loom's own git calls (`loom.gitmeta`'s status
+after every change) are read-only calls too. Only the standard library.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import re
+import subprocess
 from collections.abc import Mapping
 
 # Always applied, on every call.
@@ -114,15 +116,25 @@ def git_env_changes() -> dict[str, str | None]:
     return changes
 
 
+_LIST_KEYS = ("git", "config", "--list", "--name-only", "-z")
+
+
+def configured_keys_now(root: str, env: Mapping[str, str]) -> list[str]:
+    """`configured_keys` for synchronous callers."""
+    try:
+        out = subprocess.run(
+            _LIST_KEYS, cwd=root, env=dict(env), capture_output=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [k for k in out.decode("utf-8", "replace").split("\0") if k]
+
+
 async def configured_keys(root: str, env: Mapping[str, str]) -> list[str]:
     """The names of every configuration key git would read in `root` (includes too).
     Reading configuration runs nothing; an unreadable config gives []."""
     process = await asyncio.create_subprocess_exec(
-        "git",
-        "config",
-        "--list",
-        "--name-only",
-        "-z",
+        *_LIST_KEYS,
         cwd=root,
         env=dict(env),
         stdin=asyncio.subprocess.DEVNULL,

@@ -1,0 +1,1 @@
+"""The ACP face: `loom acp` runs Loom as an Agent Client Protocol agent over stdio."""

@@ -1,0 +1,303 @@
+"""One ACP session bound to a running Loom session: events out, permission questions to
+the editor, a prompt turn in, cancel.
+
+Events arrive from the session's bus as they are published (a callback, on the event
+loop); they are turned into `session/update` notifications and sent in order by one
+sender task, so the editor sees text, tool calls and their results in the order they
+happened. A permission question is asked from the same task: updates after it wait,
+as the session itself does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp.schema import (
+    PermissionOption,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+)
+
+from acp import RequestError
+from loom.acp import updates
+from loom.acp.files import editor_files_for
+from loom.core.events import (
+    ArchitectPlan,
+    ArchitectStep,
+    LlmRetry,
+    NewMessage,
+    PermissionRequest,
+    SessionError,
+    SyncError,
+    TextDeltaEvent,
+    ToolComplete,
+    ToolExecuting,
+)
+from loom.core.messages import AssistantMessage, ToolMessage
+
+log = logging.getLogger(__name__)
+
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
+]
+MODES = [
+    SessionMode(id="normal", name="Normal", description="One model reads, edits and runs."),
+    SessionMode(
+        id="architect",
+        name="Architect",
+        description="The strong model plans; the fast model carries out each step.",
+    ),
+]
+
+
+def mode_state(session: Any) -> SessionModeState:
+    return SessionModeState(current_mode_id=session.get_mode(), available_modes=MODES)
+
+
+def config_options(workspace: Any, session: Any) -> list[Any]:
+    models = list(dict.fromkeys([session.model, *workspace.known_models()]))
+    return [
+        SessionConfigOptionSelect(
+            type="select",
+            id="model",
+            name="Model",
+            description="Any provider:model-id Loom can reach (configured in loom config).",
+            current_value=session.model,
+            options=[SessionConfigSelectOption(value=m, name=m) for m in models],
+        ),
+        SessionConfigOptionSelect(
+            type="select",
+            id="mode",
+            name="Mode",
+            current_value=session.get_mode(),
+            options=[SessionConfigSelectOption(value=m.id, name=m.name) for m in MODES],
+        ),
+    ]
+
+
+class LiveSession:
+    def __init__(self, workspace: Any, session: Any, client: Any, capabilities: Any) -> None:
+        self.workspace = workspace
+        self.session = session
+        self.client = client
+        self.capabilities = capabilities
+        self.id: str = session.id
+        self.root = Path(session.project_root)
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
+        self._unsubscribe = session.subscribe(self._on_event)
+        files = editor_files_for(client, self.id, capabilities)
+        if files is not None:
+            options = session.options
+            options.tool_extras = {**options.tool_extras, "editor_files": files}
+        self._cancelled = False
+        self._rejected: set[tuple[str, str | None]] = set()  # reject_always, this session
+        self._plan: list[dict[str, str]] = []
+        self._plan_status: dict[int, str] = {}
+        self._edit_before: dict[str, str | None] = {}
+        self._finished: set[str] = set()  # calls whose last update has been sent
+
+    # -- a turn ----------------------------------------------------------------------------
+
+    async def run_turn(self, text: str) -> str:
+        from loom.session import TurnError
+
+        self._cancelled = False
+        try:
+            await self.session.send_message(text)
+            stop = "end_turn"
+        except TurnError as exc:
+            if "tool rounds" in str(exc):
+                stop = "max_turn_requests"
+            elif self._cancelled:
+                stop = "cancelled"
+            else:
+                await self.flush()
+                raise RequestError.internal_error({"message": str(exc)}) from exc
+        if self._cancelled:
+            stop = "cancelled"
+        await self.send_usage()
+        await self.flush()
+        return stop
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self.session.interrupt()
+
+    async def flush(self) -> None:
+        """Wait until every update published so far has been sent."""
+        done = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(done)
+        with contextlib.suppress(asyncio.CancelledError):
+            await done
+
+    async def send_usage(self) -> None:
+        from loom.session.usage import session_usage
+
+        u = session_usage(self.session)
+        await self.client.session_update(
+            session_id=self.id, update=updates.usage(u.context_used, u.context_size, u.cost_usd)
+        )
+
+    async def close(self) -> None:
+        self._unsubscribe()
+        self._sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._sender
+        with contextlib.suppress(Exception):
+            await self.workspace.stop_session(self.id)
+
+    # -- events -> updates -------------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        self._queue.put_nowait(event)
+
+    async def _send_all(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if isinstance(item, asyncio.Future):
+                if not item.done():
+                    item.set_result(None)
+                continue
+            try:
+                await self._send(item)
+            except Exception:  # a bad update must not stop the ones after it
+                log.exception("could not send an update for %s", type(item).__name__)
+
+    async def _send(self, event: Any) -> None:
+        for update in self._updates_for(event):
+            await self.client.session_update(session_id=self.id, update=update)
+        if isinstance(event, PermissionRequest):
+            await self._ask(event)
+
+    def _updates_for(self, event: Any) -> list[Any]:
+        match event:
+            case TextDeltaEvent(text=text) if text:
+                return [updates.agent_text(text)]
+            case NewMessage(message=AssistantMessage() as message):
+                return [
+                    updates.call_started(c.id, c.tool_name, c.arguments_json, self.root)
+                    for c in message.tool_calls
+                ]
+            case ToolExecuting(call_id=call_id, tool_name=name, arguments=args):
+                if name in updates.EDIT_TOOLS and isinstance(args.get("path"), str):
+                    from loom.session.approval import read_text
+
+                    self._edit_before[call_id] = read_text(self.root, args["path"])
+                return [updates.call_progress(call_id, "in_progress")]
+            case NewMessage(message=ToolMessage() as message) if (
+                message.tool_call_id not in self._finished
+            ):
+                # a call that never ran (denied, interrupted, refused): its answer ends it
+                self._finished.add(message.tool_call_id)
+                status = "failed" if message.is_error is not False else "completed"
+                content = [updates.text_content(message.content)] if message.content else None
+                return [updates.call_progress(message.tool_call_id, status, content)]
+            case ToolComplete(call_id=call_id, tool_name=name, result=result, is_error=failed):
+                self._finished.add(call_id)
+                content = self._result_content(call_id, name, result, failed)
+                return [
+                    updates.call_progress(
+                        call_id, "failed" if failed else "completed", content, result[:2000]
+                    )
+                ]
+            case ArchitectPlan(steps=steps):
+                self._plan, self._plan_status = list(steps), {}
+                return [updates.plan(self._plan, self._plan_status)] if steps else []
+            case ArchitectStep(index=index, status=status):
+                self._plan_status[index] = status
+                return [updates.plan(self._plan, self._plan_status)] if self._plan else []
+            case LlmRetry(attempt=attempt, delay_seconds=delay, error=error):
+                note = f"\n[retrying in {delay:.0f} s (attempt {attempt}): {error}]\n"
+                return [updates.agent_text(note)]
+            case SessionError(message=message):
+                return [updates.agent_text(f"\n[error: {message}]\n")]
+            case SyncError(message=message):
+                log.warning("sync: %s", message)  # not part of the conversation
+        return []
+
+    def _result_content(self, call_id: str, name: str, result: str, failed: bool) -> list[Any]:
+        if name in updates.EDIT_TOOLS and not failed and call_id in self._edit_before:
+            before = self._edit_before.pop(call_id)
+            call = self._call_args(call_id)
+            path = call.get("path") if call else None
+            if isinstance(path, str):
+                from loom.session.approval import read_text
+
+                after = read_text(self.root, path)
+                if after is not None:
+                    return [updates.diff_content(self.root, path, before, after)]
+        return [updates.text_content(result)] if result else []
+
+    def _call_args(self, call_id: str) -> dict[str, Any] | None:
+        for message in reversed(self.session.thread.messages):
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls:
+                    if call.id == call_id:
+                        return call.arguments_json
+        return None
+
+    # -- permission --------------------------------------------------------------------------
+
+    async def _ask(self, event: PermissionRequest) -> None:
+        key = (event.tool_name, event.tool_path)
+        if key in self._rejected:
+            self._answer("deny")
+            return
+        content = self._preview(event)
+        try:
+            response = await self.client.request_permission(
+                session_id=self.id,
+                tool_call=updates.permission_call(
+                    event.call_id, event.tool_name, event.arguments, self.root, content
+                ),
+                options=PERMISSION_OPTIONS,
+            )
+        except Exception as exc:  # the editor could not ask: nobody allowed it
+            log.warning("permission request failed (%s); denying %s", exc, event.tool_name)
+            self._answer("deny")
+            return
+        outcome = response.outcome
+        choice = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
+        if choice == "allow_once":
+            self._answer("allow_once")
+        elif choice == "allow_always":
+            self._answer("allow_always")  # saved as a grant, exactly as the REPL's `a`
+        else:
+            if choice == "reject_always":
+                self._rejected.add(key)
+            self._answer("deny")
+
+    def _answer(self, action: str) -> None:
+        from loom.session import NoPendingPermission
+
+        with contextlib.suppress(NoPendingPermission):  # cancelled while asking
+            self.session.respond_to_permission(action, {})
+
+    def _preview(self, event: PermissionRequest) -> list[Any] | None:
+        from loom.session.approval import edited_text, read_text
+
+        path = event.arguments.get("path")
+        if event.tool_name in updates.EDIT_TOOLS and isinstance(path, str):
+            before = read_text(self.root, path)
+            after = edited_text(event.tool_name, event.arguments, before)
+            if after is not None:
+                return [updates.diff_content(self.root, path, before, after)]
+        command = event.arguments.get("command")
+        if event.tool_name == "shell" and isinstance(command, str):
+            text = f"$ {command}\n(in {self.root})"
+            if event.reason:
+                text += f"\n{event.reason}"
+            return [updates.text_content(text)]
+        if event.reason:
+            return [updates.text_content(event.reason)]
+        return None

@@ -1,0 +1,229 @@
+"""Loom's session events and thread messages as ACP `session/update` payloads.
+
+Pure functions: each takes Loom data and returns the SDK's update models, so the mapping
+is tested without a connection. Tool calls go pending (the model asked) -> in_progress
+(running) -> completed | failed; edits carry a `diff`, shell calls their output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    Cost,
+    PlanEntry,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+    UsageUpdate,
+    UserMessageChunk,
+)
+
+from acp import helpers
+from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+
+READ_TOOLS = {"file_read"}
+EDIT_TOOLS = {"file_write", "file_edit"}
+SEARCH_TOOLS = {
+    "file_search", "content_search", "directory_list", "repo_map", "symbol_search",
+    "lsp_definition", "lsp_references", "lsp_hover", "lsp_diagnostics", "decision_query",
+}  # fmt: skip
+EXECUTE_TOOLS = {"shell", "git"}
+FETCH_TOOLS = {"web_fetch", "fetch"}
+MAX_OUTPUT_CHARS = 20_000  # a tool's output shown in the editor; the model gets it whole
+
+
+def tool_kind(tool_name: str) -> str:
+    if tool_name in READ_TOOLS:
+        return "read"
+    if tool_name in EDIT_TOOLS:
+        return "edit"
+    if tool_name in SEARCH_TOOLS:
+        return "search"
+    if tool_name in EXECUTE_TOOLS:
+        return "execute"
+    if tool_name in FETCH_TOOLS or tool_name.endswith("__fetch"):
+        return "fetch"
+    if tool_name == "decision_log":
+        return "think"
+    return "other"
+
+
+def tool_title(tool_name: str, args: dict[str, Any]) -> str:
+    path = args.get("path")
+    if tool_name == "file_read" and path:
+        return f"Read {path}"
+    if tool_name == "file_write" and path:
+        return f"Write {path}"
+    if tool_name == "file_edit" and path:
+        return f"Edit {path}"
+    if tool_name == "shell" and args.get("command"):
+        return f"Run `{_one_line(str(args['command']))}`"
+    if tool_name == "git":
+        words = args.get("args") or args.get("command") or ""
+        if isinstance(words, list):
+            words = " ".join(map(str, words))
+        return f"git {_one_line(str(words))}".strip()
+    if tool_name == "content_search" and args.get("pattern"):
+        return f"Search for `{_one_line(str(args['pattern']))}`"
+    if tool_name == "file_search" and args.get("pattern"):
+        return f"Find files `{_one_line(str(args['pattern']))}`"
+    if tool_name == "directory_list":
+        return f"List {path or '.'}"
+    if tool_name.startswith("mcp__"):
+        _, server, name = [*tool_name.split("__", 2), "", ""][:3]
+        return f"{name} ({server})"
+    return tool_name
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def locations(root: Path, args: dict[str, Any]) -> list[ToolCallLocation] | None:
+    path = args.get("path")
+    if not isinstance(path, str) or not path:
+        return None
+    return [ToolCallLocation(path=str((root / path).resolve()))]
+
+
+def text_content(text: str) -> Any:
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = text[:MAX_OUTPUT_CHARS] + f"\n… ({len(text) - MAX_OUTPUT_CHARS} more characters)"
+    return helpers.tool_content(helpers.text_block(text))
+
+
+def diff_content(root: Path, path: str, old: str | None, new: str) -> Any:
+    return helpers.tool_diff_content(str((root / path).resolve()), new, old)
+
+
+def call_started(
+    call_id: str, tool_name: str, args: dict[str, Any], root: Path, status: str = "pending"
+) -> ToolCallStart:
+    return ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=call_id,
+        title=tool_title(tool_name, args),
+        kind=tool_kind(tool_name),
+        status=status,
+        locations=locations(root, args),
+        raw_input=args,
+    )
+
+
+def call_progress(
+    call_id: str, status: str, content: list[Any] | None = None, raw_output: Any = None
+) -> ToolCallProgress:
+    return ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=call_id,
+        status=status,
+        content=content,
+        raw_output=raw_output,
+    )
+
+
+def permission_call(
+    call_id: str, tool_name: str, args: dict[str, Any], root: Path, content: list[Any] | None
+) -> ToolCallUpdate:
+    return ToolCallUpdate(
+        tool_call_id=call_id,
+        title=tool_title(tool_name, args),
+        kind=tool_kind(tool_name),
+        status="pending",
+        content=content,
+        locations=locations(root, args),
+        raw_input=args,
+    )
+
+
+def agent_text(text: str) -> AgentMessageChunk:
+    return helpers.update_agent_message_text(text)
+
+
+def user_text(text: str) -> UserMessageChunk:
+    return helpers.update_user_message_text(text)
+
+
+def plan(steps: list[dict[str, str]], done: dict[int, str]) -> Any:
+    """`done`: 1-based step index -> its status (started/completed/failed/interrupted)."""
+    entries = []
+    for number, step in enumerate(steps, start=1):
+        status = done.get(number)
+        text = step.get("description") or step.get("action") or f"step {number}"
+        if step.get("file"):
+            text = f"{text} ({step['file']})"
+        entries.append(
+            PlanEntry(
+                content=text,
+                priority="medium",
+                status="completed"
+                if status in ("completed", "failed", "interrupted")
+                else "in_progress"
+                if status == "started"
+                else "pending",
+            )
+        )
+    return helpers.update_plan(entries)
+
+
+def usage(used: int, size: int, cost: float | None) -> UsageUpdate:
+    return UsageUpdate(
+        session_update="usage_update",
+        used=max(0, used),
+        size=max(0, size),
+        cost=Cost(amount=cost, currency="USD") if cost is not None else None,
+    )
+
+
+def replay(messages: list[Message], root: Path) -> Iterator[Any]:
+    """The whole conversation as updates, in order (for `session/load`)."""
+    calls: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, UserMessage):
+            if message.content:
+                yield user_text(message.content)
+        elif isinstance(message, AssistantMessage):
+            if message.content:
+                yield agent_text(message.content)
+            for call in message.tool_calls:
+                calls[call.id] = call.tool_name
+                yield call_started(call.id, call.tool_name, call.arguments_json, root)
+        elif isinstance(message, ToolMessage):
+            failed = bool(getattr(message, "is_error", False))
+            yield call_progress(
+                message.tool_call_id,
+                "failed" if failed else "completed",
+                [text_content(message.content)] if message.content else None,
+            )
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """An ACP prompt as the text Loom sends: text blocks as they are, embedded files as
+    fenced context with their path, links as a line naming them."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if isinstance(block, TextContentBlock) or kind == "text":
+            parts.append(block.text)
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                parts.append(f"[attached binary resource {resource.uri} was not included]")
+            else:
+                parts.append(f"<file uri={json.dumps(resource.uri)}>\n{text}\n</file>")
+        elif kind == "resource_link":
+            parts.append(f"[see {block.uri}]")
+        elif kind == "image":
+            parts.append("[an image was attached; this model does not take images]")
+        elif kind == "audio":
+            parts.append("[an audio clip was attached; Loom does not take audio]")
+    return "\n\n".join(p for p in parts if p)

@@ -1,0 +1,47 @@
+"""`loom web`: serve the local web UI for the current project."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("web", help="Open Loom in the browser: live sessions, history, diffs, cost.")(
+        web_command
+    )
+
+
+def web_command(
+    ctx: typer.Context,
+    port: int = typer.Option(4200, "--port", "-p", min=0, max=65535,
+                             help="Port to listen on (0 picks a free one)."),
+    no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host",
+        help="Address to listen on. Anything but loopback makes the token the only protection.",
+    ),
+) -> None:
+    from loom.session import LoomError, Workspace
+    from loom.web.server import BindError, serve
+
+    root = ctx.obj if isinstance(ctx.obj, dict) else {}
+    overrides = {"model.default": root["model"]} if root.get("model") else None
+    try:
+        ws = Workspace.open(cwd=Path.cwd(), overrides=overrides)
+    except LoomError as exc:
+        typer.echo(f"loom: error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    for warning in getattr(ws.config, "warnings", []):
+        typer.echo(f"loom: {warning}", err=True)
+    try:
+        asyncio.run(serve(ws, host.strip(), port, open_browser=not no_open))
+    except BindError as exc:
+        typer.echo(f"loom: error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except KeyboardInterrupt:
+        pass
+    sys.stdout.flush()

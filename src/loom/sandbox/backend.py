@@ -1,0 +1,205 @@
+"""Pick the sandbox this machine offers, check once that it really starts, and wrap
+agent commands in it.
+
+`Sandbox` is what the tools receive (as their `launcher`): `wrap(argv, cwd)` gives the
+argv to spawn and the descriptors to pass to it, `status()` says whether commands run
+confined (for permission prompts), `explain(output, failed)` adds a line when a failure
+came from the sandbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from loom.sandbox.policy import SandboxPolicy
+from loom.sandbox.refusals import explain_refusal
+
+SMOKE_TIMEOUT_S = 10.0
+
+
+class Backend(Protocol):
+    name: str
+    version: str
+
+    def wrap(
+        self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
+        ...
+
+    def enforced(self, policy: SandboxPolicy) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Detection:
+    backend: Backend | None
+    problem: str  # why there is none ("" when there is one)
+
+
+_detected: list[Detection] = []
+_detect_lock = threading.Lock()
+
+
+def detect() -> Detection:
+    """The working backend on this machine, found and started once per process
+    (thread-safe: a session may start it early on a worker thread, see `detect_soon`)."""
+    with _detect_lock:
+        if not _detected:
+            _detected.append(_detect())
+        return _detected[0]
+
+
+def detect_soon() -> None:
+    """Start `detect()` on a worker thread (it spawns a process, ~10-20 ms), so a
+    session's start-up overlaps it with other work; `detect()` then waits for it."""
+    if not _detected:
+        threading.Thread(target=detect, name="loom-sandbox-detect", daemon=True).start()
+
+
+def _detect() -> Detection:
+    if sys.platform.startswith("linux"):
+        from loom.sandbox.bwrap import Bubblewrap, find_bwrap
+
+        executable = find_bwrap()
+        if executable is None:
+            return Detection(
+                None,
+                "bubblewrap (bwrap) is not installed; install it with "
+                "`apt-get install bubblewrap` (scripts/setup does this)",
+            )
+        return _smoke_test(Bubblewrap(executable))
+    if sys.platform == "darwin":
+        from loom.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt
+
+        if not os.path.exists(SANDBOX_EXEC):
+            return Detection(None, f"{SANDBOX_EXEC} is missing")
+        return _smoke_test(Seatbelt())
+    return Detection(None, f"Loom has no sandbox for {sys.platform}")
+
+
+def _smoke_test(backend: Backend) -> Detection:
+    """Start `true` under the strictest policy (network off), as every command would."""
+    from loom.sandbox.policy import build_policy
+
+    here = Path.cwd() if Path.cwd().is_dir() else Path("/")
+    policy = build_policy(here, network=False)
+    argv, fds = backend.wrap(policy, ["/bin/sh", "-c", "true"], policy.project_root)
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=SMOKE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            pass_fds=fds,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Detection(None, f"{backend.name} could not start: {exc}")
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        hint = ""
+        if backend.name == "bubblewrap":
+            hint = (
+                " (unprivileged user namespaces may be off: kernel.unprivileged_userns_clone, "
+                "user.max_user_namespaces, AppArmor's restrict_unprivileged_userns, or a "
+                "container's seccomp profile)"
+            )
+        return Detection(None, f"{backend.name} cannot create a sandbox here: {detail}{hint}")
+    return Detection(backend, "")
+
+
+class Sandbox:
+    """The launcher for one session's agent commands."""
+
+    def __init__(self, policy: SandboxPolicy, detection: Detection | None = None) -> None:
+        self.policy = policy
+        if policy.mode == "on":
+            detection = detection or detect()
+        else:
+            detection = Detection(None, f'[sandbox] mode is "{policy.mode}"')
+        self.backend = detection.backend
+        self.problem = detection.problem
+
+    @property
+    def active(self) -> bool:
+        """Commands run confined."""
+        return self.backend is not None
+
+    @property
+    def unavailable(self) -> bool:
+        """The sandbox is wanted (mode "on") but this machine cannot provide one."""
+        return self.policy.mode == "on" and self.backend is None
+
+    @property
+    def network_requestable(self) -> bool:
+        """The network is off in the sandbox, and a command may ask a person for it."""
+        return self.active and not self.policy.network
+
+    def with_network(self) -> Sandbox:
+        """This sandbox with the network on (for one approved command)."""
+        policy = dataclasses.replace(self.policy, network=True)
+        return Sandbox(policy, Detection(self.backend, self.problem))
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
+        """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
+        if self.backend is None:
+            return list(argv), ()
+        return self.backend.wrap(self.policy, argv, cwd)
+
+    def status(self) -> tuple[bool, str]:
+        """(sandboxed, a short text for a permission prompt)."""
+        if self.backend is None:
+            return False, f"runs without a sandbox ({self.problem})"
+        network = "network on" if self.policy.network else "network off"
+        return True, (
+            f"runs sandboxed ({self.backend.name}): writes only in the project, temp "
+            f"and Loom's folders; {network}"
+        )
+
+    def model_note(self) -> str:
+        """A sentence for the tool description, so the model knows the limits up front."""
+        if self.backend is None:
+            return ""
+        network = (
+            ""
+            if self.policy.network
+            else (
+                " Network access is off (no DNS either); set `network: true` on a command "
+                "that truly needs it and the person is asked."
+            )
+        )
+        return (
+            "Commands run in a sandbox: they can write only inside the project, the system "
+            f"temp folder and Loom's data folders; everything else is read-only.{network}"
+        )
+
+    def explain(self, output: str, failed: bool) -> str | None:
+        if self.backend is None:
+            return None
+        return explain_refusal(self.policy, output, failed)
+
+    def notice(self) -> str | None:
+        """The one start-of-session notice when commands will not be confined."""
+        if self.policy.mode == "on" and self.backend is None:
+            return (
+                f"no sandbox for agent commands on this machine: {self.problem}. "
+                "Every shell command will ask first (--yes does not cover it; "
+                "--no-sandbox runs commands unconfined)."
+            )
+        if self.policy.mode == "ask":
+            return '[sandbox] mode is "ask": shell commands run unconfined and each one asks first.'
+        if self.policy.mode == "off":
+            return "the sandbox is off: agent commands run unconfined."
+        return None

@@ -1,0 +1,123 @@
+"""What a sandboxed agent command may do: the folders it may write and whether it may
+use the network. Built from `[sandbox]` and Loom's paths; the backends only enforce it.
+
+Writable: the project root, the system temp folder, Loom's own data/state/cache folders
+and `[sandbox] writable`. Everything else is read-only. Inside the project, a few paths
+that would let a command reach beyond the sandbox later stay read-only too: git hooks
+and git config (a hook runs unsandboxed when the person commits) and `.loom.toml`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Mode = Literal["on", "ask", "off"]
+MODES: tuple[str, ...] = ("on", "ask", "off")
+
+# Relative to the project root; kept read-only when they exist (see the module doc).
+PROTECTED_IN_PROJECT = (".git/hooks", ".git/config", ".loom.toml")
+
+
+@dataclass(frozen=True)
+class WritableRoot:
+    path: Path  # resolved (symlinks followed): the mount or rule is on the real folder
+    why: str  # "project root", "system temp", "Loom data", "[sandbox] writable"
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    mode: Mode
+    network: bool
+    project_root: Path
+    writable: tuple[WritableRoot, ...]
+    missing: tuple[str, ...] = ()  # `[sandbox] writable` entries that do not exist
+
+    def writable_paths(self) -> list[Path]:
+        return [root.path for root in self.writable]
+
+    def protected_paths(self) -> list[Path]:
+        """The protected project paths that exist now (checked per command: `git init`
+        may create hooks during a session)."""
+        here = [self.project_root / rel for rel in PROTECTED_IN_PROJECT]
+        return [_real(path) for path in here if os.path.lexists(path)]
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def build_policy(
+    project_root: Path,
+    *,
+    mode: Mode = "on",
+    network: bool = False,
+    extra_writable: tuple[str, ...] | list[str] = (),
+    loom_dirs: tuple[Path, ...] = (),
+) -> SandboxPolicy:
+    """The policy for commands run in `project_root`. Loom's folders are created when
+    missing (a bind mount needs its source); extra folders that do not exist are listed
+    in `missing` and skipped."""
+    if mode not in MODES:
+        raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
+    root = _real(project_root)
+    roots: list[WritableRoot] = [WritableRoot(root, "project root")]
+    roots.append(WritableRoot(_system_temp(), "system temp"))
+    for folder in loom_dirs:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue  # cannot exist, so nothing there to write
+        roots.append(WritableRoot(_real(folder), "Loom data"))
+    missing: list[str] = []
+    for raw in extra_writable:
+        path = Path(os.path.expanduser(raw))
+        path = path if path.is_absolute() else root / path
+        if not path.exists():
+            missing.append(raw)
+            continue
+        roots.append(WritableRoot(_real(path), "[sandbox] writable"))
+    return SandboxPolicy(
+        mode=mode,
+        network=network,
+        project_root=root,
+        writable=tuple(_dedupe(roots)),
+        missing=tuple(missing),
+    )
+
+
+def _system_temp() -> Path:
+    """The temp folder commands may write; a TMPDIR that is `/`, the home folder or one
+    of its parents would open far more than temp files, so /tmp is used instead."""
+    temp = _real(Path(tempfile.gettempdir()))
+    home = _real(Path.home())
+    if temp == home or temp in home.parents:
+        return _real(Path("/tmp"))
+    return temp
+
+
+def _dedupe(roots: list[WritableRoot]) -> list[WritableRoot]:
+    """Drop repeated folders (the first reason is kept). Nested ones stay: each is named
+    in `loom sandbox check`, and the backends handle overlaps."""
+    seen: set[Path] = set()
+    kept: list[WritableRoot] = []
+    for candidate in roots:
+        if candidate.path not in seen:
+            seen.add(candidate.path)
+            kept.append(candidate)
+    return kept
+
+
+def policy_from_config(config: Any, paths: Any, project_root: Path | None = None) -> SandboxPolicy:
+    """The policy for a LoomConfig (its `sandbox` section) and LoomPaths."""
+    section = config.sandbox
+    return build_policy(
+        project_root or config.project_root,
+        mode=section.mode,
+        network=section.network,
+        extra_writable=tuple(section.writable),
+        loom_dirs=(paths.data, paths.state, paths.cache),
+    )

@@ -1,0 +1,51 @@
+"""Tell the model plainly when a failed command was (probably) stopped by the sandbox,
+so it asks the person instead of retrying. The command's own output and exit code are
+left as they are; this is one extra line after them."""
+
+from __future__ import annotations
+
+from loom.sandbox.policy import SandboxPolicy
+
+# What programs print when the kernel refuses them inside the sandbox.
+WRITE_MARKERS = ("Read-only file system", "EROFS")
+NETWORK_MARKERS = (
+    "Network is unreachable",
+    "ENETUNREACH",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Could not resolve host",
+    "getaddrinfo failed",
+    "nodename nor servname provided",
+    "Connection refused",
+    "ECONNREFUSED",
+)
+
+
+def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | None:
+    """One line for the model when `output` shows the sandbox refused a write or the
+    network; None when nothing points at the sandbox."""
+    if not failed:
+        return None
+    reasons: list[str] = []
+    if any(marker in output for marker in WRITE_MARKERS):
+        writable = ", ".join(str(path) for path in policy.writable_paths())
+        reasons.append(
+            "the sandbox refused a write outside the writable folders "
+            f"({writable}; .git/hooks, .git/config and .loom.toml stay read-only). "
+            "The person can add a folder to `[sandbox] writable` in their Loom config"
+        )
+    if not policy.network and any(marker in output for marker in NETWORK_MARKERS):
+        reasons.append(
+            "network access is off in the sandbox (no connections, not even to "
+            "localhost services, and no DNS). If the command truly needs it, call shell "
+            "again with `network: true` and the person is asked; or they can set "
+            "`[sandbox] network = true` in their Loom config"
+        )
+    if not reasons:
+        return None
+    return (
+        "[sandbox: "
+        + "; ".join(reasons)
+        + " (or run Loom with --no-sandbox). Retrying the same command will fail the "
+        "same way: ask the person, or do the work inside the project.]"
+    )

@@ -1,0 +1,81 @@
+"""macOS: run agent commands under `sandbox-exec` with a generated Seatbelt profile.
+
+The profile allows everything, then denies file writes outside the writable folders
+(and on the protected project paths), and all network use when the network is off.
+Paths never appear in the profile text: each is passed as a `-D NAME=PATH` parameter
+and read with `(param "NAME")`, so no path needs quoting or escaping. Later rules win
+in Seatbelt, hence deny-all-writes first, then the writable folders, then the
+protected paths.
+
+This backend cannot be run on Linux; tests check the profile text and the argv.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from loom.sandbox.policy import SandboxPolicy
+
+NAME = "seatbelt"
+SANDBOX_EXEC = "/usr/bin/sandbox-exec"
+
+# Device files every command may write: the null sink, terminals, descriptors.
+_DEVICE_RULES = (
+    '(literal "/dev/null")',
+    '(literal "/dev/zero")',
+    '(literal "/dev/dtracehelper")',
+    '(regex #"^/dev/tty")',
+    '(regex #"^/dev/fd/")',
+)
+
+
+def profile_parameters(policy: SandboxPolicy) -> dict[str, str]:
+    """WRITABLE_0.. and PROTECTED_0.., the values the profile refers to."""
+    params = {f"WRITABLE_{i}": str(path) for i, path in enumerate(policy.writable_paths())}
+    for i, path in enumerate(policy.protected_paths()):
+        params[f"PROTECTED_{i}"] = str(path)
+    return params
+
+
+def seatbelt_profile(policy: SandboxPolicy) -> str:
+    params = profile_parameters(policy)
+    writable = [f'(subpath (param "{name}"))' for name in params if name.startswith("WRITABLE")]
+    protected = [f'(subpath (param "{n}"))' for n in params if n.startswith("PROTECTED")]
+    lines = [
+        "(version 1)",
+        "; Loom sandbox: reads allowed, writes only in the writable folders.",
+        "(allow default)",
+        "(deny file-write*)",
+        "(allow file-write*",
+        *(f"    {rule}" for rule in (*writable, *_DEVICE_RULES)),
+        ")",
+    ]
+    if protected:
+        lines += ["(deny file-write*", *(f"    {rule}" for rule in protected), ")"]
+    if not policy.network:
+        lines += ["; network off", "(deny network*)"]
+    return "\n".join(lines) + "\n"
+
+
+class Seatbelt:
+    name = NAME
+    version = ""
+
+    def __init__(self, executable: str = SANDBOX_EXEC) -> None:
+        self.executable = executable
+
+    def wrap(
+        self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...]]:
+        args = [self.executable, "-p", seatbelt_profile(policy)]
+        for name, value in profile_parameters(policy).items():
+            args += ["-D", f"{name}={value}"]
+        return [*args, "--", *argv], ()
+
+    def enforced(self, policy: SandboxPolicy) -> list[str]:
+        network = "on" if policy.network else "off (all network use denied)"
+        return [
+            "files: writes denied outside the writable folders (Seatbelt profile)",
+            f"network: {network}",
+        ]

@@ -1,0 +1,162 @@
+"""@-mentions: `@path` or `@path:10-40` in a message attaches that file (or a folder's
+listing) to the message, and puts the file in the repo map's focus.
+
+    expand_mentions("fix @src/app.py:10-40 please", root)
+    -> Expanded(text="fix @src/app.py:10-40 please\n\n<file path=...>...</file>", files=[...])
+
+A word counts as a mention when it starts with `@` after a space (or at the start) and
+names a path: it exists, or has a file extension or a `:line` range, or starts in one
+of the project's folders (or with `/`, `~`, `..`). So `@property`, `@here` or
+`@types/node` in prose stay text, while `@src/missing.py` is an error. Paths
+are relative to the project root; one outside it (`..`, an absolute path elsewhere, a
+symlink out) or missing is a `MentionError` before anything is sent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loom.core.errors import BadInput
+
+MAX_FILE_BYTES = 256_000
+MAX_LISTING = 300
+_MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
+_RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
+_TRAILING = ".,;!?)]}'\""
+
+
+class MentionError(BadInput):
+    """A mentioned path cannot be attached; the message says which and why."""
+
+
+@dataclass
+class Expanded:
+    text: str
+    files: list[str] = field(default_factory=list)  # project-relative, in mention order
+
+
+@dataclass(frozen=True)
+class Mention:
+    raw: str  # as typed, without the @
+    path: str
+    start: int | None = None
+    end: int | None = None
+
+
+def find_mentions(text: str, root: Path) -> list[Mention]:
+    found: list[Mention] = []
+    for match in _MENTION.finditer(text):
+        raw = match.group(1).rstrip(_TRAILING)
+        if not raw:
+            continue
+        path, start, end = raw, None, None
+        ranged = _RANGE.match(raw)
+        if ranged:
+            path = ranged.group(1)
+            start = int(ranged.group(2))
+            end = int(ranged.group(3)) if ranged.group(3) else start
+        if not _looks_like_path(path, ranged is not None, root):
+            continue
+        found.append(Mention(raw, path, start, end))
+    return found
+
+
+def _looks_like_path(path: str, has_range: bool, root: Path) -> bool:
+    if has_range or re.search(r"\.\w+$", path) or os.path.lexists(root / path):
+        return True
+    # a/b names a path when its first folder is the project's (`@types/node` is prose)
+    first = path.split("/", 1)[0]
+    return "/" in path and (path.startswith(("/", "~", "..")) or os.path.isdir(root / first))
+
+
+def expand_mentions(text: str, root: Path) -> Expanded:
+    """The message with each mentioned file's content (or folder listing) attached."""
+    root = root.resolve()
+    mentions = find_mentions(text, root)
+    if not mentions:
+        return Expanded(text)
+    blocks: list[str] = []
+    files: list[str] = []
+    for mention in mentions:
+        target, rel = _resolve(mention.path, root)
+        if rel in files and mention.start is None:
+            continue
+        if target.is_dir():
+            blocks.append(_listing(target, rel))
+        else:
+            blocks.append(_file_block(target, rel, mention))
+        files.append(rel)
+    return Expanded(text + "\n\n" + "\n\n".join(blocks), list(dict.fromkeys(files)))
+
+
+def _resolve(path: str, root: Path) -> tuple[Path, str]:
+    candidate = Path(os.path.expanduser(path))
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    try:
+        resolved = candidate.resolve(strict=True)
+    except FileNotFoundError:
+        raise MentionError(
+            f"@{path}: no such file or folder in the project ({root}); check the path "
+            "(Tab completes it in the REPL)"
+        ) from None
+    except OSError as exc:
+        raise MentionError(f"@{path}: cannot read it ({exc.strerror or exc})") from None
+    if resolved != root and root not in resolved.parents:
+        raise MentionError(
+            f"@{path} is outside the project ({root}); only files inside it can be attached"
+        )
+    rel = resolved.relative_to(root).as_posix() if resolved != root else "."
+    return resolved, rel
+
+
+def _file_block(target: Path, rel: str, mention: Mention) -> str:
+    try:
+        size = target.stat().st_size
+        if size > MAX_FILE_BYTES and mention.start is None:
+            raise MentionError(
+                f"@{mention.raw}: {rel} is {size:,} bytes, too large to attach whole; "
+                f"attach a range such as @{rel}:1-200"
+            )
+        data = target.read_bytes()
+    except OSError as exc:
+        raise MentionError(f"@{mention.raw}: cannot read {rel} ({exc.strerror or exc})") from None
+    if b"\0" in data[:8192]:
+        raise MentionError(f"@{mention.raw}: {rel} is a binary file; only text can be attached")
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if mention.start is None:
+        return f'<file path="{rel}">\n' + "\n".join(lines) + "\n</file>"
+    start, end = mention.start, mention.end or mention.start
+    if start < 1 or end < start or start > len(lines):
+        raise MentionError(
+            f"@{mention.raw}: {rel} has {len(lines)} lines; give a range like "
+            f"@{rel}:1-{max(1, len(lines))} (first-last, 1-based)"
+        )
+    end = min(end, len(lines))
+    body = "\n".join(lines[start - 1 : end])
+    return f'<file path="{rel}" lines="{start}-{end}">\n{body}\n</file>'
+
+
+def _listing(target: Path, rel: str) -> str:
+    try:
+        entries = sorted(os.scandir(target), key=lambda e: e.name)
+    except OSError as exc:
+        raise MentionError(f"@{rel}: cannot list the folder ({exc.strerror or exc})") from None
+    names = [
+        e.name + ("/" if e.is_dir(follow_symlinks=False) else "")
+        for e in entries
+        if e.name not in (".git", "__pycache__")
+    ]
+    shown = names[:MAX_LISTING]
+    more = f"\n[... {len(names) - MAX_LISTING} more entries]" if len(names) > MAX_LISTING else ""
+    return f'<directory path="{rel}">\n' + "\n".join(shown) + more + "\n</directory>"
+
+
+def project_files(root: Path, limit: int = 50_000) -> list[str]:
+    """The project's files as the repo index sees them (for Tab completion)."""
+    from loom.repointel.scan import scan_project
+
+    return sorted(scan_project(str(root.resolve())).files)[:limit]

@@ -1,0 +1,44 @@
+"""What a face asks for when it starts a session, and what it is told about running ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from loom.session.headless import OnRefusal
+
+if TYPE_CHECKING:
+    from loom.tools.base import Tool
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """What a face asks for when it starts (or resumes) a session."""
+
+    model: str | None = None  # provider:model-id; None: model.default (resumed: the thread's)
+    thread: str | None = None  # id or unique prefix of a thread to continue
+    private: bool = False  # the thread never syncs
+    mode: Literal["normal", "architect"] = "normal"
+    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
+    auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
+    headless: bool = False  # nobody can answer: what would ask is refused
+    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
+    cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
+    extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
+    title: str | None = None
+    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
+    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
+    mcp_servers: Sequence[Any] = ()
+    on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
+
+
+@dataclass(frozen=True)
+class ActiveSession:
+    id: str
+    thread_id: str
+    title: str
+    status: str
+    model: str
+    mode: str

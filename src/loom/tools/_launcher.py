@@ -1,0 +1,64 @@
+"""How an agent command is launched: the hook the sandbox plugs into.
+
+`run_process(..., launcher=...)` spawns what `launcher.wrap(argv, cwd)` returns instead
+of `argv`: an argv and the descriptors it refers to (passed to the child, then closed).
+The launcher is duck-typed (the tools never import `loom.sandbox`); the session passes
+its `loom.sandbox.Sandbox`. The helpers read what the launcher can say about itself
+(`status`, `model_note`, `explain`, `with_network`), for prompts and tool results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+
+class CommandLauncher(Protocol):
+    """Turns an agent command into the argv to spawn (loom.sandbox.Sandbox: the command
+    under bubblewrap / sandbox-exec, or unchanged when there is no sandbox)."""
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]: ...
+
+
+def launch_argv(
+    argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None
+) -> tuple[list[str], tuple[int, ...]]:
+    """(argv to spawn, descriptors to pass; the caller closes them once spawned)."""
+    return (list(argv), ()) if launcher is None else launcher.wrap(argv, cwd)
+
+
+# What the launcher says, when it is a sandbox (duck-typed: `status`, `model_note`,
+# `explain`); the shell and git tools pass it on to prompts and results.
+
+
+def sandbox_status(launcher: CommandLauncher | None) -> tuple[bool, str]:
+    status = getattr(launcher, "status", None)
+    if callable(status):
+        return status()
+    return False, "runs without a sandbox"
+
+
+def sandbox_note_for_model(launcher: CommandLauncher | None) -> str:
+    note = getattr(launcher, "model_note", None)
+    text = note() if callable(note) else ""
+    return f" {text}" if text else ""
+
+
+def offers_network_requests(launcher: CommandLauncher | None) -> bool:
+    """The sandbox keeps the network off, and one command may ask to have it."""
+    return bool(getattr(launcher, "network_requestable", False))
+
+
+def network_launcher(launcher: CommandLauncher | None, wanted: bool) -> CommandLauncher | None:
+    """The launcher for a command that asked for the network (approved by a person):
+    the same sandbox with the network on, for that command alone."""
+    with_network = getattr(launcher, "with_network", None)
+    return with_network() if wanted and callable(with_network) else launcher
+
+
+def explain_sandbox_refusal(
+    launcher: CommandLauncher | None, output: str, failed: bool
+) -> str | None:
+    explain = getattr(launcher, "explain", None)
+    return explain(output, failed) if callable(explain) else None

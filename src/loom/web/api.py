@@ -1,0 +1,348 @@
+"""What the page asks for and does: JSON in, JSON (often carrying an HTML fragment) out.
+
+Every body is validated; a bad one gets 400 with a message saying what to send. Errors a
+person must act on (a thread open elsewhere, a bad model name) come back as 409/400 with
+the Workspace's own message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from loom.session import LoomError, SessionSpec
+from loom.web.graph import graph
+from loom.web.live import pending_permission
+from loom.web.project import (
+    MAX_TREE_FILES,
+    ProjectPathError,
+    changes,
+    file_tree,
+    preview,
+    shell_history,
+)
+from loom.web.state import PAGE_SIZE, NotFound, WebState
+from loom.web.views import fragment
+
+MAX_MESSAGE_CHARS = 200_000
+
+
+class NewSession(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    model: str | None = Field(default=None, max_length=200)
+    mode: Literal["normal", "architect"] = "normal"
+
+
+class Message(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+
+
+class Answer(BaseModel):
+    action: Literal["allow_once", "allow_always", "deny"]
+    scope: str | None = Field(default=None, max_length=1000)
+
+
+class Mode(BaseModel):
+    mode: Literal["normal", "architect"]
+
+
+class Model(BaseModel):
+    model: str = Field(min_length=3, max_length=200)
+
+
+class Title(BaseModel):
+    title: str = Field(min_length=1, max_length=300)
+
+
+def _state(request: Request) -> WebState:
+    return request.app.state.web
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate_json(await request.body())
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        raise BadBody(f"bad request body ({problems}); send JSON like {_example(model)}") from exc
+
+
+class BadBody(ValueError):
+    pass
+
+
+def _example(model: type[BaseModel]) -> str:
+    return {
+        NewSession: '{"text": "fix the test", "model": "anthropic:claude-sonnet-4-6"}',
+        Message: '{"text": "..."}',
+        Answer: '{"action": "allow_once"}',
+        Mode: '{"mode": "architect"}',
+        Model: '{"model": "openai:gpt-5"}',
+        Title: '{"title": "..."}',
+    }.get(model, "{}")
+
+
+async def start(request: Request) -> JSONResponse:
+    state = _state(request)
+    body = await _body(request, NewSession)
+    model = (body.model or "").strip() or None
+    try:
+        session = await state.ws.start_session(SessionSpec(model=model, mode=body.mode))
+    except LoomError as exc:
+        return _error(400, str(exc))
+    live = state.hub.add(session)
+    _sandbox_notice(state, live)
+    live.send(body.text)
+    return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
+
+
+async def send(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Message)
+    live.send(body.text)
+    return JSONResponse({"ok": True}, status_code=202)
+
+
+async def cancel(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    live = _state(request).require_live(session_id)
+    return JSONResponse({"interrupted": bool(live.session.interrupt())})
+
+
+async def answer(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Answer)
+    if pending_permission(live.session) is None:
+        return _error(409, "this session is not waiting for a permission answer any more")
+    meta = {"scope": body.scope} if body.scope else {}
+    try:
+        live.session.respond_to_permission(body.action, meta)
+    except (LookupError, ValueError) as exc:
+        return _error(409, str(exc))
+    live.answered(body.action)
+    return JSONResponse({"ok": True})
+
+
+async def set_mode(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    live = _state(request).require_live(session_id)
+    body = await _body(request, Mode)
+    live.session.set_mode(body.mode)
+    return JSONResponse({"mode": body.mode})
+
+
+async def set_model(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    state = _state(request)
+    live = state.require_live(session_id)
+    body = await _body(request, Model)
+    try:
+        check = getattr(state.ws, "check_model", None)
+        if check is not None:
+            await asyncio.to_thread(check, body.model.strip())
+        live.session.update_model(body.model.strip())
+    except (LoomError, ValueError) as exc:
+        return _error(400, str(exc))
+    live.notice("info", f"Model: {body.model.strip()} from the next call on.")
+    return JSONResponse({"model": live.session.model})
+
+
+async def stop(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    state = _state(request)
+    state.require_live(session_id)
+    await state.ws.stop_session(session_id)
+    state.hub.remove(session_id)
+    return JSONResponse({"url": f"/s/{session_id}"})
+
+
+async def session_changes(request: Request) -> JSONResponse:
+    params = request.path_params
+    session_id = params.get("session_id") or params["ref"]
+    state = _state(request)
+    live = state.require_live(session_id)
+    thread = live.session.thread
+    files, problem = await asyncio.to_thread(
+        changes, live.session.project_root, thread.git_initial_commit_sha
+    )
+    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
+                                          problem), "count": len(files)})
+
+
+async def thread_changes(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    if state.live(ref) is not None:
+        return await session_changes(request)
+    thread = _load(state, ref)
+    files, problem = await asyncio.to_thread(
+        changes, state.ws.project_root, thread.git_initial_commit_sha
+    )
+    return JSONResponse({"html": fragment("changes", files, thread.git_initial_commit_sha,
+                                          problem), "count": len(files)})
+
+
+async def terminal(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    live = state.live(ref)
+    messages = live.session.thread.messages if live is not None else _load(state, ref).messages
+    return JSONResponse({"html": fragment("terminal", shell_history(list(messages)))})
+
+
+async def files(request: Request) -> JSONResponse:
+    state = _state(request)
+    listed = await asyncio.to_thread(state.ws.repo.files)
+    html = str(fragment("file_tree", file_tree(listed[:MAX_TREE_FILES])))
+    if len(listed) > MAX_TREE_FILES:
+        html += (f'<p class="muted small">Showing {MAX_TREE_FILES} of {len(listed)} files.</p>')
+    return JSONResponse({"html": html, "count": len(listed)})
+
+
+async def file_preview(request: Request) -> JSONResponse:
+    state = _state(request)
+    path = request.query_params.get("path", "")
+    try:
+        html = await asyncio.to_thread(preview, state.ws.project_root, path)
+    except (ProjectPathError, OSError) as exc:
+        return _error(404, str(exc))
+    return JSONResponse({"html": f'<div class="preview-head"><code>{_esc(path)}</code></div>'
+                                 + str(html)})
+
+
+async def threads(request: Request) -> JSONResponse:
+    state = _state(request)
+    q = request.query_params.get("q", "")
+    offset_text = request.query_params.get("offset", "0")
+    offset = int(offset_text) if offset_text.isdigit() else -1
+    if offset < 0 or len(q) > 500:
+        return _error(400, "offset must be >= 0 and the query at most 500 characters")
+    started = time.perf_counter()
+    try:
+        rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
+    except LoomError as exc:  # a query with no words in it
+        return JSONResponse({"html": f'<p class="muted small">{_esc(str(exc))}</p>',
+                             "next": None, "count": 0})
+    current = request.query_params.get("current")
+    html = fragment("thread_rows", rows, current)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return JSONResponse(  # Server-Timing: what bench/web_bench.py reads
+        {"html": html, "next": next_offset, "count": len(rows)},
+        headers={"server-timing": f"app;dur={elapsed_ms:.2f}"},
+    )
+
+
+async def resume(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    if state.live(ref) is not None:
+        return JSONResponse({"url": f"/s/{ref}"})
+    try:
+        session = await state.ws.resume(ref)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    _sandbox_notice(state, state.hub.add(session))
+    return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
+
+
+async def rename(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    body = await _body(request, Title)
+    title = " ".join(body.title.split())
+    live = state.live(ref)
+    if live is not None:  # the session holds the writer lock: rename through it
+        live.session.set_title(title)
+        state.hub.badges_changed()
+    else:
+        try:
+            await asyncio.to_thread(state.ws.threads.rename, ref, title)
+        except LoomError as exc:
+            return _error(409, str(exc))
+    return JSONResponse({"title": title})
+
+
+async def delete(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    if state.live(ref) is not None:
+        return _error(409, "close this live session first, then delete the thread")
+    thread_id = _resolve(state, ref)
+    try:
+        await asyncio.to_thread(state.ws.threads.delete, thread_id)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    return JSONResponse({"id": thread_id})
+
+
+async def restore(request: Request) -> JSONResponse:
+    ref = request.path_params["ref"]
+    state = _state(request)
+    try:
+        thread_id = await asyncio.to_thread(state.ws.threads.restore, ref)
+    except LoomError as exc:
+        return _error(409, str(exc))
+    return JSONResponse({"id": thread_id, "url": f"/s/{thread_id}"})
+
+
+def _sandbox_notice(state: WebState, live: Any) -> None:
+    """Say at session start when agent commands will run unconfined (as the REPL does)."""
+    notice = getattr(state.ws, "sandbox_notice", None)
+    line = notice() if callable(notice) else None
+    if line:
+        live.notice("warn", line)
+
+
+def _resolve(state: WebState, ref: str) -> str:
+    try:
+        return state.ws.threads.resolve(ref)
+    except LoomError as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def _load(state: WebState, ref: str) -> Any:
+    try:
+        return state.ws.threads.load(ref)
+    except LoomError as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def _esc(text: str) -> str:
+    from html import escape
+
+    return escape(text)
+
+
+routes = [
+    Route("/api/sessions", start, methods=["POST"]),
+    Route("/api/sessions/{session_id}/messages", send, methods=["POST"]),
+    Route("/api/sessions/{session_id}/cancel", cancel, methods=["POST"]),
+    Route("/api/sessions/{session_id}/permission", answer, methods=["POST"]),
+    Route("/api/sessions/{session_id}/mode", set_mode, methods=["POST"]),
+    Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),
+    Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
+    Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),
+    Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),
+    Route("/api/threads/{ref}/terminal", terminal, methods=["GET"]),
+    Route("/api/files", files, methods=["GET"]),
+    Route("/api/graph", graph, methods=["GET"]),
+    Route("/api/files/preview", file_preview, methods=["GET"]),
+    Route("/api/threads", threads, methods=["GET"]),
+    Route("/api/threads/{ref}/resume", resume, methods=["POST"]),
+    Route("/api/threads/{ref}/rename", rename, methods=["POST"]),
+    Route("/api/threads/{ref}/delete", delete, methods=["POST"]),
+    Route("/api/threads/{ref}/restore", restore, methods=["POST"]),
+]

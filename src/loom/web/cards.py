@@ -1,0 +1,200 @@
+"""What the chat shows, built from thread messages: user and assistant turns, and one
+card per tool call (arguments, status, duration, output, and a diff for file edits).
+
+The same builders serve a page load (the whole history) and the live stream (one event),
+so a reload shows exactly what the stream showed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from loom.web.render import diff_html, markdown, unified_diff
+
+EDIT_TOOLS = ("file_edit", "file_write")
+SUBJECT_KEYS = ("command", "path", "pattern", "query", "file", "url")
+MAX_OUTPUT_CHARS = 20_000
+
+
+@dataclass
+class ToolCard:
+    call_id: str
+    name: str
+    subject: str
+    arguments: str  # pretty JSON
+    diff: Markup | None = None
+    status: str = "pending"  # pending | running | done | error | denied | interrupted
+    output: str = ""
+    duration: float | None = None  # seconds, when this process saw it run
+
+    @property
+    def status_label(self) -> str:
+        return {
+            "pending": "Waiting",
+            "running": "Running",
+            "done": "Done",
+            "error": "Failed",
+            "denied": "Denied",
+            "interrupted": "Interrupted",
+        }.get(self.status, self.status)
+
+
+@dataclass
+class ChatItem:
+    kind: str  # user | assistant | notice | plan
+    text: str = ""
+    html: Markup | None = None
+    tools: list[ToolCard] = field(default_factory=list)
+    model: str | None = None
+    level: str = "info"  # for notices: info | warn | error
+    plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
+
+
+def subject_of(arguments: dict[str, Any]) -> str:
+    for key in SUBJECT_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def card_for(
+    call: Any,
+    durations: dict[str, float] | None = None,
+    diffs: dict[str, Markup | None] | None = None,
+) -> ToolCard:
+    """A call's card. `diffs` holds the diffs this process took from disk before an edit
+    ran (with context lines); otherwise the diff comes from the arguments alone."""
+    args = dict(call.arguments_json or {})
+    diff = (diffs or {}).get(call.id) or args_diff(call.tool_name, args)
+    return ToolCard(
+        call_id=call.id,
+        name=call.tool_name,
+        subject=subject_of(args),
+        arguments=json.dumps(args, indent=2, ensure_ascii=False)[:MAX_OUTPUT_CHARS],
+        diff=diff,
+        duration=(durations or {}).get(call.id),
+    )
+
+
+def args_diff(tool_name: str, args: dict[str, Any]) -> Markup | None:
+    """The change a file tool asks for, from its arguments alone (history view)."""
+    path = str(args.get("path", ""))
+    if tool_name == "file_edit" and isinstance(args.get("old_string"), str):
+        text = unified_diff(path, args["old_string"], str(args.get("new_string", "")))
+        return diff_html(text) if text else None
+    if tool_name == "file_write" and isinstance(args.get("content"), str):
+        return diff_html(unified_diff(path, "", args["content"]))
+    return None
+
+
+def disk_diff(project_root: Path, tool_name: str, args: dict[str, Any]) -> Markup | None:
+    """The change a file tool is about to make, against the file on disk (the modal)."""
+    raw = args.get("path")
+    if tool_name not in EDIT_TOOLS or not isinstance(raw, str):
+        return None
+    root = project_root.resolve()
+    target = (root / raw).resolve()
+    if not target.is_relative_to(root):
+        return args_diff(tool_name, args)
+    try:
+        before = target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        before = ""
+    if tool_name == "file_write":
+        after = str(args.get("content", ""))
+    else:
+        old, new = args.get("old_string"), args.get("new_string", "")
+        if not isinstance(old, str) or old not in before:
+            return args_diff(tool_name, args)
+        after = before.replace(old, str(new), 1)
+    text = unified_diff(raw, before, after)
+    return diff_html(text) if text else None
+
+
+def outcome_status(is_error: bool | None, content: str) -> str:
+    if not is_error:
+        return "done"
+    if content.startswith("Permission denied"):
+        return "denied"
+    if content.startswith("Interrupted"):
+        return "interrupted"
+    return "error"
+
+
+def chat_items(
+    messages: list[Any],
+    durations: dict[str, float] | None = None,
+    diffs: dict[str, Markup | None] | None = None,
+) -> list[ChatItem]:
+    """The thread's messages as chat items; tool results fill their call's card."""
+    items: list[ChatItem] = []
+    cards: dict[str, ToolCard] = {}
+    for message in messages:
+        role = getattr(message, "role", "")
+        extra = getattr(message, "model_extra", None) or {}
+        if role == "user" and extra.get("architect_step"):
+            # architect mode's step request: the plan panel shows the step itself
+            items.append(ChatItem("notice", text=message.content.split("\n\n")[0]))
+        elif role == "user":
+            items.append(ChatItem("user", text=message.content))
+        elif role == "assistant" and isinstance(extra.get("plan"), dict):
+            items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
+        elif role == "assistant":
+            tools = [card_for(call, durations, diffs) for call in message.tool_calls]
+            cards.update((card.call_id, card) for card in tools)
+            items.append(
+                ChatItem(
+                    "assistant",
+                    html=markdown(message.content) if message.content else None,
+                    tools=tools,
+                    model=message.model,
+                )
+            )
+        elif role == "tool":
+            card = cards.get(message.tool_call_id)
+            if card is not None:
+                fill_result(card, message.content, message.is_error)
+    return items
+
+
+def _plan_view(plan: dict[str, Any]) -> dict[str, Any]:
+    steps = [dict(step, status="planned") for step in plan.get("steps", [])
+             if isinstance(step, dict)]
+    return {"summary": str(plan.get("summary", "")), "steps": steps}
+
+
+def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
+    card.output = content[:MAX_OUTPUT_CHARS] + (
+        f"\n… {len(content) - MAX_OUTPUT_CHARS} more characters" if len(content) > MAX_OUTPUT_CHARS
+        else ""
+    )
+    card.status = outcome_status(is_error, content)
+
+
+def usage_totals(messages: list[Any]) -> dict[str, float]:
+    """Tokens and cost of a whole thread, and of its last turn (since the last user
+    message), from the usage each assistant message carries."""
+    total = {"input": 0, "output": 0, "cost": 0.0}
+    turn = {"input": 0, "output": 0, "cost": 0.0}
+    for message in messages:
+        if getattr(message, "role", "") == "user":
+            turn = {"input": 0, "output": 0, "cost": 0.0}
+        usage = getattr(message, "usage", None)
+        if usage is None:
+            continue
+        for bucket in (total, turn):
+            bucket["input"] += usage.input_tokens or 0
+            bucket["output"] += usage.output_tokens or 0
+            bucket["cost"] += usage.cost_usd or 0.0
+    return {
+        "tokens": total["input"] + total["output"],
+        "cost": total["cost"],
+        "turn_tokens": turn["input"] + turn["output"],
+        "turn_cost": turn["cost"],
+    }

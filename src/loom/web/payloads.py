@@ -1,0 +1,165 @@
+"""Session events as the browser receives them: small JSON objects, with HTML fragments
+rendered on the server (messages, tool cards, the permission modal, the plan) by the same
+templates a page load uses."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from loom.web.cards import ChatItem, card_for, chat_items, disk_diff, fill_result, usage_totals
+from loom.web.views import fragment
+
+if TYPE_CHECKING:
+    from loom.web.live import LiveSession
+
+
+def payload_for(live: LiveSession, event: Any) -> dict[str, Any] | None:
+    kind = getattr(event, "type", "")
+    handler = _HANDLERS.get(kind)
+    return handler(live, event) if handler is not None else None
+
+
+def _delta(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "delta", "text": event.text}
+
+
+def _message(live: LiveSession, event: Any) -> dict[str, Any]:
+    message = event.message
+    if message.role == "tool":
+        card = tool_card(live, message.tool_call_id)
+        if card is None:
+            return {"type": "noop"}
+        fill_result(card, message.content, message.is_error)
+        return {
+            "type": "tool_result",
+            "call_id": message.tool_call_id,
+            "tool": message.tool_name,
+            "html": fragment("tool_card", card),
+        }
+    if message.role not in ("user", "assistant"):
+        return {"type": "noop"}
+    (item,) = chat_items([message], live.durations, live.diffs) or [ChatItem("notice")]
+    payload: dict[str, Any] = {"type": "message", "role": message.role,
+                               "html": fragment("chat_item", item)}
+    if message.role == "assistant":
+        payload["usage"] = usage_totals(live.session.thread.messages)
+    return payload
+
+
+def tool_card(live: LiveSession, call_id: str) -> Any:
+    for message in reversed(live.session.thread.messages):
+        for call in getattr(message, "tool_calls", ()) or ():
+            if call.id == call_id:
+                return card_for(call, live.durations, live.diffs)
+    return None
+
+
+def _status(live: LiveSession, event: Any) -> dict[str, Any]:
+    label, kind = live.badge
+    return {"type": "status", "status": event.status, "badge": label, "badge_kind": kind}
+
+
+def _tool_running(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "tool_running", "call_id": event.call_id, "tool": event.tool_name}
+
+
+def _tool_progress(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "tool_progress", "call_id": event.call_id, "message": event.message}
+
+
+def _tool_done(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {
+        "type": "tool_done",
+        "call_id": event.call_id,
+        "tool": event.tool_name,
+        "is_error": event.is_error,
+        "duration": live.durations.get(event.call_id),
+    }
+
+
+def _permission(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "permission", "call_id": event.call_id,
+            "html": permission_modal(live, event)}
+
+
+def permission_modal(live: LiveSession, event: Any) -> str:
+    diff = live.diffs.get(event.call_id)
+    if diff is None:
+        diff = disk_diff(live.session.project_root, event.tool_name, event.arguments)
+    return fragment("permission_modal", event, diff)
+
+
+def _mode(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "mode", "mode": event.mode}
+
+
+def _retry(live: LiveSession, event: Any) -> dict[str, Any]:
+    text = (f"The model call failed ({event.error}); retry {event.attempt} in "
+            f"{event.delay_seconds:.1f} s.")
+    return _notice("warn", text)
+
+
+def _error(live: LiveSession, event: Any) -> dict[str, Any]:
+    return _notice("error", f"{event.origin} error: {event.message}")
+
+
+def _sync_error(live: LiveSession, event: Any) -> dict[str, Any]:
+    return _notice("warn", f"Sync: {event.message}")
+
+
+def _compacted(live: LiveSession, event: Any) -> dict[str, Any]:
+    if event.fallback:
+        return _notice("warn", f"Context: {event.fallback}")
+    return _notice(
+        "info",
+        f"Context: {event.summarised_messages} older message(s) summarised by {event.model} "
+        f"(~{event.tokens_before} -> ~{event.tokens_after} tokens); the thread keeps them all",
+    )
+
+
+def _restored(live: LiveSession, event: Any) -> dict[str, Any]:
+    files = ", ".join(event.paths[:10]) + (" …" if len(event.paths) > 10 else "")
+    return _notice("info", f"{event.action.capitalize()}: restored {files or 'no files'}")
+
+
+def _rewound(live: LiveSession, event: Any) -> dict[str, Any]:
+    return _notice(
+        "info", f"Rewound: {event.hidden_messages} message(s) set aside (the thread keeps them)"
+    )
+
+
+def _notice(level: str, text: str) -> dict[str, Any]:
+    return {"type": "notice", "level": level, "text": text}
+
+
+def _plan(live: LiveSession, event: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = {"type": "plan", "html": fragment("plan_panel", live.plan)}
+    if event.type == "architect_plan":  # the planning answer (JSON) becomes the plan
+        item = ChatItem("plan", plan={"summary": event.summary, "steps": event.steps})
+        payload["answer_html"] = fragment("chat_item", item)
+    return payload
+
+
+def _turn_done(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {"type": "turn_done", "usage": usage_totals(live.session.thread.messages)}
+
+
+_HANDLERS = {
+    "text_delta": _delta,
+    "new_message": _message,
+    "session_status": _status,
+    "tool_executing": _tool_running,
+    "tool_progress": _tool_progress,
+    "tool_complete": _tool_done,
+    "permission_request": _permission,
+    "mode_changed": _mode,
+    "llm_retry": _retry,
+    "error": _error,
+    "sync_error": _sync_error,
+    "architect_plan": _plan,
+    "architect_step": _plan,
+    "turn_complete": _turn_done,
+    "context_compacted": _compacted,  # checkpoints/compaction (issue 13)
+    "files_restored": _restored,
+    "conversation_rewound": _rewound,
+}

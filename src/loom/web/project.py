@@ -1,0 +1,156 @@
+"""The side panel's views of the project: the file tree and a highlighted preview, the
+changes since the session's starting commit (git), and the shell commands it ran."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from loom.web.render import diff_html, highlight
+
+MAX_PREVIEW_BYTES = 512_000
+MAX_TREE_FILES = 5_000  # a bigger tree is cut (the page says so): the HTML would be huge
+MAX_UNTRACKED_DIFFS = 200
+MAX_DIFF_CHARS = 400_000
+GIT_TIMEOUT = 20
+
+
+class ProjectPathError(ValueError):
+    """A path outside the project, or not a readable file."""
+
+
+@dataclass
+class TreeEntry:
+    name: str
+    path: str
+    children: list[TreeEntry] | None = None  # None: a file
+    open: bool = False
+
+
+def file_tree(files: list[str]) -> list[TreeEntry]:
+    """Nested entries from sorted relative paths; folders first, then files."""
+    root: dict[str, Any] = {}
+    for rel in files:
+        node = root
+        parts = rel.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part + "/", {})
+        node[parts[-1]] = None
+
+    def build(node: dict[str, Any], prefix: str, depth: int) -> list[TreeEntry]:
+        dirs = sorted(k for k, v in node.items() if v is not None)
+        names = sorted(k for k, v in node.items() if v is None)
+        entries = [
+            TreeEntry(d[:-1], prefix + d[:-1], build(node[d], prefix + d, depth + 1),
+                      open=depth == 0 and len(dirs) <= 3)
+            for d in dirs
+        ]
+        entries += [TreeEntry(n, prefix + n) for n in names]
+        return entries
+
+    return build(root, "", 0)
+
+
+def preview(project_root: Path, rel: str) -> Markup:
+    root = project_root.resolve()
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root) or not target.is_file():
+        raise ProjectPathError(f"{rel} is not a file inside the project")
+    data = target.read_bytes()[:MAX_PREVIEW_BYTES]
+    if b"\0" in data[:8192]:
+        return Markup('<p class="muted">A binary file; no preview.</p>')
+    text = data.decode("utf-8", errors="replace")
+    return Markup(highlight(text, filename=target.name))
+
+
+@dataclass
+class FileChange:
+    path: str
+    added: int
+    removed: int
+    html: Markup
+
+
+def changes(project_root: Path, base: str | None) -> tuple[list[FileChange], str | None]:
+    """Per-file diffs of the working tree against `base`, untracked files included.
+    Returns (changes, problem) where problem says why there are none to show."""
+    if not base:
+        return [], "This session has no starting commit (not a git repository, or no commit yet)."
+    try:
+        tracked = _git(project_root, "diff", "--no-color", "--no-ext-diff", base, "--")
+        untracked = _git(project_root, "ls-files", "--others", "--exclude-standard", "-z")
+    except (OSError, subprocess.SubprocessError, GitError) as exc:
+        return [], f"git diff failed: {exc}"
+    texts = _split_diff(tracked)
+    for rel in list(filter(None, untracked.split("\0")))[:MAX_UNTRACKED_DIFFS]:
+        try:
+            texts.append((rel, _git(project_root, "diff", "--no-color", "--no-index", "--",
+                                    "/dev/null", rel, ok=(0, 1))))
+        except (OSError, subprocess.SubprocessError, GitError):
+            continue
+    result = []
+    for path, text in texts:
+        lines = text.splitlines()
+        added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++"))
+        removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("---"))
+        result.append(FileChange(path, added, removed, diff_html(text[:MAX_DIFF_CHARS])))
+    return result, None
+
+
+class GitError(RuntimeError):
+    pass
+
+
+def _git(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+    done = subprocess.run(
+        ["git", "-c", "core.quotepath=off", *args], cwd=root, capture_output=True,
+        text=True, errors="replace", timeout=GIT_TIMEOUT, check=False,
+    )
+    if done.returncode not in ok:
+        raise GitError(done.stderr.strip() or f"git exited with {done.returncode}")
+    return done.stdout
+
+
+def _split_diff(text: str) -> list[tuple[str, str]]:
+    files: list[tuple[str, str]] = []
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("diff --git ") and current:
+            files.append(_named(current))
+            current = []
+        current.append(line)
+    if current:
+        files.append(_named(current))
+    return files
+
+
+def _named(lines: list[str]) -> tuple[str, str]:
+    header = lines[0].rstrip("\n")
+    path = header.split(" b/", 1)[-1] if " b/" in header else header
+    return path, "".join(lines)
+
+
+@dataclass
+class ShellEntry:
+    command: str
+    output: str
+    status: str
+
+
+def shell_history(messages: list[Any]) -> list[ShellEntry]:
+    """The shell tool's commands and outputs, in order, from the thread."""
+    entries: dict[str, ShellEntry] = {}
+    for message in messages:
+        for call in getattr(message, "tool_calls", ()) or ():
+            if call.tool_name == "shell":
+                command = str((call.arguments_json or {}).get("command", ""))
+                entries[call.id] = ShellEntry(command, "", "running")
+        if getattr(message, "role", "") == "tool" and message.tool_call_id in entries:
+            entry = entries[message.tool_call_id]
+            entry.output = message.content[-20_000:]
+            entry.status = "error" if message.is_error else "done"
+    return list(entries.values())

@@ -1,0 +1,122 @@
+"""Run `loom web`: bind the socket first (so port 0 works and the URL is exact), print
+the URL with its token, open the browser, serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import sys
+import webbrowser
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from loom.web.security import LOOPBACK, Guard
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 4200
+PROVIDER_PREWARM_DELAY = 2.0  # seconds after start: the first page comes first
+
+
+def _warm_pages(ws: Any) -> None:
+    """What the first page needs, done before the URL is printed: the templates, the
+    code colours, the thread index. Done later, it would compete with the provider's
+    SDK import for the interpreter while the first page is asked for."""
+    from loom.web.render import code_css
+    from loom.web.views import env
+
+    for name in ("session.html", "cost.html", "_parts.html"):
+        env().get_template(name)
+    code_css()
+    with contextlib.suppress(Exception):  # a broken index is reported by the page itself
+        ws.threads.list(limit=1)
+
+
+def _prewarm_provider(ws: Any) -> None:
+    """Markdown (its import compiles many patterns), then the default provider (an SDK
+    import, 1-2 s), so the first message waits for neither; started once the first
+    page has had time to load."""
+    from loom.web.render import markdown
+
+    markdown("`warm`")
+    prewarm = getattr(ws, "prewarm", None)
+    if prewarm is not None:
+        prewarm()
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BindError(OSError):
+    pass
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        hint = "pick another with --port (0 picks a free one)" if port else "check --host"
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; {hint}") from exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def warning_for(host: str) -> str | None:
+    if host in LOOPBACK or _is_loopback(host):
+        return None
+    return (
+        f"WARNING: listening on {host}, not only on this machine. Anyone who can reach this "
+        "address and learns the token can read your threads and run commands here: the "
+        "token in the URL is then the ONLY protection. Use --host only on a network you trust."
+    )
+
+
+async def serve(
+    ws: Any,
+    host: str,
+    port: int,
+    *,
+    open_browser: bool = True,
+    out: TextIO | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    import uvicorn
+
+    from loom.web.app import create_app
+
+    out = out or sys.stdout
+    sock = bind(host, port)
+    guard = Guard(host=host, port=sock.getsockname()[1])
+    config = uvicorn.Config(
+        create_app(ws, guard), log_level="warning", access_log=False, lifespan="on",
+        timeout_graceful_shutdown=3, ws="none",
+    )
+    server = uvicorn.Server(config)
+    await asyncio.to_thread(_warm_pages, ws)
+    url = guard.url("/")
+    warning = warning_for(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    print(f"Loom is ready at {url}", file=out, flush=True)
+    print("Press Ctrl-C to stop.", file=out, flush=True)
+    if on_ready is not None:
+        on_ready(url)
+    if open_browser:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(webbrowser.open, url)
+    loop = asyncio.get_running_loop()
+    loop.call_later(
+        PROVIDER_PREWARM_DELAY, lambda: loop.run_in_executor(None, _prewarm_provider, ws)
+    )
+    await server.serve(sockets=[sock])

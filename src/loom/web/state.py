@@ -1,0 +1,88 @@
+"""What the web app holds while it runs: the Workspace, the live-session hub, caches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loom.web.cost import CostCache
+from loom.web.live import Hub, LiveSession
+from loom.web.render import snippet_html
+from loom.web.security import Guard
+from loom.web.views import fragment
+
+PAGE_SIZE = 50
+
+
+class NotFound(LookupError):
+    pass
+
+
+@dataclass
+class WebState:
+    ws: Any  # loom.session.Workspace
+    guard: Guard
+    hub: Hub = field(default_factory=Hub)
+    costs: CostCache = field(default_factory=CostCache)
+    version: str = "0"
+    _models: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.hub.render_sidebar = lambda: fragment("live_sessions", self.live_list(), None)
+
+    def models(self) -> list[str]:
+        """Model names for the selector (from the catalog; any other may be typed)."""
+        if self._models is None:
+            known = getattr(self.ws, "known_models", None)
+            self._models = known() if callable(known) else []
+        return self._models
+
+    def live_list(self) -> list[LiveSession]:
+        """Every running session of the Workspace (the page's own and any other)."""
+        for active in self.ws.list_active():
+            if active.id not in self.hub.sessions:
+                session = self.ws.find_session(active.id)
+                if session is not None:
+                    self.hub.add(session)
+        return list(self.hub.sessions.values())
+
+    def live(self, session_id: str) -> LiveSession | None:
+        live = self.hub.sessions.get(session_id)
+        if live is None:
+            session = self.ws.find_session(session_id)
+            if session is not None:
+                live = self.hub.add(session)
+        return live
+
+    def require_live(self, session_id: str) -> LiveSession:
+        live = self.live(session_id)
+        if live is None:
+            raise NotFound(f"no live session {session_id}; resume the thread to carry on")
+        return live
+
+    def thread_rows(self, query: str = "", offset: int = 0,
+                    limit: int = PAGE_SIZE) -> tuple[list[dict[str, Any]], int | None]:
+        """Sidebar rows (search hits with highlighted snippets, or newest first) and the
+        offset of the next page (None at the end)."""
+        query = query.strip()
+        if query:
+            hits = self.ws.threads.search(query, limit=offset + limit + 1)
+            page = hits[offset : offset + limit]
+            rows = [_row(h.summary, snippet_html(h.snippet)) for h in page]
+            more = len(hits) > offset + limit
+        else:
+            summaries = self.ws.threads.list(limit=limit + 1, offset=offset)
+            rows = [_row(s) for s in summaries[:limit]]
+            more = len(summaries) > limit
+        return rows, (offset + limit if more else None)
+
+
+def _row(summary: Any, snippet: Any = None) -> dict[str, Any]:
+    return {
+        "id": summary.id,
+        "title": summary.title,
+        "when": summary.last_activity_at,
+        "messages": summary.message_count,
+        "branch": summary.git_branch,
+        "snippet": snippet,
+    }

@@ -1,0 +1,89 @@
+"""`GET /events`: the Server-Sent Events stream a tab listens to.
+
+`/events?session=ID&after=SEQ` replays that session's events numbered after SEQ (the
+page was rendered up to it) and then follows it live; on an automatic reconnect the
+browser's `Last-Event-ID` takes the place of `after`. Every stream also carries the
+sidebar's live-session list when a badge changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.requests import Request
+from starlette.routing import Route
+
+from loom.web.live import Client
+from loom.web.state import WebState
+
+PING_SECONDS = 15
+IDLE_CHECK_SECONDS = 5
+MAX_BATCH = 200
+
+
+async def events(request: Request) -> EventSourceResponse:
+    state: WebState = request.app.state.web
+    session = request.query_params.get("session", "")
+    after_text = request.query_params.get("after", "0")
+    after = int(after_text) if after_text.isdigit() else 0
+    last_id = request.headers.get("last-event-id", "")
+    if last_id.isdigit():
+        after = max(after, int(last_id))
+    return EventSourceResponse(
+        _follow(request, state, session, after),
+        ping=PING_SECONDS,
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+async def _follow(
+    request: Request, state: WebState, session_id: str, after: int
+) -> AsyncIterator[dict[str, Any]]:
+    client = Client()
+    live = state.live(session_id) if session_id else None
+    backlog, complete = live.attach(client, after) if live is not None else ([], True)
+    state.hub.sidebar_clients.add(client)
+    try:
+        if session_id and live is None:
+            yield _plain({"type": "ended"})  # the session stopped: show the saved thread
+        if not complete:
+            yield _plain({"type": "reset"})  # more was missed than we keep: reload
+            return
+        for start in range(0, len(backlog), MAX_BATCH):
+            part = backlog[start : start + MAX_BATCH]
+            yield {"data": "[" + ",".join(d for _, d in part) + "]", "id": str(part[-1][0])}
+        while True:
+            try:
+                seq, data = await asyncio.wait_for(client.queue.get(), IDLE_CHECK_SECONDS)
+            except TimeoutError:
+                if live is not None and live.id not in state.hub.sessions:
+                    yield _plain({"type": "ended"})
+                    return
+                continue
+            if client.overflowed:
+                yield _plain({"type": "reset"})
+                return
+            # A backlog (a busy machine, a fast stream) goes out as one frame: a JSON
+            # array of the payloads, numbered by the last one.
+            batch = [data]
+            while len(batch) < MAX_BATCH and not client.queue.empty():
+                next_seq, next_data = client.queue.get_nowait()
+                batch.append(next_data)
+                seq = next_seq if next_seq is not None else seq
+            text = data if len(batch) == 1 else "[" + ",".join(batch) + "]"
+            yield {"data": text} if seq is None else {"data": text, "id": str(seq)}
+    finally:
+        state.hub.sidebar_clients.discard(client)
+        if live is not None:
+            live.detach(client)
+
+
+def _plain(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"data": json.dumps(payload)}
+
+
+routes = [Route("/events", events)]

@@ -1,0 +1,84 @@
+"""An ACP client (the SDK's own client side) driving `loom acp` as a subprocess against
+the fake LLM server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+from acp import spawn_agent_process
+from tests.cli.test_run import provider_env
+from tests.fakes.llm_server import FakeLlmServer
+
+
+@dataclass
+class RecordingClient:
+    """Records every session/update and answers permission requests as told."""
+
+    answers: list[str] = field(default_factory=list)  # option ids, in order; default allow_once
+    updates: list[tuple[str, Any]] = field(default_factory=list)
+    permission_requests: list[Any] = field(default_factory=list)
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append((session_id, tool_call, options))
+        answer = self.answers.pop(0) if self.answers else "allow_once"
+        if answer == "cancelled":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=answer)
+        )
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    def kinds(self, session_id: str | None = None) -> list[str]:
+        return [
+            u.session_update for sid, u in self.updates if session_id is None or sid == session_id
+        ]
+
+    def text(self, session_id: str | None = None) -> str:
+        return "".join(
+            u.content.text
+            for sid, u in self.updates
+            if u.session_update == "agent_message_chunk" and (session_id in (None, sid))
+        )
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "notes.txt").write_text("one\n")
+    return root
+
+
+@asynccontextmanager
+async def acp_agent(
+    server: FakeLlmServer, project: Path, client: RecordingClient, *args: str
+) -> AsyncIterator[tuple[Any, Any]]:
+    env = {**os.environ, **provider_env(server)}
+    async with spawn_agent_process(
+        lambda _agent: client, sys.executable, "-m", "loom", "acp", *args, env=env, cwd=project
+    ) as (conn, process):
+        yield conn, process

@@ -1,0 +1,253 @@
+"""`loom acp` driven by the ACP SDK's client side, against the fake LLM server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from acp import PROTOCOL_VERSION, RequestError
+from tests.acp.conftest import RecordingClient, acp_agent
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+pytestmark = pytest.mark.asyncio
+
+
+async def start(conn, project: Path) -> str:
+    init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+    assert init.protocol_version == PROTOCOL_VERSION
+    caps = init.agent_capabilities
+    assert caps.load_session and caps.prompt_capabilities.embedded_context
+    assert caps.mcp_capabilities.http
+    assert init.agent_info.name == "loom"
+    new = await conn.new_session(cwd=str(project), mcp_servers=[])
+    assert new.modes.current_mode_id == "normal"
+    assert {m.id for m in new.modes.available_modes} == {"normal", "architect"}
+    return new.session_id
+
+
+def text_block(text: str) -> dict:
+    from acp import text_block as block
+
+    return block(text)
+
+
+async def test_read_then_edit_with_permission_allowed_once(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(text="Reading. ", tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+        Turn(tool_calls=[FakeToolCall("file_edit", {
+            "path": "notes.txt", "old_string": "one", "new_string": "two"})]),
+        Turn(text="Changed it."),
+    )  # fmt: skip
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("edit notes")])
+        assert reply.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "two\n"
+    ((sid, call, options),) = client.permission_requests
+    assert sid == session_id and call.kind == "edit" and call.status == "pending"
+    assert {o.kind for o in options} == {"allow_once", "allow_always", "reject_once",
+                                         "reject_always"}  # fmt: skip
+    (diff,) = call.content
+    assert diff.type == "diff" and diff.old_text == "one\n" and diff.new_text == "two\n"
+    kinds = client.kinds(session_id)
+    assert kinds[0] == "agent_message_chunk" and "usage_update" in kinds
+    calls = [u for _, u in client.updates if u.session_update in ("tool_call", "tool_call_update")]
+    read_id = calls[0].tool_call_id
+    assert calls[0].session_update == "tool_call" and calls[0].kind == "read"
+    statuses = [u.status for u in calls if u.tool_call_id == read_id]
+    assert statuses == ["pending", "in_progress", "completed"]
+    edit = [u for u in calls if u.tool_call_id != read_id]
+    assert [u.status for u in edit] == ["pending", "in_progress", "completed"]
+    assert edit[-1].content[0].type == "diff"
+    assert client.text(session_id) == "Reading. Changed it."
+    thread = json.loads(thread_path(session_id).read_text())
+    assert [m["role"] for m in thread["conversation"]["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+
+
+def thread_path(thread_id: str) -> Path:
+    return Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+
+
+async def test_reject_once_leaves_the_file_and_tells_the_model(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "new.txt", "content": "x"})]),
+        Turn(text="Understood, not writing."),
+    )
+    client = RecordingClient(answers=["reject_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("write")])
+    assert reply.stop_reason == "end_turn"
+    assert not (project / "new.txt").exists()
+    failed = [u for _, u in client.updates
+              if u.session_update == "tool_call_update" and u.status == "failed"]  # fmt: skip
+    assert failed, "the refused call ends failed"
+    request = server.requests[-1].json
+    assert "denied" in json.dumps(request["messages"]).lower()
+
+
+async def test_cancel_mid_turn_returns_cancelled_and_saves(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="slow answer", delay=30))
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        turn = asyncio.create_task(conn.prompt(session_id=session_id, prompt=[text_block("go")]))
+        await asyncio.sleep(1.0)
+        await conn.cancel(session_id=session_id)
+        reply = await asyncio.wait_for(turn, 20)
+        assert reply.stop_reason == "cancelled"
+    thread = json.loads(thread_path(session_id).read_text())
+    assert thread["conversation"]["messages"][0]["content"] == "go"
+
+
+async def test_load_replays_a_thread_made_by_loom_run(server: FakeLlmServer, project: Path) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+        Turn(text="It says one."),
+    )
+    done = loom(["run", "-p", "what does notes say?", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    thread_id = json.loads(done.stdout)["thread_id"]
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        listed = await conn.list_sessions(cwd=str(project))
+        assert thread_id in [s.session_id for s in listed.sessions]
+        await conn.load_session(cwd=str(project), session_id=thread_id, mcp_servers=[])
+        kinds = client.kinds(thread_id)
+        assert kinds[:4] == ["user_message_chunk", "tool_call", "tool_call_update",
+                             "agent_message_chunk"]  # fmt: skip
+        assert client.text(thread_id) == "It says one."
+        server.add(Turn(text="Still one."))
+        reply = await conn.prompt(session_id=thread_id, prompt=[text_block("again?")])
+        assert reply.stop_reason == "end_turn"
+    thread = json.loads(thread_path(thread_id).read_text())
+    assert thread["conversation"]["messages"][-1]["content"] == "Still one."
+
+
+async def test_two_sessions_at_once_in_one_process(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="first", delay=0.5), Turn(text="second", delay=0.5))
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        a = await start(conn, project)
+        b = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert a != b
+        replies = await asyncio.gather(
+            conn.prompt(session_id=a, prompt=[text_block("one")]),
+            conn.prompt(session_id=b, prompt=[text_block("two")]),
+        )
+    assert [r.stop_reason for r in replies] == ["end_turn", "end_turn"]
+    assert sorted([client.text(a), client.text(b)]) == ["first", "second"]
+
+
+async def test_bad_requests_are_errors_and_the_process_lives(
+    server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        with pytest.raises(RequestError) as missing:
+            await conn.new_session(cwd=str(tmp_path / "nope"), mcp_servers=[])
+        assert "does not exist" in json.dumps(missing.value.data)
+        with pytest.raises(RequestError) as unknown:
+            await conn.prompt(session_id="T-unknown", prompt=[text_block("hi")])
+        assert "no session" in json.dumps(unknown.value.data)
+        with pytest.raises(RequestError) as method:
+            await conn.ext_method("nothing", {})
+        assert method.value.code == -32601
+        # raw garbage on the wire: the agent answers with a parse error and lives on
+        process.stdin.write(b"{not json\n")
+        process.stdin.write(b'{"jsonrpc":"2.0","id":99,"method":"no/such","params":{}}\n')
+        await process.stdin.drain()
+        session_id = await start(conn, project)
+        server.add(Turn(text="alive"))
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("still there?")])
+        assert reply.stop_reason == "end_turn"
+        assert process.returncode is None
+
+
+async def test_file_tools_go_through_the_editor_when_it_offers(
+    server: FakeLlmServer, project: Path
+) -> None:
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+        Turn(tool_calls=[FakeToolCall("file_edit", {
+            "path": "notes.txt", "old_string": "unsaved", "new_string": "edited"})]),
+        Turn(text="done"),
+    )  # fmt: skip
+    client = EditorClient(buffers={str(project / "notes.txt"): "unsaved buffer\n"})
+    async with acp_agent(server, project, client) as (conn, _process):
+        await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
+        session_id = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("edit")])
+    assert reply.stop_reason == "end_turn"
+    assert client.buffers[str(project / "notes.txt")] == "edited buffer\n"
+    assert (project / "notes.txt").read_text() == "one\n"  # the editor saves, not Loom
+    read_result = server.requests[1].json["messages"]
+    assert "unsaved buffer" in json.dumps(read_result)
+
+
+class EditorClient(RecordingClient):
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+
+    async def read_text_file(self, session_id: str, path: str, **_: object):
+        from acp.schema import ReadTextFileResponse
+
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: object):
+        self.buffers[path] = content
+
+
+async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
+    server: FakeLlmServer, project: Path
+) -> None:
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
+    server.add(
+        Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "from the editor"})]),
+        Turn(text="echoed"),
+    )
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        helper = McpServerStdio(name="helper", command=sys.executable, args=[str(fixture)],
+                                env=[])  # fmt: skip
+        session_id = (await conn.new_session(cwd=str(project), mcp_servers=[helper])).session_id
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("echo it")])
+    assert reply.stop_reason == "end_turn"
+    tools = [t.get("name") for t in server.requests[0].json.get("tools", [])]
+    assert "mcp__helper__echo" in tools
+    results = json.dumps(server.requests[1].json["messages"])
+    assert "echo: from the editor" in results

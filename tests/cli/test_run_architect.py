@@ -1,0 +1,42 @@
+"""`loom run --architect`: architect mode headless, through the real SDK and the fake
+LLM server: the strong model plans, the fast one carries out each step with file tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+PLAN = {
+    "summary": "Add a module",
+    "steps": [{"file": "a.py", "action": "create", "description": "create a.py with A = 1"}],
+}
+
+
+def test_architect_plans_then_the_editor_writes(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text=f"My plan:\n```json\n{json.dumps(PLAN)}\n```"))
+    write = FakeToolCall("file_write", {"path": "a.py", "content": "A = 1\n"})
+    server.add(Turn(tool_calls=[write]))
+    server.add(Turn(text="Created a.py."))
+    done = loom(
+        ["run", "--architect", "--yes", "-p", "add module a", "-o", "stream-json"], project, server
+    )
+    assert done.returncode == 0, done.stderr
+    assert (project / "a.py").read_text() == "A = 1\n"
+    models = [r.json["model"] for r in server.requests]
+    assert models == ["claude-opus-4-6", "claude-haiku-4-5", "claude-haiku-4-5"]
+    assert server.requests[0].json.get("tools") in (None, [])  # the architect plans, no tools
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert "loom.architect_plan" in kinds and "loom.mode_changed" not in kinds[:1]
+    result = lines[-1]
+    assert result["subtype"] == "success" and "Carried out 1 of 1 steps" in result["result"]
+
+
+def test_without_the_flag_the_normal_loop_runs(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="plain answer"))
+    done = loom(["run", "-p", "hi"], project, server)
+    assert done.returncode == 0 and done.stdout.strip() == "plain answer"
+    assert server.requests[0].json["model"] == "claude-sonnet-4-6"

@@ -1,0 +1,53 @@
+"""`loom sandbox check` as a person runs it: a real subprocess, real probes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.sandbox.conftest import require_sandbox
+
+
+def loom_sandbox_check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "loom", "sandbox", "check", *args],
+        cwd=cwd,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: Path) -> None:
+    require_sandbox()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    done = loom_sandbox_check(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert out.startswith("Sandbox: on (bubblewrap ")
+    assert f"  {tmp_path.resolve()}  (project root)" in out
+    assert f"  {(loom_home / 'data').resolve()}  (Loom data)" in out
+    assert f"  {(tmp_path / '.git' / 'hooks').resolve()}" in out  # read-only inside
+    assert "network: off" in out and "all capabilities dropped" in out
+    for probe in ("write inside", "write outside", "network off", "unix sockets"):
+        assert f"  ok   {probe}:" in out
+    assert "Not sandboxed: language servers" in out
+
+    report = json.loads(loom_sandbox_check(tmp_path, "--json").stdout)
+    assert report["mode"] == "on" and report["backend"].startswith("bubblewrap")
+    assert report["network"] is False
+    assert all(probe["passed"] for probe in report["probes"]) and len(report["probes"]) == 4
+
+
+def test_check_with_the_sandbox_off(tmp_path: Path, loom_home: Path) -> None:
+    config = loom_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[sandbox]\nmode = "off"\n')
+    done = loom_sandbox_check(tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.startswith('Sandbox: OFF ([sandbox] mode = "off")')

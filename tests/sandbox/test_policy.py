@@ -1,0 +1,236 @@
+"""The sandbox policy, the backends' argv and profile text, refusal notes, config."""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from loom.config import ConfigError, load_config
+from loom.paths import LoomPaths
+from loom.sandbox import Detection, Sandbox, build_policy, explain_refusal, policy_from_config
+from loom.sandbox.bwrap import Bubblewrap, find_bwrap
+from loom.sandbox.policy import SandboxPolicy, WritableRoot
+from loom.sandbox.seatbelt import Seatbelt, seatbelt_profile
+from loom.sandbox.seccomp import unix_socket_filter
+
+
+def test_policy_writable_roots(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / "out").mkdir()
+    data = tmp_path / "home" / "data"  # created: a bind mount needs its source
+    policy = build_policy(
+        project, extra_writable=["out", str(tmp_path / "nope"), "~"], loom_dirs=(data,)
+    )
+    assert data.is_dir()
+    assert [(root.path, root.why) for root in policy.writable] == [
+        (project.resolve(), "project root"),
+        (Path(tempfile.gettempdir()).resolve(), "system temp"),
+        (data.resolve(), "Loom data"),
+        ((project / "out").resolve(), "[sandbox] writable"),
+        (Path.home().resolve(), "[sandbox] writable"),
+    ]
+    assert policy.missing == (str(tmp_path / "nope"),)
+    assert policy.protected_paths() == [(project / ".git" / "hooks").resolve()]
+    assert policy.network is False and policy.mode == "on"
+    with pytest.raises(ValueError, match="sandbox mode must be one of"):
+        build_policy(project, mode="maybe")  # type: ignore[arg-type]
+
+
+def _policy(network: bool = False) -> SandboxPolicy:
+    return SandboxPolicy(
+        mode="on",
+        network=network,
+        project_root=Path("/work/proj"),
+        writable=(
+            WritableRoot(Path("/work/proj"), "project root"),
+            WritableRoot(Path("/tmp"), "system temp"),
+            WritableRoot(Path("/work/proj/build/x"), "[sandbox] writable"),
+        ),
+    )
+
+
+def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
+    backend = Bubblewrap("/usr/bin/bwrap")
+    backend.disable_userns = True
+    argv, fds = backend.wrap(_policy(), ["bash", "-c", "make"], Path("/work/proj/src"))
+    assert argv[:8] == [
+        "/usr/bin/bwrap",
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--disable-userns",
+    ]
+    assert "--unshare-net" in argv
+    # network off: the Unix-socket filter goes in as a descriptor for the child
+    assert argv[argv.index("--seccomp") + 1] == str(fds[0])
+    assert os.read(fds[0], 4096) == unix_socket_filter()
+    os.close(fds[0])
+    text = " ".join(argv)
+    # read-only root first, then writable folders, parents before children
+    assert text.index("--ro-bind / /") < text.index("--bind /tmp /tmp")
+    assert text.index("--bind /work/proj /work/proj") < text.index("--bind /work/proj/build/x")
+    assert argv[-6:] == ["--chdir", "/work/proj/src", "--", "bash", "-c", "make"]
+    argv, fds = backend.wrap(_policy(network=True), ["true"], Path("/"))
+    assert "--unshare-net" not in argv and "--seccomp" not in argv and fds == ()
+
+
+def test_seatbelt_profile_text() -> None:
+    policy = _policy()
+    assert seatbelt_profile(policy) == (
+        "(version 1)\n"
+        "; Loom sandbox: reads allowed, writes only in the writable folders.\n"
+        "(allow default)\n"
+        "(deny file-write*)\n"
+        "(allow file-write*\n"
+        '    (subpath (param "WRITABLE_0"))\n'
+        '    (subpath (param "WRITABLE_1"))\n'
+        '    (subpath (param "WRITABLE_2"))\n'
+        '    (literal "/dev/null")\n'
+        '    (literal "/dev/zero")\n'
+        '    (literal "/dev/dtracehelper")\n'
+        '    (regex #"^/dev/tty")\n'
+        '    (regex #"^/dev/fd/")\n'
+        ")\n"
+        "; network off\n"
+        "(deny network*)\n"
+    )
+    assert "network" not in seatbelt_profile(_policy(network=True))
+    argv, fds = Seatbelt().wrap(policy, ["/bin/bash", "-c", "ls"], Path("/work/proj"))
+    assert fds == ()
+    assert argv[:3] == ["/usr/bin/sandbox-exec", "-p", seatbelt_profile(policy)]
+    assert argv[3:9] == [
+        "-D",
+        "WRITABLE_0=/work/proj",
+        "-D",
+        "WRITABLE_1=/tmp",
+        "-D",
+        "WRITABLE_2=/work/proj/build/x",
+    ]
+    assert argv[9:] == ["--", "/bin/bash", "-c", "ls"]
+
+
+def test_seatbelt_keeps_protected_paths_read_only(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".loom.toml").write_text("")
+    policy = build_policy(tmp_path)
+    profile = seatbelt_profile(policy)
+    assert profile.index("(allow file-write*") < profile.index(
+        '(deny file-write*\n    (subpath (param "PROTECTED_0"))\n'
+        '    (subpath (param "PROTECTED_1"))\n)'
+    )
+    argv, _fds = Seatbelt().wrap(policy, ["true"], tmp_path)
+    assert f"PROTECTED_1={(tmp_path / '.loom.toml').resolve()}" in argv
+
+
+def test_refusal_notes() -> None:
+    policy = _policy()
+    write = explain_refusal(policy, "sh: 1: cannot create /etc/x: Read-only file system", True)
+    assert write is not None and "refused a write" in write and "/work/proj" in write
+    net = explain_refusal(policy, "curl: (6) Could not resolve host: example.com", True)
+    assert net is not None and "network access is off" in net and "network = true" in net
+    assert explain_refusal(policy, "Read-only file system", failed=False) is None
+    assert explain_refusal(policy, "AssertionError: 1 != 2", failed=True) is None
+    assert explain_refusal(_policy(network=True), "Connection refused", True) is None
+
+
+def test_no_backend_means_no_confinement_and_a_notice(tmp_path: Path) -> None:
+    sandbox = Sandbox(build_policy(tmp_path), Detection(None, "bwrap is not installed"))
+    assert not sandbox.active and sandbox.unavailable
+    assert sandbox.wrap(["ls"], tmp_path) == (["ls"], ())
+    assert sandbox.status() == (False, "runs without a sandbox (bwrap is not installed)")
+    notice = sandbox.notice()
+    assert notice is not None and "bwrap is not installed" in notice and "--no-sandbox" in notice
+    off = Sandbox(build_policy(tmp_path, mode="off"))
+    assert not off.active and not off.unavailable and off.wrap(["ls"], tmp_path) == (["ls"], ())
+
+
+@pytest.mark.skipif(find_bwrap() is None, reason="bubblewrap is not installed")
+def test_detection_finds_a_working_bubblewrap(tmp_path: Path) -> None:
+    sandbox = Sandbox(build_policy(tmp_path))
+    assert sandbox.active, sandbox.problem
+    sandboxed, text = sandbox.status()
+    assert sandboxed and text.startswith("runs sandboxed (bubblewrap)") and "network off" in text
+    argv, fds = sandbox.wrap(["ls"], tmp_path)
+    assert argv[0].endswith("bwrap") and len(fds) == 1
+    os.close(fds[0])
+
+
+def test_the_unix_socket_filter_program() -> None:
+    program = unix_socket_filter("x86_64")
+    assert program is not None and len(program) % 8 == 0
+    instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    assert instructions[0] == (0x20, 0, 0, 4)  # load the architecture
+    assert instructions[1] == (0x15, 1, 0, 0xC000003E)  # x86_64 skips the next: refuse all
+    assert any(code == 0x15 and k == 41 for code, _t, _f, k in instructions)  # socket()
+    assert any(code == 0x15 and k == 425 for code, _t, _f, k in instructions)  # io_uring
+    assert instructions[-1] == (0x06, 0, 0, 0x00050000 | errno.EACCES)
+    assert instructions[-2] == (0x06, 0, 0, 0x7FFF0000)
+    aarch64 = unix_socket_filter("aarch64")
+    assert aarch64 is not None and struct.pack("=I", 198) in aarch64
+    assert unix_socket_filter("sparc64") is None
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_config_section_and_a_project_cannot_loosen_it(tmp_path: Path) -> None:
+    paths = LoomPaths(tmp_path / "d", tmp_path / "s", tmp_path / "c", tmp_path / "cfg")
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    config = load_config(project, paths=paths, environ={})
+    assert (config.sandbox.mode, config.sandbox.network, config.sandbox.writable) == (
+        "on",
+        False,
+        [],
+    )
+    _write(
+        project / ".loom.toml",
+        '[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["/etc"]\n',
+    )
+    config = load_config(project, paths=paths, environ={})
+    assert (config.sandbox.mode, config.sandbox.network, config.sandbox.writable) == (
+        "on",
+        False,
+        [],
+    )
+    assert len([w for w in config.warnings if "cannot loosen its own sandbox" in w]) == 3
+    assert any(".loom.toml:2:" in w and "sandbox.mode" in w for w in config.warnings)
+    _write(paths.user_config_file, '[sandbox]\nnetwork = true\nwritable = ["/srv"]\n')
+    config = load_config(project, {"sandbox.mode": "off"}, paths=paths, environ={})
+    assert (config.sandbox.mode, config.sandbox.network, config.sandbox.writable) == (
+        "off",
+        True,
+        ["/srv"],
+    )
+    policy = policy_from_config(config, paths)
+    assert policy.mode == "off" and policy.network is True
+    assert paths.data.is_dir() and paths.state.is_dir() and paths.cache.is_dir()
+    _write(project / ".loom.toml", '[sandbox]\nmode = "maybe"\n')  # a typo is an error
+    with pytest.raises(ConfigError, match="should be 'on', 'ask' or 'off'"):
+        load_config(project, paths=paths, environ={})
+    (project / ".loom.toml").unlink()
+    _write(paths.user_config_file, '[sandbox]\nmode = "sometimes"\n')
+    with pytest.raises(ConfigError, match=r"sandbox\.mode"):
+        load_config(project, paths=paths, environ={})
+
+
+def test_a_tmpdir_of_home_or_root_does_not_open_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for wide in ("/", str(Path.home())):
+        monkeypatch.setenv("TMPDIR", wide)
+        monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+        roots = build_policy(tmp_path).writable_paths()
+        assert Path(wide).resolve() not in roots and Path("/tmp").resolve() in roots

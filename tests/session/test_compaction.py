@@ -1,0 +1,127 @@
+"""Context compaction on a long scripted history: the fast model's summary stands in for
+old turns, the thread keeps every original, and a failing summary never stops a turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loom.core.messages import ToolMessage, UserMessage
+from loom.llm.base import LlmError, LlmRequest
+from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
+from loom.llm.tokens import estimate_message_tokens, estimate_tokens
+from loom.session.compaction import SUMMARY_SYSTEM, compact_now
+from tests.session.helpers import ANY_MODEL, EchoTool, make_manager
+
+EDITOR = "openai:gpt-5-mini"
+
+
+class Agent:
+    """Answers like an agent (one echo call per question, then a reply) and, when asked
+    for a summary, like the fast model (or fails, when told to)."""
+
+    def __init__(self, summary_fails: bool = False) -> None:
+        self.summary_fails = summary_fails
+        self.summary_requests: list[LlmRequest] = []
+        self.calls = 0
+
+    def __call__(self, request: LlmRequest) -> ScriptedTurn | str:
+        if request.system == SUMMARY_SYSTEM:
+            self.summary_requests.append(request)
+            if self.summary_fails:
+                return ScriptedTurn(error=LlmError("model overloaded", transient=False))
+            return "SUMMARY: the user asked questions 0.. and the agent echoed long text."
+        self.calls += 1
+        if isinstance(request.messages[-1], ToolMessage):
+            return f"answer {self.calls}"
+        return tool_turn("echo", {"text": "long " * 300})
+
+
+def _session_factory(agent: Agent):
+    main, editor = ScriptedProvider([agent] * 200), ScriptedProvider([agent] * 50)
+    manager = make_manager(
+        providers={ANY_MODEL: main, EDITOR: editor},
+        max_context_tokens=6_000,
+        reserved_output_tokens=1_000,
+        compaction=True,
+        editor_model=EDITOR,
+    )
+    return manager, main, editor
+
+
+def _tokens(request: LlmRequest) -> int:
+    return estimate_tokens(request.system) + sum(
+        estimate_message_tokens(m) for m in request.messages
+    )
+
+
+async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> None:
+    agent = Agent()
+    manager, main, editor = _session_factory(agent)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    events: list[Any] = []
+    session.subscribe(events.append)
+    for n in range(8):
+        await session.send_message(f"question {n} " + "filler " * 600)
+
+    assert agent.summary_requests, "the history outgrew its zone but nothing was summarised"
+    assert len(editor.requests) == len(agent.summary_requests)  # the fast model wrote it
+    first_summary = agent.summary_requests[0]
+    assert "question 0" in first_summary.messages[0].content  # the folded turns, as text
+
+    last = main.requests[-1]
+    assert "SUMMARY: the user asked" in last.system
+    assert "earlier message(s) of this conversation are not shown" not in last.system
+    sent = [m for m in last.messages if isinstance(m, UserMessage)]
+    assert "question 0" not in sent[0].content  # folded away, the summary stands in
+    history = session.get_history()
+    assert len(history) == 8 * 4  # every original message is kept
+    everything = sum(estimate_message_tokens(m) for m in history)
+    assert _tokens(last) < everything
+
+    records = session.thread.compactions
+    assert records[-1]["model"] == EDITOR and records[-1]["message_ids"]
+    kept = records[-1]["first_kept_message_id"]
+    assert any(m.id == kept for m in history)
+    shown = [e for e in events if e.type == "context_compacted"]
+    assert shown and shown[0].model == EDITOR and not shown[0].fallback
+    assert shown[0].tokens_after < shown[0].tokens_before
+
+    # saved and reloaded: the summary still stands in for the folded turns
+    await session.flush()
+    reloaded = manager.store.load(session.thread.id)
+    assert reloaded.compactions == records and len(reloaded.messages) == 32
+    await manager.shutdown()
+
+
+async def test_a_failing_summary_falls_back_to_dropping_and_the_turn_goes_on(tmp_path) -> None:
+    agent = Agent(summary_fails=True)
+    manager, main, _editor = _session_factory(agent)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    events: list[Any] = []
+    session.subscribe(events.append)
+    answers = [await session.send_message(f"question {n} " + "filler " * 600) for n in range(6)]
+    assert all(a.startswith("answer") for a in answers)
+    assert agent.summary_requests  # it was tried ...
+    fallbacks = [e for e in events if e.type == "context_compacted" and e.fallback]
+    assert fallbacks and "model overloaded" in fallbacks[0].fallback  # ... and said so
+    # ... not on every call: once per failure until the history grows by a turn
+    assert len(agent.summary_requests) <= 6
+    assert "earlier message(s)" in main.requests[-1].system  # old turns dropped instead
+    assert not getattr(session.thread, "compactions", None)
+    await manager.shutdown()
+
+
+async def test_compact_on_demand_with_focus(tmp_path) -> None:
+    agent = Agent()
+    manager, main, _editor = _session_factory(agent)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    await session.send_message("first short question")
+    await session.send_message("second short question")
+    view = await compact_now(session, focus="the echo tool")
+    assert view is not None and "SUMMARY" in view.summary
+    assert "the echo tool" in agent.summary_requests[-1].messages[0].content
+    await session.send_message("third")
+    sent = " ".join(m.content for m in main.requests[-1].messages)
+    assert "first short question" not in sent and "second short question" in sent
+    assert "SUMMARY" in main.requests[-1].system
+    await manager.shutdown()

@@ -1,0 +1,95 @@
+"""@-mentions: files, ranges and folders attached; bad paths refused before sending."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loom.session.mentions import MentionError, expand_mentions, find_mentions
+from loom.session.repo_map import focus_of
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, Turn
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 51)))
+    (root / "README").write_text("read me\n")
+    (tmp_path / "secret.txt").write_text("outside\n")
+    return root
+
+
+def test_file_range_and_folder_are_attached(root: Path) -> None:
+    out = expand_mentions("look at @src/app.py:10-12, @README and @src.", root)
+    assert out.text.startswith("look at @src/app.py:10-12, @README and @src.")
+    assert '<file path="src/app.py" lines="10-12">\nline 10\nline 11\nline 12\n</file>' in out.text
+    assert '<file path="README">\nread me\n</file>' in out.text
+    assert '<directory path="src">\napp.py\n</directory>' in out.text
+    assert out.files == ["src/app.py", "README", "src"]
+
+
+def test_prose_at_signs_stay_text(root: Path) -> None:
+    text = "use @property, mail me at ana@example.com, ping @here, add @types/node"
+    assert find_mentions(text, root) == []
+    assert expand_mentions(text, root).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("fix @src/missing.py", "no such file"),
+        ("list @src/nothing", "no such file"),
+        ("read @../secret.txt", "outside the project"),
+        ("see @src/app.py:60-70", "has 50 lines"),
+        ("see @src/app.py:9-3", "first-last"),
+    ],
+)
+def test_bad_mentions_are_clear_errors(root: Path, text: str, problem: str) -> None:
+    with pytest.raises(MentionError, match=problem):
+        expand_mentions(text, root)
+
+
+def test_a_symlink_out_of_the_project_is_refused(root: Path) -> None:
+    (root / "link.txt").symlink_to(root.parent / "secret.txt")
+    with pytest.raises(MentionError, match="outside the project"):
+        expand_mentions("@link.txt", root)
+
+
+def test_mentioned_files_lead_the_repo_map_focus(root: Path) -> None:
+    from loom.core.messages import UserMessage
+
+    out = expand_mentions("why does @src/app.py call parse_config", root)
+    message = UserMessage(content=out.text)
+    message.mentions = out.files
+    files, identifiers = focus_of([message])
+    assert files == ["src/app.py"]
+    assert identifiers == ["parse_config"]  # not the attached file's words
+
+
+def test_loom_run_attaches_and_refuses_before_sending(server: FakeLlmServer, root: Path) -> None:
+    server.add(Turn(text="It counts lines."))
+    done = loom(["run", "-p", "explain @src/app.py:2-3", "-o", "json"], root, server)
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(server.requests[0].json["messages"])
+    assert "line 2\\nline 3" in sent and "line 4" not in sent
+    thread_id = json.loads(done.stdout)["thread_id"]
+    import os
+
+    saved = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+    first = json.loads(saved.read_text())["conversation"]["messages"][0]
+    assert first["mentions"] == ["src/app.py"]
+
+    refused = loom(["run", "-p", "explain @src/nope.py"], root, server)
+    assert refused.returncode == 1
+    assert "@src/nope.py: no such file" in refused.stderr
+    assert len(server.requests) == 1  # nothing was sent for it
+
+
+@pytest.fixture
+def server():
+    with FakeLlmServer() as fake:
+        yield fake

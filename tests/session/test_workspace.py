@@ -1,0 +1,126 @@
+"""The Workspace as faces use it, in process: many sessions at once, extra tools,
+session cleanups, the history sub-API and the errors a person sees."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from loom.config import load_config
+from loom.llm.scripted import ScriptedProvider, tool_turn
+from loom.session import BadInput, NotFound, SessionSpec, SetupError, Workspace
+from tests.session.helpers import EchoTool
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".loom.toml").write_text("[repo]\nmap_tokens = 0\n")
+    return root
+
+
+def workspace_for(project: Path, providers: dict[str, ScriptedProvider]) -> Workspace:
+    return Workspace(load_config(project), provider_factory=lambda model: providers[model])
+
+
+async def test_two_sessions_at_once_each_with_its_own_tools(project: Path) -> None:
+    first = ScriptedProvider([tool_turn("echo", {"text": "one"}), "first done"])
+    second = ScriptedProvider(["second done"])
+    ws = workspace_for(project, {"openai:a": first, "openai:b": second})
+    try:
+        a = await ws.start_session(
+            SessionSpec(model="openai:a", auto_approve=True, extra_tools=[EchoTool()])
+        )
+        b = await ws.start_session(SessionSpec(model="openai:b", title="the second"))
+        assert "echo" in a.tools and "echo" not in b.tools
+        assert {"file_read", "shell", "repo_map", "lsp_diagnostics"} <= set(b.tools.names())
+        answers = await asyncio.gather(a.send_message("go"), b.send_message("go"))
+        assert answers == ["first done", "second done"]
+        assert a.get_history()[2].content == "echo: one"
+        active = {s.id: s for s in ws.list_active()}
+        assert active[b.id].title == "the second" and active[a.id].model == "openai:a"
+        assert ws.find_session(a.id) is a and ws.find_session("nope") is None
+
+        closed: list[str] = []
+        ws.on_close(a.id, lambda: closed.append("sync"))
+
+        async def async_cleanup() -> None:
+            closed.append("async")
+
+        ws.on_close(a.id, async_cleanup)
+        await ws.stop_session(a.id)
+        assert closed == ["async", "sync"]  # last registered first
+        assert [s.id for s in ws.list_active()] == [b.id]
+        with pytest.raises(NotFound, match="list them with list_active"):
+            await ws.stop_session(a.id)
+    finally:
+        await ws.shutdown()
+    assert ws.list_active() == []
+    # both threads were saved, and the history sub-API sees them
+    listed = {t.id: t for t in ws.threads.list()}
+    assert {a.thread.id, b.thread.id} <= listed.keys()
+    assert listed[b.thread.id].title == "the second"
+
+
+async def test_resume_keeps_the_threads_model_and_history(project: Path) -> None:
+    ws = workspace_for(project, {"openai:a": ScriptedProvider(["hello", "again"])})
+    try:
+        first = await ws.start_session(SessionSpec(model="openai:a"))
+        await first.send_message("hi")
+        thread_id = first.thread.id
+        await ws.stop_session(first.id)
+        resumed = await ws.resume(thread_id[:12])  # a unique prefix is enough
+        assert resumed.model == "openai:a" and len(resumed.get_history()) == 2
+        assert await resumed.send_message("more") == "again"
+    finally:
+        await ws.shutdown()
+
+
+async def test_setup_problems_are_loom_errors(project: Path) -> None:
+    ws = Workspace(load_config(project))
+    try:
+        with pytest.raises(SetupError, match="Unknown provider"):
+            await ws.start_session(SessionSpec(model="nosuch:model"))
+        with pytest.raises(SetupError, match="No API key for openai"):
+            await ws.start_session(SessionSpec(model="openai:x"))
+    finally:
+        await ws.shutdown()
+    ws = workspace_for(project, {"openai:x": ScriptedProvider([])})
+    try:
+        with pytest.raises(SetupError, match="no thread matches"):
+            await ws.start_session(SessionSpec(thread="T-0000"))
+        with pytest.raises(SetupError, match="already registered"):
+            await ws.start_session(
+                SessionSpec(model="openai:x", extra_tools=[EchoTool(), EchoTool()])
+            )
+    finally:
+        await ws.shutdown()
+
+
+async def test_threads_api_for_a_face(project: Path) -> None:
+    ws = workspace_for(project, {"openai:a": ScriptedProvider(["about parsers"])})
+    try:
+        session = await ws.start_session(SessionSpec(model="openai:a"))
+        await session.send_message("explain the tokenizer")
+        await ws.stop_session(session.id)
+    finally:
+        await ws.shutdown()
+    thread_id = session.thread.id
+    threads = ws.threads
+    assert [hit.summary.id for hit in threads.search("tokenizer")] == [thread_id]
+    with pytest.raises(BadInput, match="no words"):
+        threads.search("***")
+    assert threads.rename(thread_id[:10], "  Tokenizer   talk ").title == "Tokenizer talk"
+    assert threads.load(thread_id).title == "Tokenizer talk"
+    assert b"## You" in threads.export(thread_id, "markdown")
+    assert threads.delete(thread_id) == thread_id and threads.list() == []
+    with pytest.raises(NotFound, match="loom list"):
+        threads.load(thread_id)
+    assert threads.deleted() == [thread_id]
+    assert threads.restore(thread_id[:10]) == thread_id
+    assert threads.doctor().healthy

@@ -1,0 +1,235 @@
+"""A person using `loom web` in Chromium: prompt, stream, permission modal, diffs, deny,
+reload mid-stream, two tabs, cancel."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.web.conftest import WebServer
+
+EDIT = FakeToolCall(
+    "file_edit", {"path": "hello.py", "old_string": "Hello", "new_string": "Goodbye"}
+)
+
+
+def wait_for(condition: Any, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def send(page: Any, text: str) -> None:
+    box = page.get_by_role("textbox", name="Message")
+    box.fill(text)
+    box.press("Enter")
+
+
+def test_edit_with_permission_end_to_end(
+    page: Any, web: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    server.add(Turn(text=["I will ", "change the ", "greeting."], tool_calls=[EDIT]))
+    answer = "Done: **greet()** now says `Goodbye`.\n\n```python\nprint('Goodbye')\n```"
+    server.add(Turn(text=answer))
+    page.screenshot(path=str(shots / "01-new-session.png"))
+    send(page, "Say goodbye instead")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".msg-user").first).to_have_text("Say goodbye instead")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("file_edit")
+    expect(dialog).to_contain_text("hello.py")
+    expect(dialog.locator(".d-del")).to_contain_text("print('Hello')")
+    expect(dialog.locator(".d-add")).to_contain_text("print('Goodbye')")
+    for name in ("Allow once", "Allow always", "Deny"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_visible()
+    expect(page.locator("#badge")).to_have_text("Waiting for permission")
+    page.screenshot(path=str(shots / "02-permission-modal.png"))
+    assert "Hello" in (web.project / "hello.py").read_text()  # nothing before the answer
+
+    page.get_by_role("button", name="Allow once", exact=True).click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".msg-assistant .md strong")).to_have_text("greet()")
+    expect(page.locator(".msg-assistant pre.code.hl")).to_contain_text("print('Goodbye')")
+    card = page.locator(".tool[data-tool=file_edit]")
+    expect(card.locator("[data-status]")).to_have_text("Done")
+    expect(card.locator(".d-add")).to_contain_text("Goodbye")
+    expect(card.locator(".tool-output")).not_to_have_attribute("open", "")
+    assert (web.project / "hello.py").read_text() == "def greet():\n    print('Goodbye')\n"
+    expect(page.locator("#badge")).to_have_text("Ready")
+    expect(page.locator("#usage")).to_contain_text("tokens")
+
+    expect(page.get_by_role("tab")).to_have_text(["Files", "Changes", "Terminal", "Graph"])
+    page.get_by_role("tab", name="Changes").click()
+    changes = page.locator("#tab-changes")
+    expect(changes).to_contain_text("hello.py")
+    expect(changes.locator(".d-add")).to_contain_text("print('Goodbye')")
+    expect(changes.locator(".d-del")).to_contain_text("print('Hello')")
+    page.screenshot(path=str(shots / "03-chat-changes.png"))
+
+    page.get_by_role("tab", name="Files").click()
+    page.locator("#file-tree a.file", has_text="hello.py").click()
+    expect(page.locator("#file-preview pre.code")).to_contain_text("Goodbye")
+    page.screenshot(path=str(shots / "04-files-preview.png"))
+
+    (thread_file,) = web.threads()
+    thread = json.loads(thread_file.read_text())
+    roles = [m["role"] for m in thread["conversation"]["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    assert thread["conversation"]["messages"][2]["tool_name"] == "file_edit"
+    assert "Goodbye" in thread["conversation"]["messages"][3]["content"]
+
+
+def test_deny_keeps_the_file(page: Any, web: WebServer, server: FakeLlmServer) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "touch made-by-loom.txt"})]))
+    server.add(Turn(text="Understood, I did not run it."))
+    send(page, "make a file")
+    dialog = page.get_by_role("dialog")
+    expect(dialog.locator(".perm-subject")).to_have_text("touch made-by-loom.txt")
+    page.get_by_role("button", name="Deny", exact=True).click()
+    expect(page.locator(".msg-assistant").last).to_contain_text("I did not run it")
+    expect(page.locator(".tool[data-tool=shell] [data-status]")).to_have_text("Denied")
+    assert not (web.project / "made-by-loom.txt").exists()
+    page.get_by_role("tab", name="Terminal").click()
+    expect(page.locator("#tab-terminal .term-cmd")).to_have_text("$ touch made-by-loom.txt")
+    tool_result = server.requests[1].json["messages"][-1]["content"][0]
+    assert tool_result["is_error"] is True and "denied" in tool_result["content"].lower()
+
+
+def test_reload_and_second_tab_mid_stream(
+    page: Any, browser: Any, web: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    words = [f"word{i} " for i in range(40)]
+    server.add(Turn(text=words, chunk_delay=0.08))
+    send(page, "stream slowly")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    stream = page.locator(".streaming .stream")
+    expect(stream).to_contain_text("word3 ")
+    page.reload()  # mid-stream: the render holds what came so far, the stream the rest
+    # a second browser profile: it gets its cookie from the launch URL, then the session
+    second = browser.new_context().new_page()
+    second.goto(f"{page.url}?token={web.token}")
+    expect(page.locator(".msg-assistant").last).to_have_text("".join(words).strip())
+    expect(second.locator(".msg-assistant").last).to_have_text("".join(words).strip())
+    for tab in (page, second):
+        expect(tab.locator(".streaming")).to_have_count(0)
+        expect(tab.locator(".msg-user")).to_have_count(1)
+        expect(tab.locator(".msg-assistant")).to_have_count(1)
+        expect(tab.locator(".msg-assistant")).to_have_text("".join(words).strip())
+    page.screenshot(path=str(shots / "05-after-reload.png"))
+    second.context.close()
+
+
+def test_two_tabs_follow_one_session(
+    page: Any, web: WebServer, server: FakeLlmServer
+) -> None:
+    server.add(Turn(text="first answer"))
+    server.add(Turn(text="second answer"))
+    box = page.get_by_role("textbox", name="Message")
+    box.fill("one")
+    box.press("Shift+Enter")  # a new line, not a send
+    box.type("more")
+    assert box.input_value() == "one\nmore" and "/s/" not in page.url
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".msg-assistant")).to_have_text("first answer")
+    expect(page.locator(".msg-user")).to_have_text("one\nmore")
+    other = page.context.new_page()  # same browser profile: the cookie is shared
+    other.goto(page.url)
+    expect(other.locator(".msg-assistant")).to_have_text("first answer")
+    send(other, "two")
+    for tab in (page, other):
+        expect(tab.locator(".msg-assistant").last).to_have_text("second answer")
+        expect(tab.locator(".msg-user")).to_have_count(2)
+        expect(tab.locator(".msg-assistant")).to_have_count(2)
+    other.close()
+
+
+def test_cancel_a_running_turn_with_escape(
+    page: Any, web: WebServer, server: FakeLlmServer
+) -> None:
+    server.add(Turn(text="too late", delay=30))
+    send(page, "take your time")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator("#badge")).to_have_text("Thinking")
+    expect(page.get_by_role("button", name="Cancel")).to_be_visible()
+    wait_for(lambda: len(server.requests) == 1)  # the model is working on it
+    page.keyboard.press("Escape")
+    expect(page.locator("#badge")).to_have_text("Ready")
+    expect(page.get_by_role("button", name="Cancel")).to_be_hidden()
+    server.add(Turn(text="after cancel"))
+    send(page, "and now?")
+    expect(page.locator(".msg-assistant").last).to_have_text("after cancel")
+    assert "too late" not in page.locator("#messages").inner_text()
+
+
+def test_cancel_button_stops_a_running_tool(
+    page: Any, web: WebServer, server: FakeLlmServer
+) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "sleep 30"})]))
+    server.add(Turn(text="stopped"))
+    send(page, "wait")
+    page.get_by_role("button", name="Allow once", exact=True).click()
+    expect(page.locator(".tool[data-tool=shell] [data-status]")).to_have_text("Running")
+    page.get_by_role("button", name="Cancel").click()
+    expect(page.locator(".tool[data-tool=shell] [data-status]")).to_have_text("Interrupted")
+    expect(page.locator("#badge")).to_have_text("Ready")
+
+
+def test_architect_mode_shows_the_plan_and_its_steps(
+    page: Any, web: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    plan = {"summary": "Greet politely", "steps": [
+        {"file": "hello.py", "action": "read", "description": "look at greet()"},
+        {"file": "hello.py", "action": "read", "description": "check the wording"},
+    ]}
+    server.add(Turn(text=json.dumps(plan)))
+    server.add(Turn(text="Read it: it prints Hello."))
+    server.add(Turn(text="The wording is fine."))
+    for _ in range(3):
+        server.add(Turn(text="All steps done."))
+    page.get_by_role("button", name="Architect").click()
+    send(page, "make the greeting polite")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.get_by_role("button", name="Architect")).to_have_attribute("aria-pressed", "true")
+    steps = page.locator("#plan .step")
+    expect(page.locator("#plan")).to_contain_text("Greet politely")
+    expect(steps).to_have_count(2)
+    expect(steps.nth(1)).to_have_class(re.compile("step-completed"))
+    expect(steps.nth(0)).to_contain_text("look at greet()")
+    page.screenshot(path=str(shots / "08-architect-plan.png"))
+    models = [r.json["model"] for r in server.requests]
+    assert models[0] == "claude-opus-4-6" and "claude-haiku-4-5" in models[1:]
+
+
+def test_retries_are_shown_as_they_happen(page: Any, server: FakeLlmServer) -> None:
+    server.add(Turn(status=529, error_message="overloaded", retry_after=0.01))
+    server.add(Turn(text="made it"))
+    send(page, "try")
+    expect(page.locator(".notice-warn")).to_contain_text("retry 1")
+    expect(page.locator(".msg-assistant").last).to_have_text("made it")
+
+
+def test_model_selector_switches_the_next_call(page: Any, server: FakeLlmServer) -> None:
+    server.add(Turn(text="from sonnet"))
+    server.add(Turn(text="from gpt"))
+    send(page, "one")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".msg-assistant")).to_have_text("from sonnet")
+    model = page.get_by_role("combobox", name="Model")
+    model.fill("openai:gpt-5")
+    model.press("Tab")  # change event
+    expect(page.locator(".notice")).to_contain_text("openai:gpt-5")
+    send(page, "two")
+    expect(page.locator(".msg-assistant").last).to_have_text("from gpt")
+    assert server.requests[-1].format == "openai" and server.requests[-1].json["model"] == "gpt-5"
+    model.fill("nonsense")
+    model.press("Tab")
+    expect(page.get_by_role("alert")).to_contain_text("nonsense")
