@@ -16,6 +16,12 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"loom {__version__}\n")
         return
+    if not args or args[0].startswith("-"):
+        from loom.cli.repl_main import try_bare_repl  # plain `loom`: the prompt first
+
+        code = try_bare_repl(args)
+        if code is not None:
+            raise SystemExit(code)
     from loom.cli.fast import try_fast_path
 
     code = try_fast_path(args)

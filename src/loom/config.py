@@ -65,6 +65,9 @@ class ModelSection(_Section):
     architect: str = "anthropic:claude-opus-4-6"
     editor: str = "anthropic:claude-haiku-4-5"  # the fast model that carries out plan steps
     max_retries: int = Field(default=4, ge=0)  # transient failures (429, 5xx, network) per call
+    # seconds of silence from the endpoint (nothing streamed) before the call is treated
+    # as a transient failure and retried
+    stall_timeout: float = Field(default=120.0, gt=0)
 
 
 class ProviderSettings(_Section):

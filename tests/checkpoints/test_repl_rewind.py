@@ -16,8 +16,8 @@ def _write_turn(server: FakeLlmServer, path: str, content: str) -> None:
 
 
 def _allow(child, path: str) -> None:
-    child.expect(rf"Allow file_write {path}\?")
-    child.expect(r"\[y\] allow once")
+    child.expect(rf"(Create|Overwrite) {path}")  # the question shows the content or diff
+    child.expect(r"\[y\] once")
     child.send("y")
     child.expect(f"Wrote {path}.")
     child.expect(PROMPT)

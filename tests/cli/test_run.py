@@ -173,15 +173,20 @@ def test_dangerous_command_is_refused_even_with_yes(
     assert "refused shell" in done.stderr and "dangerous" in done.stderr
 
 
-def test_max_turns(cli: Callable[..., Done], server: FakeLlmServer, project: Path) -> None:
-    for _ in range(3):
+@pytest.mark.parametrize("limit", [1, 2])
+def test_max_turns(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, limit: int
+) -> None:
+    for _ in range(4):
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="summary"))
-    done = cli(["run", "-p", "loop", "--max-turns", "1", "-o", "json"], project, server)
+    done = cli(["run", "-p", "loop", "--max-turns", str(limit), "-o", "json"], project, server)
     assert done.returncode == 1
     result = json.loads(done.stdout)
     assert result["subtype"] == "error_max_turns" and result["is_error"] is True
     assert "--max-turns" in done.stderr
+    assert len(server.requests) == limit  # "Ask the model at most N times"
+    assert result["num_turns"] == limit
 
 
 def test_resume_continues_the_thread(
@@ -295,8 +300,8 @@ def test_resume_with_prompt_continues_headlessly(
     server.add(Turn(text="it was 7"))
     done = cli(["resume", first["thread_id"], "-p", "what was it?"], project, server)
     assert done.returncode == 0, done.stderr
-    assert f"Resuming thread: {first['thread_id']}" in done.stdout
-    assert done.stdout.rstrip().endswith("it was 7")
+    assert f"Resuming thread: {first['thread_id']}" in done.stderr  # a header, as run -r
+    assert done.stdout == "it was 7\n"
     thread = json.loads(_thread_file(first["thread_id"]).read_text())
     assert [m["content"] for m in thread["conversation"]["messages"]][-2:] == [
         "what was it?",
@@ -372,3 +377,17 @@ def test_bad_model_from_config_points_at_config(
     done = cli(["run", "-p", "hi"], project, server)
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "has no provider" in done.stderr and "loom config" in done.stderr
+
+
+def test_json_cost_is_null_for_a_model_with_no_known_price(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="priced"))
+    done = cli(["run", "-p", "hi", "-o", "json"], project, server)
+    assert json.loads(done.stdout)["total_cost_usd"] > 0  # claude-sonnet-4-6 has a price
+    server.add(Turn(text="unpriced"))
+    done = cli(["run", "-p", "hi", "-o", "json", "-m", "openai:my-local-model"], project, server)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"] == "unpriced" and result["total_cost_usd"] is None
+    assert result["usage"]["output_tokens"] > 0

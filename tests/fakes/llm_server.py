@@ -11,7 +11,8 @@ It speaks three formats, picked by request path:
 Every answer comes from a queue of scripted turns, in order, whatever the format. A turn
 (see `tests.fakes.llm_wire.Turn`) is a reply (text and/or tool calls whose arguments
 are streamed in several fragments), an HTTP error in the provider's own error shape
-(with optional `retry-after`), a garbage body, and may wait `delay` seconds first. When
+(with optional `retry-after`), a garbage body, and may wait `delay` seconds first
+(or `stall` seconds after its first streamed chunk). When
 the queue is empty the server answers 400 "script exhausted", unless a `default` turn
 was given. Every request is recorded (method, path, query, headers, JSON body, arrival
 time), in order, including the ones answered with errors.
@@ -186,7 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
         if turn.delay:
             time.sleep(turn.delay)
         self._send(self._render(turn, fmt, body, stream, gemini_model, len(raw)),
-                   pause=turn.chunk_delay if stream else 0.0)
+                   pause=turn.chunk_delay if stream else 0.0, stall=turn.stall)
 
     def _render(self, turn: Turn, fmt: str, body: Any, stream: bool,
                 gemini_model: str | None, size: int) -> Rendered:
@@ -202,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
             return render_openai(turn, str(body.get("model", "")), stream, size, include_usage)
         return render_google(turn, gemini_model or "", stream, size)
 
-    def _send(self, rendered: Rendered, pause: float = 0.0) -> None:
+    def _send(self, rendered: Rendered, pause: float = 0.0, stall: float = 0.0) -> None:
         self.send_response(rendered.status)
         for name, value in rendered.headers.items():
             self.send_header(name, value)
@@ -216,6 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
                     time.sleep(pause)
                 self.wfile.write(chunk)
                 self.wfile.flush()
+                if index == 0 and stall:
+                    time.sleep(stall)  # headers and a first event, then nothing
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeouts, cancelled streams): nothing to do
         self.close_connection = True

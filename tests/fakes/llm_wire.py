@@ -39,6 +39,7 @@ class Turn:
     content_type: str | None = None  # with garbage: sent verbatim with this content type
     delay: float = 0.0  # seconds before the response starts
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow model, mid-stream tests)
+    stall: float = 0.0  # seconds of silence after the first streamed chunk (a stalled stream)
     stop_reason: str | None = None  # default: tool use if tool calls, else end of turn
     input_tokens: int | None = None  # default: request body size / 4
     output_tokens: int | None = None  # default: from the reply's size

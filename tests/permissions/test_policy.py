@@ -83,6 +83,29 @@ def test_subcommand_prefix(policy: PermissionPolicy) -> None:
     assert policy.decide(SHELL, sh("git commit -m x")) is Decision.ASK
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["python3 build.py", "node x.js", "bash -c 'echo hi'", "sh run.sh", "perl -e 1", "ruby a.rb"],
+)
+def test_an_interpreter_is_never_granted_by_its_name_alone(
+    policy: PermissionPolicy, command: str
+) -> None:
+    grant = policy.record(SHELL, sh(command), "allow_always")
+    assert grant is not None and (grant.scope_kind, grant.scope) == ("exact", command)
+    assert policy.decide(SHELL, sh(command)) is Decision.ALLOW
+    program = command.split()[0]
+    assert policy.decide(SHELL, sh(f"{program} other.x")) is Decision.ASK
+
+
+def test_an_interpreter_prefix_the_person_types(policy: PermissionPolicy) -> None:
+    policy.record(SHELL, sh("python3 -m pytest -x"), "allow_always")  # module kept
+    assert policy.decide(SHELL, sh("python3 -m pytest tests/")) is Decision.ALLOW
+    assert policy.decide(SHELL, sh("python3 evil.py")) is Decision.ASK
+    policy.record(SHELL, sh("node a.js --once"), "allow_always", scope="node a.js")
+    assert policy.decide(SHELL, sh("node a.js --watch")) is Decision.ALLOW
+    assert policy.decide(SHELL, sh("node b.js")) is Decision.ASK
+
+
 def test_pipeline_of_granted_commands(policy: PermissionPolicy) -> None:
     policy.record(SHELL, sh("pytest"), "allow_always")
     policy.record(SHELL, sh("tail -n 5"), "allow_always")

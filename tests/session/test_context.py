@@ -86,7 +86,7 @@ def test_zones_are_budgeted_rules_and_repo_map_included() -> None:
     assert "# Repository map" not in ctx.build(turn(1), tools, "").system
 
 
-def test_focus_comes_from_recent_tool_paths_and_user_identifiers() -> None:
+def test_focus_comes_from_tool_paths_and_mentions_from_the_user() -> None:
     conversation = [
         UserMessage(content="Fix parse_config in src/config.py and the LoomConfig class"),
         AssistantMessage(
@@ -96,9 +96,13 @@ def test_focus_comes_from_recent_tool_paths_and_user_identifiers() -> None:
             ],
         ),
     ]
-    files, identifiers = focus_of(conversation)
-    assert files == ["src/app.py", "src/config.py"]
-    assert identifiers == ["parse_config", "LoomConfig"]
+    files, mentions = focus_of(conversation)
+    assert files == ["src/app.py"]  # read by a tool: the map shows what it uses
+    # named by the person: ranked first, never dropped as already seen
+    assert mentions == ["src/config.py", "parse_config", "LoomConfig"]
+    read_then_named = [*conversation, UserMessage(content="now @./src/app.py too")]
+    files, mentions = focus_of(read_then_named)
+    assert files == [] and mentions[:2] == ["src/app.py", "src/config.py"]
 
 
 async def test_a_slow_or_broken_map_is_skipped() -> None:

@@ -63,6 +63,16 @@ def _root(
     private: bool = typer.Option(
         False, "--private", help="Keep the thread on this machine: it never syncs."
     ),
+    continue_latest: bool = typer.Option(
+        False, "--continue", "-c", help="Chat on in the newest thread of this project."
+    ),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        "-y",
+        help="Chat without questions: every tool call (but the dangerous-command floor) "
+        "runs and architect plans are carried out unasked.",
+    ),
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
     ),
@@ -71,9 +81,17 @@ def _root(
     # commands read these as defaults
     ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox}
     if ctx.invoked_subcommand is None:
-        from loom.cli.chat import start_chat
+        from loom.cli.repl_main import start_chat
 
-        raise typer.Exit(start_chat(model=model, private=private, no_sandbox=no_sandbox))
+        raise typer.Exit(
+            start_chat(
+                model=model,
+                private=private,
+                continue_latest=continue_latest,
+                auto_approve=yes,
+                no_sandbox=no_sandbox,
+            )
+        )
 
 
 def build_app() -> typer.Typer:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
+
+from loom.cli.markdown_stream import MarkdownStream
+from loom.session.approval import EDIT_TOOLS, edit_diff, read_text
 
 PREVIEW_CHARS = 160
 
@@ -37,9 +42,24 @@ class EventRenderer:
     is printed whole only when nothing of it was streamed."""
 
     def __init__(
-        self, console: Console, *, show_tool_output: bool = True, show_messages: bool = True
+        self,
+        console: Console,
+        *,
+        show_tool_output: bool = True,
+        show_messages: bool = True,
+        project_root: Path | None = None,
+        before_write: Callable[[], None] | None = None,
+        markdown: bool = False,
+        show_progress: bool = True,
     ) -> None:
         self.console = console
+        self.before_write = before_write  # e.g. erase the spinner line
+        self.markdown = markdown  # answers rendered as Markdown, block by block
+        self.show_progress = show_progress  # False: a spinner line shows tool progress
+        self._stream: MarkdownStream | None = None
+        self._blocks = 0  # Markdown blocks printed for the current message
+        self.project_root = project_root  # set: edits show their applied diff
+        self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
         self.show_tool_output = show_tool_output
         self.show_messages = show_messages  # False: only activity (loom run --verbose)
         self._streamed = False  # text of the current model message went out as deltas
@@ -47,7 +67,13 @@ class EventRenderer:
         self.last_text = ""  # the newest assistant text shown
         self.last_error = ""  # the newest error event shown
 
+    @property
+    def at_line_start(self) -> bool:
+        return self._at_line_start
+
     def _write_raw(self, text: str) -> None:
+        if self.before_write is not None:
+            self.before_write()
         self.console.file.write(text)
         self.console.file.flush()
         if text:
@@ -57,9 +83,25 @@ class EventRenderer:
         if not self._at_line_start:
             self._write_raw("\n")
 
-    def line(self, text: str | Text, style: str | None = None) -> None:
+    def finish(self) -> None:
+        """The turn is over: print what is left of a streamed answer, end the line."""
+        self._close_stream()
         self.end_line()
+
+    def line(self, text: str | Text, style: str | None = None) -> None:
+        self._close_stream()
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
         self.console.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
+        self._at_line_start = True
+
+    def text(self, text: Text) -> None:
+        """Styled text as it is (a diff, a file's content), never read as markup."""
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
+        self.console.print(text, end="", highlight=False, soft_wrap=True)
         self._at_line_start = True
 
     def render(self, event: Any) -> None:
@@ -70,14 +112,42 @@ class EventRenderer:
 
     def _on_text_delta(self, event: Any) -> None:
         self._streamed = True
-        self._write_raw(event.text)
+        if not self.markdown:
+            self._write_raw(event.text)
+            return
+        if self._stream is None:
+            self._stream = MarkdownStream(self._markdown_block)
+            self._blocks = 0
+        self._stream.feed(event.text)
+
+    def _markdown_block(self, source: str) -> None:
+        from rich.markdown import Markdown
+
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
+        if self._blocks:
+            self.console.print()
+        self.console.print(Markdown(source), soft_wrap=False)
+        self._blocks += 1
+        self._at_line_start = True
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
     def _on_new_message(self, event: Any) -> None:
         message = event.message
         if message.role != "assistant" or not self.show_messages:
             return
+        self._close_stream()
         if message.content and not self._streamed:
-            self.line(message.content)
+            if self.markdown:
+                self._blocks = 0
+                self._markdown_block(message.content)
+            else:
+                self.line(message.content)
         if message.content:
             self.last_text = message.content
         self.end_line()
@@ -85,16 +155,36 @@ class EventRenderer:
 
     def _on_tool_executing(self, event: Any) -> None:
         self.line(f"● {describe_call(event.tool_name, event.arguments)}", style="cyan")
+        path = event.arguments.get("path")
+        if self.project_root is not None and event.tool_name in EDIT_TOOLS and path:
+            self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
 
     def _on_tool_progress(self, event: Any) -> None:
-        if event.message:
+        if event.message and self.show_progress:
             self.line(f"  … {event.message}", style="dim")
 
     def _on_tool_complete(self, event: Any) -> None:
+        edited = self._before_edit.pop(event.call_id, None)
         if event.is_error:
             self.line(f"  ⎿ error: {preview(event.result)}", style="red")
-        elif self.show_tool_output:
+            return
+        if self.show_tool_output:
             self.line(f"  ⎿ {preview(event.result)}", style="dim")
+        if edited is not None and self.project_root is not None:
+            self._show_applied_diff(*edited)
+
+    def _show_applied_diff(self, path: str, before: str | None) -> None:
+        from loom.cli.approve import applied_diff_lines
+
+        after = read_text(self.project_root, path) if self.project_root else None
+        if after is None or after == before:
+            return
+        body, more = applied_diff_lines(edit_diff(before, after, path))
+        self.text(body)
+        if more:
+            self.line(
+                f"  … {more} more lines of this diff (/diff shows the session's)", style="dim"
+            )
 
     def _on_llm_retry(self, event: Any) -> None:
         self.line(

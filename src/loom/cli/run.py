@@ -59,7 +59,12 @@ def run_command(
     ),
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
-    max_turns: int = typer.Option(None, "--max-turns", min=1, help="Stop after N model turns."),
+    max_turns: int = typer.Option(
+        None,
+        "--max-turns",
+        min=1,
+        help="Ask the model at most N times; tool calls in its Nth answer are not run.",
+    ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="text: show tool activity on stderr (stream-json: no-op)."
     ),
@@ -211,6 +216,13 @@ class HeadlessRun:
         kind = getattr(event, "type", "")
         if self.activity is not None and kind != "text_delta":
             self.activity.render(event)
+        elif kind == "llm_retry" and self.options.output_format == "text":
+            # never silent for the length of a backoff: say what failed and when it retries
+            self.err.write(
+                f"loom: model call failed ({' '.join(event.error.split())}); retrying in "
+                f"{event.delay_seconds:.1f} s (attempt {event.attempt})\n"
+            )
+            self.err.flush()
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
             from loom.session import NoPendingPermission
 

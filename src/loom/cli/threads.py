@@ -131,7 +131,9 @@ def restore_command(
 
 
 def resume_command(
-    ref: str = typer.Argument(..., help=ID_HELP),
+    ref: str = typer.Argument(
+        None, help=ID_HELP + " Leave it out to pick one from a list (in a terminal)."
+    ),
     prompt: str = typer.Option(
         None, "--prompt", "-p", help="Continue headlessly with this message (as `loom run`)."
     ),
@@ -142,13 +144,41 @@ def resume_command(
     workspace or branch changed. Piped (no terminal, no -p), only the summary."""
     from loom.cli.chat import continue_thread
 
+    if ref is None:
+        ref = _pick_thread()
+        if ref is None:
+            return  # the person cancelled the picker
     with person_errors():
         threads = _workspace().threads
         thread = threads.load(ref)
-        print_resume_summary(thread, Console(), threads.resume_warnings(thread, Path.cwd()))
+        # with -p the answer is the output (as `loom run -r`): the summary is a header
+        print_resume_summary(
+            thread, Console(stderr=bool(prompt)), threads.resume_warnings(thread, Path.cwd())
+        )
     code = continue_thread(thread.id, prompt)
     if code:
         raise typer.Exit(code)
+
+
+def _pick_thread() -> str | None:
+    """`loom resume` alone: the picker in a terminal; otherwise say what to pass."""
+    import asyncio
+    import sys
+
+    from loom.session.lookup import recent_threads
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(
+            "error: give a thread ID (see `loom list`); the picker needs a terminal.", err=True
+        )
+        raise typer.Exit(2)
+    threads = recent_threads()
+    if not threads:
+        typer.echo("No threads yet. Start one with `loom`.")
+        return None
+    from loom.cli.thread_picker import pick_thread
+
+    return asyncio.run(pick_thread(threads))
 
 
 def doctor_command(

@@ -56,6 +56,13 @@ _SUBCOMMAND_PROGRAMS = {
     "bundle",
 }
 _RUNNERS = {"run", "exec", "x", "dlx"}  # `npm run test`: keep the script name too
+# Programs that run whatever code they are given: their name alone says nothing about
+# what a command does, so a grant never covers "every `python3 ...` command".
+INTERPRETERS = {
+    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun",
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "perl", "ruby", "php", "lua", "Rscript",
+    "pwsh", "powershell", "osascript", "tclsh", "awk", "gawk", "xargs",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -210,7 +217,9 @@ def literal_commands(command: str) -> list[tuple[str, ...]] | None:
 def command_prefix(command: str) -> str | None:
     """The prefix an `allow_always` grant for `command` covers: `pytest`, `git status`,
     `npm run test`, `python -m pytest`. None unless the command is one literal simple
-    command (see `literal_commands`)."""
+    command (see `literal_commands`), or when the prefix would be an interpreter's name
+    alone (`python3 x.py`, `bash -c ...`): such a grant covers that exact command (or a
+    prefix the person types)."""
     found = literal_commands(command)
     if not found or len(found) != 1:
         return None
@@ -226,7 +235,15 @@ def command_prefix(command: str) -> str | None:
         prefix.append(rest[0])
         if rest[0] in _RUNNERS and len(rest) > 1 and not rest[1].startswith("-"):
             prefix.append(rest[1])
+    if len(prefix) == 1 and _is_interpreter(program):
+        return None
     return " ".join(prefix)
+
+
+def _is_interpreter(program: str) -> bool:
+    """`python3`, `/usr/bin/python3.12`, `node`, `bash`..."""
+    name = program.rsplit("/", 1)[-1]
+    return name in INTERPRETERS or name.rstrip("0123456789.") in INTERPRETERS
 
 
 def covered_by_prefixes(command: str, prefixes: list[str]) -> bool:

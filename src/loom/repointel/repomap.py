@@ -177,7 +177,11 @@ def rank_definitions(
 
     With `inputs` (the cached graph inputs of the same files), the graph comes from them
     and `symbols` is only asked for the definitions of the files that rank (through its
-    `fetch(paths)` when it has one)."""
+    `fetch(paths)` when it has one).
+
+    `focus` files are in the conversation already: the map ranks what they use and leaves
+    their own definitions out. `mentioned` holds names and file names the person wrote;
+    a mentioned file (full path or base name) ranks first and is never left out."""
     import numpy as np
 
     focus_set, mentioned_set = frozenset(focus), frozenset(mentioned)
@@ -188,10 +192,15 @@ def rank_definitions(
     if not nodes:
         return []
     personal = np.zeros(len(nodes))
+    # A file named among the mentions (`src/calc.py` or just `calc.py`) ranks first.
+    in_mentioned_file = np.zeros(len(nodes), dtype=bool)
     for file_no, path in enumerate(nodes):
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-        if path in focus_set or stem in mentioned_set:
+        name = path.rsplit("/", 1)[-1]
+        if path in mentioned_set or name in mentioned_set:
+            in_mentioned_file[file_no] = True
+        if path in focus_set or name.split(".", 1)[0] in mentioned_set:
             personal[file_no] = 1.0
+    personal[in_mentioned_file] = 1.0
     ident_ids = {name: n for n, name in enumerate(idents) if name in mentioned_set}
     for name in ident_ids:
         personal[graph.def_file[graph.def_ident == ident_ids[name]]] += 1.0
@@ -210,10 +219,12 @@ def rank_definitions(
             count=len(graph.def_ident),
         )
         scores = scores + named  # named by the user: first, whoever else uses it
+        scores = scores + in_mentioned_file[graph.def_file]
     focus_ids = [n for n, path in enumerate(nodes) if path in focus_set]
     if focus_ids:
         in_focus = np.zeros(len(nodes), dtype=bool)
         in_focus[focus_ids] = True
+        in_focus &= ~in_mentioned_file  # a mentioned file stays, even if already read
         scores[in_focus[graph.def_file]] = -1.0  # already in the conversation
     order = np.argsort(-scores, kind="stable")
     keep = order[scores[order] >= 0]

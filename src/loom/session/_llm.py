@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
@@ -111,7 +112,7 @@ class LlmCaller:
         stop = "end_turn"
         started = False
         try:
-            async for event in provider.stream(request):
+            async for event in _until_stalled(provider.stream(request), options.stall_timeout):
                 if not started:
                     started = True
                     session.apply_now(sm.LlmStreamStarted())
@@ -185,13 +186,19 @@ class LlmCaller:
         return self._compactor
 
     def _account(self, model: str, usage: Usage) -> Usage:
+        """The response's usage with its cost: None for a model with no known price (not
+        0, which would read as free); the session's total is unknown from then on."""
         provider, model_id = self.split(model)
-        cost = cost_usd(model_info(provider, model_id), usage)
+        info = model_info(provider, model_id)
+        cost = cost_usd(info, usage) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
         total = self.session.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
-        total.cost_usd = (total.cost_usd or 0.0) + cost
+        if cost is None or total.cost_usd is None:
+            total.cost_usd = None
+        else:
+            total.cost_usd += cost
         return usage
 
 
@@ -207,3 +214,27 @@ def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
         seen.add(call.id)
         fixed.append(call)
     return fixed
+
+
+class StalledStream(TimeoutError):
+    """The endpoint sent nothing for `stall_timeout` seconds (a transient failure)."""
+
+
+async def _until_stalled(stream: AsyncIterator[Any], timeout: float | None) -> AsyncIterator[Any]:
+    """The stream's events; StalledStream when the next one takes over `timeout` s."""
+    iterator = stream.__aiter__()
+    while True:
+        try:
+            if timeout is None:
+                event = await iterator.__anext__()
+            else:
+                event = await asyncio.wait_for(iterator.__anext__(), timeout)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            with contextlib.suppress(Exception):
+                await iterator.aclose()  # type: ignore[attr-defined]
+            raise StalledStream(
+                f"no data from the model endpoint for {timeout:g} s ([model] stall_timeout)"
+            ) from None
+        yield event

@@ -92,7 +92,9 @@ def approval_view(session: Any, tool_name: str, args: dict[str, Any]) -> Approva
         )
     command = args.get("command")
     if tool_name == "shell" and isinstance(command, str):
-        return ApprovalView("Run a shell command", command, "command", str(root), grant, True)
+        return ApprovalView(
+            "Run a shell command", command, "command", str(root), grant, _one_command(command)
+        )
     if tool_name == "git":
         return ApprovalView(f"Run git ({tool_name})", _arguments(args), "arguments", str(root),
                             grant, False)  # fmt: skip
@@ -128,6 +130,17 @@ def describe_scope(tool_name: str, kind: str, value: str) -> str:
     if tool_name == "shell" or (kind == "exact" and tool_name not in EDIT_TOOLS):
         return f"exactly `{value}` in this project, nothing else"
     return f"{tool_name} on {value} in this project"
+
+
+def _one_command(command: str) -> bool:
+    """A prefix grant can cover this command: one plain command, nothing chained."""
+    from loom.permissions.shell_rules import literal_commands
+
+    try:
+        found = literal_commands(command)
+    except Exception:  # a parser problem: offer no prefix
+        return False
+    return found is not None and len(found) == 1
 
 
 def _arguments(args: dict[str, Any]) -> str:

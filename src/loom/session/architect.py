@@ -54,15 +54,22 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
     session.busy = True
     try:
         plan = await _plan(session, text)
+        while plan is not None:
+            session.publish(
+                ArchitectPlan(
+                    session_id=session.id,
+                    summary=plan.summary,
+                    steps=[step.to_dict() for step in plan.steps],
+                )
+            )
+            verdict, change = await _approval(session, plan)
+            if verdict == "yes":
+                break
+            if verdict == "no":
+                return DECLINED
+            plan = await _plan(session, PLAN_CHANGE.format(change=change))
         if plan is None:
             return ""  # interrupted while planning
-        session.publish(
-            ArchitectPlan(
-                session_id=session.id,
-                summary=plan.summary,
-                steps=[step.to_dict() for step in plan.steps],
-            )
-        )
         outcomes: list[str] = []
         completed = 0
         session.active_model = options.editor_model
@@ -92,6 +99,24 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
         session.llm.system_prompt = None
         session.busy = False
         session.settle_status()
+
+
+DECLINED = "Plan declined: no step was carried out, nothing was changed."
+PLAN_CHANGE = (
+    "The user reviewed this plan and wants it changed before any step runs: {change}\n"
+    "Reply with the whole revised plan, as JSON in the same format."
+)
+
+
+async def _approval(session: ArchitectPort, plan: Plan) -> tuple[str, str]:
+    """The person's verdict on `plan` (options.plan_approval), "yes" when nobody asks."""
+    approve = session.options.plan_approval
+    if approve is None:
+        return "yes", ""
+    verdict, change = await approve(plan)
+    if verdict == "edit" and not change.strip():
+        return "no", ""
+    return (verdict if verdict in ("yes", "no", "edit") else "no"), change.strip()
 
 
 async def _plan(session: ArchitectPort, text: str) -> Plan | None:

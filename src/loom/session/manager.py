@@ -123,8 +123,9 @@ class SessionManager:
             options.checkpointer = self.checkpoint_factory(root)
         if project_rules is not None:
             options.rules = project_rules
-        if max_turns is not None:
-            options.max_tool_rounds = max_turns
+        if max_turns is not None:  # model requests per user message (`--max-turns`):
+            # the Nth response's tool calls are answered "not run" instead of asking again
+            options.max_tool_rounds = max(max_turns - 1, 0)
         policy = permissions
         if policy is None:
             policy = _call(self.policy_factory, project_root=root, auto_approve=auto_approve)

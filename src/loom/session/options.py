@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ def _default(section: Any, key: str) -> Any:
 class SessionOptions:
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
     reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
@@ -45,6 +46,9 @@ class SessionOptions:
     compaction: bool = False  # summarise old turns with the fast model (context.compaction)
     auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
     checkpointer: Any = None  # loom.session.checkpointing.Checkpointer: snapshots for undo
+    # architect mode: asked with each plan before any step runs; answers ("yes", ""),
+    # ("no", "") or ("edit", what to change). None (headless, --yes): carried out at once.
+    plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
     tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
     # name -> value of every secret Loom knows; masked in each message before it is saved,
     # sent to a model or synced (`loom.core.secrets`)
@@ -55,6 +59,7 @@ class SessionOptions:
         """The options [model], [context], [repo] and [shell] configure."""
         options = cls(
             retry=RetryPolicy(max_retries=config.model.max_retries),
+            stall_timeout=config.model.stall_timeout,
             architect_model=config.model.architect,
             editor_model=config.model.editor,
             reserved_output_tokens=config.context.reserved_output_tokens,

@@ -1,10 +1,12 @@
 """Fetching the repo map for a model call: focus from the conversation, off the loop.
 
 The map ranks the project's symbols around what the conversation is about: files named
-in recent tool calls (`path`-like arguments) and identifiers the user mentioned
-(snake_case, CamelCase, dotted names). Building it can scan and parse files, so it runs
-in a worker thread with a time limit; a slow or broken map is skipped for that call,
-never an error for the turn.
+in recent tool calls (`path`-like arguments; already in the conversation, so the map
+spends its budget on what they use) and what the user mentioned: identifiers
+(snake_case, CamelCase, dotted names) and file names (`calc.py`, `@src/calc.py`), which
+rank first in the map and are never left out of it for being in the conversation.
+Building it can scan and parse files, so it runs in a worker thread with a time limit; a
+slow or broken map is skipped for that call, never an error for the turn.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,8 +36,12 @@ _PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,6}\b")
 
 
 def focus_of(conversation: Sequence[Message]) -> tuple[list[str], list[str]]:
-    """(files, identifiers) the recent conversation is about, most recent first."""
+    """(files, mentions) the recent conversation is about, most recent first: `files` were
+    used by tool calls; `mentions` are the identifiers and file names the user wrote. A
+    file the user names is a mention only, so the map ranks it up instead of dropping it
+    as already seen."""
     files: list[str] = []
+    mentioned_files: list[str] = []
     identifiers: list[str] = []
     for message in reversed(conversation[-RECENT_MESSAGES:]):
         if isinstance(message, AssistantMessage):
@@ -46,13 +52,15 @@ def focus_of(conversation: Sequence[Message]) -> tuple[list[str], list[str]]:
                     files += [v for v in values if isinstance(v, str) and v]
         elif isinstance(message, UserMessage):
             typed = message.content
-            mentioned = getattr(message, "mentions", None)  # @path attachments
-            if isinstance(mentioned, list):
-                files += [m for m in mentioned if isinstance(m, str)]
+            attached = getattr(message, "mentions", None)  # @path attachments
+            if isinstance(attached, list):
+                mentioned_files += [m for m in attached if isinstance(m, str)]
                 typed = _ATTACHED.split(typed, 1)[0]  # the attached text would be noise
-            files += _PATHISH.findall(typed)
+            mentioned_files += [_clean_path(p) for p in _PATHISH.findall(typed)]
             identifiers += _IDENTIFIER.findall(typed)
-    return _unique(files)[:20], _unique(identifiers)[:30]
+    mentioned = _unique(mentioned_files)[:20]
+    tool_files = [f for f in _unique(_clean_path(f) for f in files) if f not in mentioned]
+    return tool_files[:20], mentioned + _unique(identifiers)[:30]
 
 
 async def fetch_repo_map(
@@ -86,5 +94,13 @@ def repointel_hook(project_root: Path, settings: RepoSettings | None = None) -> 
     return hook
 
 
-def _unique(items: list[str]) -> list[str]:
+def _clean_path(text: str) -> str:
+    """`@./src/calc.py` -> `src/calc.py`."""
+    text = text.lstrip("@")
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))

@@ -21,7 +21,7 @@ class SessionSpec:
     thread: str | None = None  # id or unique prefix of a thread to continue
     private: bool = False  # the thread never syncs
     mode: Literal["normal", "architect"] = "normal"
-    max_turns: int | None = None  # model responses with tool calls per user message
+    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
     headless: bool = False  # nobody can answer: what would ask is refused
     on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal

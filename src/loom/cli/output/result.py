@@ -20,7 +20,7 @@ class RunTally:
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
-    total_cost_usd: float = 0.0
+    total_cost_usd: float | None = 0.0  # None: a model with no known price answered
     last_text: str = ""
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
 
@@ -36,7 +36,10 @@ class RunTally:
                 self.output_tokens += usage.output_tokens
                 self.cache_read_input_tokens += usage.cache_read_tokens or 0
                 self.cache_creation_input_tokens += usage.cache_write_tokens or 0
-                self.total_cost_usd += usage.cost_usd or 0.0
+                if usage.cost_usd is None or self.total_cost_usd is None:
+                    self.total_cost_usd = None
+                else:
+                    self.total_cost_usd += usage.cost_usd
 
     def denied(self, request: PermissionRequest) -> None:
         self.permission_denials.append(
@@ -80,7 +83,9 @@ class RunResult:
             "session_id": self.session_id,
             "num_turns": self.tally.num_turns,
             "duration_ms": self.duration_ms,
-            "total_cost_usd": round(self.tally.total_cost_usd, 6),
+            "total_cost_usd": (
+                None if self.tally.total_cost_usd is None else round(self.tally.total_cost_usd, 6)
+            ),
             "usage": self.tally.usage(),
             "permission_denials": self.tally.permission_denials,
             "thread_id": self.thread_id,

@@ -1,0 +1,304 @@
+"""The REPL loop: read a line, run a turn or a slash command, show the events.
+
+The prompt appears before the session is open (see `loom.cli.repl_session`): a line
+typed before then waits for it. Ctrl-C interrupts the running turn, not the program;
+Ctrl-D (or /exit) leaves with the thread saved. No exception at the prompt or at a
+permission question ends the REPL: it reports and reads input again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from loom.cli.repl_session import SessionStarter, StartFailed
+
+RECENT_ON_RESUME = 6  # messages shown when the REPL opens on an existing thread
+INTRO = "Loom · type a task, /help for commands, Ctrl-D to leave."
+
+
+class ChatRepl:
+    def __init__(self, starter: SessionStarter, interactive: bool | None = None) -> None:
+        self.starter = starter
+        self.interactive = sys.stdin.isatty() if interactive is None else interactive
+        self.prompt: Any = None  # prompt_toolkit PromptSession (interactive only)
+        self.console: Any = None  # rich Console, once the session is open
+        self.renderer: Any = None
+        self.status: Any = None  # the spinner line and toolbar text (loom.cli.repl_status)
+        self.commands: Any = None  # slash commands (loom.cli.repl_commands)
+        self._turn: asyncio.Task[str] | None = None
+        self._permission_lock = asyncio.Lock()
+        self._background: set[asyncio.Task[Any]] = set()
+        self.failure: str | None = None
+
+    @property
+    def session(self) -> Any:
+        return self.starter.session
+
+    @property
+    def workspace(self) -> Any:
+        return self.starter.workspace
+
+    # -- start-up ---------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """The loop; returns the exit code (1: the session could not start)."""
+        from loom.cli.repl_status import Status
+
+        sys.stdout.write(INTRO + "\n")
+        sys.stdout.flush()
+        self.status = Status(self)
+        if self.interactive:
+            from loom.cli.repl_prompt import make_prompt
+
+            self.prompt = make_prompt(self)
+        self.starter.on_ready(self._when_ready)
+        self.starter.on_failed(self.on_start_failed)
+        if not self.interactive:
+            self.starter.start()
+        try:
+            await self._loop()
+        finally:
+            self.status.stop()
+        if self.starter.done and not self.starter.ready and self.failure is None:
+            await self.ready()  # it failed while the prompt was up: say why
+        return 1 if self.failure else 0
+
+    def _when_ready(self) -> None:
+        """The session is open: set up the renderer, then show where things stand."""
+        from rich.console import Console
+
+        from loom.cli.chat_render import EventRenderer
+        from loom.cli.repl_commands import SlashCommands
+
+        config = self.starter.config
+        self.console = Console(highlight=False)
+        self.renderer = EventRenderer(
+            self.console,
+            show_tool_output=config.ui.show_tool_output,
+            project_root=Path(self.session.project_root),
+            before_write=self.status.clear,
+            markdown=True,
+            show_progress=not self.status.enabled,  # the spinner line shows it instead
+        )
+        self.commands = SlashCommands(self)
+        self.session.subscribe(self._on_event)
+        if not self.starter.request.auto_approve:  # --yes carries plans out unasked
+            self.session.options.plan_approval = self._approve_plan
+        watch = asyncio.ensure_future(self.workspace.watch_repo())
+        self._keep(watch)
+        if self.prompt is not None:
+            from loom.cli.repl_prompt import apply_config
+
+            apply_config(self.prompt, config)
+        self.print_above_prompt(self._show_header)
+
+    def _show_header(self) -> None:
+        for warning in self.starter.warnings:
+            self.renderer.line(f"warning: {warning}", style="yellow")
+        notice = self.workspace.sandbox_notice()
+        if notice:
+            self.renderer.line(f"loom: {notice}", style="yellow")
+        session = self.session
+        private = "private " if session.thread.is_private else ""
+        self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
+        earlier = session.get_history()
+        if not earlier:
+            return
+        shown = earlier[-RECENT_ON_RESUME:]
+        if len(shown) < len(earlier):
+            self.renderer.line(
+                f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
+            )
+        self.renderer.history(shown)
+        if session.can_continue:
+            self.renderer.line(
+                "The last turn stopped before the model answered: /continue picks it up.",
+                style="yellow",
+            )
+
+    def print_above_prompt(self, show: Any) -> None:
+        """Run `show()` (which prints) now, above the prompt if one is being edited."""
+        app = getattr(self.prompt, "app", None)
+        if app is not None and app.is_running:
+            from prompt_toolkit.application import run_in_terminal
+
+            self._keep(asyncio.ensure_future(run_in_terminal(show)))
+        else:
+            show()
+
+    async def ready(self) -> bool:
+        """Wait for the session (a message typed early waits here); False: it failed."""
+        if self.starter.ready:
+            return True
+        if not self.starter.done:
+            sys.stdout.write("… starting the session\n")
+            sys.stdout.flush()
+        try:
+            await self.starter.wait()
+        except StartFailed as exc:
+            self._fail(str(exc))
+            return False
+        except Exception as exc:  # never a traceback for a person
+            self._fail(f"{type(exc).__name__}: {exc}")
+            return False
+        await asyncio.sleep(0)  # let the header print first
+        return True
+
+    def _fail(self, message: str) -> None:
+        self.failure = message
+        sys.stderr.write(f"loom: error: {message}\n")
+        sys.stderr.flush()
+
+    def on_start_failed(self) -> None:
+        """The background start failed while the prompt was up: leave the prompt."""
+        app = getattr(self.prompt, "app", None)
+        if app is not None and app.is_running:
+            app.exit(exception=EOFError())
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def _loop(self) -> None:
+        failures = 0
+        while True:
+            try:
+                text = await self._read_line()
+                failures = 0
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt clears the line
+            except EOFError:
+                break
+            except Exception as exc:  # a broken prompt must not end the REPL
+                failures += 1
+                sys.stderr.write(f"error reading input: {exc}\n")
+                if failures >= 3:  # the terminal is gone or unusable: leave, thread saved
+                    break
+                continue
+            text = text.strip()
+            if not text:
+                continue
+            if not await self.ready():
+                return
+            if text.startswith("/"):
+                if not await self.commands.run(text):
+                    break
+                continue
+            await self.turn(text)
+
+    async def _read_line(self) -> str:
+        if self.prompt is not None:
+            return await self.prompt.prompt_async(
+                # given each time: a question asked through the same session (/rewind)
+                # replaces the session's message
+                lambda: f"{self.mode()} › ",
+                pre_run=self.starter.start,  # the session opens once the prompt is drawn
+            )
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            raise EOFError
+        return line
+
+    async def new_thread(self) -> bool:
+        """/clear: close this session (its thread is kept) and open one on a new thread."""
+        from loom.cli.repl_session import SessionStarter, StartRequest
+
+        old = self.starter
+        request = StartRequest(
+            model=old.session.model,
+            private=old.request.private,
+            auto_approve=old.request.auto_approve,
+            cwd=old.request.cwd,
+        )
+        await old.close()
+        self.starter = SessionStarter(request)
+        self.starter.on_ready(self._when_ready)
+        self.starter.start()
+        return await self.ready()
+
+    def mode(self) -> str:
+        return self.session.get_mode() if self.starter.ready else "normal"
+
+    async def turn(self, text: str | None) -> None:
+        """One turn from `text`; None carries on the stopped one (/continue)."""
+        loop = asyncio.get_running_loop()
+        session = self.session
+        work = session.send_message(text) if text is not None else session.continue_turn()
+        self._turn = asyncio.ensure_future(work)
+        loop.add_signal_handler(signal.SIGINT, self.interrupt)
+        self.status.turn_started()
+        try:
+            answer = await self._turn
+            if answer and answer.strip() != self.renderer.last_text.strip():
+                self.renderer.line(answer)  # e.g. architect mode's report of its steps
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # the session reports; the REPL goes on
+            if str(exc) != self.renderer.last_error:  # not shown already as an event
+                self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
+            self.renderer.line("The thread is saved; send the message again to retry.", style="dim")
+        finally:
+            self.status.turn_ended()
+            loop.remove_signal_handler(signal.SIGINT)
+            await asyncio.sleep(0)  # let queued events render before the next prompt
+            self.renderer.finish()
+            self._turn = None
+
+    def interrupt(self) -> None:
+        if self._turn is not None and not self._turn.done():
+            self.renderer.line("interrupted", style="yellow")
+            self.session.interrupt()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        self.status.observe(event)
+        self.renderer.render(event)
+        if getattr(event, "type", "") == "permission_request":
+            self._keep(asyncio.ensure_future(self._ask_permission(event)))
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _approve_plan(self, _plan: Any) -> tuple[str, str]:
+        """Architect mode: the plan was just shown (its event); y / edit / n."""
+        from loom.cli.approve import ask_plan
+
+        async with self._permission_lock:
+            self.status.pause()
+            try:
+                return await ask_plan(self.renderer, self.interactive)
+            except Exception as exc:  # a broken question declines, and the REPL goes on
+                self.renderer.line(f"error at the plan question: {exc}; declined", style="red")
+                return "no", ""
+            finally:
+                self.status.resume()
+
+    async def _ask_permission(self, event: Any) -> None:
+        """Show what would happen, ask, answer the session, and never leave the turn
+        waiting: whatever goes wrong here (a broken terminal, a bug), the call is denied
+        and the REPL reads input again."""
+        from loom.cli.approve import Answer, ApprovalPrompt
+
+        answer = Answer("deny", said="deny")
+        try:
+            async with self._permission_lock:
+                self.status.pause()
+                asker = ApprovalPrompt(self.renderer, self.interactive)
+                answer = await asker.ask(self.session, event)
+                self.renderer.line(f"  → {answer.said}", style="dim")
+        except Exception as exc:  # the question must end in an answer
+            self.renderer.line(f"error at the permission question: {exc}; denied", style="red")
+            answer = Answer("deny", said="deny")
+        finally:
+            self.status.resume()
+            from loom.session import NoPendingPermission
+
+            with contextlib.suppress(NoPendingPermission):  # the turn was interrupted
+                self.session.respond_to_permission(answer.action, answer.meta)
+            if answer.interrupt:  # Ctrl-C at the question: refuse and stop the turn
+                self.interrupt()

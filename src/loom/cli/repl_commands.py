@@ -1,0 +1,241 @@
+"""The REPL's slash commands. Custom ones come from `.loom/commands/NAME.md` in the
+project: `/NAME words` sends the file's text as the message, with `$ARGUMENTS` replaced
+by the words (or the words appended when the file has no `$ARGUMENTS`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+BUILTIN = {
+    "/model": "[NAME]  show the model, or switch to NAME (provider:model-id; Tab completes)",
+    "/architect": "plan with the strong model, carry out each step with the fast one",
+    "/normal": "back to the normal agent loop",
+    "/diff": "what changed in the project since this thread's starting commit",
+    "/cost": "tokens and cost of this session",
+    "/clear": "start a new thread (this one is kept: loom resume ID)",
+    "/init": "write a starting LOOM.md for this project from the repo map",
+    "/permissions": "[revoke ID]  the 'allow always' grants of this project",
+    "/history": "show this conversation",
+    "/continue": "carry on a turn that stopped before the model answered (after a crash)",
+    "/help": "this list",
+    "/exit": "leave (Ctrl-D does the same); the thread is saved",
+}
+DIFF_PAGE_LINES = 60  # a longer /diff goes through the pager
+MAX_NEW_FILES = 50  # untracked files /diff shows whole
+
+
+def undo_commands() -> list[str]:
+    from loom.cli.chat_undo import SLASH_COMMANDS
+
+    return list(SLASH_COMMANDS)
+
+
+def custom_commands(project_root: Path) -> dict[str, Path]:
+    """`/name` -> its file, for every `.loom/commands/*.md` of the project."""
+    folder = project_root / ".loom" / "commands"
+    try:
+        files = sorted(folder.glob("*.md"))
+    except OSError:
+        return {}
+    return {f"/{f.stem}": f for f in files if f.stem and " " not in f.stem}
+
+
+def expand_custom(text: str, arguments: str) -> str:
+    if "$ARGUMENTS" in text:
+        return text.replace("$ARGUMENTS", arguments)
+    return f"{text.rstrip()}\n\n{arguments}" if arguments else text
+
+
+class SlashCommands:
+    def __init__(self, repl: Any) -> None:
+        self.repl = repl
+
+    @property
+    def line(self) -> Callable[..., None]:
+        return self.repl.renderer.line
+
+    @property
+    def root(self) -> Path:
+        return Path(self.repl.session.project_root)
+
+    def names(self) -> list[str]:
+        return [*BUILTIN, "/quit", *undo_commands(), *custom_commands(self.root)]
+
+    async def run(self, text: str) -> bool:
+        """Run one slash command; False means leave."""
+        name, _, arg = text.partition(" ")
+        arg = arg.strip()
+        if name in ("/exit", "/quit"):
+            return False
+        handlers: dict[str, Callable[[str], Awaitable[None]]] = {
+            "/help": self.help,
+            "/model": self.model,
+            "/architect": self.mode,
+            "/normal": self.mode,
+            "/history": self.history,
+            "/continue": self.carry_on,
+            "/diff": self.diff,
+            "/cost": self.cost,
+            "/clear": self.clear,
+            "/init": self.init,
+            "/permissions": self.permissions,
+        }
+        handler = handlers.get(name)
+        if name in ("/architect", "/normal"):
+            await self.mode(name[1:])
+        elif handler is not None:
+            await handler(arg)
+        elif name in undo_commands():  # /undo /redo /rewind /compact (chat_undo.py)
+            from loom.cli.chat_undo import run_slash
+
+            await run_slash(self.repl, name, arg)
+        elif name in custom_commands(self.root):
+            await self.custom(name, arg)
+        else:
+            self.line(f"unknown command {name}; /help lists them", style="yellow")
+        return True
+
+    async def help(self, _arg: str) -> None:
+        from loom.cli.chat_undo import HELP_LINES
+
+        for name, what in BUILTIN.items():
+            self.line(f"{name:<13} {what}")
+        for line in HELP_LINES:  # /undo /redo /rewind /compact
+            self.line(line)
+        for name, path in custom_commands(self.root).items():
+            first = _first_line(path)
+            self.line(f"{name:<13} {first}  (.loom/commands/{path.name})")
+        self.line("Ctrl-C interrupts the current turn; Tab completes commands, models, paths.")
+
+    async def model(self, arg: str) -> None:
+        from loom.session import LoomError
+
+        if not arg:
+            self.line(f"model: {self.repl.session.model}")
+            return
+        try:
+            self.repl.workspace.check_model(arg)  # one line for a bad name or a missing key
+            self.repl.session.update_model(arg)
+            self.line(f"model: {arg}", style="magenta")
+        except (LoomError, ValueError) as exc:
+            self.line(f"error: {exc}", style="bold red")
+
+    async def mode(self, mode: str) -> None:
+        self.repl.session.set_mode(mode)
+
+    async def history(self, _arg: str) -> None:
+        self.repl.renderer.history(self.repl.session.get_history())
+
+    async def carry_on(self, _arg: str) -> None:
+        if self.repl.session.can_continue:
+            await self.repl.turn(None)
+        else:
+            self.line("nothing to continue: the last turn finished", style="dim")
+
+    async def cost(self, _arg: str) -> None:
+        usage = self.repl.session.usage
+        cost = "unknown (no price known for a model used)" if usage.cost_usd is None else (
+            f"${usage.cost_usd:.4f}"
+        )  # fmt: skip
+        self.line(
+            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out; "
+            f"cost {cost} ({self.repl.session.model})"
+        )
+
+    async def diff(self, _arg: str) -> None:
+        from loom.cli.approve import styled_body
+
+        thread = self.repl.session.thread
+        start = getattr(thread, "git_initial_commit_sha", None)
+        if not start:
+            self.line("no starting commit recorded for this thread (not a git repository?)")
+            return
+        text = await _git(self.root, "diff", start, "--")
+        untracked = await _git(self.root, "ls-files", "--others", "--exclude-standard")
+        if not text.strip() and not untracked.strip():
+            self.line(f"nothing changed since {start[:10]} (the thread's starting commit)")
+            return
+        self.line(f"changes since {start[:10]} (the thread's starting commit):", style="bold")
+        for path in untracked.splitlines()[:MAX_NEW_FILES]:  # new files, shown whole
+            text += await _git(self.root, "diff", "--no-index", "--", "/dev/null", path)
+        if len(text.splitlines()) > DIFF_PAGE_LINES and self.repl.interactive:
+            import pydoc
+
+            await asyncio.to_thread(pydoc.pager, text)
+        else:
+            self.repl.renderer.text(styled_body(text, "diff"))
+
+    async def clear(self, _arg: str) -> None:
+        old = self.repl.session.thread.id
+        if await self.repl.new_thread():
+            self.line(f"New thread. The previous one is kept: loom resume {old}", style="dim")
+
+    async def init(self, _arg: str) -> None:
+        from loom.cli.repl_init import write_loom_md
+
+        target = self.root / "LOOM.md"
+        if target.exists():
+            self.line(f"{target} exists already; edit it, or delete it and run /init again.")
+            return
+        text = await asyncio.to_thread(write_loom_md, self.root)
+        self.line(f"Wrote {target} ({len(text.splitlines())} lines): review and edit it.")
+
+    async def permissions(self, arg: str) -> None:
+        from loom.session import LoomError
+
+        grants = self.repl.workspace.grants
+        words = arg.split()
+        try:
+            if words[:1] == ["revoke"] and len(words) == 2:
+                grant = grants.revoke(words[1])
+                self.line(f"revoked grant {grant.id}: {grant.tool} {grant.describe()}")
+                return
+            if arg:
+                self.line("use /permissions, or /permissions revoke ID", style="yellow")
+                return
+            found = grants.list(self.root)
+        except LoomError as exc:
+            self.line(f"error: {exc}", style="yellow")
+            return
+        if not found:
+            self.line("No 'allow always' grants in this project; [a] at a question makes one.")
+            return
+        for grant in found:
+            self.line(f"  {grant.id:>4}  {grant.tool:<12} {grant.describe()}")
+        self.line("Revoke one with /permissions revoke ID (or `loom permissions revoke ID`).")
+
+    async def custom(self, name: str, arg: str) -> None:
+        path = custom_commands(self.root)[name]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.line(f"cannot read {path}: {exc}", style="red")
+            return
+        prompt = expand_custom(text, arg).strip()
+        if not prompt:
+            self.line(f"{path} is empty; write the prompt in it", style="yellow")
+            return
+        await self.repl.turn(prompt)
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    return line.strip().lstrip("# ")[:70]
+    except (OSError, UnicodeDecodeError):
+        pass
+    return "(custom command)"
+
+
+async def _git(root: Path, *args: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        "git", *args, cwd=root,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    out, _ = await process.communicate()
+    return out.decode("utf-8", "replace")

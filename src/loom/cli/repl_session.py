@@ -1,0 +1,156 @@
+"""Opening the REPL's session in the background, so the prompt appears first.
+
+Reading the configuration, importing the provider's SDK (0.3-3 s on a busy machine) and
+putting the session together run while the person already types; a message sent
+before they are done waits for them. Imports run on a worker thread so the prompt stays
+responsive; the session itself is assembled on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class StartFailed(Exception):
+    """The session could not start; the message says what to fix."""
+
+
+@dataclass
+class StartRequest:
+    model: str | None = None
+    private: bool = False
+    thread_id: str | None = None
+    continue_latest: bool = False  # `loom -c`: the newest thread of this project
+    auto_approve: bool = False  # --yes: tools run and architect plans go ahead unasked
+    no_sandbox: bool = False  # --no-sandbox: shell and git commands run unconfined
+    cwd: Path | None = None
+
+
+class SessionStarter:
+    def __init__(self, request: StartRequest) -> None:
+        self.request = request
+        self.cwd = (request.cwd or Path.cwd()).resolve()
+        self.workspace: Any = None
+        self.session: Any = None
+        self._task: asyncio.Task[Any] | None = None
+        self._on_ready: list[Callable[[], Any]] = []
+        self._on_failed: list[Callable[[], Any]] = []
+
+    @property
+    def config(self) -> Any:
+        return self.workspace.config
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.workspace.warnings if self.workspace is not None else []
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._open())
+            self._task.add_done_callback(self._finished)
+
+    def on_ready(self, callback: Callable[[], Any]) -> None:
+        """`callback()` once the session is open (not called when it fails)."""
+        self._on_ready.append(callback)
+
+    def on_failed(self, callback: Callable[[], Any]) -> None:
+        """`callback()` if the session cannot start (`wait()` then says why)."""
+        self._on_failed.append(callback)
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled() or task.exception() is not None:
+            for callback in self._on_failed:
+                callback()
+
+    @property
+    def ready(self) -> bool:
+        return self.session is not None
+
+    @property
+    def done(self) -> bool:
+        return self._task is not None and self._task.done()
+
+    async def wait(self) -> Any:
+        """The open session; raises StartFailed."""
+        self.start()
+        assert self._task is not None
+        return await asyncio.shield(self._task)
+
+    async def cancel(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+
+    async def close(self) -> None:
+        """Stop the session (saves the thread) and everything the workspace started."""
+        await self.cancel()
+        if self.workspace is not None:
+            await self.workspace.shutdown()
+
+    async def _open(self) -> Any:
+        from loom.session import LoomError, SessionSpec
+
+        try:
+            self.workspace = await asyncio.to_thread(self._prepare)
+            thread_id = self.request.thread_id
+            if self.request.continue_latest and thread_id is None:
+                thread_id = await asyncio.to_thread(self._latest_thread)
+            session = await self.workspace.start_session(
+                SessionSpec(
+                    model=self.request.model,
+                    private=self.request.private,
+                    auto_approve=self.request.auto_approve,
+                    thread=thread_id,
+                    cwd=self.cwd,
+                )
+            )
+        except LoomError as exc:
+            raise StartFailed(str(exc)) from exc
+        self.session = session
+        for callback in self._on_ready:
+            callback()
+        return session
+
+    def _prepare(self) -> Any:
+        """On a worker thread: the configuration, the heavy imports, the provider (whose
+        SDK import is the slowest step), and the workspace around them."""
+        from loom.config import load_config
+        from loom.session.providers import provider_factory
+        from loom.session.workspace import Workspace
+
+        sandbox_mode = "off" if self.request.no_sandbox else None
+        config = load_config(
+            self.cwd, {"model.default": self.request.model, "sandbox.mode": sandbox_mode}
+        )
+        import rich.console  # noqa: F401  (the renderer's, imported here off the loop)
+
+        import loom.session.manager
+        import loom.session.toolset  # noqa: F401
+
+        build = provider_factory(config)
+        model = (self.request.model or config.model.default).strip()
+        built: dict[str, Any] = {}
+        with contextlib.suppress(Exception):  # a bad name is reported by start_session
+            built[model] = build(model)
+
+        def factory(name: str) -> Any:
+            return built[name] if name in built else build(name)
+
+        return Workspace(config, provider_factory=factory)
+
+    def _latest_thread(self) -> str:
+        from loom.session.lookup import newest_thread_in
+
+        root = self.workspace.project_root
+        found = newest_thread_in(root, self.workspace.paths)
+        if found is None:
+            raise StartFailed(
+                f"no thread of this project ({root}) to continue; start one with `loom`"
+            )
+        return found

@@ -1,0 +1,180 @@
+"""The REPL as a person uses it: architect plans approved, `loom -c`, the resume picker,
+slash commands with Tab completion, custom commands, Markdown answers, early typing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.cli.test_chat import PROMPT, saved_thread, spawn
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+PLAN = {
+    "summary": "Add a greeting module",
+    "steps": [{"file": "greet.py", "action": "create", "description": "a hello() function"}],
+}
+
+
+def test_architect_plan_declined_then_changed_then_carried_out(
+    server: FakeLlmServer, project: Path
+) -> None:
+    revised = {**PLAN, "summary": "Add a greeting module in French"}
+    server.add(Turn(text=json.dumps(PLAN)))  # declined with n
+    server.add(Turn(text=json.dumps(PLAN)))  # edited with e
+    server.add(Turn(text=json.dumps(revised)))
+    write = {"path": "greet.py", "content": "def hello():\n    return 'salut'\n"}
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", write)]))
+    server.add(Turn(text="Created greet.py."))
+    child = spawn(["--private"], project, server)
+    child.expect(PROMPT)
+    child.sendline("/architect")
+    child.expect("architect ›")
+    child.sendline("add a greeting")
+    child.expect("Plan: Add a greeting module")
+    child.expect(r"Carry out this plan\?")
+    child.send("\r")  # Enter is not an answer
+    child.expect(r"Enter does not answer")
+    child.send("n")
+    child.expect("Plan declined")
+    child.expect("architect ›")
+    assert not (project / "greet.py").exists()
+
+    child.sendline("add a greeting")
+    child.expect(r"Carry out this plan\?")
+    child.send("e")
+    child.expect("what should change")
+    child.sendline("say it in French")
+    child.expect("Plan: Add a greeting module in French")
+    child.expect(r"Carry out this plan\?")
+    child.send("y")
+    child.expect(r"\[y\] once")
+    child.send("y")
+    child.expect("Step 1/1 greet.py: completed")
+    child.expect("architect ›")
+    child.sendeof()
+    saved_thread(child)
+    assert "salut" in (project / "greet.py").read_text()
+    change_request = server.requests[2].json["messages"][-1]
+    assert "say it in French" in json.dumps(change_request)
+
+
+def test_continue_opens_the_newest_thread_of_this_project(
+    server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    server.add(Turn(text="older answer"), Turn(text="newer answer"), Turn(text="elsewhere"))
+    for prompt, where in (("older", project), ("newer", project), ("other", other)):
+        assert loom(["run", "-p", prompt], where, server).returncode == 0
+    server.add(Turn(text="carried on"))
+    child = spawn(["-c"], project, server)
+    child.expect(r"you: \S*newer")  # this project's newest, not the other folder's
+    child.expect(PROMPT)
+    child.sendline("and now?")
+    child.expect("carried on")
+    child.expect(PROMPT)
+    child.sendeof()
+    thread = saved_thread(child)
+    contents = [m["content"] for m in thread["conversation"]["messages"]]
+    assert contents == ["newer", "newer answer", "and now?", "carried on"]
+
+    nothing = tmp_path / "empty"
+    nothing.mkdir()
+    child = spawn(["--continue"], nothing, server)
+    child.expect("no thread of this project")
+    child.expect(r"\$|\Z|" + "loom")
+    child.wait()
+
+
+def test_resume_without_an_id_picks_from_a_list(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(text="about apples"), Turn(text="about pears"))
+    assert loom(["run", "-p", "tell me about apples"], project, server).returncode == 0
+    assert loom(["run", "-p", "tell me about pears"], project, server).returncode == 0
+    server.add(Turn(text="back to apples"))
+    child = spawn(["resume"], project, server)
+    child.expect("Resume which thread")
+    child.expect("tell me about pears")  # newest first
+    child.send("appl")  # type to filter
+    child.expect("1 of 2 threads")
+    child.send("\r")
+    child.expect("Resuming thread")
+    child.expect(r"you: \S*tell me about apples")
+    child.expect(PROMPT)
+    child.sendline("more")
+    child.expect("back to apples")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)
+
+    piped = loom(["resume"], project, server)
+    assert piped.returncode == 2 and "give a thread ID" in piped.stderr
+
+
+def test_slash_commands_tab_completion_and_custom_commands(
+    server: FakeLlmServer, project: Path
+) -> None:
+    subprocess.run(["git", "-C", str(project), "add", "."], check=True)
+    subprocess.run(
+        ["git", "-C", str(project), "-c", "user.email=a@b", "-c", "user.name=a",
+         "commit", "-qm", "start"],
+        check=True,
+    )  # fmt: skip
+    commands = project / ".loom" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("Review $ARGUMENTS for bugs, briefly.\n")
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    server.add(Turn(text="# Answer\n\nSee:\n\n```python\nprint('hi')\n```\n\nDone **now**."))
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "git status --short"})]))
+    server.add(Turn(text="Looks fine."))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("first")  # typed at once: waits for the session, then runs
+    child.expect("print\\('hi'\\)")  # Markdown: the code, without its fences
+    child.expect("Done")
+    child.expect(PROMPT)
+    assert "```" not in child.before
+
+    child.send("/di\t")  # Tab completes the command...
+    child.expect("ff")
+    child.send("\r")
+    child.expect("changes since")  # ...else this would be "unknown command /di"
+    child.expect(r"\+def add\(a, b\):")
+    child.expect(PROMPT)
+
+    child.sendline("/help")
+    child.expect(r"/review\s+Review \$ARGUMENTS")
+    child.expect(PROMPT)
+    child.sendline("/review calc.py")
+    child.expect(r"\[a\] always: every `git status \.\.\.` command")
+    child.send("a")
+    child.expect("Looks fine.")
+    child.expect(PROMPT)
+    sent = json.dumps(server.requests[1].json["messages"][-1])
+    assert "Review calc.py for bugs, briefly." in sent
+
+    child.sendline("/permissions")
+    child.expect(r"shell\s+commands starting with `git status`")
+    child.sendline("/cost")
+    child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out; cost \$\d")
+    child.sendline("/init")
+    child.expect("Wrote .*LOOM.md")
+    child.expect(PROMPT)
+    child.sendline("/clear")
+    child.expect(r"New thread\. The previous one is kept: loom resume (T-[0-9a-f-]+)")
+    old_thread = child.match.group(1)
+    child.expect(PROMPT)
+    server.add(Turn(text="fresh start"))
+    child.sendline("hello again")
+    child.expect("fresh start")
+    child.expect(PROMPT)
+    child.sendeof()
+    thread = saved_thread(child)
+    assert thread["id"] != old_thread
+    assert [m["content"] for m in thread["conversation"]["messages"]] == [
+        "hello again",
+        "fresh start",
+    ]
+    loom_md = (project / "LOOM.md").read_text()
+    assert "calc.py" in loom_md and "## Build and test" in loom_md

@@ -1,0 +1,60 @@
+"""A file the person names (`calc.py`, `@calc.py`) is raised in the repo map the model gets,
+never taken out of it, even after a tool has read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.cli.test_run import loom
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+
+@pytest.fixture
+def many_files(project: Path) -> Path:
+    # every job is used by the next one, calc.py by nobody: without a mention it ranks last
+    (project / "helpers.py").write_text("def helper(x):\n    return x\n")
+    for n in range(12):
+        (project / f"mod_{n}.py").write_text(
+            f"from helpers import helper\n\n\ndef job_{n}():\n    return helper({n})\n"
+            f"\n\ndef use_{n}():\n    return job_{(n + 1) % 12}()\n"
+        )
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    return project
+
+
+def system_text(request: object) -> str:
+    system = request.json["system"]  # type: ignore[attr-defined]
+    if isinstance(system, list):
+        return "\n".join(block.get("text", "") for block in system)
+    return str(system)
+
+
+def repo_map(request: object) -> str:
+    text = system_text(request)
+    assert "# Repository map" in text, text[:2000]
+    return text.split("# Repository map", 1)[1]
+
+
+def run(project: Path, server: FakeLlmServer, prompt: str) -> None:
+    done = loom(["run", "-p", prompt, "--yes"], project, server, LOOM_MAP_TOKENS="80")
+    assert done.returncode == 0, done.stderr
+
+
+def test_without_a_mention_calc_is_outranked(server: FakeLlmServer, many_files: Path) -> None:
+    server.add(Turn(text="ok"))
+    run(many_files, server, "tidy up the project")
+    assert "calc.py" not in repo_map(server.requests[0])
+
+
+@pytest.mark.parametrize("mention", ["calc.py", "@calc.py", "@./calc.py"])
+def test_a_mentioned_file_ranks_first_and_stays_after_it_is_read(
+    server: FakeLlmServer, many_files: Path, mention: str
+) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "calc.py"})]))
+    server.add(Turn(text="read it"))
+    run(many_files, server, f"look at {mention} please")
+    first, after_read = (repo_map(r) for r in server.requests[:2])
+    assert first.lstrip().startswith("calc.py:"), first
+    assert "def add" in first
+    assert "calc.py:" in after_read and "def add" in after_read, after_read
