@@ -178,3 +178,36 @@ def test_slash_commands_tab_completion_and_custom_commands(
     ]
     loom_md = (project / "LOOM.md").read_text()
     assert "calc.py" in loom_md and "## Build and test" in loom_md
+
+
+def test_decisions_command_shows_the_graph(server: FakeLlmServer, project: Path) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("decision_log", {"type": "goal", "title": "Ship it"})]),
+        Turn(text="Logged the goal."),
+    )
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("plan")
+    child.expect("Logged the goal.")
+    child.expect(PROMPT)
+    child.sendline("/decisions")
+    child.expect(r"(D-[0-9a-f]+)\s+goal\s+70\s+Ship it")
+    node = child.match.group(1)
+    child.expect(PROMPT)
+    child.sendline(f"/decisions {node}")
+    child.expect(r"active, confidence 70")
+    child.expect(PROMPT)
+    child.sendline("/decisions pulse")
+    child.expect(r"health \d+/100")
+    child.expect(PROMPT)
+    child.sendline("/decisions D-nothing")
+    child.expect("error: no decision-graph node")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect_exact(pexpect_eof())
+
+
+def pexpect_eof() -> object:
+    import pexpect
+
+    return pexpect.EOF

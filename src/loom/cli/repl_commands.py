@@ -18,6 +18,7 @@ BUILTIN = {
     "/clear": "start a new thread (this one is kept: loom resume ID)",
     "/init": "write a starting LOOM.md for this project from the repo map",
     "/permissions": "[revoke ID]  the 'allow always' grants of this project",
+    "/decisions": "[pulse | ID]  the project's decision graph: goals, decisions, health",
     "/history": "show this conversation",
     "/continue": "carry on a turn that stopped before the model answered (after a crash)",
     "/help": "this list",
@@ -82,7 +83,17 @@ class SlashCommands:
             "/clear": self.clear,
             "/init": self.init,
             "/permissions": self.permissions,
+            "/decisions": self.decisions,
         }
+        try:
+            await self._dispatch(name, arg, handlers)
+        except Exception as exc:  # a broken command must never end the REPL
+            self.line(f"error: {name} failed: {exc}", style="yellow")
+        return True
+
+    async def _dispatch(
+        self, name: str, arg: str, handlers: dict[str, Callable[[str], Awaitable[None]]]
+    ) -> None:
         handler = handlers.get(name)
         if name in ("/architect", "/normal"):
             await self.mode(name[1:])
@@ -96,7 +107,6 @@ class SlashCommands:
             await self.custom(name, arg)
         else:
             self.line(f"unknown command {name}; /help lists them", style="yellow")
-        return True
 
     async def help(self, _arg: str) -> None:
         from loom.cli.chat_undo import HELP_LINES
@@ -206,6 +216,44 @@ class SlashCommands:
         for grant in found:
             self.line(f"  {grant.id:>4}  {grant.tool:<12} {grant.describe()}")
         self.line("Revoke one with /permissions revoke ID (or `loom permissions revoke ID`).")
+
+    async def decisions(self, arg: str) -> None:
+        """The decision graph, as `loom decisions` shows it: newest goals and decisions,
+        `pulse` for its health, or one node with its links."""
+        import asyncio
+
+        from loom.session import LoomError
+
+        api = self.repl.workspace.decisions
+        try:
+            if arg == "pulse":
+                report = await asyncio.to_thread(api.pulse)
+                for line in api.render_pulse(report).splitlines():
+                    self.line(line)
+                return
+            if arg:
+                view = await asyncio.to_thread(api.show, arg)
+                node = view.node
+                doubt = "  (uncertain)" if view.uncertain else ""
+                self.line(f"{node.id} [{node.node_type}] {node.title}")
+                self.line(f"  {node.status}, confidence {node.confidence}{doubt}")
+                if node.description:
+                    self.line(f"  {node.description}")
+                for direction, edge, other in view.links:
+                    arrow = "->" if direction == "child" else "<-"
+                    title = other.title if other is not None else "(missing)"
+                    self.line(f"  {arrow} {edge.edge_type} {title}")
+                return
+            rows = await asyncio.to_thread(api.list, types=["goal", "decision"], limit=20)
+        except LoomError as exc:
+            self.line(f"error: {exc}", style="yellow")
+            return
+        if not rows:
+            self.line("No goals or decisions logged in this project yet.")
+            return
+        for row in rows:
+            self.line(f"  {row.id}  {row.node_type:<8} {row.confidence:>3}  {row.title}")
+        self.line("/decisions ID shows one; /decisions pulse the graph's health.")
 
     async def custom(self, name: str, arg: str) -> None:
         path = custom_commands(self.root)[name]

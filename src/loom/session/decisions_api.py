@@ -4,9 +4,11 @@ thread files before each answer (one stat when nothing changed)."""
 
 from __future__ import annotations
 
+import functools
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from loom.core.errors import BadInput, NotFound
 
@@ -24,18 +26,31 @@ class NodeView:
     uncertain: bool
 
 
+def _serialised(method: Any) -> Any:
+    """One call at a time: the SQLite connection is shared by the threads faces use."""
+
+    @functools.wraps(method)
+    def wrapper(self: DecisionsApi, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class DecisionsApi:
     def __init__(self, paths: LoomPaths, project_root: Path, threads: ThreadsApi) -> None:
+        self._lock = threading.RLock()
         self._paths = paths
         self._threads = threads
         self.scope = str(project_root)
         self._index: DecisionIndex | None = None
 
     def index(self) -> DecisionIndex:
+        # faces call from worker threads (asyncio.to_thread), one at a time per face
         if self._index is None:
             from loom.decisions.index import DecisionIndex
 
-            self._index = DecisionIndex.open(self._paths.database)
+            self._index = DecisionIndex.open(self._paths.database, check_same_thread=False)
         self._index.refresh(self._paths.threads_dir)
         return self._index
 
@@ -44,6 +59,7 @@ class DecisionsApi:
             self._index.close()
             self._index = None
 
+    @_serialised
     def list(
         self,
         *,
@@ -69,6 +85,7 @@ class DecisionsApi:
             limit=limit,
         )
 
+    @_serialised
     def show(self, node_id: str) -> NodeView:
         from loom.decisions.graph import UNCERTAIN_BELOW
 
@@ -86,6 +103,7 @@ class DecisionsApi:
         uncertain = node.confidence < UNCERTAIN_BELOW or node.id in pulse.uncertain
         return NodeView(node, links, uncertain)
 
+    @_serialised
     def pulse(self) -> Pulse:
         from loom.decisions.pulse import pulse
 
@@ -97,6 +115,7 @@ class DecisionsApi:
 
         return render_pulse(pulse)
 
+    @_serialised
     def narrative(self, *, thread: str | None = None, goal: str | None = None) -> str:
         from loom.decisions.narrative import goal_subgraph, narrative
 
@@ -116,6 +135,7 @@ class DecisionsApi:
             title = f"Thread {thread_id}"
         return narrative(nodes, index.edges(node_ids=[n.id for n in nodes]), title)
 
+    @_serialised
     def export(self, fmt: str) -> str:
         from loom.decisions.export import FORMATS, export
 
@@ -125,6 +145,7 @@ class DecisionsApi:
         nodes = index.nodes(workspace_root=self.scope, newest_first=False)
         return export(nodes, index.edges(workspace_root=self.scope), fmt)
 
+    @_serialised
     def graph(self) -> tuple[list[NodeRow], list[EdgeRow]]:
         """Every node and edge of this project (for drawing)."""
         index = self.index()
