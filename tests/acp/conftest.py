@@ -46,8 +46,13 @@ class RecordingClient:
         pass
 
     def kinds(self, session_id: str | None = None) -> list[str]:
+        """The updates' kinds in order, leaving out the command list (sent on its own
+        timer once the session exists)."""
         return [
-            u.session_update for sid, u in self.updates if session_id is None or sid == session_id
+            u.session_update
+            for sid, u in self.updates
+            if (session_id is None or sid == session_id)
+            and u.session_update != "available_commands_update"
         ]
 
     def text(self, session_id: str | None = None) -> str:
