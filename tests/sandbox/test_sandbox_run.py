@@ -289,6 +289,7 @@ def test_one_command_gets_the_network_when_a_person_approves_it(
         server.add(Turn(tool_calls=[call]), Turn(text="fetched"))
         done = loom([], layout.project, server, "fetch it\ny\n", TMPDIR=str(layout.systmp))
         assert done.returncode == 0, done.stderr
+        assert "runs sandboxed (bubblewrap)" in done.stdout  # the question says so
         result = last_tool_result(server)
         assert result["content"] == "connected\n[exit code 0]"
         # the next command without the flag is back to no network

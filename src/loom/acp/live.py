@@ -309,6 +309,9 @@ class LiveSession:
         command = event.arguments.get("command")
         if event.tool_name == "shell" and isinstance(command, str):
             text = f"$ {command}\n(in {self.root})"
+            if event.sandboxed is not None:
+                fallback = "sandboxed" if event.sandboxed else "NOT sandboxed"
+                text += "\n" + (event.sandbox or fallback)
             if event.reason:
                 text += f"\n{event.reason}"
             return [updates.text_content(text)]

@@ -104,6 +104,10 @@ class ApprovalPrompt:
                 line(f"  … {more} more lines ([v] shows them all)", style="dim")
         if view.cwd:
             line(f"  in {view.cwd}", style="dim")
+        sandboxed = getattr(event, "sandboxed", None)
+        if sandboxed is not None:  # a command: say whether the sandbox confines it
+            text = getattr(event, "sandbox", "") or ("runs sandboxed" if sandboxed else "")
+            line(f"  {text or 'runs WITHOUT a sandbox'}", style="dim" if sandboxed else "yellow")
         if getattr(event, "reason", "") not in ("", GENERIC_REASON):
             line(f"  asked because: {event.reason}", style="yellow")
 
