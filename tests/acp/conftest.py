@@ -4,18 +4,17 @@ the fake LLM server."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from acp import spawn_agent_process
+from tests.cli.conftest import project, server  # noqa: F401 (the faces' fixtures)
 from tests.cli.test_run import provider_env
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -63,27 +62,12 @@ class RecordingClient:
         )
 
 
-@pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "notes.txt").write_text("one\n")
-    return root
-
-
 @asynccontextmanager
 async def acp_agent(
-    server: FakeLlmServer, project: Path, client: RecordingClient, *args: str
+    fake: FakeLlmServer, root: Path, client: RecordingClient, *args: str
 ) -> AsyncIterator[tuple[Any, Any]]:
-    env = {**os.environ, **provider_env(server)}
+    env = {**os.environ, **provider_env(fake)}
     async with spawn_agent_process(
-        lambda _agent: client, sys.executable, "-m", "loom", "acp", *args, env=env, cwd=project
+        lambda _agent: client, sys.executable, "-m", "loom", "acp", *args, env=env, cwd=root
     ) as (conn, process):
         yield conn, process
