@@ -193,19 +193,8 @@ async def stop(request: Request) -> JSONResponse:
 
 async def session_changes(request: Request) -> JSONResponse:
     params = request.path_params
-    session_id = params.get("session_id") or params["ref"]
-    state = _state(request)
-    live = state.require_live(session_id)
-    thread = live.session.thread
-    files, problem = await asyncio.to_thread(
-        changes, live.session.project_root, thread.git_initial_commit_sha
-    )
-    return JSONResponse(
-        {
-            "html": fragment("changes", files, thread.git_initial_commit_sha, problem),
-            "count": len(files),
-        }
-    )
+    live = _state(request).require_live(params.get("session_id") or params["ref"])
+    return await _changes_since_start(live.session.project_root, live.session.thread)
 
 
 async def thread_changes(request: Request) -> JSONResponse:
@@ -213,16 +202,14 @@ async def thread_changes(request: Request) -> JSONResponse:
     state = _state(request)
     if state.live(ref) is not None:
         return await session_changes(request)
-    thread = _load(state, ref)
-    files, problem = await asyncio.to_thread(
-        changes, state.ws.project_root, thread.git_initial_commit_sha
-    )
-    return JSONResponse(
-        {
-            "html": fragment("changes", files, thread.git_initial_commit_sha, problem),
-            "count": len(files),
-        }
-    )
+    return await _changes_since_start(state.ws.project_root, _load(state, ref))
+
+
+async def _changes_since_start(root: Any, thread: Any) -> JSONResponse:
+    """`git diff` of the working tree against the commit the thread started from."""
+    base = thread.git_initial_commit_sha
+    files, problem = await asyncio.to_thread(changes, root, base)
+    return JSONResponse({"html": fragment("changes", files, base, problem), "count": len(files)})
 
 
 async def terminal(request: Request) -> JSONResponse:
