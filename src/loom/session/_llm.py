@@ -228,7 +228,9 @@ async def _until_stalled(stream: AsyncIterator[Any], timeout: float | None) -> A
             if timeout is None:
                 event = await iterator.__anext__()
             else:
-                event = await asyncio.wait_for(iterator.__anext__(), timeout)
+                # a deadline on this await, not a new task per event (wait_for's cost)
+                async with asyncio.timeout(timeout):
+                    event = await iterator.__anext__()
         except StopAsyncIteration:
             return
         except TimeoutError:
