@@ -65,9 +65,10 @@ def test_mentioned_files_lead_the_repo_map_focus(root: Path) -> None:
     out = expand_mentions("why does @src/app.py call parse_config", root)
     message = UserMessage(content=out.text)
     message.mentions = out.files
-    files, identifiers = focus_of([message])
-    assert files == ["src/app.py"]
-    assert identifiers == ["parse_config"]  # not the attached file's words
+    files, mentions = focus_of([message])
+    # a named file is a mention (ranked first, never dropped as "already seen")
+    assert files == []
+    assert mentions == ["src/app.py", "parse_config"]  # not the attached file's words
 
 
 def test_loom_run_attaches_and_refuses_before_sending(server: FakeLlmServer, root: Path) -> None:
