@@ -35,8 +35,8 @@ def _missing(what: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="module")  # sync Playwright runs an event loop while it is open:
+def browser() -> Iterator[Any]:  # closed after each module, async tests run after it
     try:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
