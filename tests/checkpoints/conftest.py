@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.llm_server import FakeLlmServer
+from tests.cli.conftest import server  # noqa: F401 (the faces' fake LLM server)
 
 
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
     return done.stdout
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
 
 
 @pytest.fixture
