@@ -64,7 +64,8 @@ def test_the_question_shows_the_change_the_command_and_the_grant(
     child.expect(r"\[a\] always: exactly `python3 build\.py --fast` in this project")
     child.expect(r"\[p\] always, for a prefix you type")
     child.send("p")  # ...or a prefix the person types
-    child.expect("prefix")
+    # the prefix prompt itself: the question above also says "prefix"
+    child.expect(r"prefix \(Enter accepts, Esc goes back\)")
     child.send("\x17")  # Ctrl-W: drop the last word
     child.send("\r")
     child.expect(r"→ allow always: every `python3 build\.py \.\.\.` command in this project")
