@@ -69,4 +69,35 @@ def test_loom_plugins_lists_every_group(server: FakeLlmServer, project: Path) ->
     assert rows["loom.providers", "echo"]["ok"] and rows["loom.node_types", "hypothesis"]["ok"]
     assert "names a string" in rows["loom.node_types", "misnamed"]["error"]
     text = loom(["plugins"], project, server, PYTHONPATH=with_plugins()).stdout
-    assert "loom.extractors\n  (none)" in text and "shout        loom-shout 0.1" in text
+    assert "shout        loom-shout 0.1" in text
+    assert rows["loom.extractors", "proto"]["tools"] == ["proto (.proto)"]
+    assert "needs `language`" in rows["loom.extractors", "shapeless"]["error"]
+
+
+def test_an_extractor_plugin_puts_its_language_in_the_repo_map(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "api.proto").write_text(
+        'syntax = "proto3";\n\nmessage Greeting {\n  string text = 1;\n}\n\n'
+        "service Greeter {\n  rpc Greet (Greeting) returns (Greeting);\n}\n"
+    )
+    (project / "main.py").write_text("def greet():\n    return Greeting()\n")
+    before = loom(["map", "--tokens", "2000"], project, server)
+    assert before.returncode == 0, before.stderr
+    assert "api.proto" not in before.stdout  # no language reads it: not in the map
+    after = loom(["map", "--tokens", "2000"], project, server, PYTHONPATH=with_plugins())
+    assert after.returncode == 0, after.stderr
+    assert "api.proto" in after.stdout
+    assert "message Greeting {" in after.stdout and "service Greeter {" in after.stdout
+    # the broken extractor beside it is reported and skipped, never fatal
+    assert "extractor plugin shapeless skipped" in after.stderr
+    # and the agent's symbol_search finds the plugin's definitions too
+    server.add(Turn(tool_calls=[FakeToolCall("symbol_search", {"query": "Greeter"})]))
+    server.add(Turn(text="found"))
+    done = loom(
+        ["run", "-p", "find it", "-o", "stream-json"], project, server, PYTHONPATH=with_plugins()
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    results = [c for line in lines if line["type"] == "user" for c in line["message"]["content"]]
+    assert "api.proto:7" in str(results[-1]["content"])

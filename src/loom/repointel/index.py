@@ -155,7 +155,13 @@ class RepoIndex:
             known = self.files.get(path)
             if known is None:
                 stats.added.append(path)
-            elif known.racy or known.size != st.size or known.mtime_ns != st.mtime_ns:
+            elif (
+                known.racy
+                or known.size != st.size
+                or known.mtime_ns != st.mtime_ns
+                # an extractor plugin came or went: the file is read as another language
+                or (known.language != st.language and known.error != "binary")
+            ):
                 stats.changed.append(path)
             else:
                 continue

@@ -3,7 +3,8 @@
 Grammars come from the per-language wheels (tree-sitter-python, ...). Each wheel ships a
 `queries/tags.scm` with definition and reference captures; where the wheel's query misses
 something we need for ranking, `queries/<lang>-extra.scm` (ours) is appended.
-Languages without a wheel get the regex extractor in `tags.py`.
+Languages without a wheel get the regex extractor in `tags.py`; plugins add languages
+or replace one (`extractors.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from functools import cache
 from importlib import resources
 from pathlib import PurePath
 from typing import Any
+
+from loom.repointel.extractors import plugin_extensions
 
 # extension -> language name
 EXTENSIONS: dict[str, str] = {
@@ -102,10 +105,14 @@ _SHEBANGS = {
 
 
 def detect_language(path: str | PurePath) -> str | None:
-    """The language of a file from its extension (None: not a source file we know)."""
+    """The language of a file from its extension (None: not a source file we know).
+    An extractor plugin's suffixes win over the built-in table."""
     name = str(path).rsplit("/", 1)[-1]
     dot = name.rfind(".")
-    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+    if dot <= 0:
+        return None
+    suffix = name[dot:].lower()
+    return plugin_extensions().get(suffix) or EXTENSIONS.get(suffix)
 
 
 def language_from_shebang(first_line: bytes) -> str | None:

@@ -16,6 +16,12 @@ from stat import S_ISREG
 from typing import NamedTuple
 
 from loom._beneath import Escape, Folders, open_following_inside
+from loom.repointel.extractors import (
+    Extractor,
+    definitions_from,
+    extractors,
+    references_from,
+)
 from loom.repointel.languages import grammar_for, has_grammar
 
 BINARY_SNIFF_BYTES = 8192
@@ -110,6 +116,9 @@ def extract_symbols(data: bytes, language: str) -> FileSymbols:
     """
     if is_binary(data):
         raise BinaryFile("binary content")
+    plugin = extractors().get(language)
+    if plugin is not None:
+        return _extract_plugin(data, plugin)
     if has_grammar(language):
         grammar = grammar_for(language)
         if grammar is not None:
@@ -168,6 +177,26 @@ _KIND = {
     b"fn": "function",
     b"sub": "function",
 }
+
+
+def _extract_plugin(data: bytes, plugin: Extractor) -> FileSymbols:
+    """A `loom.extractors` plugin's definitions; its references, or every identifier."""
+    try:
+        rows = definitions_from(plugin, data)
+        references = references_from(plugin, data)
+    except (ValueError, RuntimeError, RecursionError):
+        raise
+    except Exception as exc:  # the plugin's bug is this file's parse failure, no more
+        raise RuntimeError(f"extractor {plugin.name}: {type(exc).__name__}: {exc}") from exc
+    lines = data.split(b"\n")
+    definitions = [
+        Definition(name, line, kind, _line_text(lines, line - 1)) for name, line, kind in rows
+    ]
+    if references is None:
+        counted: Counter[str] = Counter(m.decode("ascii") for m in _IDENT_RE.findall(data))
+        counted.subtract(Counter(d.name for d in definitions))
+        references = {name: n for name, n in counted.items() if n > 0}
+    return FileSymbols(definitions, references)
 
 
 def _extract_regex(data: bytes) -> FileSymbols:

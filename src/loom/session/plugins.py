@@ -4,8 +4,9 @@
   session (Workspace.start_session) and by `loom plugins`.
 - `loom.providers`: `factory(api_key=..., base_url=...) -> Provider`; its entry-point
   name is the provider part of model names (`name:model-id`).
-- `loom.extractors` (repo-intel languages) and `loom.node_types` (decision-graph node
-  types): discovered and checked by `loom plugins`; their consumers read them here.
+- `loom.extractors` (repo-intel languages, read by loom.repointel.extractors) and
+  `loom.node_types` (decision-graph node types, read by loom.decisions.types):
+  discovered and checked here by `loom plugins`.
 
 Loom's own tool families (the built-ins, `repointel`, `lsp`) register through the same
 hook as a plugin does, listed in BUILTIN_TOOL_PROVIDERS. A plugin that fails to load, or
@@ -45,7 +46,7 @@ class Plugin:
     target: str  # "module:attribute"
     source: str  # "loom" for the built-ins, else the distribution that declares it
     error: str | None = None  # why it was skipped
-    tools: list[str] = field(default_factory=list)  # loom.tools: what it gave a session
+    tools: list[str] = field(default_factory=list)  # what it gave: tool names, a language
 
     @property
     def ok(self) -> bool:
@@ -140,8 +141,22 @@ def survey(setup: ToolSetup) -> list[Plugin]:
             value = load(plugin, want_callable=group == "loom.providers")
             if group == "loom.node_types" and value is not None:
                 _check_node_type(plugin, value)
+            if group == "loom.extractors" and value is not None:
+                _check_extractor(plugin, value)
             found.append(plugin)
     return found
+
+
+def _check_extractor(plugin: Plugin, value: Any) -> None:
+    """As loom.repointel reads it: language, extensions, extract(data)."""
+    from loom.repointel.extractors import check
+
+    try:
+        extractor = check(plugin.name, value)
+    except TypeError as exc:
+        _skip(plugin, str(exc))
+    else:
+        plugin.tools = [f"{extractor.language} ({', '.join(extractor.extensions)})"]
 
 
 def _check_node_type(plugin: Plugin, value: Any) -> None:
