@@ -119,6 +119,21 @@ async def test_cancel_mid_turn_returns_cancelled_and_saves(
     assert thread["conversation"]["messages"][0]["content"] == "go"
 
 
+async def test_a_refusal_by_the_model_ends_the_turn_as_refusal(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="I can't help with that.", stop_reason="refusal"), Turn(text="Sure."))
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("do it")])
+        assert reply.stop_reason == "refusal"
+        assert "I can't help with that." in client.text(session_id)
+        # the session goes on: the next prompt is an ordinary turn
+        again = await conn.prompt(session_id=session_id, prompt=[text_block("something else")])
+        assert again.stop_reason == "end_turn"
+
+
 async def test_load_replays_a_thread_made_by_loom_run(server: FakeLlmServer, project: Path) -> None:
     server.add(
         Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),

@@ -121,7 +121,7 @@ class LiveSession:
         self._cancelled = False
         try:
             await self.session.send_message(text)
-            stop = "end_turn"
+            stop = "refusal" if self._model_refused() else "end_turn"
         except TurnError as exc:
             if "tool rounds" in str(exc):
                 stop = "max_turn_requests"
@@ -135,6 +135,15 @@ class LiveSession:
         await self.send_usage()
         await self.flush()
         return stop
+
+    def _model_refused(self) -> bool:
+        """The turn's last model answer ended in a refusal (a safety stop, a content
+        filter): the editor shows it as one, not as a finished turn."""
+        from loom.core.messages import AssistantMessage
+
+        messages = self.session.thread.messages
+        last = messages[-1] if messages else None
+        return isinstance(last, AssistantMessage) and last.stop_reason == "refusal"
 
     def send_later(self, update: Any) -> None:
         """Queue an update behind the events already waiting (from outside a handler)."""
