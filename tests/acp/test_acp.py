@@ -268,6 +268,58 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
     assert "echo: from the editor" in results
 
 
+async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
+    server: FakeLlmServer, project: Path
+) -> None:
+    import sys
+
+    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": {
+        "command": sys.executable, "args": [str(fixture)]}}}))  # fmt: skip
+    server.add(
+        Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "approved"})]),
+        Turn(text="echoed"),
+        Turn(text="nothing to ask"),
+    )
+    # the first answer approves the server, the second allows the echo call
+    client = RecordingClient(answers=["allow_always", "allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("echo it")])
+        assert reply.stop_reason == "end_turn"
+        # asked once, before the first turn only
+        await conn.prompt(session_id=session_id, prompt=[text_block("again")])
+    (_sid, call, options), _echo = client.permission_requests
+    assert call.title == "Start the project's MCP server 'helper'" and call.kind == "execute"
+    assert fixture.name in call.content[0].content.text
+    assert [o.kind for o in options] == ["allow_always", "reject_once"]
+    assert "mcp__helper__echo" in [t["name"] for t in server.requests[0].json["tools"]]
+    assert "echo: approved" in json.dumps(server.requests[1].json["messages"])
+    # approved for the project: a later session (any face) starts it without asking
+    server.add(Turn(text="hi"))
+    later = loom(["run", "-p", "hi"], project, server)
+    assert later.returncode == 0 and "not started" not in later.stderr, later.stderr
+
+
+async def test_declining_the_projects_mcp_server_leaves_it_stopped(
+    server: FakeLlmServer, project: Path
+) -> None:
+    import sys
+
+    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": {
+        "command": sys.executable, "args": [str(fixture)]}}}))  # fmt: skip
+    server.add(Turn(text="without it"))
+    client = RecordingClient(answers=["reject_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
+        assert reply.stop_reason == "end_turn"
+    assert len(client.permission_requests) == 1
+    assert not [t for t in server.requests[0].json.get("tools", [])
+                if t["name"].startswith("mcp__")]  # fmt: skip
+
+
 async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -> None:
     server.add(
         Turn(tool_calls=[FakeToolCall("file_write", {"path": "notes.txt", "content": "two\n"})]),

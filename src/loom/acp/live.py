@@ -22,6 +22,7 @@ from acp.schema import (
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    ToolCallUpdate,
 )
 
 from acp import RequestError
@@ -48,6 +49,10 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
     PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
+]
+MCP_APPROVAL_OPTIONS = [
+    PermissionOption(option_id="allow_always", name="Approve and start", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Not now", kind="reject_once"),
 ]
 MODES = [
     SessionMode(id="normal", name="Normal", description="One model reads, edits and runs."),
@@ -112,6 +117,7 @@ class LiveSession:
         self._plan_status: dict[int, str] = {}
         self._edit_before: dict[str, str | None] = {}
         self._finished: set[str] = set()  # calls whose last update has been sent
+        self._mcp_asked = False  # the project's unapproved MCP servers: asked at 1st prompt
 
     # -- a turn ----------------------------------------------------------------------------
 
@@ -119,6 +125,9 @@ class LiveSession:
         from loom.session import TurnError
 
         self._cancelled = False
+        if not self._mcp_asked:
+            self._mcp_asked = True
+            await self._ask_mcp_approvals()
         try:
             await self.session.send_message(text)
             stop = "refusal" if self._model_refused() else "end_turn"
@@ -299,6 +308,35 @@ class LiveSession:
             if choice == "reject_always":
                 self._rejected.add(key)
             self._answer("deny")
+
+    async def _ask_mcp_approvals(self) -> None:
+        """The project's own MCP servers start programs the repository chose: before the
+        first turn, the editor asks once per server never approved (as the REPL does).
+        Approve always: started now and in later sessions; anything else: not started."""
+        for ask in self.workspace.mcp_awaiting_approval(self.id):
+            call = ToolCallUpdate(
+                tool_call_id=f"mcp-approve-{ask.name}",
+                title=f"Start the project's MCP server {ask.name!r}",
+                kind="execute",
+                status="pending",
+                content=[
+                    updates.text_content(
+                        f"{ask.source} defines it to run:\n{ask.command}\n"
+                        f"Approve only if you trust this repository "
+                        f"(later: `loom mcp approve {ask.name}`)."
+                    )
+                ],
+            )
+            try:
+                response = await self.client.request_permission(
+                    session_id=self.id, tool_call=call, options=MCP_APPROVAL_OPTIONS
+                )
+            except Exception as exc:  # the editor could not ask: not started
+                log.warning("MCP approval request failed (%s); %s not started", exc, ask.name)
+                continue
+            outcome = response.outcome
+            if outcome.outcome == "selected" and outcome.option_id == "allow_always":
+                self.workspace.approve_mcp_server(self.id, ask.name)
 
     def _answer(self, action: str) -> None:
         from loom.session import NoPendingPermission

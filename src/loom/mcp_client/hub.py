@@ -79,14 +79,38 @@ class McpHub:
                 if why[0] in ("invalid", "needs approval"):
                     self.notice(f"MCP server {spec.name!r} not started: {why[1]}")
                 continue
-            connection = ServerConnection(
-                spec,
-                startup_timeout=self.settings.startup_timeout,
-                log_dir=self.log_dir,
-                pass_env=self.pass_env,
-            )
-            self.connections[spec.name] = connection
-            self._tasks.append(asyncio.create_task(self._connect(connection)))
+            self._launch(spec)
+
+    def _launch(self, spec: ServerSpec) -> None:
+        connection = ServerConnection(
+            spec,
+            startup_timeout=self.settings.startup_timeout,
+            log_dir=self.log_dir,
+            pass_env=self.pass_env,
+        )
+        self.connections[spec.name] = connection
+        self._tasks.append(asyncio.create_task(self._connect(connection)))
+
+    def awaiting_approval(self) -> list[ServerSpec]:
+        """Project-defined servers this session did not start: never approved."""
+        return [
+            self.specs[name]
+            for name, (state, _why) in self.blocked.items()
+            if state == "needs approval"
+        ]
+
+    def approve(self, name: str) -> ServerSpec:
+        """The person trusts the project's server `name`: remember it (later sessions
+        start it too) and start it now; its tools join as it becomes ready. KeyError
+        if this session holds no server of that name waiting for approval."""
+        if self.blocked.get(name, ("",))[0] != "needs approval":
+            raise KeyError(name)
+        spec = self.specs[name]
+        if self.approvals is not None:
+            self.approvals.approve(spec)
+        del self.blocked[name]
+        self._launch(spec)
+        return spec
 
     def _blocked_reason(self, spec: ServerSpec) -> tuple[str, str] | None:
         if spec.problem is not None:

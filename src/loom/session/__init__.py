@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from loom.session.permission_gate import NoPendingPermission
     from loom.session.repo_api import RepoApi
     from loom.session.session import Session, TurnError
+    from loom.session.spec import McpServerAsk
     from loom.session.tool_access import ToolAccess
     from loom.session.workspace import ActiveSession, SessionSpec, Workspace
 
@@ -36,6 +37,7 @@ _EXPORTS = {
     "DEFAULT_MODEL": "loom.session.manager",
     "EventBus": "loom.session.bus",
     "LoomError": "loom.core.errors",
+    "McpServerAsk": "loom.session.spec",
     "NoPendingPermission": "loom.session.permission_gate",
     "NotFound": "loom.core.errors",
     "RepoApi": "loom.session.repo_api",
@@ -62,6 +64,7 @@ __all__ = [
     "ContextWindow",
     "EventBus",
     "LoomError",
+    "McpServerAsk",
     "NoPendingPermission",
     "NotFound",
     "RepoApi",

@@ -42,3 +42,17 @@ class ActiveSession:
     status: str
     model: str
     mode: str
+
+
+@dataclass(frozen=True)
+class McpServerAsk:
+    """A project-defined MCP server waiting for the person's approval: it starts a
+    program the repository chose (`command`), so a face shows it before asking."""
+
+    name: str
+    source: str  # where it is defined: .mcp.json, .loom.toml
+    command: str  # what it runs, in words: the command line or the URL
+
+    @classmethod
+    def of(cls, spec: Any) -> McpServerAsk:
+        return cls(spec.name, str(spec.source), spec.describe())

@@ -30,7 +30,7 @@ from loom.session.bus import EventBus
 from loom.session.decisions_api import DecisionsApi
 from loom.session.grants_api import GrantsApi
 from loom.session.repo_api import RepoApi
-from loom.session.spec import ActiveSession, SessionSpec
+from loom.session.spec import ActiveSession, McpServerAsk, SessionSpec
 from loom.session.sync_api import SyncApi
 from loom.session.threads_api import ThreadsApi
 
@@ -51,6 +51,7 @@ REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUp
 class _Running:
     session: Session
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
+    mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
 
 
 class Workspace:
@@ -300,7 +301,29 @@ class Workspace:
 
         hub = start_session_mcp(self, session, tools, spec)
         if hub is not None:
+            self._running[session.id].mcp = hub
             self._running[session.id].cleanups.append(hub.aclose)
+
+    def mcp_awaiting_approval(self, session_id: str) -> list[McpServerAsk]:
+        """The project's MCP servers (.mcp.json, .loom.toml) this session did not start
+        because the person never approved them: each face asks in its own way."""
+        hub = self._running_or_fail(session_id).mcp
+        return [McpServerAsk.of(spec) for spec in hub.awaiting_approval()] if hub else []
+
+    def approve_mcp_server(self, session_id: str, name: str) -> McpServerAsk:
+        """Trust the project's server `name`: approved for this project (later sessions
+        start it too) and started now in this session, its tools joining when ready."""
+        hub = self._running_or_fail(session_id).mcp
+        try:
+            return McpServerAsk.of(hub.approve(name)) if hub else _no_such_server(name)
+        except KeyError:
+            return _no_such_server(name)
+
+    def _running_or_fail(self, session_id: str) -> _Running:
+        running = self._running.get(session_id)
+        if running is None:
+            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
+        return running
 
     async def resume(self, thread: str, **spec: Any) -> Session:
         """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""
@@ -325,10 +348,7 @@ class Workspace:
 
     def on_close(self, session_id: str, cleanup: Callable[[], Any]) -> None:
         """Run `cleanup()` (sync or async) when the session stops."""
-        running = self._running.get(session_id)
-        if running is None:
-            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
-        running.cleanups.append(cleanup)
+        self._running_or_fail(session_id).cleanups.append(cleanup)
 
     async def stop_session(self, session_id: str) -> None:
         """Stop a session: interrupt its turn, answer open calls, snapshot git, save."""
@@ -414,3 +434,10 @@ async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> N
                 await outcome
         except Exception:
             log.exception("cleanup of session %s failed", session_id)
+
+
+def _no_such_server(name: str) -> McpServerAsk:
+    raise NotFound(
+        f"no MCP server {name!r} is waiting for approval in this session",
+        "see which are with `loom mcp list`",
+    )
