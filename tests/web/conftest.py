@@ -42,7 +42,7 @@ def browser() -> Iterator[Any]:  # closed after each module, async tests run aft
     except ImportError:
         _missing("the playwright Python package is not installed")
     # The first session imports a provider SDK; on a busy 2-core machine that takes seconds.
-    expect.set_options(timeout=20_000)
+    expect.set_options(timeout=40_000)
     if not Path(CHROMIUM).exists():
         _missing(f"{CHROMIUM} is missing")
     with sync_playwright() as pw:
@@ -157,7 +157,7 @@ def web(project: Path, server: FakeLlmServer, loom_home: Path) -> Iterator[WebSe
 def page(browser: Any, web: WebServer) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     tab = context.new_page()
-    tab.set_default_timeout(20_000)
+    tab.set_default_timeout(40_000)
     tab.goto(web.url)
     yield tab
     context.close()
