@@ -211,3 +211,45 @@ def pexpect_eof() -> object:
     import pexpect
 
     return pexpect.EOF
+
+
+def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
+    server: FakeLlmServer, project: Path
+) -> None:
+    import sys
+
+    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"helper": {"command": sys.executable, "args": [str(fixture)]}}})
+    )
+    server.add(
+        Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "approved later"})]),
+        Turn(text="It echoed."),
+    )
+    child = spawn([], project, server)
+    child.expect("defines the MCP server 'helper', which runs:")
+    child.expect(r"Start 'helper' now and in later sessions\? \[y/N\]")
+    child.sendline("")  # Enter: no
+    child.expect("Not started. Later: loom mcp approve helper")
+    child.expect(PROMPT)
+    child.sendline("/mcp")
+    child.expect(r"helper\s+needs approval")
+    child.expect("Start one the project defines with /mcp approve NAME.")
+    child.expect(PROMPT)
+    child.sendline("/mcp approve nobody")
+    child.expect("error: no MCP server 'nobody' is waiting for approval")
+    child.expect(PROMPT)
+    child.sendline("/mcp approve helper")
+    child.expect("Approved 'helper' for this project; starting:")
+    child.expect(PROMPT)
+    child.sendline("echo something")
+    child.expect(r"\[y\] once")  # its tools ask like any other
+    child.send("y")
+    child.expect("It echoed.")
+    child.expect(PROMPT)
+    child.sendline("/mcp")
+    child.expect(r"helper\s+ready\s+\d+ tools")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect_exact(pexpect_eof())
+    assert "echo: approved later" in json.dumps(server.requests[-1].json["messages"])

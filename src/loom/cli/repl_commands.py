@@ -19,6 +19,7 @@ BUILTIN = {
     "/init": "write a starting LOOM.md for this project from the repo map",
     "/permissions": "[revoke ID]  the 'allow always' grants of this project",
     "/decisions": "[pulse | ID]  the project's decision graph: goals, decisions, health",
+    "/mcp": "[approve NAME]  this session's MCP servers; start one the project defines",
     "/history": "show this conversation",
     "/continue": "carry on a turn that stopped before the model answered (after a crash)",
     "/help": "this list",
@@ -84,6 +85,7 @@ class SlashCommands:
             "/init": self.init,
             "/permissions": self.permissions,
             "/decisions": self.decisions,
+            "/mcp": self.mcp,
         }
         try:
             await self._dispatch(name, arg, handlers)
@@ -216,6 +218,34 @@ class SlashCommands:
         for grant in found:
             self.line(f"  {grant.id:>4}  {grant.tool:<12} {grant.describe()}")
         self.line("Revoke one with /permissions revoke ID (or `loom permissions revoke ID`).")
+
+    async def mcp(self, arg: str) -> None:
+        """The session's MCP servers; `/mcp approve NAME` trusts one the project defines
+        (.mcp.json) and starts it now, its tools joining from the next model call on."""
+        from loom.session import LoomError
+
+        workspace, session_id = self.repl.workspace, self.repl.session.id
+        words = arg.split()
+        if words[:1] == ["approve"] and len(words) == 2:
+            try:
+                ask = workspace.approve_mcp_server(session_id, words[1])
+            except LoomError as exc:
+                self.line(f"error: {exc}", style="yellow")
+                return
+            self.line(f"Approved {ask.name!r} for this project; starting: {ask.command}")
+            return
+        if arg:
+            self.line("use /mcp, or /mcp approve NAME", style="yellow")
+            return
+        rows = workspace.mcp_servers(session_id)
+        if not rows:
+            self.line("No MCP servers in this session; `loom mcp add` configures one.")
+            return
+        for row in rows:
+            tools = f"{row.tools} tools" if row.state == "ready" else ""
+            self.line(f"  {row.name:<14} {row.state:<15} {tools:<9} {row.detail}")
+        if any(row.state == "needs approval" for row in rows):
+            self.line("Start one the project defines with /mcp approve NAME.")
 
     async def decisions(self, arg: str) -> None:
         """The decision graph, as `loom decisions` shows it: newest goals and decisions,

@@ -304,6 +304,13 @@ class Workspace:
             self._running[session.id].mcp = hub
             self._running[session.id].cleanups.append(hub.aclose)
 
+    def mcp_servers(self, session_id: str) -> list[Any]:
+        """This session's MCP servers as they stand: name, state (connecting, ready,
+        needs approval, failed, ...), tool count, tokens, detail (loom.mcp_client
+        ServerStatus rows); empty when it has none."""
+        hub = self._running_or_fail(session_id).mcp
+        return hub.statuses() if hub else []
+
     def mcp_awaiting_approval(self, session_id: str) -> list[McpServerAsk]:
         """The project's MCP servers (.mcp.json, .loom.toml) this session did not start
         because the person never approved them: each face asks in its own way."""

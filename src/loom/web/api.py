@@ -158,6 +158,19 @@ async def undo_redo(request: Request) -> JSONResponse:
     return JSONResponse({"paths": report.paths, "action": action})
 
 
+async def approve_mcp(request: Request) -> JSONResponse:
+    """The person trusts a server the project defines (.mcp.json): approved for this
+    project and started now in this session (the banner's "Approve and start")."""
+    session_id = request.path_params["session_id"]
+    state = _state(request)
+    state.require_live(session_id)
+    try:
+        ask = state.ws.approve_mcp_server(session_id, request.path_params["name"])
+    except LoomError as exc:
+        return _error(404, str(exc))
+    return JSONResponse({"name": ask.name, "command": ask.command})
+
+
 async def set_mode(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
@@ -354,6 +367,7 @@ routes = [
     Route("/api/sessions/{session_id}/undo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/redo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),
+    Route("/api/sessions/{session_id}/mcp/{name}/approve", approve_mcp, methods=["POST"]),
     Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
     Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),
     Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),
