@@ -5,7 +5,9 @@
 1. Event latency, session bus -> browser DOM (the page stamps each event when its DOM
    update is done; the server stamps it when the bus delivers it): p50/p95 with
    `--sessions` sessions streaming at once in one `loom web` process, watched by
-   `--observers` Chromium tabs; baseline: one session streaming, one tab.
+   `--observers` Chromium tabs; baseline: one session streaming, one tab. Also the
+   cores `loom web`, Chromium, the bench itself and the rest of the machine kept busy
+   meanwhile: on a small machine the tabs and the server compete for the same cores.
 2. First page weight (HTML + CSS + JS, uncompressed) and time to first paint after
    `loom web` starts (process start -> URL printed -> first contentful paint);
    baseline: `python -m loom --version`.
@@ -70,7 +72,9 @@ def stop(web: Any) -> None:
 # -- 1. latency ---------------------------------------------------------------------------
 
 
-def latency(pw: Any, sessions: int, observers: int, chunks: int, delay: float) -> list[float]:
+def latency(
+    pw: Any, sessions: int, observers: int, chunks: int, delay: float
+) -> tuple[list[float], dict[str, float]]:
     base = Path(tempfile.mkdtemp(prefix="loom-webbench-"))
     try:
         with FakeLlmServer(default=Turn(text=[f"w{i} " for i in range(chunks)],
@@ -89,9 +93,11 @@ def latency(pw: Any, sessions: int, observers: int, chunks: int, delay: float) -
                         page.wait_for_function("window.loomLatencies !== undefined")
                         page.evaluate("window.loomLatencies.length = 0")
                         pages.append(page)
+                    before = cpu_seconds(web.process.pid)
                     for sid in ids:
                         http.post(f"/api/sessions/{sid}/messages", json={"text": "stream"})
                     _wait_idle(http, ids, started=True)
+                    cpu = cpu_share(before, cpu_seconds(web.process.pid))
                 samples: list[float] = []
                 for page in pages:
                     page.wait_for_timeout(200)
@@ -99,9 +105,48 @@ def latency(pw: Any, sessions: int, observers: int, chunks: int, delay: float) -
             finally:
                 browser.close()
                 stop(web)
-        return samples
+        return samples, cpu
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def cpu_seconds(web_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by `loom web`, by Chromium (every Chromium process on the
+    machine), by this bench (the fake LLM server, Playwright's driver) and by the whole
+    machine (Linux /proc; else empty)."""
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        used = {"machine": sum(int(f) for i, f in enumerate(fields[:8]) if i not in (3, 4)) / tick}
+    except (OSError, ValueError):
+        return {}
+    used.update({"loom web": 0.0, "chromium": 0.0, "bench": 0.0, "wall": time.monotonic()})
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        seconds = (int(stat[11]) + int(stat[12])) / tick
+        if int(entry.name) == web_pid:
+            used["loom web"] += seconds
+        elif b"chrom" in command:
+            used["chromium"] += seconds
+        elif int(entry.name) == os.getpid() or b"playwright" in command:
+            used["bench"] += seconds
+    return used
+
+
+def cpu_share(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """Cores in use on average between two `cpu_seconds` readings, per part."""
+    if not before or not after:
+        return {}
+    wall = max(after["wall"] - before["wall"], 1e-9)
+    share = {k: (after[k] - before[k]) / wall for k in after if k != "wall"}
+    share["rest of the machine"] = share.pop("machine") - sum(share.values())
+    return share
 
 
 def _wait_idle(http: httpx.Client, ids: list[str], started: bool = False) -> None:
@@ -248,14 +293,17 @@ def main() -> None:
 
 
 def report_latency(pw: Any, args: Any) -> None:
-    one = latency(pw, 1, 1, args.chunks, args.chunk_delay)
-    many = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
+    one, _ = latency(pw, 1, 1, args.chunks, args.chunk_delay)
+    many, cpu = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
     print(f"1. event latency bus -> DOM, {args.chunks} deltas per turn:")
     print(f"   1 session, 1 tab:     n={len(one)} p50={pct(one, .5):.1f} ms "
           f"p95={pct(one, .95):.1f} ms")
     print(f"   {args.sessions} sessions, {args.observers} tabs: n={len(many)} "
           f"p50={pct(many, .5):.1f} ms p95={pct(many, .95):.1f} ms "
           f"(p95 ratio {pct(many, .95) / max(pct(one, .95), 1e-9):.1f}x)")
+    if cpu:  # a saturated machine shows in every figure above: say who used it
+        parts = ", ".join(f"{name} {cores:.2f}" for name, cores in cpu.items())
+        print(f"   cores in use while they streamed: {parts} (of {os.cpu_count()})")
     print(f"   load average now: {os.getloadavg()[0]:.1f}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,29 @@ async def test_two_sessions_at_once_each_with_its_own_tools(project: Path) -> No
     listed = {t.id: t for t in ws.threads.list()}
     assert {a.thread.id, b.thread.id} <= listed.keys()
     assert listed[b.thread.id].title == "the second"
+
+
+async def test_starting_a_session_leaves_the_event_loop_free(project: Path) -> None:
+    """The provider is built on a worker thread (an SDK import: seconds on a cold start)
+    and start_session awaits it, so a long-lived face's other sessions keep streaming."""
+    loop_ran = threading.Event()
+
+    def factory(model: str) -> ScriptedProvider:
+        if not loop_ran.wait(10):  # a guard against hanging, not a timing check
+            raise RuntimeError("start_session held the event loop while the provider was built")
+        return ScriptedProvider(["ok"])
+
+    async def another_sessions_work() -> None:
+        loop_ran.set()
+
+    ws = Workspace(load_config(project), provider_factory=factory)
+    try:
+        other = asyncio.get_running_loop().create_task(another_sessions_work())
+        session = await ws.start_session(SessionSpec(model="openai:a"))
+        await other
+        assert await session.send_message("hi") == "ok"
+    finally:
+        await ws.shutdown()
 
 
 async def test_resume_keeps_the_threads_model_and_history(project: Path) -> None:

@@ -127,6 +127,55 @@ def test_reload_and_second_tab_mid_stream(
     second.context.close()
 
 
+# Records the streaming message's chunks after every DOM change (a MutationObserver sees
+# each one, however many deltas one SSE frame carried), from the page's first moment on.
+STREAM_LOG = """
+window.loomStreamLog = [];
+new MutationObserver(() => {
+  const body = document.querySelector('.streaming .stream');
+  if (!body) return;
+  const last = body.lastElementChild;
+  window.loomStreamLog.push({
+    chunks: [...body.children].map((c) => c.textContent),
+    loose: [...body.childNodes].some((n) => n.nodeType === Node.TEXT_NODE),
+    caret: last ? getComputedStyle(last, '::after').content : 'none',
+  });
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def check_stream_log(log: list[dict[str, Any]], full: str) -> None:
+    for entry in log:
+        chunks = entry["chunks"]
+        assert full.startswith("".join(chunks)), chunks  # nothing lost, doubled or reordered
+        assert all(c.endswith("\n") for c in chunks[:-1]), chunks  # a new block = a new line
+        assert not entry["loose"] and entry["caret"] == '"▍"'
+
+
+def test_a_long_answer_streams_in_chunks_and_ends_as_markdown(
+    page: Any, server: FakeLlmServer
+) -> None:
+    """A long answer is streamed into blocks of about 1 KB that each end after a newline
+    (so a delta costs the same at the end as at the start), survives a reload mid-stream
+    (the rendered partial is the first chunk), and ends as rendered Markdown."""
+    lines = ["Here is the plan.\n", "\n"]
+    lines += [f"- step {i}: change the thing number {i}\n" for i in range(70)]
+    lines += ["\n", "```python\n", "def done():\n", "    return True\n", "```\n"]
+    full = "".join(lines)
+    server.add(Turn(text=lines, chunk_delay=0.07))
+    page.add_init_script(STREAM_LOG)
+    send(page, "write a long plan")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    wait_for(lambda: page.evaluate("window.loomStreamLog.some((e) => e.chunks.length >= 2)"))
+    check_stream_log(page.evaluate("window.loomStreamLog"), full)
+    page.reload()  # the render holds one chunk with what came so far; deltas continue it
+    answer = page.locator(".msg-assistant").last
+    expect(answer.locator("li")).to_have_count(70)
+    expect(answer.locator("pre.code.hl")).to_contain_text("return True")
+    expect(page.locator(".streaming")).to_have_count(0)
+    check_stream_log(page.evaluate("window.loomStreamLog"), full)
+
+
 def test_two_tabs_follow_one_session(page: Any, web: WebServer, server: FakeLlmServer) -> None:
     server.add(Turn(text="first answer"))
     server.add(Turn(text="second answer"))

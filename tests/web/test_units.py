@@ -141,6 +141,14 @@ def test_hub_replays_exactly_what_a_render_missed() -> None:
     live.detach(client)
 
 
+def test_an_sse_frame_is_one_event_whatever_the_text() -> None:
+    from loom.web.stream import _frame
+
+    data = json.dumps({"type": "delta", "text": "a\nb\r\nc\u2028d"}, ensure_ascii=False)
+    assert _frame(data, 7) == f"id: 7\ndata: {data}\n\n".encode()
+    assert _frame(data).split(b"\n") == [b"data: " + data.encode(), b"", b""]
+
+
 def test_hub_asks_for_a_reload_when_too_much_was_missed() -> None:
     from loom.web import live as live_module
     from loom.web.live import Client

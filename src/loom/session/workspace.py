@@ -239,7 +239,10 @@ class Workspace:
         if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
             root = Path(thread.workspace_root)  # a resumed thread works where it started
         try:
-            prebuilt.wait()  # SetupError (bad name, unknown provider, no key) before any turn
+            # SetupError (bad name, unknown provider, no key) before any turn. Joined off
+            # the event loop: the SDK import takes seconds on a cold start, and the other
+            # sessions of a long-lived face (`loom web`) keep streaming meanwhile.
+            await asyncio.to_thread(prebuilt.wait)
         except SetupError as exc:
             if spec.model is None and thread is None:  # the name came from configuration
                 raise SetupError(

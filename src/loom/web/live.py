@@ -51,7 +51,7 @@ class LiveSession:
         self.id: str = session.id
         self.log: deque[tuple[int, str]] = deque(maxlen=LOG_SIZE)
         self.clients: set[Client] = set()
-        self.partial = ""  # text streamed since the last assistant message
+        self._partial: list[str] = []  # text streamed since the last assistant message
         self.running: dict[str, tuple[str, float]] = {}  # call id -> (tool, started)
         self.durations: dict[str, float] = {}
         self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
@@ -75,6 +75,12 @@ class LiveSession:
         if self.status != "idle":
             return BADGES.get(self.status, self.status), "busy"
         return "Ready", "ready"
+
+    @property
+    def partial(self) -> str:
+        """The text streamed since the last assistant message (kept as parts: joining
+        on every delta would copy a long answer once per word)."""
+        return "".join(self._partial)
 
     @property
     def last_seq(self) -> int:
@@ -152,9 +158,9 @@ class LiveSession:
 
         kind = getattr(event, "type", "")
         if kind == "text_delta":
-            self.partial += event.text
+            self._partial.append(event.text)
         elif kind == "new_message" and event.message.role == "assistant":
-            self.partial = ""
+            self._partial = []
         elif kind == "session_status":
             self.status = event.status
             if event.status == "idle":  # an interrupted turn completes no tool

@@ -42,7 +42,7 @@ async def events(request: Request) -> EventSourceResponse:
 
 async def _follow(
     request: Request, state: WebState, session_id: str, after: int
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[bytes]:
     client = Client()
     live = state.live(session_id) if session_id else None
     backlog, complete = live.attach(client, after) if live is not None else ([], True)
@@ -55,10 +55,13 @@ async def _follow(
             return
         for start in range(0, len(backlog), MAX_BATCH):
             part = backlog[start : start + MAX_BATCH]
-            yield {"data": "[" + ",".join(d for _, d in part) + "]", "id": str(part[-1][0])}
+            yield _frame("[" + ",".join(d for _, d in part) + "]", part[-1][0])
         while True:
             try:
-                seq, data = await asyncio.wait_for(client.queue.get(), IDLE_CHECK_SECONDS)
+                # a deadline on this await: wait_for would wrap every get in a new task
+                # and cost two more turns of the event loop before the frame is written
+                async with asyncio.timeout(IDLE_CHECK_SECONDS):
+                    seq, data = await client.queue.get()
             except TimeoutError:
                 if live is not None and live.id not in state.hub.sessions:
                     yield _plain({"type": "ended"})
@@ -74,16 +77,22 @@ async def _follow(
                 next_seq, next_data = client.queue.get_nowait()
                 batch.append(next_data)
                 seq = next_seq if next_seq is not None else seq
-            text = data if len(batch) == 1 else "[" + ",".join(batch) + "]"
-            yield {"data": text} if seq is None else {"data": text, "id": str(seq)}
+            yield _frame(data if len(batch) == 1 else "[" + ",".join(batch) + "]", seq)
     finally:
         state.hub.sidebar_clients.discard(client)
         if live is not None:
             live.detach(client)
 
 
-def _plain(payload: dict[str, Any]) -> dict[str, Any]:
-    return {"data": json.dumps(payload)}
+def _plain(payload: dict[str, Any]) -> bytes:
+    return _frame(json.dumps(payload))
+
+
+def _frame(data: str, seq: int | None = None) -> bytes:
+    """One SSE event, encoded here: `data` is JSON, always one line (json.dumps escapes
+    every newline), so the generic encoder's line splitting has nothing to do."""
+    head = f"id: {seq}\n" if seq is not None else ""
+    return f"{head}data: {data}\n\n".encode()
 
 
 routes = [Route("/events", events)]

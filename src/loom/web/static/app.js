@@ -73,22 +73,55 @@ function scrollDown() {
   });
 }
 
-function streamingBody() {
-  let node = $(".streaming .stream", messages);
-  if (!node) {
-    const article = document.createElement("article");
-    article.className = "msg msg-assistant streaming";
-    node = document.createElement("div");
-    node.className = "msg-body stream";
-    article.append(node);
-    messages.append(article);
-  }
-  return node;
+// Streamed text goes into the last of a run of block "chunks"; a chunk that has grown
+// past CHUNK_CHARS is closed after a newline (pre-wrap: "a\n" then "b" in the next block
+// looks exactly like "a\nb"). So a delta copies, lays out and paints one chunk, not the
+// whole answer: a long answer costs O(n) in all, not O(n^2).
+const CHUNK_CHARS = 1024;
+let streamText = null; // the Text node deltas are appended to, while it is in the page
+
+function newChunk(body) {
+  const chunk = document.createElement("div");
+  chunk.append(document.createTextNode(""));
+  body.append(chunk);
+  return chunk.firstChild;
 }
 
+function streamTarget() {
+  if (streamText?.isConnected) return streamText;
+  let body = $(".streaming .stream", messages);
+  if (!body) {
+    const article = document.createElement("article");
+    article.className = "msg msg-assistant streaming";
+    body = document.createElement("div");
+    body.className = "msg-body stream";
+    article.append(body);
+    messages.append(article);
+  }
+  const last = body.lastElementChild; // a page rendered mid-stream holds one chunk
+  streamText = last?.lastChild?.nodeType === Node.TEXT_NODE ? last.lastChild : newChunk(body);
+  return streamText;
+}
+
+function appendStreamed(text) {
+  let node = streamTarget();
+  if (node.length >= CHUNK_CHARS) {
+    const cut = text.lastIndexOf("\n") + 1;
+    if (cut > 0) {
+      node.appendData(text.slice(0, cut));
+      node = streamText = newChunk(node.parentNode.parentNode);
+      text = text.slice(cut);
+    }
+  }
+  if (text) node.appendData(text);
+}
+
+let busyShown = null;
 function setBusy(busy) {
+  if (busy === busyShown) return; // once per change, not once per streamed delta
   const cancel = $("#cancel");
   if (cancel) cancel.hidden = !busy;
+  busyShown = busy;
 }
 
 function setBadge(label, kind) {
@@ -139,7 +172,7 @@ function notice(level, text) {
 }
 
 const handlers = {
-  delta(p) { streamingBody().append(p.text); setBusy(true); },
+  delta(p) { appendStreamed(p.text); setBusy(true); },
   message(p) {
     if (p.role === "assistant") $(".streaming", messages)?.remove();
     $(".empty", messages)?.remove();
