@@ -232,6 +232,7 @@ def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
     child.sendline("")  # Enter: no
     child.expect("Not started. Later: loom mcp approve helper")
     child.expect(PROMPT)
+    assert "not started:" not in child.before  # said once, not again by the session
     child.sendline("/mcp")
     child.expect(r"helper\s+needs approval")
     child.expect("Start one the project defines with /mcp approve NAME.")

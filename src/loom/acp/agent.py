@@ -239,6 +239,7 @@ class LoomAgent:
             cwd=Path(cwd),
             mcp_servers=loom_mcp_servers(mcp_servers or []),
             on_mcp_notice=lambda line: log.warning("%s", line),
+            asks_mcp_approval=True,  # the editor is asked before the first turn
             extra_tools=(),
         )
         try:

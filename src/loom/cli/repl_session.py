@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,8 @@ class SessionStarter:
                     auto_approve=self.request.auto_approve,
                     thread=thread_id,
                     cwd=self.cwd,
+                    # on a terminal the REPL asked before the session started
+                    asks_mcp_approval=sys.stdin.isatty(),
                 )
             )
         except LoomError as exc:

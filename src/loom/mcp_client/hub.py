@@ -52,7 +52,9 @@ class McpHub:
         approvals: ApprovalStore | None = None,
         on_notice: Callable[[str], None] | None = None,
         pass_env: Iterable[str] = (),
+        face_asks_approval: bool = False,
     ) -> None:
+        self.face_asks_approval = face_asks_approval
         self.pass_env = tuple(pass_env)  # [shell] pass_env: secrets servers may inherit
         self.specs = {spec.name: spec for spec in specs}
         self.registry = registry
@@ -76,7 +78,8 @@ class McpHub:
             why = self._blocked_reason(spec)
             if why is not None:
                 self.blocked[spec.name] = why
-                if why[0] in ("invalid", "needs approval"):
+                asked = why[0] == "needs approval" and self.face_asks_approval
+                if why[0] in ("invalid", "needs approval") and not asked:
                     self.notice(f"MCP server {spec.name!r} not started: {why[1]}")
                 continue
             self._launch(spec)

@@ -30,8 +30,11 @@ def start_mcp(
     paths: LoomPaths,
     session_servers: Iterable[dict[str, Any] | ServerSpec] = (),
     on_notice: Callable[[str], None] | None = None,
+    face_asks_approval: bool = False,
 ) -> McpHub | None:
-    """Start this session's MCP servers in the background; None when there are none."""
+    """Start this session's MCP servers in the background; None when there are none.
+    `face_asks_approval`: the face asks about unapproved project servers itself, so
+    they get no notice line."""
     extra = [s for s in session_servers if isinstance(s, ServerSpec)]
     extra += session_specs([s for s in session_servers if not isinstance(s, ServerSpec)])
     specs = {spec.name: spec for spec in load_server_specs(config)}
@@ -46,6 +49,7 @@ def start_mcp(
         approvals=ApprovalStore(paths.database, config.project_root),
         on_notice=on_notice or _stderr_notice,
         pass_env=config.shell.pass_env,
+        face_asks_approval=face_asks_approval,
     )
     hub.start()
     return hub

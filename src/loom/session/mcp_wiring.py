@@ -29,6 +29,7 @@ def start_session_mcp(workspace: Any, session: Any, tools: ToolRegistry, spec: A
         paths=workspace.paths,
         session_servers=spec.mcp_servers,
         on_notice=relay.notice,
+        face_asks_approval=spec.asks_mcp_approval,
     )
     if hub is None:
         return None

@@ -32,6 +32,9 @@ class SessionSpec:
     # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
     mcp_servers: Sequence[Any] = ()
     on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
+    # the face asks the person about the project's unapproved MCP servers itself (REPL,
+    # web banner, ACP): no "not started, run loom mcp approve" line for them
+    asks_mcp_approval: bool = False
 
 
 @dataclass(frozen=True)

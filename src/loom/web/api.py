@@ -98,11 +98,13 @@ async def start(request: Request) -> JSONResponse:
     body = await _body(request, NewSession)
     model = (body.model or "").strip() or None
     try:
-        session = await state.ws.start_session(SessionSpec(model=model, mode=body.mode))
+        spec = SessionSpec(model=model, mode=body.mode, asks_mcp_approval=True)
+        session = await state.ws.start_session(spec)
     except LoomError as exc:
         return _error(400, str(exc))
     live = state.hub.add(session)
     _sandbox_notice(state, live)
+    _mcp_asks(state, live)
     live.send(body.text)
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
@@ -163,11 +165,13 @@ async def approve_mcp(request: Request) -> JSONResponse:
     project and started now in this session (the banner's "Approve and start")."""
     session_id = request.path_params["session_id"]
     state = _state(request)
-    state.require_live(session_id)
+    live = state.require_live(session_id)
     try:
         ask = state.ws.approve_mcp_server(session_id, request.path_params["name"])
     except LoomError as exc:
         return _error(404, str(exc))
+    live.ask_mcp([a for a in live.mcp_asks if a.name != ask.name])
+    live.notice("info", f"Approved the MCP server {ask.name!r}; starting {ask.command}")
     return JSONResponse({"name": ask.name, "command": ask.command})
 
 
@@ -283,10 +287,12 @@ async def resume(request: Request) -> JSONResponse:
     if state.live(ref) is not None:
         return JSONResponse({"url": f"/s/{ref}"})
     try:
-        session = await state.ws.resume(ref)
+        session = await state.ws.resume(ref, asks_mcp_approval=True)
     except LoomError as exc:
         return _error(409, str(exc))
-    _sandbox_notice(state, state.hub.add(session))
+    live = state.hub.add(session)
+    _sandbox_notice(state, live)
+    _mcp_asks(state, live)
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
 
@@ -336,6 +342,14 @@ def _sandbox_notice(state: WebState, live: Any) -> None:
     line = notice() if callable(notice) else None
     if line:
         live.notice("warn", line)
+
+
+def _mcp_asks(state: WebState, live: Any) -> None:
+    """The project's MCP servers this session did not start (never approved): a banner
+    with an Approve button for each, as the REPL asks and an editor asks over ACP."""
+    asks = state.ws.mcp_awaiting_approval(live.id)
+    if asks:
+        live.ask_mcp(asks)
 
 
 def _resolve(state: WebState, ref: str) -> str:

@@ -59,6 +59,7 @@ class LiveSession:
         self.status = "idle"
         self.plan: dict[str, Any] | None = None  # architect plan and step states
         self.notices: list[dict[str, str]] = []
+        self.mcp_asks: list[Any] = []  # the project's MCP servers awaiting approval
         self.tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: Callable[[], None] = session.subscribe(self._on_event)
 
@@ -121,6 +122,13 @@ class LiveSession:
 
     def notice(self, level: str, text: str) -> None:
         self._emit({"type": "notice", "level": level, "text": text})
+
+    def ask_mcp(self, asks: list[Any]) -> None:
+        """Show (every tab) the banner of project MCP servers awaiting approval."""
+        from loom.web.views import fragment
+
+        self.mcp_asks = list(asks)
+        self._emit({"type": "mcp_asks", "html": str(fragment("mcp_asks", self.mcp_asks))})
 
     def close(self) -> None:
         self._emit({"type": "ended"})

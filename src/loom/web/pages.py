@@ -104,6 +104,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         plan=live.plan,
         partial=live.partial,
         permission=permission,
+        mcp_asks=live.mcp_asks,
         totals=usage_totals(session.thread.messages),
     )
     return context

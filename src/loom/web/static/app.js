@@ -206,6 +206,7 @@ const handlers = {
   permission_answered() { $("#modal-root").replaceChildren(); },
   mode(p) { markMode(p.mode); },
   notice(p) { notice(p.level, p.text); },
+  mcp_asks(p) { $("#mcp-asks").innerHTML = p.html; },
   plan(p) {
     $("#plan").innerHTML = p.html;
     const answers = $$(".msg-assistant", messages);
@@ -388,6 +389,17 @@ function setupThreadActions() {
       panel.toolDone();
     });
   }
+  $("#mcp-asks")?.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-mcp-approve]");
+    if (!button) return;
+    button.disabled = true;
+    const name = button.dataset.mcpApprove;
+    try {
+      await api(`/api/sessions/${threadId}/mcp/${encodeURIComponent(name)}/approve`, {});
+    } catch {
+      button.disabled = false;
+    }
+  });
   $("#stop")?.addEventListener("click", async () => {
     const done = await api(`/api/sessions/${threadId}/stop`, {});
     location.assign(done.url);
