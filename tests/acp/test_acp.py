@@ -13,6 +13,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from tests.acp.conftest import RecordingClient, acp_agent
 from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.mcp_client.project_server import define_helper_server
 
 pytestmark = pytest.mark.asyncio
 
@@ -271,11 +272,7 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
 async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
     server: FakeLlmServer, project: Path
 ) -> None:
-    import sys
-
-    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": {
-        "command": sys.executable, "args": [str(fixture)]}}}))  # fmt: skip
+    fixture = define_helper_server(project)
     server.add(
         Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "approved"})]),
         Turn(text="echoed"),
@@ -304,11 +301,7 @@ async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
 async def test_declining_the_projects_mcp_server_leaves_it_stopped(
     server: FakeLlmServer, project: Path
 ) -> None:
-    import sys
-
-    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": {
-        "command": sys.executable, "args": [str(fixture)]}}}))  # fmt: skip
+    define_helper_server(project)
     server.add(Turn(text="without it"))
     client = RecordingClient(answers=["reject_once"])
     async with acp_agent(server, project, client) as (conn, _process):

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.cli.test_chat import PROMPT, saved_thread, spawn
 from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.mcp_client.project_server import define_helper_server
 
 PLAN = {
     "summary": "Add a greeting module",
@@ -216,12 +217,7 @@ def pexpect_eof() -> object:
 def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
     server: FakeLlmServer, project: Path
 ) -> None:
-    import sys
-
-    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
-    (project / ".mcp.json").write_text(
-        json.dumps({"mcpServers": {"helper": {"command": sys.executable, "args": [str(fixture)]}}})
-    )
+    define_helper_server(project)
     server.add(
         Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "approved later"})]),
         Turn(text="It echoed."),

@@ -4,25 +4,21 @@ it only when the person presses Approve; its tools then reach the agent."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.mcp_client.project_server import HELPER, define_helper_server
 from tests.web.conftest import WebServer
 from tests.web.test_chat import send, wait_for
-
-HELPER = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
 
 
 def test_a_project_mcp_server_starts_after_approve_in_the_page(
     page: Any, web: WebServer, server: FakeLlmServer, shots: Path
 ) -> None:
-    (web.project / ".mcp.json").write_text(
-        json.dumps({"mcpServers": {"helper": {"command": sys.executable, "args": [str(HELPER)]}}})
-    )
+    define_helper_server(web.project)
     server.add(Turn(text="Hello without it."))
     send(page, "hi")
     banner = page.get_by_role("region", name="MCP server helper")
