@@ -325,9 +325,14 @@ class Workspace:
         start it too) and started now in this session, its tools joining when ready."""
         hub = self._running_or_fail(session_id).mcp
         try:
-            return McpServerAsk.of(hub.approve(name)) if hub else _no_such_server(name)
+            if hub is not None:
+                return McpServerAsk.of(hub.approve(name))
         except KeyError:
-            return _no_such_server(name)
+            pass
+        raise NotFound(
+            f"no MCP server {name!r} is waiting for approval in this session",
+            "see which are with `loom mcp list`",
+        )
 
     def _running_or_fail(self, session_id: str) -> _Running:
         running = self._running.get(session_id)
@@ -444,10 +449,3 @@ async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> N
                 await outcome
         except Exception:
             log.exception("cleanup of session %s failed", session_id)
-
-
-def _no_such_server(name: str) -> McpServerAsk:
-    raise NotFound(
-        f"no MCP server {name!r} is waiting for approval in this session",
-        "see which are with `loom mcp list`",
-    )
