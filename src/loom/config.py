@@ -154,6 +154,16 @@ class SandboxSection(_Section):
     writable: list[str] = Field(default_factory=list)  # extra writable folders
 
 
+class WebFetchSection(_Section):
+    """The `web_fetch` tool. `allow_hosts` loosens a protection (names, addresses or
+    networks on this machine or its network that it may reach), so it counts only from
+    the person's own configuration."""
+
+    allow_hosts: list[str] = Field(default_factory=list)
+    timeout: float = Field(default=20.0, gt=0)  # seconds for the whole fetch
+    max_bytes: int = Field(default=5_000_000, gt=0)  # a larger page is cut here
+
+
 class McpServerSettings(_Section):
     """One external MCP server: `command` (+ args, env, cwd) for stdio, or `url` (+ headers)
     for streamable HTTP. Which of the two is set is checked when the server starts, so one
@@ -191,6 +201,7 @@ class LoomConfig(_Section):
     git: GitSection = Field(default_factory=GitSection)
     sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
+    web_fetch: WebFetchSection = Field(default_factory=WebFetchSection)
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

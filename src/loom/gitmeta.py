@@ -50,7 +50,7 @@ def snapshot_git_state(thread: Any, workspace: Path) -> None:
 
 def detect_repo_status(workspace: Path) -> RepoStatus | None:
     """Branch, head commit and dirty flag; None outside a repo or without git."""
-    out = _git(workspace, "status", "--porcelain=v2", "--branch", "--untracked-files=normal")
+    out = run_git(workspace, "status", "--porcelain=v2", "--branch", "--untracked-files=normal")
     if out is None:
         return None
     branch: str | None = None
@@ -70,7 +70,7 @@ def detect_repo_status(workspace: Path) -> RepoStatus | None:
 
 def detect_remote_slug(workspace: Path) -> str | None:
     """The normalised URL of `origin` (or else the first remote), if any."""
-    out = _git(workspace, "config", "--get-regexp", r"^remote\..*\.url$")
+    out = run_git(workspace, "config", "--get-regexp", r"^remote\..*\.url$")
     if not out:
         return None
     remotes: dict[str, str] = {}
@@ -111,8 +111,10 @@ def _strip_git_suffix(text: str) -> str:
     return text[:-4] if text.endswith(".git") else text
 
 
-def _git(workspace: Path, *args: str) -> str | None:
-    """Run git in `workspace`; None when git is missing or this is not a repo."""
+def run_git(workspace: Path, *args: str) -> str | None:
+    """Run a read-only git command in `workspace` with repository config that could
+    start programs neutralised; its stdout, or None when git is missing, fails or this
+    is not a repository."""
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     for name, value in git_env_changes().items():
         if value is None:

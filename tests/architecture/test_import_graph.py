@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "llm": 2,
     "tools": 2,
     "permissions": 2,
+    "prompts": 2,  # the system prompts, environment block, AGENTS.md files (issue 22)
     "store": 2,
     "sandbox": 2,  # how tools launch processes (issue 15)
     "repointel": 3,

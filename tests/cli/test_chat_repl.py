@@ -160,7 +160,7 @@ def test_slash_commands_tab_completion_and_custom_commands(
     child.sendline("/cost")
     child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out; cost \$\d")
     child.sendline("/init")
-    child.expect("Wrote .*LOOM.md")
+    child.expect("Wrote .*AGENTS.md")
     child.expect(PROMPT)
     child.sendline("/clear")
     child.expect(r"New thread\. The previous one is kept: loom resume (T-[0-9a-f-]+)")
@@ -177,8 +177,8 @@ def test_slash_commands_tab_completion_and_custom_commands(
         "hello again",
         "fresh start",
     ]
-    loom_md = (project / "LOOM.md").read_text()
-    assert "calc.py" in loom_md and "## Build and test" in loom_md
+    agents_md = (project / "AGENTS.md").read_text()
+    assert "calc.py" in agents_md and "## Build and test" in agents_md
 
 
 def test_decisions_command_shows_the_graph(server: FakeLlmServer, project: Path) -> None:

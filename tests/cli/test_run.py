@@ -10,26 +10,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.cli.conftest import Done, provider_env
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 
-from loom.__main__ import main
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-ENV = {"ANTHROPIC_API_KEY": "test-key", "OPENAI_API_KEY": "test-key"}
-
-
-def provider_env(server: FakeLlmServer) -> dict[str, str]:
-    return {
-        **ENV,
-        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        "OPENAI_BASE_URL": server.openai_base_url,
-    }
 
 
 def loom(
@@ -52,37 +39,6 @@ def loom(
         timeout=60,
         check=False,
     )
-
-
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Done]:
-    """`loom ARGS` through `loom.__main__.main` in this process (the SDKs load once)."""
-
-    def run(args: list[str], cwd: Path, server: FakeLlmServer, **env: str) -> Done:
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            for key, value in {**provider_env(server), **env}.items():
-                if value:
-                    patch.setenv(key, value)
-                else:
-                    patch.delenv(key, raising=False)
-            capsys.readouterr()
-            try:
-                main(args)
-                code = 0
-            except SystemExit as exit_:
-                code = exit_.code if isinstance(exit_.code, int) else 1
-            out, err = capsys.readouterr()
-        return Done(code, out, err)
-
-    return run
 
 
 def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:

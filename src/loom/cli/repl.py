@@ -104,6 +104,9 @@ class ChatRepl:
         if notice:
             self.renderer.line(f"loom: {notice}", style="yellow")
         session = self.session
+        loaded = session.instructions_header()
+        if loaded:
+            self.renderer.line(loaded, style="dim")
         private = "private " if session.thread.is_private else ""
         self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
         earlier = session.get_history()

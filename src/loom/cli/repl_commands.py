@@ -16,7 +16,7 @@ BUILTIN = {
     "/diff": "what changed in the project since this thread's starting commit",
     "/cost": "tokens and cost of this session",
     "/clear": "start a new thread (this one is kept: loom resume ID)",
-    "/init": "write a starting LOOM.md for this project from the repo map",
+    "/init": "write a starting AGENTS.md for this project from the repo map",
     "/permissions": "[revoke ID]  the 'allow always' grants of this project",
     "/decisions": "[pulse | ID]  the project's decision graph: goals, decisions, health",
     "/mcp": "[approve NAME]  this session's MCP servers; start one the project defines",
@@ -186,13 +186,13 @@ class SlashCommands:
             self.line(f"New thread. The previous one is kept: loom resume {old}", style="dim")
 
     async def init(self, _arg: str) -> None:
-        from loom.cli.repl_init import write_loom_md
+        from loom.cli.repl_init import INSTRUCTIONS_FILE, write_agents_md
 
-        target = self.root / "LOOM.md"
-        if target.exists():
+        target = self.root / INSTRUCTIONS_FILE
+        if target.exists() or target.is_symlink():
             self.line(f"{target} exists already; edit it, or delete it and run /init again.")
             return
-        text = await asyncio.to_thread(write_loom_md, self.root)
+        text = await asyncio.to_thread(write_agents_md, self.root)
         self.line(f"Wrote {target} ({len(text.splitlines())} lines): review and edit it.")
 
     async def permissions(self, arg: str) -> None:

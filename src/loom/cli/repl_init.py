@@ -1,5 +1,6 @@
-"""`/init`: a starting LOOM.md for the project, from the repo map and the files that say
-how the project is built and tested. The person edits it; Loom reads it as project rules."""
+"""`/init`: a starting AGENTS.md for the project, from the repo map and the files that say
+how the project is built and tested. The person edits it; Loom (and other agents that
+read AGENTS.md) read it as the project's instructions."""
 
 from __future__ import annotations
 
@@ -36,13 +37,16 @@ def languages(root: Path, limit: int = 5000) -> list[str]:
     return [f"{ext} ({n})" for ext, n in counts.most_common(6)]
 
 
-def loom_md(root: Path, repo_map: str) -> str:
+INSTRUCTIONS_FILE = "AGENTS.md"
+
+
+def agents_md(root: Path, repo_map: str) -> str:
     hints = [what for name, what in HINTS if (root / name).exists()]
     lines = [
-        f"# {root.name}: notes for Loom",
+        f"# {root.name}: notes for coding agents",
         "",
-        "Loom reads this file as the project's rules. Keep what is true, fix what is not,",
-        "and add what a new teammate would need to know.",
+        "Loom (and other agents that read AGENTS.md) follow this file. Keep what is true,",
+        "fix what is not, and add what a new teammate would need to know.",
         "",
         "## Build and test",
         "",
@@ -66,13 +70,13 @@ def loom_md(root: Path, repo_map: str) -> str:
     return "\n".join(lines)
 
 
-def write_loom_md(root: Path) -> str:
+def write_agents_md(root: Path) -> str:
     from loom.session.repo_map import repointel_hook
 
     try:
         repo_map = repointel_hook(root)(MAP_TOKENS, [], [])
     except Exception:  # no map: the file is still a useful start
         repo_map = ""
-    text = loom_md(root, repo_map)
-    (root / "LOOM.md").write_text(text, encoding="utf-8")
+    text = agents_md(root, repo_map)
+    (root / INSTRUCTIONS_FILE).write_text(text, encoding="utf-8")
     return text

@@ -172,6 +172,9 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
     notice = workspace.sandbox_notice()
     if notice:
         err.write(f"loom: {notice}\n")
+    loaded = session.instructions_header()
+    if loaded:
+        err.write(f"loom: {loaded}\n")
     return session
 
 
@@ -239,6 +242,7 @@ class HeadlessRun:
                 "cwd": str(self.cwd),
                 "permissionMode": "bypassPermissions" if options.yes else "default",
                 "thread_id": session.thread.id,
+                "instructions": session.prompts.instructions.labels,
             }
         )
         unsubscribe = session.subscribe(self.on_event)

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from loom.core.messages import Message
+from loom.core.todos import TodoItem
 
 SessionStatusName = Literal["idle", "thinking", "executing_tool"]
 ModeName = Literal["normal", "architect"]
@@ -154,6 +155,15 @@ class DecisionCascade(_Event):
     uncertain: list[dict[str, str]] = Field(default_factory=list)  # id, title, node_type
 
 
+class TodoList(_Event):
+    """The agent's todo list changed (todo_write), or an architect plan's steps moved on:
+    every face shows `todos` as a checklist (loom.core.todos)."""
+
+    type: Literal["todo_list"] = "todo_list"
+    todos: list[TodoItem] = Field(default_factory=list)
+    source: Literal["agent", "architect"] = "agent"
+
+
 class TurnComplete(_Event):
     type: Literal["turn_complete"] = "turn_complete"
     text: str = ""
@@ -177,6 +187,7 @@ SessionEvent = Annotated[
     | ConversationRewound
     | ContextCompacted
     | DecisionCascade
+    | TodoList
     | TurnComplete,
     Field(discriminator="type"),
 ]

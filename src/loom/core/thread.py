@@ -20,6 +20,7 @@ from loom.core.decisions import DecisionLog
 from loom.core.ids import new_thread_id
 from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage, clean_message
 from loom.core.schema import SCHEMA_VERSION
+from loom.core.todos import TodoItem
 
 __all__ = ["SCHEMA_VERSION", "AgentStateKind", "Thread", "ThreadVisibility", "derive_title"]
 
@@ -91,6 +92,7 @@ class Thread(_Open):
     agent_state: AgentStateSnapshot = Field(default_factory=AgentStateSnapshot)
     metadata: ThreadMetadata = Field(default_factory=ThreadMetadata)
     decision_graph: DecisionLog = Field(default_factory=DecisionLog)
+    todos: list[TodoItem] | None = None  # the agent's latest todo list (core.todos)
 
     is_private: bool = False
     visibility: ThreadVisibility = ThreadVisibility.ORGANIZATION
@@ -103,6 +105,8 @@ class Thread(_Open):
         graph = data.get("decision_graph")
         if isinstance(graph, dict) and not any(graph.get(k) for k in ("nodes", "edges", "changes")):
             data.pop("decision_graph")
+        if data.get("todos") is None:
+            data.pop("todos", None)  # nor one that never kept a todo list
         return data
 
     # JSON of messages that another message follows (append-only); see store.serialize.

@@ -20,7 +20,6 @@ from loom.llm.retry import is_transient
 from loom.session.compaction import Compactor
 from loom.session.context import BuiltContext, ContextWindow
 from loom.session.decision_zone import fetch_decision_context
-from loom.session.prompt import agent_system_prompt
 from loom.session.repo_map import fetch_repo_map
 
 if TYPE_CHECKING:
@@ -58,24 +57,14 @@ class LlmCaller:
             provider, model_id = self.split(model)
             info = model_info(provider, model_id)
             reserved = min(options.reserved_output_tokens, info.max_output_tokens)
-            rules = options.rules
-            if rules is None:
-                from loom.config import load_project_rules
-
-                rules = load_project_rules(self.session.project_root)
+            # the project's instructions are part of `system` (loom.session.prompt)
             window = self._windows[key] = ContextWindow(
                 context_window=options.max_context_tokens or info.context_window,
                 reserved_output=reserved,
                 system_prompt=system,
-                rules=rules,
-                rules_max_tokens=options.rules_max_tokens,
                 repo_map_tokens=options.repo_map_tokens,
             )
         return window
-
-    def default_system(self) -> str:
-        options = self.session.options
-        return options.system_prompt or agent_system_prompt(self.session.project_root)
 
     async def call(self, conversation: Sequence[Message]) -> sm.AgentEvent:
         """Stream one response; returns LlmResponded or LlmFailed (never raises, except
@@ -85,7 +74,7 @@ class LlmCaller:
         try:
             provider = self.provider(model)
             _, model_id = self.split(model)
-            system = self.system_prompt or self.default_system()
+            system = self.system_prompt or await session.prompts.agent(model)
             window = self.window(model, system)
         except Exception as exc:  # no API key, unknown provider: permanent, clear message
             self.last_exception = exc

@@ -25,7 +25,7 @@ from loom.core.ids import new_message_id
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.plan import Plan, PlanError, parse_plan
 from loom.session.ports import TurnError
-from loom.session.prompt import EDITOR_STEP_PROMPT, architect_system_prompt
+from loom.session.prompt import EDITOR_STEP_PROMPT
 from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ async def _plan(session: ArchitectPort, text: str) -> Plan | None:
     options = session.options
     session.active_model = options.architect_model
     session.active_tools = ToolRegistry()
-    session.llm.system_prompt = architect_system_prompt(session.project_root)
+    session.llm.system_prompt = await session.prompts.architect()
     message: UserMessage = _user(text)
     problem = ""
     try:

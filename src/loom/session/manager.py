@@ -97,6 +97,9 @@ class SessionManager:
         private: bool = False,
         mode: str = "normal",
         project_rules: str | None = None,
+        instructions: Any = None,
+        cwd: Path | None = None,
+        sandbox_summary: tuple[str, str] | None = None,
         max_turns: int | None = None,
         options: SessionOptions | None = None,
         provider_factory: Callable[[str], Provider] | None = None,
@@ -121,8 +124,14 @@ class SessionManager:
             options.repo_map = self.repo_map_factory(root)
         if options.checkpointer is None and self.checkpoint_factory is not None:
             options.checkpointer = self.checkpoint_factory(root)
-        if project_rules is not None:
+        if project_rules is not None:  # instructions as plain text (tests, embedders)
             options.rules = project_rules
+        if instructions is not None:  # loom.prompts.ProjectInstructions, read at start
+            options.instructions = instructions
+        if cwd is not None:
+            options.cwd = cwd
+        if sandbox_summary is not None:
+            options.sandbox_summary = sandbox_summary
         if max_turns is not None:  # model requests per user message (`--max-turns`):
             # the Nth response's tool calls are answered "not run" instead of asking again
             options.max_tool_rounds = max(max_turns - 1, 0)

@@ -6,6 +6,7 @@ import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loom.config import ContextSection, ModelSection, RepoSection
@@ -30,14 +31,21 @@ class SessionOptions:
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
     reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
-    rules: str | None = None  # None: read LOOM.md from the project
+    rules: str | None = None  # instructions given as text; None: the project's files
+    # loom.prompts.ProjectInstructions read at start (AGENTS.md, CLAUDE.md, LOOM.md and
+    # the person's own); None: read from the project root when first needed
+    instructions: Any = None
+    cwd: Path | None = None  # where the person started Loom (instructions, environment)
+    # (how commands run, whether they have the network) for the environment block
+    sandbox_summary: tuple[str, str] = ("not known", "not known")
+    extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off
     repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
     decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
     decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
-    system_prompt: str | None = None  # None: loom.session.prompt's default
+    system_prompt: str | None = None  # None: loom.prompts' text for the model's family
     architect_model: str = _default(ModelSection, "architect")
     editor_model: str = _default(ModelSection, "editor")
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from loom.core import state as sm
     from loom.core.messages import Usage
     from loom.core.thread import Thread
+    from loom.core.todos import TodoItem
     from loom.session.options import SessionOptions
+    from loom.session.prompt import SessionPrompts
     from loom.tools.base import ToolRegistry
 
 
@@ -52,14 +54,18 @@ class MachinePort(EventPort, Protocol):
 class ToolPort(MachinePort, Protocol):
     thread: Thread
     in_git_repo: bool
+    prompts: SessionPrompts
 
     async def git_snapshot(self) -> None: ...
+
+    def update_todos(self, todos: list[TodoItem], source: str = "agent") -> None: ...
 
 
 class ModelPort(MachinePort, Protocol):
     active_model: str
     mode: str
     usage: Usage
+    prompts: SessionPrompts
 
 
 class SystemPromptSlot(Protocol):
@@ -67,6 +73,8 @@ class SystemPromptSlot(Protocol):
 
 
 class ArchitectPort(EventPort, Protocol):
+    def update_todos(self, todos: list[TodoItem], source: str = "agent") -> None: ...
+
     options: SessionOptions
     project_root: Path
     thread: Thread
@@ -75,6 +83,7 @@ class ArchitectPort(EventPort, Protocol):
     active_model: str
     active_tools: ToolRegistry
     busy: bool
+    prompts: SessionPrompts
 
     @property
     def llm(self) -> SystemPromptSlot: ...

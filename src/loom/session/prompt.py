@@ -1,24 +1,34 @@
-"""The default system prompts: the agent's, and the architect's."""
+"""A session's system prompts, put together from `loom.prompts`.
+
+`SessionPrompts` reads the environment (one git status, off the event loop) and the
+project's instruction files once per session, so the system text stays byte-identical
+between calls (prompt caching), and hands out the agent's prompt for the active model's
+family and the architect's planning prompt. `nested` adds the instruction files of
+folders the agent reaches later (see `loom.prompts.instructions`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from loom.core.plan import PLAN_FORMAT
+from loom.llm.registry import parse_model_name
+from loom.prompts import (
+    Environment,
+    NestedInstructions,
+    ProjectInstructions,
+    architect_prompt,
+    build_system_prompt,
+    detect_environment,
+    family_of,
+    load_instructions,
+)
 
-AGENT_SYSTEM_PROMPT = """\
-You are Loom, a coding assistant working in the project at {project_root}.
-Use the tools to read, search, edit and run code; do not guess file contents. Make the
-smallest change that does the job, keep the project's style, and say briefly what you
-changed and why. When a tool returns an error, read it and correct the call. Ask the
-user when a request is ambiguous or a step is risky."""
-
-ARCHITECT_SYSTEM_PROMPT = """\
-You are the architect in a two-model team working on the project at {project_root}.
-Read the request and produce a plan that a fast editor model will carry out one step at
-a time with file tools (read, write, edit, search). Each step names one file, one action
-and a precise description of the change. Do not write the code yourself.
-{plan_format}"""
+if TYPE_CHECKING:
+    from loom.session.options import SessionOptions
 
 EDITOR_STEP_PROMPT = """\
 Architect plan step {index} of {total}: [{action}] {file}
@@ -28,9 +38,87 @@ Carry out only this step with the file tools, then reply with one short sentence
 what you did (or why you could not)."""
 
 
-def agent_system_prompt(project_root: Path) -> str:
-    return AGENT_SYSTEM_PROMPT.format(project_root=project_root)
+class SessionPrompts:
+    def __init__(
+        self,
+        project_root: Path,
+        options: SessionOptions,
+        history: Callable[[], Sequence[Any]] = list,
+    ) -> None:
+        self.project_root = project_root
+        self.options = options
+        self._history = history  # the thread's messages: a resumed one's nested files
+        self._environment: Environment | None = None
+        self._instructions: ProjectInstructions | None = options.instructions
+        self._nested: NestedInstructions | None = None
 
+    @property
+    def instructions(self) -> ProjectInstructions:
+        """The instruction files read at start (read now if nobody gave them)."""
+        if self._instructions is None:
+            self._instructions = load_instructions(self.project_root)
+        return self._instructions
 
-def architect_system_prompt(project_root: Path) -> str:
-    return ARCHITECT_SYSTEM_PROMPT.format(project_root=project_root, plan_format=PLAN_FORMAT)
+    def instructions_text(self) -> str:
+        """The instructions zone, fitted to `[context] rules_max_tokens`."""
+        if self.options.rules is not None:  # given as text (tests, embedders)
+            from loom.prompts.instructions import fit_tokens
+
+            rules = self.options.rules.strip()
+            return fit_tokens(rules, self.options.rules_max_tokens) if rules else ""
+        return self.instructions.render(self.options.rules_max_tokens)
+
+    @property
+    def nested(self) -> NestedInstructions:
+        if self._nested is None:
+            from loom.llm.tokens import estimate_tokens
+
+            text = self.instructions_text()
+            nested = NestedInstructions(
+                self.project_root,
+                self.options.cwd,
+                self.options.rules_max_tokens,
+                estimate_tokens(text) if text else 0,
+            )
+            nested.remember(m.content for m in self._history() if m.role == "tool")
+            self._nested = nested
+        return self._nested
+
+    async def environment(self) -> Environment:
+        if self._environment is None:
+            sandbox, network = self.options.sandbox_summary
+            self._environment = await asyncio.to_thread(
+                detect_environment,
+                self.project_root,
+                self.options.cwd,
+                sandbox=sandbox,
+                network=network,
+            )
+        return self._environment
+
+    async def agent(self, model: str) -> str:
+        """The agent's system prompt for `model` ("provider:model-id")."""
+        if self.options.system_prompt:
+            return self.options.system_prompt
+        provider, model_id = parse_model_name(model)
+        return build_system_prompt(
+            family_of(provider, model_id),
+            await self.environment(),
+            await asyncio.to_thread(self.instructions_text),
+            self.options.extra_system,
+        )
+
+    async def architect(self) -> str:
+        text = await asyncio.to_thread(self.instructions_text)
+        return architect_prompt(await self.environment(), text, PLAN_FORMAT)
+
+    def nested_for(self, tool: Any, args: dict[str, Any]) -> str:
+        """Instructions of folders a path tool call reached for the first time, to add to
+        its result; "" for other tools and folders already seen."""
+        if getattr(tool, "subject_kind", None) != "path" or self.options.rules is not None:
+            return ""
+        subject = tool.permission_subject(args) if hasattr(tool, "permission_subject") else None
+        if not isinstance(subject, str) or subject.startswith(("/", "..")) or subject == ".":
+            return ""
+        is_folder = (self.project_root / subject).is_dir()
+        return self.nested.for_path(subject, is_folder)

@@ -31,6 +31,7 @@ from loom.core.events import (
     NewMessage,
     SessionError,
     SessionStatus,
+    TodoList,
     ToolProgress,
     TurnComplete,
     topic_for,
@@ -39,6 +40,7 @@ from loom.core.ids import new_message_id
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
+from loom.core.todos import TodoItem
 from loom.llm.base import Provider
 from loom.session._llm import LlmCaller
 from loom.session.auto_commit import after_turn
@@ -47,6 +49,7 @@ from loom.session.mentions import expand_mentions
 from loom.session.options import SessionOptions
 from loom.session.permission_gate import PermissionGate
 from loom.session.ports import TurnError
+from loom.session.prompt import SessionPrompts
 from loom.session.saver import ThreadSaver
 from loom.session.tool_runner import execute_call
 from loom.tools.base import ToolRegistry
@@ -99,6 +102,7 @@ class Session:
             max_retries=self.options.retry.max_retries,
             max_tool_rounds=self.options.max_tool_rounds,
         )
+        self.prompts = SessionPrompts(project_root, self.options, lambda: self.thread.messages)
         self.llm = LlmCaller(self, provider_factory)
         self.model = model
         self.llm.check_model(model)
@@ -182,6 +186,24 @@ class Session:
         if end.error is not None:
             raise TurnError(end.error.message, origin=str(end.error.origin))
         return end.text
+
+    def instructions_header(self) -> str | None:
+        """One line for a face's session header: which instruction files (AGENTS.md,
+        CLAUDE.md, LOOM.md, the person's own) were loaded, and any refused; None: none."""
+        if self.options.rules is not None:
+            return None
+        return self.prompts.instructions.header()
+
+    @property
+    def todos(self) -> list[TodoItem]:
+        """The agent's latest todo list, [] when it keeps none."""
+        return list(self.thread.todos or [])
+
+    def update_todos(self, todos: list[TodoItem], source: str = "agent") -> None:
+        """A new todo list: kept in the thread (saved) and shown by every face."""
+        self.thread.todos = list(todos)
+        self.publish(TodoList(session_id=self.id, todos=list(todos), source=source))  # type: ignore[arg-type]
+        self._saver.request()
 
     def get_history(self) -> list[Message]:
         return list(self.thread.messages)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
@@ -19,8 +19,10 @@ from loom.core.events import SessionError, ToolComplete, ToolExecuting
 from loom.core.ids import new_message_id
 from loom.core.messages import ToolCall
 from loom.core.secrets import redact
+from loom.core.todos import TodoItem
 from loom.llm.base import invalid_arguments_text
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
+from loom.tools.todo import TODOS_KEY
 
 if TYPE_CHECKING:
     from loom.session.permission_gate import PermissionGate
@@ -36,6 +38,7 @@ class ToolRunResult:
     content: str
     is_error: bool
     crashed: bool = False  # an unexpected exception (reported as a Tool error event too)
+    metadata: dict[str, Any] = field(default_factory=dict)  # the tool's ToolResult.metadata
 
 
 def lookup_error(call: ToolCall, tools: ToolRegistry) -> str | None:
@@ -98,7 +101,9 @@ async def run_tool(
     if len(content) > MAX_RESULT_CHARS:
         dropped = len(content) - MAX_RESULT_CHARS
         content = content[:MAX_RESULT_CHARS] + f"\n[... {dropped} more characters not shown]"
-    return ToolRunResult(content, bool(getattr(result, "is_error", False)))
+    metadata = getattr(result, "metadata", None)
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return ToolRunResult(content, bool(getattr(result, "is_error", False)), metadata=metadata)
 
 
 async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) -> sm.AgentEvent:
@@ -147,8 +152,24 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     )
     if session.in_git_repo and changes_files:
         await session.git_snapshot()
-    outcome = sm.ToolOutcome(result.content, result.is_error)
+    content = result.content
+    if not result.is_error:
+        content = await _after_success(session, tool, args, result)
+    outcome = sm.ToolOutcome(content, result.is_error)
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
+
+
+async def _after_success(
+    session: ToolPort, tool: Tool, args: dict[str, Any], result: ToolRunResult
+) -> str:
+    """What a successful call changes beyond its result: a todo list for the faces; the
+    instruction files (AGENTS.md, ...) of a folder the agent reached for the first time,
+    added to the result the model reads."""
+    todos = result.metadata.get(TODOS_KEY)
+    if isinstance(todos, list):
+        session.update_todos([TodoItem.model_validate(item) for item in todos])
+    note = await asyncio.to_thread(session.prompts.nested_for, tool, args)
+    return f"{result.content}\n\n{note}" if note else result.content
 
 
 def risk_of(tool: Any, args: dict[str, Any]) -> str:

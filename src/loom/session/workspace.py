@@ -217,7 +217,7 @@ class Workspace:
     async def start_session(self, spec: SessionSpec | None = None) -> Session:
         """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
         NotFound when it cannot start; nothing is written until the first message."""
-        from loom.config import load_project_rules
+        from loom.prompts import load_instructions
         from loom.session.decisions_hook import SessionDecisions
         from loom.session.headless import build_policy
         from loom.session.providers import PrebuiltProvider
@@ -274,7 +274,11 @@ class Workspace:
                 thread=thread,
                 private=spec.private,
                 mode=spec.mode,
-                project_rules=load_project_rules(root, cwd),
+                instructions=await asyncio.to_thread(
+                    load_instructions, root, cwd, user_dir=self.paths.config
+                ),
+                cwd=cwd,
+                sandbox_summary=sandbox_summary(sandbox, self.config),
                 max_turns=spec.max_turns,
                 provider_factory=prebuilt,
                 permissions=policy,
@@ -438,6 +442,19 @@ class Workspace:
                 loop.call_soon_threadsafe(publish, notice)
 
         self._store.on_event = forward
+
+
+def sandbox_summary(sandbox: Any, config: LoomConfig) -> tuple[str, str]:
+    """(how agent commands run, whether they reach the network), for the system
+    prompt's environment block."""
+    if sandbox is None or not getattr(sandbox, "active", False):
+        problem = getattr(sandbox, "problem", "") or "no sandbox"
+        return f"run without a sandbox ({problem}); they may ask first", "on"
+    name = getattr(sandbox.backend, "name", "os sandbox")
+    where = f"run sandboxed ({name}): writes only inside the project and the temp folder"
+    if config.sandbox.network:
+        return where, "on"
+    return where, "off (a shell call may ask for it with network: true)"
 
 
 async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> None:

@@ -18,14 +18,17 @@ from loom.tools.file_write import FileEdit, FileWrite
 from loom.tools.git import Git
 from loom.tools.listing import DirectoryList, FileSearch
 from loom.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_S, Shell
+from loom.tools.todo import TodoWrite
+from loom.tools.web_fetch import WebFetch
 
 
 def builtin_tools(
     project_root: Path, config: Any = None, launcher: CommandLauncher | None = None
 ) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
-    shell and git, set up from `config` (a LoomConfig, or None for the defaults):
-    `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`, `repo.ignore`.
+    shell, git, todo_write and web_fetch, set up from `config` (a LoomConfig, or None for
+    the defaults): `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`,
+    `repo.ignore`, `[web_fetch]`.
     `launcher` (the session's sandbox) wraps the commands shell and git run."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
@@ -50,7 +53,21 @@ def builtin_tools(
             launcher=launcher,
         ),
         Git(root, max_output_bytes=max_output, pass_env=pass_env, launcher=launcher),
+        TodoWrite(root),
+        _web_fetch(root, config),
     ]
+
+
+def _web_fetch(root: Path, config: Any) -> WebFetch:
+    if config is None:
+        return WebFetch(root)
+    settings = config.web_fetch
+    return WebFetch(
+        root,
+        allow_hosts=tuple(settings.allow_hosts),
+        timeout=float(settings.timeout),
+        max_bytes=int(settings.max_bytes),
+    )
 
 
 def provide(setup: ToolSetup) -> list[Tool]:

@@ -1,0 +1,91 @@
+"""The agent's system prompt: a text file per model family, the environment block, the
+project's instructions and any extra text, put together by one function.
+
+    family = family_of("anthropic", "claude-sonnet-4-6")
+    text = build_system_prompt(family, detect_environment(root), instructions, extra)
+
+The prompts are files in this package (`anthropic.md`, `openai.md`, `gemini.md`,
+`local.md` for small models behind an OpenAI-compatible server, `architect.md` for
+architect mode's planner) so they can be read, diffed and reviewed as prose.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Literal
+
+from loom.prompts.environment import Environment, detect_environment
+from loom.prompts.instructions import (
+    InstructionFile,
+    NestedInstructions,
+    ProjectInstructions,
+    load_instructions,
+)
+
+__all__ = [
+    "FAMILIES",
+    "Environment",
+    "Family",
+    "InstructionFile",
+    "NestedInstructions",
+    "ProjectInstructions",
+    "architect_prompt",
+    "base_prompt",
+    "build_system_prompt",
+    "detect_environment",
+    "family_of",
+    "load_instructions",
+]
+
+Family = Literal["anthropic", "openai", "gemini", "local"]
+FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "local")
+
+
+def family_of(provider: str, model_id: str = "") -> Family:
+    """Which prompt suits a model. An OpenAI-compatible endpoint serving a hosted
+    family's model (a router) gets that family's; anything else there is 'local'."""
+    if provider == "anthropic":
+        return "anthropic"
+    if provider == "google":
+        return "gemini"
+    if provider == "openai":
+        return "openai"
+    name = model_id.lower().rsplit("/", 1)[-1]
+    if "claude" in name:
+        return "anthropic"
+    if "gemini" in name:
+        return "gemini"
+    if name.startswith(("gpt-", "o1", "o3", "o4")):
+        return "openai"
+    return "local" if provider == "openai-compatible" else "openai"
+
+
+@functools.cache
+def base_prompt(name: str) -> str:
+    """The text of one prompt file of this package (a family, or 'architect')."""
+    return resources.files(__package__).joinpath(f"{name}.md").read_text("utf-8").strip()
+
+
+def build_system_prompt(
+    family: Family,
+    environment: Environment | str | None,
+    instructions: str = "",
+    extra: str = "",
+) -> str:
+    """The system prompt: the family's text, the environment block, `extra` (e.g. a
+    sub-agent's brief or a provider's tool-call format), then the project's
+    instructions (already fitted to their budget)."""
+    env = environment.render() if isinstance(environment, Environment) else environment
+    parts = [base_prompt(family), env or "", extra.strip(), instructions.strip()]
+    return "\n\n".join(part for part in parts if part)
+
+
+def architect_prompt(
+    environment: Environment | str | None, instructions: str, plan_format: str
+) -> str:
+    """The architect's planning prompt: what it is for, the environment, the plan's
+    format, and the project's instructions."""
+    env = environment.render() if isinstance(environment, Environment) else environment
+    parts = [base_prompt("architect"), plan_format, env or "", instructions.strip()]
+    return "\n\n".join(part for part in parts if part)

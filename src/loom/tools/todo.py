@@ -1,0 +1,76 @@
+"""`todo_write`: the agent keeps a short plan; every face shows it as a checklist.
+
+The whole list on every call (Claude Code's shape). The tool changes nothing but the
+session's own list, so it never asks. The session takes the list from the result's
+metadata (`TODOS_KEY`), keeps it in the thread and publishes it to the faces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loom.core.todos import MAX_TODOS, STATUSES, TodoError, checklist, parse_todos, progress
+from loom.tools._builtin import BuiltinTool, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+TODOS_KEY = "todos"  # ToolResult.metadata key: the new list, as dicts
+
+
+class TodoWrite(BuiltinTool):
+    name = "todo_write"
+    description = (
+        "Keep a short checklist of the steps of the current task, shown to the person as "
+        "you work. Send the WHOLE list every call (it replaces the previous one). Use it "
+        "for work with three or more steps or when the person gives several tasks; skip it "
+        "for a single quick step. Keep exactly one item in_progress while working on it; "
+        "mark an item completed as soon as it is done, and add items you discover."
+    )
+    parameters = schema(
+        {
+            "todos": {
+                "type": "array",
+                "description": f"The full list, in order (at most {MAX_TODOS} items).",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "description": "The step, imperative."},
+                        "status": {"type": "string", "enum": list(STATUSES)},
+                    },
+                    "required": ["content", "status"],
+                },
+            }
+        },
+        required=("todos",),
+    )
+    risk = "read"  # only the session's own list changes
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if isinstance(args, dict) and isinstance(args.get("todos"), str):
+            args = {**args, "todos": _as_list(args["todos"])}  # sent as a JSON string
+        return await super().run(args, ctx)
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            items = parse_todos(args["todos"])
+        except TodoError as exc:
+            raise self.fail(str(exc)) from None
+        doing = sum(item.status == "in_progress" for item in items)
+        text = f"Todo list updated ({progress(items)}):\n{checklist(items)}" if items else (
+            "Todo list cleared."
+        )
+        if doing > 1:
+            text += f"\nNote: {doing} items are in_progress; keep exactly one in progress."
+        metadata = {TODOS_KEY: [item.model_dump() for item in items]}
+        return ToolResult(text, metadata=metadata)
+
+
+def _as_list(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ToolError(
+            "todo_write: `todos` must be a JSON array of {content, status} objects, not a "
+            "string that is not JSON"
+        ) from None
