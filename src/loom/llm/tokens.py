@@ -112,3 +112,15 @@ def estimate_message_tokens(message: Any) -> int:
 def estimate_messages_tokens(messages: Any) -> int:
     """Sum of `estimate_message_tokens` over an iterable of messages."""
     return sum(estimate_message_tokens(message) for message in messages)
+
+
+def fit_to_tokens(
+    text: str, max_tokens: int, note: str = "[truncated to fit the context budget]"
+) -> str:
+    """`text` cut (ending with `note` on its own line) to about `max_tokens` tokens."""
+    if not text or estimate_tokens(text) <= max_tokens:
+        return text
+    limit = max_tokens * 4  # about 4 characters a token; shrink until the estimate fits
+    while limit > 0 and estimate_tokens(text[:limit]) > max_tokens:
+        limit = int(limit * 0.8)
+    return text[:limit].rstrip() + "\n" + note

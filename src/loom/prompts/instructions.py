@@ -174,14 +174,9 @@ class NestedInstructions:
 
 def fit_tokens(text: str, tokens: int) -> str:
     """`text`, cut (with a note) so that it is about `tokens` tokens at most."""
-    from loom.llm.tokens import estimate_tokens
+    from loom.llm.tokens import fit_to_tokens
 
-    if estimate_tokens(text) <= tokens:
-        return text
-    limit = tokens * 4
-    while limit > 0 and estimate_tokens(text[:limit]) > tokens:
-        limit = int(limit * 0.8)
-    return text[:limit].rstrip() + "\n[cut to fit the instructions budget]"
+    return fit_to_tokens(text, tokens, "[cut to fit the instructions budget]")
 
 
 def _folders_down_to(root: Path, cwd: Path | None) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.llm.base import ToolSpec
-from loom.llm.tokens import estimate_message_tokens, estimate_tokens
+from loom.llm.tokens import estimate_message_tokens, estimate_tokens, fit_to_tokens
 
 RepoMapHook = Callable[[int, list[str], list[str]], str]
 """(token budget, focus files, mentioned identifiers) -> a ranked repo map that fits the
@@ -77,7 +77,7 @@ class ContextWindow:
         self.context_window = context_window
         self.reserved_output = reserved_output
         self.system_prompt = system_prompt
-        self.rules = _truncate_to_tokens(rules.strip(), rules_max_tokens)
+        self.rules = fit_to_tokens(rules.strip(), rules_max_tokens)
         self.repo_map_tokens = repo_map_tokens
         # the fixed zones are counted once
         self._system_tokens = estimate_tokens(system_prompt)
@@ -112,7 +112,7 @@ class ContextWindow:
             system_parts.append(decisions)
         repo_map_text = ""
         if repo_map and self.repo_map_tokens > 0:
-            repo_map_text = _truncate_to_tokens(repo_map.strip(), self.repo_map_tokens)
+            repo_map_text = fit_to_tokens(repo_map.strip(), self.repo_map_tokens)
             system_parts.append(f"# Repository map\n\n{repo_map_text}")
 
         summary_tokens = 0
@@ -214,13 +214,3 @@ class ContextWindow:
         count = estimate_tokens(text) if key else 0
         self._tools_cache = (key, count)
         return count
-
-
-def _truncate_to_tokens(text: str, max_tokens: int) -> str:
-    if not text or estimate_tokens(text) <= max_tokens:
-        return text
-    # about 4 characters a token; shrink until the estimate fits
-    limit = max_tokens * 4
-    while limit > 0 and estimate_tokens(text[:limit]) > max_tokens:
-        limit = int(limit * 0.8)
-    return text[:limit].rstrip() + "\n[truncated to fit the context budget]"
