@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loom._gitsafe import configured_keys_now, git_env_changes, safe_config_args
+from loom import _gitsafe
 
 GIT_TIMEOUT_S = 10.0
 
@@ -112,28 +112,13 @@ def _strip_git_suffix(text: str) -> str:
 
 
 def run_git(workspace: Path, *args: str) -> str | None:
-    """Run a read-only git command in `workspace` with repository config that could
-    start programs neutralised; its stdout, or None when git is missing, fails or this
+    """Run a read-only git command in `workspace`, hardened (the repository's config runs
+    nothing, see loom._gitsafe); its stdout, or None when git is missing, fails or this
     is not a repository."""
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    for name, value in git_env_changes().items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
-    # the repository's config must not make Loom's own status run programs (fsmonitor...)
-    safe = safe_config_args(configured_keys_now(str(workspace), env), read_only=True)
     try:
-        done = subprocess.run(
-            ["git", "-C", str(workspace), *safe, *args],
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            env=env,
-            check=False,
-        )
+        done = _gitsafe.run_git(workspace, *args, timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
         return None
-    return done.stdout
+    return done.stdout.decode("utf-8", "replace")

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
     "defaults": 0,  # plain constants config and the lower layers share
     "gitmeta": 1,
+    "gitdiff": 1,  # what changed since a commit (web Changes, REPL /diff)
     "llm": 2,
     "tools": 2,
     "permissions": 2,

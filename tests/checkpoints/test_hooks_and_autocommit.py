@@ -103,14 +103,30 @@ def test_auto_commit_says_so_on_a_detached_head(server: FakeLlmServer, project: 
     assert "HEAD is detached" in done.stdout
 
 
-def test_auto_commit_runs_the_repos_hooks(server: FakeLlmServer, project: Path) -> None:
+def test_auto_commit_runs_no_hook_or_configured_program(
+    server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    """auto_commit is Loom's own git: a hook or an fsmonitor would run code the agent
+    may have written (a hook calling the project's scripts) outside the sandbox."""
     _config(project, "[git]\nauto_commit = true\n")
+    mark = tmp_path / "home" / "ran"
+    mark.parent.mkdir()
     hook = project / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\necho 'lint says no' >&2\nexit 1\n")
+    hook.write_text(f"#!/bin/sh\ntouch {mark}.hook\nexit 1\n")
     hook.chmod(0o755)
+    git(project, "config", "core.fsmonitor", f"touch {mark}.fsmonitor; false")
     before = git(project, "rev-parse", "HEAD")
     _write_turn(server)
-    done = loom(["run", "-p", "bump", "--yes", "-o", "stream-json"], project, server)
+    done = loom(
+        ["run", "-p", "bump", "--yes", "-o", "stream-json"],
+        project,
+        server,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@e.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@e.invalid",
+    )
     assert done.returncode == 0, done.stderr
-    assert git(project, "rev-parse", "HEAD") == before  # never --no-verify
-    assert "lint says no" in done.stdout
+    git(project, "config", "--unset", "core.fsmonitor")
+    assert git(project, "rev-parse", "HEAD") != before  # committed, with no hook run
+    assert list(mark.parent.iterdir()) == []

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loom._gitsafe import NO_HOOKS, is_sha, run_git
 from loom.checkpoints._git import CheckpointError, Git
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -41,6 +42,8 @@ CONFIG = {
     "core.quotepath": "false",
     "gc.auto": "0",
     "commit.gpgsign": "false",
+    "core.fsmonitor": "false",
+    "core.hooksPath": NO_HOOKS,  # (every call also overrides both: see _git.py)
 }
 
 
@@ -209,17 +212,23 @@ class CheckpointStore:
         """Paths whose content, mode or existence differs between two checkpoints."""
         if old == new:
             return []
-        out = self.git.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", old, new)
+        old, new = _commit_id(old), _commit_id(new)
+        out = self.git.run(
+            "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--end-of-options", old, new
+        )
         return sorted(_decode(raw) for raw in out.split(b"\0") if raw)
 
     def exists(self, commit: str) -> bool:
         """Whether the checkpoint is still in the store (gc may have removed it)."""
-        return self.git.ok("cat-file", "-e", f"{commit}^{{tree}}")
+        if not is_sha(commit):
+            return False
+        return self.git.ok("cat-file", "-e", "--end-of-options", f"{commit}^{{tree}}")
 
     def restore(self, target: str, current: Snapshot | None = None) -> RestoreResult:
         """Make the project's files what they were at `target` (bytes and modes), deleting
         files that did not exist then. `current` is a snapshot taken just before (taken
         here when not given). Ignored and too-large files are left alone."""
+        target = _commit_id(target)
         with self._locked():
             if not self.exists(target):
                 raise CheckpointError(
@@ -233,13 +242,16 @@ class CheckpointStore:
                 return result
             # A two-tree read-tree moves index and files from `current` to `target`
             # (git removes emptied folders); the index matches `current` by construction.
-            self.git.run("read-tree", "-m", "-u", current.commit, target)
+            self.git.run("read-tree", "-m", "-u", "--end-of-options", current.commit, target)
             self._set_head(target)
             self._last = None
             return result
 
     def _diff(self, old: str, new: str) -> RestoreResult:
-        out = self.git.run("diff-tree", "-r", "-z", "--no-renames", "--name-status", old, new)
+        out = self.git.run(
+            "diff-tree", "-r", "-z", "--no-renames", "--name-status", "--end-of-options",
+            _commit_id(old), _commit_id(new),
+        )  # fmt: skip
         parts = [_decode(raw) for raw in out.split(b"\0") if raw]
         result = RestoreResult()
         for status, path in zip(parts[0::2], parts[1::2], strict=False):
@@ -316,22 +328,36 @@ class CheckpointStore:
         for sample in hooks.glob("*") if hooks.exists() else ():
             with contextlib.suppress(OSError):
                 sample.unlink()
-        self.git.run("config", "core.hooksPath", str(hooks))
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
         (info / "attributes").write_text(ATTRIBUTES)
 
 
 def _init_bare(git_dir: Path, env: dict[str, str]) -> None:
-    import subprocess
-
     clean = {k: v for k, v in env.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-    done = subprocess.run(
-        ["git", "init", "-q", "--bare", str(git_dir)], env=clean, capture_output=True, check=False
-    )
+    try:
+        done = run_git(
+            git_dir.parent, "init", "-q", "--bare", "--end-of-options", str(git_dir),
+            read_only=False, repo_env=clean,
+        )  # fmt: skip
+    except OSError as exc:
+        raise CheckpointError(
+            "checkpoints need the `git` program, which was not found; install git"
+        ) from exc
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise CheckpointError(f"cannot create the checkpoint store at {git_dir}: {message}")
+
+
+def _commit_id(value: str) -> str:
+    """A checkpoint id as read from a thread record: hex or a CheckpointError (never an
+    option or a revision expression for git)."""
+    if not is_sha(value):
+        raise CheckpointError(
+            f"the thread's checkpoint record {str(value)[:40]!r} is not a commit id; the "
+            "thread file was changed outside Loom, nothing was restored"
+        )
+    return value
 
 
 def _encode(path: str) -> bytes:

@@ -159,20 +159,22 @@ class SlashCommands:
 
     async def diff(self, _arg: str) -> None:
         from loom.cli.approve import styled_body
+        from loom.session import changes_since_start
 
         thread = self.repl.session.thread
         start = getattr(thread, "git_initial_commit_sha", None)
         if not start:
             self.line("no starting commit recorded for this thread (not a git repository?)")
             return
-        text = await _git(self.root, "diff", start, "--")
-        untracked = await _git(self.root, "ls-files", "--others", "--exclude-standard")
-        if not text.strip() and not untracked.strip():
+        found = await asyncio.to_thread(changes_since_start, self.root, thread, MAX_NEW_FILES)
+        if found.problem is not None:
+            self.line(f"cannot show the changes: {found.problem}", style="red")
+            return
+        if not found.files:
             self.line(f"nothing changed since {start[:10]} (the thread's starting commit)")
             return
         self.line(f"changes since {start[:10]} (the thread's starting commit):", style="bold")
-        for path in untracked.splitlines()[:MAX_NEW_FILES]:  # new files, shown whole
-            text += await _git(self.root, "diff", "--no-index", "--", "/dev/null", path)
+        text = "".join(change.text for change in found.files)
         if len(text.splitlines()) > DIFF_PAGE_LINES and self.repl.interactive:
             import pydoc
 
@@ -308,12 +310,3 @@ def _first_line(path: Path) -> str:
     except (OSError, UnicodeDecodeError):
         pass
     return "(custom command)"
-
-
-async def _git(root: Path, *args: str) -> str:
-    process = await asyncio.create_subprocess_exec(
-        "git", *args, cwd=root,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
-    out, _ = await process.communicate()
-    return out.decode("utf-8", "replace")

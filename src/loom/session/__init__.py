@@ -17,6 +17,7 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import
 if TYPE_CHECKING:
     from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
     from loom.session.bus import EventBus, Subscription
+    from loom.session.changes import changes_since, changes_since_start
     from loom.session.context import BuiltContext, ContextBudget, ContextWindow
     from loom.session.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
     from loom.session.options import SessionOptions
@@ -34,6 +35,8 @@ _EXPORTS = {
     "Busy": "loom.core.errors",
     "ContextBudget": "loom.session.context",
     "ContextWindow": "loom.session.context",
+    "changes_since": "loom.session.changes",
+    "changes_since_start": "loom.session.changes",
     "DEFAULT_MODEL": "loom.session.manager",
     "EventBus": "loom.session.bus",
     "LoomError": "loom.core.errors",
@@ -79,6 +82,8 @@ __all__ = [
     "TurnError",
     "Unavailable",
     "Workspace",
+    "changes_since",
+    "changes_since_start",
 ]
 
 

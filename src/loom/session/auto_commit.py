@@ -2,20 +2,22 @@
 
 Only the files the turn changed are committed (the turn's first checkpoint against its
 end, so the person's own unstaged work elsewhere stays out), with a message made from
-the turn: the request's first line, and the files. The commit runs the repo's hooks
-(never `--no-verify`); a failing hook, a detached HEAD or any git error is reported as
-an event and nothing is committed. The new commit is recorded in the thread's
-`git_commits`.
+the turn: the request's first line, and the files. git runs as Loom's hardened git
+(`loom._gitsafe`): the repo's hooks and configured programs do not run, because they
+would run code the agent could have written (a pre-commit config, a Makefile, a hook
+script in the project) outside the sandbox. A detached HEAD or any git error is
+reported as an event and nothing is committed. The new commit is recorded in the
+thread's `git_commits`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from loom._gitsafe import run_git
 from loom.core.events import SessionError
 from loom.core.messages import UserMessage
 
@@ -69,14 +71,15 @@ class AutoCommitError(Exception):
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-    return subprocess.run(
-        ["git", "-C", str(root), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=GIT_TIMEOUT,
-        check=False,
+    try:
+        done = run_git(root, "--literal-pathspecs", *args, read_only=False, timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise AutoCommitError(f"git could not run: {exc}") from exc
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
     )
 
 
@@ -93,9 +96,7 @@ def _commit(root: Path, files: list[str], message: str) -> str:
     done = _git(root, "commit", "-q", "-m", message, "--", *files)
     if done.returncode != 0:
         why = (done.stderr or done.stdout).strip() or f"exit {done.returncode}"
-        raise AutoCommitError(
-            f"git commit failed (the repo's hooks ran; nothing was committed): {why}"
-        )
+        raise AutoCommitError(f"git commit failed (nothing was committed): {why}")
     return _git(root, "rev-parse", "HEAD").stdout.strip()
 
 

@@ -25,6 +25,7 @@ import os
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from loom._gitsafe import hardened_env
 from loom.core.protected_paths import path_reason
 
 _hooks_cache: dict[str, tuple[tuple[int, int], str | None]] = {}
@@ -43,12 +44,16 @@ def _hooks_dir(root: str) -> str | None:
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
+        # reading config runs nothing; the hardened env keeps GIT_* from redirecting it
+        # (not run_git: its own `-c core.hooksPath` would hide the repository's value)
         out = subprocess.run(
             ["git", "config", "--get", "core.hooksPath"],
             cwd=root,
+            env=hardened_env(),
             capture_output=True,
             text=True,
             timeout=5,
+            stdin=subprocess.DEVNULL,
             check=False,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):

@@ -29,7 +29,8 @@ def builtin_tools(
     shell, git, todo_write and web_fetch, set up from `config` (a LoomConfig, or None for
     the defaults): `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`,
     `repo.ignore`, `[web_fetch]`.
-    `launcher` (the session's sandbox) wraps the commands shell and git run."""
+    `launcher` (the session's sandbox) wraps the commands shell runs (git runs outside
+    it, hardened: see loom.tools.git)."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
     timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
@@ -52,7 +53,7 @@ def builtin_tools(
             pass_env=pass_env,
             launcher=launcher,
         ),
-        Git(root, max_output_bytes=max_output, pass_env=pass_env, launcher=launcher),
+        Git(root, max_output_bytes=max_output, pass_env=pass_env),
         TodoWrite(root),
         _web_fetch(root, config),
     ]

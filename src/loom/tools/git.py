@@ -5,8 +5,15 @@ pop, apply). Commands that throw work away (reset --hard, clean -f, checkout -- 
 push --force, stash drop/clear, branch -D, ...) are refused with a message that says why;
 a person who means it can run them through `shell`, which asks first.
 
-Arguments go through an allowlist (`_git_args.py`) and git runs with configuration that
-cannot execute programs (`loom._gitsafe`).
+Arguments go through an allowlist (`_git_args.py`) and git runs as Loom's own hardened
+git (`loom._gitsafe`): no hooks, no configured programs, no `GIT_*` from the environment.
+
+It runs outside the sandbox, on purpose: the sandbox keeps the whole `.git` read-only
+(a command that could write it could plant `commondir`, a config or a hook that runs
+later in the person's own git), and add, commit and stash must write there. What keeps
+this call in bounds is the allowlist (no option that writes files, leaves the project or
+runs a program), the hardened runner, and a check that the repository git finds is not
+one of Loom's own stores (a planted `.git` file could point there).
 """
 
 from __future__ import annotations
@@ -16,10 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from loom._gitsafe import configured_keys, git_env_changes, safe_config_args
+from loom._gitsafe import configured_keys, env_changes, overrides, run_git_async
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._git_args import check_arguments
-from loom.tools._launcher import CommandLauncher, explain_sandbox_refusal, sandbox_status
 from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
@@ -72,11 +78,9 @@ class Git(BuiltinTool):
         timeout: float = 60.0,
         max_output_bytes: int = 30_000,
         pass_env: Sequence[str] = (),
-        launcher: CommandLauncher | None = None,
     ) -> None:
         super().__init__(project_root)
         self.pass_env = tuple(pass_env)
-        self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
 
@@ -93,7 +97,10 @@ class Git(BuiltinTool):
 
     def sandbox_status(self, args: dict[str, Any] | None = None) -> tuple[bool, str]:
         """(runs sandboxed, a short text) for the permission prompt."""
-        return sandbox_status(self.launcher)
+        return False, (
+            "runs outside the sandbox as Loom's hardened git (no hooks or configured "
+            "programs; allowlisted arguments inside the project)"
+        )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if isinstance(args, dict) and args.get("subcommand") in _REFUSED:
@@ -110,13 +117,15 @@ class Git(BuiltinTool):
         root = Path(os.path.realpath(ctx.project_root))
         check_arguments(sub, rest, root)
         read_only = self.risk_for(args) == "read"
-        changes = git_env_changes()
-        keys = await configured_keys(str(root), tool_env(changes, self.pass_env))
+        changes = env_changes(read_only=read_only)
+        env = tool_env(changes, self.pass_env)
+        await _check_repository(root)
+        keys = await configured_keys(str(root), env)
         if sub in ("diff", "log", "show"):
             rest = [*_NO_PROGRAMS, *rest]
         elif sub == "stash" and rest[:1] == ["show"]:
             rest = ["show", *_NO_PROGRAMS, *rest[1:]]
-        argv = ["git", *safe_config_args(keys, read_only), sub, *rest]
+        argv = ["git", *overrides(keys, read_only=read_only, work_tree=str(root)), sub, *rest]
         outcome = await run_process(
             argv,
             cwd=root,
@@ -126,7 +135,6 @@ class Git(BuiltinTool):
             label=f"git {sub}",
             extra_env=changes,
             pass_env=self.pass_env,
-            launcher=self.launcher,
         )
         text = outcome.output.rstrip("\n")
         if outcome.timed_out:
@@ -135,8 +143,31 @@ class Git(BuiltinTool):
             hint = ""
             if "not a git repository" in text:
                 hint = " The project is not a git repository (run `git init` via shell first)."
-            refusal = explain_sandbox_refusal(self.launcher, text, failed=True)
-            if refusal:
-                hint += f"\n{refusal}"
             raise ToolError(f"git {sub} failed (exit code {outcome.exit_code}):\n{text}{hint}")
         return ToolResult(text or f"(git {sub}: no output)", metadata={"subcommand": sub})
+
+
+async def _check_repository(root: Path) -> None:
+    """Refuse when the repository git would use lies in one of Loom's own folders (a
+    `.git` file the agent wrote can point anywhere; the checkpoint store is a git
+    repository too). A plain `.git` folder in the project needs no look."""
+    dot_git = root / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return
+    from loom.paths import LoomPaths
+
+    found = await run_git_async(
+        root, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"
+    )
+    if found.returncode != 0:
+        return  # not a repository: the call itself says so
+    paths = LoomPaths.from_env()
+    looms = [os.path.realpath(p) for p in (paths.data, paths.state, paths.cache, paths.config)]
+    for line in found.stdout.decode("utf-8", "replace").splitlines():
+        where = os.path.realpath(line.strip())
+        if any(where == top or where.startswith(top + os.sep) for top in looms):
+            raise ToolError(
+                f"git here would use the repository at {where}, inside Loom's own folders "
+                "(a .git file points there); refused. Ask the person to check the "
+                "project's .git"
+            )

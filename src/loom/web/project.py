@@ -3,7 +3,6 @@ changes since the session's starting commit (git), and the shell commands it ran
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ MAX_PREVIEW_BYTES = 512_000
 MAX_TREE_FILES = 5_000  # a bigger tree is cut (the page says so): the HTML would be huge
 MAX_UNTRACKED_DIFFS = 200
 MAX_DIFF_CHARS = 400_000
-GIT_TIMEOUT = 20
 
 
 class ProjectPathError(ValueError):
@@ -78,60 +76,16 @@ class FileChange:
 def changes(project_root: Path, base: str | None) -> tuple[list[FileChange], str | None]:
     """Per-file diffs of the working tree against `base`, untracked files included.
     Returns (changes, problem) where problem says why there are none to show."""
-    if not base:
-        return [], "This session has no starting commit (not a git repository, or no commit yet)."
-    try:
-        tracked = _git(project_root, "diff", "--no-color", "--no-ext-diff", base, "--")
-        untracked = _git(project_root, "ls-files", "--others", "--exclude-standard", "-z")
-    except (OSError, subprocess.SubprocessError, GitError) as exc:
-        return [], f"git diff failed: {exc}"
-    texts = _split_diff(tracked)
-    for rel in list(filter(None, untracked.split("\0")))[:MAX_UNTRACKED_DIFFS]:
-        try:
-            texts.append((rel, _git(project_root, "diff", "--no-color", "--no-index", "--",
-                                    "/dev/null", rel, ok=(0, 1))))
-        except (OSError, subprocess.SubprocessError, GitError):
-            continue
-    result = []
-    for path, text in texts:
-        lines = text.splitlines()
-        added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++"))
-        removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("---"))
-        result.append(FileChange(path, added, removed, diff_html(text[:MAX_DIFF_CHARS])))
+    from loom.session import changes_since
+
+    found = changes_since(project_root, base, max_untracked=MAX_UNTRACKED_DIFFS)
+    if found.problem is not None:
+        return [], f"{found.problem[:1].upper()}{found.problem[1:]}."
+    result = [
+        FileChange(f.path, f.added, f.removed, diff_html(f.text[:MAX_DIFF_CHARS]))
+        for f in found.files
+    ]
     return result, None
-
-
-class GitError(RuntimeError):
-    pass
-
-
-def _git(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
-    done = subprocess.run(
-        ["git", "-c", "core.quotepath=off", *args], cwd=root, capture_output=True,
-        text=True, errors="replace", timeout=GIT_TIMEOUT, check=False,
-    )
-    if done.returncode not in ok:
-        raise GitError(done.stderr.strip() or f"git exited with {done.returncode}")
-    return done.stdout
-
-
-def _split_diff(text: str) -> list[tuple[str, str]]:
-    files: list[tuple[str, str]] = []
-    current: list[str] = []
-    for line in text.splitlines(keepends=True):
-        if line.startswith("diff --git ") and current:
-            files.append(_named(current))
-            current = []
-        current.append(line)
-    if current:
-        files.append(_named(current))
-    return files
-
-
-def _named(lines: list[str]) -> tuple[str, str]:
-    header = lines[0].rstrip("\n")
-    path = header.split(" b/", 1)[-1] if " b/" in header else header
-    return path, "".join(lines)
 
 
 @dataclass
