@@ -4,7 +4,6 @@ marker file outside the project that nothing may create."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,25 +11,14 @@ import pytest
 from loom._gitsafe import checked_sha, is_sha, run_git
 from loom.checkpoints import CheckpointError, CheckpointStore
 from loom.gitdiff import changes_since
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
+from tests.tools.test_git import git, make_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "Tester")
-    (root / "a.txt").write_text("one\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-qm", "first")
-    return root
+    return make_repo(root)
 
 
 @pytest.fixture

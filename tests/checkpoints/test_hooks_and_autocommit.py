@@ -17,6 +17,14 @@ FORMATTER = (
 )
 
 
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@e.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@e.invalid",
+}
+
+
 def _config(project: Path, text: str) -> None:
     (project / ".loom.toml").write_text(text)
 
@@ -75,10 +83,7 @@ def test_auto_commit_commits_only_the_turns_files(server: FakeLlmServer, project
         ["run", "-p", "Bump app to v2\nwith detail", "--yes", "-o", "json"],
         project,
         server,
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@e.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@e.invalid",
+        **IDENTITY,
     )
     assert done.returncode == 0, done.stderr
     assert git(project, "log", "-1", "--format=%s").strip() == "loom: Bump app to v2"
@@ -121,10 +126,7 @@ def test_auto_commit_runs_no_hook_or_configured_program(
         ["run", "-p", "bump", "--yes", "-o", "stream-json"],
         project,
         server,
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@e.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@e.invalid",
+        **IDENTITY,
     )
     assert done.returncode == 0, done.stderr
     git(project, "config", "--unset", "core.fsmonitor")

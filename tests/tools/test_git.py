@@ -16,8 +16,8 @@ def git(root: Path, *args: str) -> str:
     ).stdout
 
 
-@pytest.fixture
-def repo(root: Path) -> Path:
+def make_repo(root: Path) -> Path:
+    """A repository on branch main with one commit of a.txt."""
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.email", "t@example.com")
     git(root, "config", "user.name", "Tester")
@@ -25,6 +25,11 @@ def repo(root: Path) -> Path:
     git(root, "add", "a.txt")
     git(root, "commit", "-qm", "first")
     return root
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    return make_repo(root)
 
 
 async def test_status_add_commit_log_diff(run: Runner, repo: Path) -> None:
