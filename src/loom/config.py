@@ -73,6 +73,9 @@ class ModelSection(_Section):
 class ProviderSettings(_Section):
     api_key: str | None = None
     base_url: str | None = None
+    # openai-compatible only: read `<tool_call>{...}</tool_call>` blocks in the answer's
+    # text as tool calls (local models served without native tool calling); opt-in
+    text_tool_calls: bool = False
 
 
 class ProvidersSection(_Section):

@@ -16,7 +16,7 @@ from typing import Any
 class FakeToolCall:
     name: str
     arguments: dict[str, Any] | str = field(default_factory=dict)  # str: sent verbatim
-    id: str | None = None
+    id: str | None = None  # None: a fresh id; "" is sent empty (some local servers do)
     thought_signature: str | None = None  # Gemini only: base64, sent on the part
 
     def arguments_text(self) -> str:
@@ -158,7 +158,8 @@ def _anthropic_stop(turn: Turn) -> str:
 def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) -> Rendered:
     prompt, out = turn.usage(request_size)
     message_id = f"msg_{uuid.uuid4().hex[:20]}"
-    calls = [(call.id or f"toolu_{uuid.uuid4().hex[:20]}", call) for call in turn.tool_calls]
+    calls = [(call.id if call.id is not None else f"toolu_{uuid.uuid4().hex[:20]}", call)
+             for call in turn.tool_calls]  # an id of "" is sent as it is (a quirk to test)
     if not stream:
         content: list[dict[str, Any]] = []
         if turn.full_text():
@@ -214,7 +215,8 @@ def render_openai(turn: Turn, model: str, stream: bool, request_size: int,
     prompt, out = turn.usage(request_size)
     usage = {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
     completion_id = f"chatcmpl-{uuid.uuid4().hex[:20]}"
-    calls = [(call.id or f"call_{uuid.uuid4().hex[:20]}", call) for call in turn.tool_calls]
+    calls = [(call.id if call.id is not None else f"call_{uuid.uuid4().hex[:20]}", call)
+             for call in turn.tool_calls]  # an id of "" is sent as it is (a quirk to test)
     base = {"id": completion_id, "created": 1_700_000_000, "model": model}
     if not stream:
         message: dict[str, Any] = {"role": "assistant", "content": turn.full_text() or None}

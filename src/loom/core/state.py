@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from loom.core import loop_guard
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from loom.core.state_events import (
     AgentAction,
@@ -29,6 +30,7 @@ from loom.core.state_events import (
     EndTurn,
     ErrorOrigin,
     ExecuteTool,
+    ExecuteTools,
     Ignored,
     Interrupted,
     IoFailed,
@@ -136,6 +138,8 @@ class ExecutingTools:
     conversation: Conversation
     executions: tuple[ToolExecutionStatus, ...]
     rounds: int = 1
+    parallel: frozenset[str] = frozenset()  # calls that may share a batch (read-only)
+    batch: tuple[str, ...] = ()  # the calls running together now; the next waits for all
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,7 @@ def transition(
         case CallingLlm(), LlmStreamStarted():
             return ProcessingLlmResponse(state.conversation, state.retries, state.rounds), []
         case ((CallingLlm() | ProcessingLlmResponse()), LlmResponded(message=message)):
-            return _responded(state, message, config)
+            return _responded(state, message, config, event.parallel)
         case ((CallingLlm() | ProcessingLlmResponse()), LlmFailed()):
             return _llm_failed(state, event, config)
         case Error(), RetryTimerFired() if state.error.transient:
@@ -230,7 +234,10 @@ def transition(
 
 
 def _responded(
-    state: CallingLlm | ProcessingLlmResponse, message: AssistantMessage, config: MachineConfig
+    state: CallingLlm | ProcessingLlmResponse,
+    message: AssistantMessage,
+    config: MachineConfig,
+    parallel: frozenset[str] = frozenset(),
 ) -> Step:
     conversation = (*state.conversation, message)
     actions: list[AgentAction] = [RecordMessage(message)]
@@ -254,8 +261,34 @@ def _responded(
         ]
         return WaitingForUserInput((*conversation, *results)), actions
     executions = tuple(Pending(call) for call in message.tool_calls)
-    actions += [SaveThread(), ExecuteTool(message.tool_calls[0])]
-    return ExecutingTools(conversation, executions, rounds), actions
+    batch = _next_batch(executions, parallel)
+    state = ExecutingTools(conversation, executions, rounds, parallel, _ids(batch))
+    return state, [*actions, SaveThread(), _execute(batch)]
+
+
+def _next_batch(
+    executions: Sequence[ToolExecutionStatus], parallel: frozenset[str]
+) -> tuple[ToolCall, ...]:
+    """The next calls to run: the first pending one alone, or, when it may run in
+    parallel, it and the parallel calls right after it."""
+    pending = [ex.call for ex in executions if isinstance(ex, Pending)]
+    if not pending:
+        return ()
+    batch = [pending[0]]
+    if pending[0].id in parallel:
+        for call in pending[1:]:
+            if call.id not in parallel:
+                break
+            batch.append(call)
+    return tuple(batch)
+
+
+def _execute(batch: tuple[ToolCall, ...]) -> ExecuteTool | ExecuteTools:
+    return ExecuteTool(batch[0]) if len(batch) == 1 else ExecuteTools(batch)
+
+
+def _ids(batch: tuple[ToolCall, ...]) -> tuple[str, ...]:
+    return tuple(call.id for call in batch)
 
 
 def _hooks_done(state: PostToolsHook, event: PostToolsHookDone) -> Step:
@@ -314,18 +347,58 @@ def _tool_event(state: ExecutingTools, event: ToolStarted | ToolProgressed | Too
         ]
 
     started = current.started_at if isinstance(current, Running) else event.at
-    done = Completed(current.call, started, event.at, event.outcome)
-    result = _tool_message(current.call, event.outcome, event.message_id, event.created_at)
+    outcome, streak = event.outcome, 0
+    if outcome.is_error:  # the stuck-loop guard (loom.core.loop_guard)
+        streak = loop_guard.failure_streak(state.conversation, current.call) + 1
+        if streak >= loop_guard.WARN_AT:
+            note = loop_guard.CHANGE_APPROACH.format(
+                tool=current.call.tool_name, count=streak, stop=loop_guard.STOP_AT
+            )
+            outcome = replace(outcome, content=f"{outcome.content}\n\n{note}")
+    done = Completed(current.call, started, event.at, outcome)
+    result = _tool_message(current.call, outcome, event.message_id, event.created_at)
     conversation = (*state.conversation, result)
     executions = (*state.executions[:index], done, *state.executions[index + 1 :])
     actions: list[AgentAction] = [RecordMessage(result), SaveThread()]
-    following = next((ex for ex in executions if not isinstance(ex, Completed)), None)
-    if following is not None:
-        actions.append(ExecuteTool(following.call))
-        return ExecutingTools(conversation, executions, state.rounds), actions
+    if streak >= loop_guard.STOP_AT:
+        return _stop_stuck(state, conversation, executions, current.call, streak, actions)
+    finished = {ex.call.id for ex in executions if isinstance(ex, Completed)}
+    if any(call_id not in finished for call_id in state.batch):
+        # others of this batch are still running: the next call waits for them
+        return replace(state, conversation=conversation, executions=executions), actions
+    batch = _next_batch(executions, state.parallel)
+    if batch:
+        actions.append(_execute(batch))
+        following = replace(
+            state, conversation=conversation, executions=executions, batch=_ids(batch)
+        )
+        return following, actions
     completed = tuple(ex for ex in executions if isinstance(ex, Completed))
     actions.append(RunPostToolsHook())
     return PostToolsHook(conversation, completed, state.rounds), actions
+
+
+def _stop_stuck(
+    state: ExecutingTools,
+    conversation: Conversation,
+    executions: tuple[ToolExecutionStatus, ...],
+    call: ToolCall,
+    streak: int,
+    actions: list[AgentAction],
+) -> Step:
+    """The same call failed STOP_AT times in a row: the calls left are answered as not
+    run (every call keeps its result) and the turn ends with a message to the person."""
+    text = loop_guard.STOPPED_RESULT.format(tool=call.tool_name, count=streak)
+    answers = [
+        _tool_message(ex.call, ToolOutcome(text, is_error=True))
+        for ex in executions
+        if not isinstance(ex, Completed)
+    ]
+    message = loop_guard.STOPPED_MESSAGE.format(tool=call.tool_name, count=streak)
+    error = AgentError(ErrorOrigin.TOOL, message)
+    actions += [RecordMessage(m) for m in answers]
+    actions += [SaveThread(), ReportError(error), EndTurn("", error), WaitForInput()]
+    return WaitingForUserInput((*conversation, *answers)), actions
 
 
 def _with_execution(

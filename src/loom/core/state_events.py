@@ -55,6 +55,9 @@ class LlmStreamStarted:
 @dataclass(frozen=True)
 class LlmResponded:
     message: AssistantMessage  # text, tool calls, usage, stop reason
+    # ids of its calls that may run at the same time as their read-only neighbours
+    # (the runtime knows each tool's risk; the machine only groups them)
+    parallel: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,14 @@ class ExecuteTool:
 
 
 @dataclass(frozen=True)
+class ExecuteTools:
+    """Run these read-only calls at the same time (each as ExecuteTool); their outcomes
+    come back in the calls' order."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
 class ScheduleRetry:
     """Wait `policy.delay(attempt, error)` (the runtime owns the jitter), then RetryTimerFired."""
 
@@ -228,6 +239,7 @@ AgentAction = (
     | SaveThread
     | CallLlm
     | ExecuteTool
+    | ExecuteTools
     | ScheduleRetry
     | PublishProgress
     | RunPostToolsHook

@@ -132,8 +132,22 @@ def parse_tool_arguments(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except ValueError:
-        return {RAW_ARGUMENTS_KEY: text}
+        value = _leading_object(text)
+    if isinstance(value, str):  # arguments encoded twice: a JSON string of an object
+        value = _leading_object(value)
     return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: text}
+
+
+def _leading_object(text: str) -> Any:
+    """The JSON object a model sent before trailing garbage (`{"a": 1}}`, `{...} done`,
+    the same object twice), or None when the text does not start with one."""
+    import json
+
+    try:
+        value, _end = json.JSONDecoder().raw_decode(text.strip())
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def invalid_arguments_text(call: ToolCall) -> str | None:

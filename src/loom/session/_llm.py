@@ -21,6 +21,7 @@ from loom.session.compaction import Compactor
 from loom.session.context import BuiltContext, ContextWindow
 from loom.session.decision_zone import fetch_decision_context
 from loom.session.repo_map import fetch_repo_map
+from loom.session.tool_runner import runs_in_parallel
 
 if TYPE_CHECKING:
     from loom.session.ports import ModelPort
@@ -125,11 +126,19 @@ class LlmCaller:
             name = getattr(provider, "name", "the provider")
             return sm.LlmFailed(f"{name}: {exc}", transient=is_transient(exc))
         self.last_exception = None
+        text = "".join(parts)
+        named = getattr(provider, "name", "")
+        if not calls and options.text_tool_calls and named == "openai-compatible":
+            from loom.llm.text_tool_calls import extract_text_tool_calls
+
+            text, calls = extract_text_tool_calls(text)
+            if calls:
+                stop = "tool_use"
         calls = _unique_ids(calls)
         if usage is not None:
             usage = self._account(model, usage)
         message = AssistantMessage(
-            content="".join(parts),
+            content=text,
             tool_calls=calls,
             model=model,
             usage=usage,
@@ -139,7 +148,9 @@ class LlmCaller:
             mode="architect" if session.mode == "architect" else None,
         )
         clean_message(message)  # model output enters here: no lone surrogate gets past
-        return sm.LlmResponded(message)
+        tools = session.active_tools
+        parallel = frozenset(c.id for c in calls if runs_in_parallel(tools, c))
+        return sm.LlmResponded(message, parallel)
 
     async def _build(
         self,

@@ -39,6 +39,8 @@ class SessionOptions:
     # (how commands run, whether they have the network) for the environment block
     sandbox_summary: tuple[str, str] = ("not known", "not known")
     extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
+    # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
+    text_tool_calls: bool = False
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off
@@ -78,6 +80,7 @@ class SessionOptions:
             secrets=known_secrets(config),
         )
         options.compaction = config.context.compaction
+        options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
         options.auto_commit = config.git.auto_commit  # [hooks] post_tools: Workspace.manager
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.

@@ -101,11 +101,16 @@ class SessionPrompts:
         if self.options.system_prompt:
             return self.options.system_prompt
         provider, model_id = parse_model_name(model)
+        extra = self.options.extra_system
+        if self.options.text_tool_calls and provider == "openai-compatible":
+            from loom.llm.text_tool_calls import FORMAT_NOTE
+
+            extra = f"{extra}\n\n{FORMAT_NOTE}".strip()
         return build_system_prompt(
             family_of(provider, model_id),
             await self.environment(),
             await asyncio.to_thread(self.instructions_text),
-            self.options.extra_system,
+            extra,
         )
 
     async def architect(self) -> str:

@@ -51,7 +51,7 @@ from loom.session.permission_gate import PermissionGate
 from loom.session.ports import TurnError
 from loom.session.prompt import SessionPrompts
 from loom.session.saver import ThreadSaver
-from loom.session.tool_runner import execute_call
+from loom.session.tool_runner import execute_call, execute_calls
 from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -377,7 +377,9 @@ class Session:
         for action in actions:
             pending = self._interpret(action)
             result = await pending if pending is not None else None
-            if result is not None:
+            if isinstance(result, list):  # a batch of calls: their outcomes, in order
+                follow.extend(result)
+            elif result is not None:
                 follow.append(result)
         return follow
 
@@ -404,6 +406,8 @@ class Session:
                 return self.llm.call(action.conversation)
             case sm.ExecuteTool(call=call):
                 return execute_call(self, self.gate, call)
+            case sm.ExecuteTools(calls=calls):
+                return execute_calls(self, self.gate, calls)
             case sm.ScheduleRetry(attempt=attempt, error=error):
                 return self._retry_later(attempt, error)
             case sm.RunPostToolsHook():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +158,23 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
         content = await _after_success(session, tool, args, result)
     outcome = sm.ToolOutcome(content, result.is_error)
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
+
+
+async def execute_calls(
+    session: ToolPort, gate: PermissionGate, calls: Sequence[ToolCall]
+) -> list[sm.AgentEvent]:
+    """Run read-only calls at the same time; their events in the calls' order."""
+    return list(await asyncio.gather(*(execute_call(session, gate, call) for call in calls)))
+
+
+def runs_in_parallel(tools: ToolRegistry, call: ToolCall) -> bool:
+    """A call that may run beside other read-only calls of the same answer: its tool
+    only reads (for these arguments) and does not opt out (`parallel_safe = False`:
+    todo_write, whose lists must land in order)."""
+    tool = tools.get(call.tool_name)
+    if tool is None or lookup_error(call, tools) is not None:
+        return False
+    return risk_of(tool, call.arguments_json) == "read" and getattr(tool, "parallel_safe", True)
 
 
 async def _after_success(

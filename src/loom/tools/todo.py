@@ -43,6 +43,7 @@ class TodoWrite(BuiltinTool):
         required=("todos",),
     )
     risk = "read"  # only the session's own list changes
+    parallel_safe = False  # two lists in one answer must land in the order they were sent
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if isinstance(args, dict) and isinstance(args.get("todos"), str):
