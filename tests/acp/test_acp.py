@@ -338,3 +338,30 @@ async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -
         assert (project / "notes.txt").read_text() == "mine\n"
         assert "your edits to notes.txt are kept" in client.text(session_id)
     assert len(server.requests) == 2  # the commands never reached the model
+
+
+async def test_todo_list_is_sent_as_plan_updates(server: FakeLlmServer, project: Path) -> None:
+    first = [{"content": "Read notes", "status": "in_progress"},
+             {"content": "Summarise", "status": "pending"}]  # fmt: skip
+    second = [{"content": "Read notes", "status": "completed"},
+              {"content": "Summarise", "status": "in_progress"}]  # fmt: skip
+    server.add(
+        Turn(tool_calls=[FakeToolCall("todo_write", {"todos": first}, id="t1"),
+                         FakeToolCall("file_read", {"path": "notes.txt"}, id="r1")]),
+        Turn(tool_calls=[FakeToolCall("todo_write", {"todos": second}, id="t2")]),
+        Turn(text="It says one."),
+    )  # fmt: skip
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("summarise")])
+        assert reply.stop_reason == "end_turn"
+    plans = [u for sid, u in client.updates if u.session_update == "plan"]
+    assert [[(e.content, e.status) for e in p.entries] for p in plans] == [
+        [(i["content"], i["status"]) for i in first],
+        [(i["content"], i["status"]) for i in second],
+    ]
+    # each call's updates keep its own id: the read answered as itself
+    finished = {u.tool_call_id: u.status for sid, u in client.updates
+                if u.session_update == "tool_call_update" and u.status}  # fmt: skip
+    assert finished == {"t1": "completed", "r1": "completed", "t2": "completed"}

@@ -30,13 +30,13 @@ from loom.acp import updates
 from loom.acp.files import editor_files_for
 from loom.core.events import (
     ArchitectPlan,
-    ArchitectStep,
     LlmRetry,
     NewMessage,
     PermissionRequest,
     SessionError,
     SyncError,
     TextDeltaEvent,
+    TodoList,
     ToolComplete,
     ToolExecuting,
 )
@@ -113,8 +113,6 @@ class LiveSession:
             options.tool_extras = {**options.tool_extras, "editor_files": files}
         self._cancelled = False
         self._rejected: set[tuple[str, str | None]] = set()  # reject_always, this session
-        self._plan: list[dict[str, str]] = []
-        self._plan_status: dict[int, str] = {}
         self._edit_before: dict[str, str | None] = {}
         self._finished: set[str] = set()  # calls whose last update has been sent
         self._mcp_asked = False  # the project's unapproved MCP servers: asked at 1st prompt
@@ -242,12 +240,10 @@ class LiveSession:
                         call_id, "failed" if failed else "completed", content, result[:2000]
                     )
                 ]
-            case ArchitectPlan(steps=steps):
-                self._plan, self._plan_status = list(steps), {}
-                return [updates.plan(self._plan, self._plan_status)] if steps else []
-            case ArchitectStep(index=index, status=status):
-                self._plan_status[index] = status
-                return [updates.plan(self._plan, self._plan_status)] if self._plan else []
+            case ArchitectPlan(steps=steps):  # before approval; then todo_list updates it
+                return [updates.plan(list(steps), {})] if steps else []
+            case TodoList(todos=todos):  # todo_write, and an architect plan's steps
+                return [updates.todo_plan(todos)]
             case LlmRetry(attempt=attempt, delay_seconds=delay, error=error):
                 note = f"\n[retrying in {delay:.0f} s (attempt {attempt}): {error}]\n"
                 return [updates.agent_text(note)]

@@ -174,6 +174,16 @@ def plan(steps: list[dict[str, str]], done: dict[int, str]) -> Any:
     return helpers.update_plan(entries)
 
 
+def todo_plan(todos: list[Any]) -> Any:
+    """The agent's todo list (or an architect plan's progress) as ACP's `plan` update:
+    the whole list each time, as the protocol replaces the plan it shows."""
+    entries = [
+        PlanEntry(content=item.content, priority="medium", status=item.status)
+        for item in todos
+    ]
+    return helpers.update_plan(entries)
+
+
 def usage(used: int, size: int, cost: float | None) -> UsageUpdate:
     return UsageUpdate(
         session_update="usage_update",

@@ -16,6 +16,13 @@ from loom.session.approval import EDIT_TOOLS, edit_diff, read_text
 PREVIEW_CHARS = 160
 
 
+_TODO_MARKS = {
+    "completed": ("[x]", "dim"),
+    "in_progress": ("[~]", "bold cyan"),
+    "pending": ("[ ]", ""),
+}
+
+
 def describe_call(tool_name: str, arguments: dict[str, Any]) -> str:
     """`file_read src/app.py`, `shell pytest -q`: the one argument a person wants to see."""
     for key in ("path", "command", "pattern", "file_path", "query", "subcommand"):
@@ -206,6 +213,17 @@ class EventRenderer:
             self.line(
                 f"  {number}. [{step.get('action', '')}]{where}: {step.get('description', '')}"
             )
+
+    def _on_todo_list(self, event: Any) -> None:
+        """The agent's todo list (or an architect plan's steps) as a checklist."""
+        todos = event.todos
+        done = sum(item.status == "completed" for item in todos)
+        title = "Plan" if event.source == "architect" else "Todo"
+        self.line(f"{title} ({done}/{len(todos)} done)" if todos else f"{title}: cleared",
+                  style="bold")  # fmt: skip
+        for item in todos:
+            mark, style = _TODO_MARKS[item.status]
+            self.line(Text.assemble(("  " + mark + " ", style), (item.content, style)))
 
     def _on_architect_step(self, event: Any) -> None:
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")

@@ -24,6 +24,7 @@ from loom.core.events import ArchitectPlan, ArchitectStep
 from loom.core.ids import new_message_id
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.plan import Plan, PlanError, parse_plan
+from loom.core.todos import MAX_CONTENT_CHARS, TodoItem
 from loom.session.ports import TurnError
 from loom.session.prompt import EDITOR_STEP_PROMPT
 from loom.tools.base import ToolRegistry
@@ -75,9 +76,13 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
         session.active_model = options.editor_model
         session.active_tools = editor_tools(session.tools)
         total = len(plan.steps)
+        statuses: dict[int, str] = {}
+        session.update_todos(plan_todos(plan, statuses), "architect")  # the faces' checklist
         for index, step in enumerate(plan.steps, 1):
             event = {"index": index, "total": total, **step.to_dict()}
             session.publish(ArchitectStep(session_id=session.id, status="started", **event))
+            statuses[index] = "started"
+            session.update_todos(plan_todos(plan, statuses), "architect")
             prompt = EDITOR_STEP_PROMPT.format(index=index, total=total, **step.to_dict())
             message = _user(prompt, architect_step=index)
             end = await session.drive(sm.UserInput(message))
@@ -86,6 +91,8 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
             session.publish(
                 ArchitectStep(session_id=session.id, status=status, outcome=outcome, **event)
             )
+            statuses[index] = status
+            session.update_todos(plan_todos(plan, statuses), "architect")
             outcomes.append(f"{index}. {status}: {outcome}")
             if status != "completed":
                 break
@@ -99,6 +106,24 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
         session.llm.system_prompt = None
         session.busy = False
         session.settle_status()
+
+
+def plan_todos(plan: Plan, statuses: dict[int, str]) -> list[TodoItem]:
+    """A plan as the todo list every face shows (`statuses`: 1-based step -> its
+    ArchitectStep status): done steps completed, the running one in progress."""
+    items = []
+    for index, step in enumerate(plan.steps, 1):
+        status = statuses.get(index)
+        where = f" {step.file}" if step.file else ""
+        items.append(
+            TodoItem(
+                content=f"[{step.action}]{where}: {step.description}"[:MAX_CONTENT_CHARS],
+                status="completed" if status == "completed"
+                else "in_progress" if status in ("started", "failed", "interrupted")
+                else "pending",
+            )
+        )  # fmt: skip
+    return items
 
 
 DECLINED = "Plan declined: no step was carried out, nothing was changed."
