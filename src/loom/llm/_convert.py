@@ -9,7 +9,7 @@ turned into plain user notes. Nothing is removed from the thread itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from loom.core.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from loom.llm.base import LlmRequest
@@ -20,50 +20,67 @@ OMITTED_START = "(earlier conversation omitted)"
 
 def system_prompt(request: LlmRequest) -> str:
     """The request's system prompt plus any system messages in the history, in order."""
-    parts = [request.system] if request.system else []
-    parts += [m.content for m in request.messages if isinstance(m, SystemMessage) and m.content]
-    return "\n\n".join(parts)
+    texts = [m.content for m in request.messages if isinstance(m, SystemMessage) and m.content]
+    return system_text(request.system, texts)
+
+
+def system_text(system: str, history_texts: Sequence[str]) -> str:
+    """A request's system prompt followed by the system messages of its history."""
+    return "\n\n".join([system, *history_texts] if system else history_texts)
 
 
 def paired_history(messages: Sequence[Message]) -> list[Message]:
     """Non-system messages with every tool call immediately followed by its result,
     starting with a user message."""
-    out: list[Message] = []
-    items = [m for m in messages if not isinstance(m, SystemMessage)]
-    i = 0
-    while i < len(items):
-        message = items[i]
-        i += 1
-        if isinstance(message, ToolMessage):
-            out.append(_stray_result(message))
-            continue
-        out.append(message)
-        if not (isinstance(message, AssistantMessage) and message.tool_calls):
-            continue
-        results: dict[str, ToolMessage] = {}
-        while i < len(items) and isinstance(items[i], ToolMessage):
-            result = items[i]
-            assert isinstance(result, ToolMessage)
-            results.setdefault(result.tool_call_id, result)
-            i += 1
-        strays = [
-            r for r in results.values() if r.tool_call_id not in {c.id for c in message.tool_calls}
-        ]
-        for call in message.tool_calls:
-            out.append(
-                results.get(call.id)
-                or ToolMessage(
-                    tool_call_id=call.id,
-                    tool_name=call.tool_name,
-                    content=MISSING_RESULT,
-                    is_error=True,
-                )
-            )
-        out.extend(_stray_result(r) for r in strays)
+    out = list(pair_segment(messages, []))
     if out and isinstance(out[0], AssistantMessage):
         # Anthropic and Gemini want the user to speak first; pruned history may not.
         out.insert(0, UserMessage(content=OMITTED_START))
     return out
+
+
+def pair_segment(messages: Sequence[Message], system: list[str]) -> Iterator[Message]:
+    """`messages` with every tool call immediately followed by its result (missing ones
+    filled in, stray ones turned into user notes). System messages are left out; their
+    texts are appended to `system`. Pairing looks no further than the tool results right
+    after a call, so a history cut before a user or assistant message pairs the same in
+    pieces as whole (`loom.llm._wire` relies on that)."""
+    count = len(messages)
+    i = 0
+    while i < count:
+        message = messages[i]
+        i += 1
+        if isinstance(message, SystemMessage):
+            if message.content:
+                system.append(message.content)
+            continue
+        if isinstance(message, ToolMessage):
+            yield _stray_result(message)
+            continue
+        yield message
+        if not (isinstance(message, AssistantMessage) and message.tool_calls):
+            continue
+        results: dict[str, ToolMessage] = {}
+        while i < count and isinstance(messages[i], ToolMessage | SystemMessage):
+            result = messages[i]
+            i += 1
+            if isinstance(result, SystemMessage):
+                if result.content:
+                    system.append(result.content)
+                continue
+            assert isinstance(result, ToolMessage)
+            results.setdefault(result.tool_call_id, result)
+        wanted = {call.id for call in message.tool_calls}
+        for call in message.tool_calls:
+            yield results.get(call.id) or ToolMessage(
+                tool_call_id=call.id,
+                tool_name=call.tool_name,
+                content=MISSING_RESULT,
+                is_error=True,
+            )
+        for result in results.values():
+            if result.tool_call_id not in wanted:
+                yield _stray_result(result)
 
 
 def _stray_result(message: ToolMessage) -> UserMessage:

@@ -6,8 +6,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
-from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
+from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -17,47 +18,49 @@ from loom.llm.base import (
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.clients import client_key, shared_client
 from loom.llm.guard import guarded_async_client
 
 
-def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Our history -> Anthropic `messages`; tool results ride in the next user turn."""
-    out: list[dict[str, Any]] = []
+def anthropic_units(message: Message) -> list[Unit]:
+    """One message as Messages API content blocks; a tool result is a block of the next
+    user turn (encoded once: `loom.llm._wire`)."""
+    if isinstance(message, ToolMessage):
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": message.content or "(empty)",
+        }
+        if message.is_error:
+            block["is_error"] = True
+        return [("user", dumps(block))]
+    if isinstance(message, AssistantMessage):
+        units: list[Unit] = []
+        if message.content:
+            units.append(("assistant", dumps({"type": "text", "text": message.content})))
+        units += [
+            (
+                "assistant",
+                dumps(
+                    {
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.tool_name,
+                        "input": call.arguments_json,
+                    }
+                ),
+            )
+            for call in message.tool_calls
+        ]
+        return units
+    if message.content:
+        return [("user", dumps({"type": "text", "text": message.content}))]
+    return []
 
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if out and out[-1]["role"] == role:  # the API wants roles to alternate
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
 
-    for message in messages:
-        if isinstance(message, ToolMessage):
-            block: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": message.tool_call_id,
-                "content": message.content or "(empty)",
-            }
-            if message.is_error:
-                block["is_error"] = True
-            add("user", [block])
-        elif isinstance(message, AssistantMessage):
-            blocks: list[dict[str, Any]] = []
-            if message.content:
-                blocks.append({"type": "text", "text": message.content})
-            blocks += [
-                {
-                    "type": "tool_use",
-                    "id": call.id,
-                    "name": call.tool_name,
-                    "input": call.arguments_json,
-                }
-                for call in message.tool_calls
-            ]
-            if blocks:
-                add("assistant", blocks)
-        elif message.content:
-            add("user", [{"type": "text", "text": message.content}])
-    return out
+def _turn(role: str, blocks: list[bytes]) -> bytes:
+    """One Messages API message from its blocks (the API wants roles to alternate)."""
+    return b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(blocks))
 
 
 class AnthropicProvider:
@@ -71,39 +74,58 @@ class AnthropicProvider:
         timeout: float = 600.0,
         bearer: bool = False,
     ) -> None:
-        import anthropic
+        def build() -> Any:
+            import anthropic
 
-        credentials = {"auth_token": api_key} if bearer else {"api_key": api_key}
-        self._client = anthropic.AsyncAnthropic(
-            **credentials,
-            base_url=base_url,
-            max_retries=0,
-            timeout=timeout,
-            http_client=guarded_async_client(timeout),
-        )
+            credentials = {"auth_token": api_key} if bearer else {"api_key": api_key}
+            return anthropic.AsyncAnthropic(
+                **credentials,
+                base_url=base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=guarded_async_client(timeout),
+            )
+
+        key = client_key(self.name, base_url, api_key, timeout, bearer)
+        self._client = shared_client(key, build)
         self.endpoint = str(self._client.base_url)
+        self.history = WireHistory(self.name, anthropic_units, _turn)
 
-    def _params(self, request: LlmRequest) -> dict[str, Any]:
-        params: dict[str, Any] = {
+    def request_body(self, request: LlmRequest) -> bytes:
+        """The JSON body of a streamed Messages API request."""
+        wire, system_texts = self.history.encode(request.messages)
+        head: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
-            "messages": to_anthropic_messages(paired_history(request.messages)),
+            "stream": True,
         }
-        system = system_prompt(request)
+        system = system_text(request.system, system_texts)
         if system:
-            params["system"] = system
+            head["system"] = system
         if request.tools:
-            params["tools"] = [
+            head["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in request.tools
             ]
         if request.temperature is not None:
-            params["temperature"] = request.temperature
-        return params
+            head["temperature"] = request.temperature
+        return body(head, "messages", wire)
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         def open_stream() -> Any:
-            return self._client.messages.create(**self._params(request), stream=True)
+            # The SDK's low-level post sends the bytes as they are: `messages.create`
+            # would copy the whole history again on every call.
+            from anthropic import AsyncStream
+            from anthropic.types import Message as ApiMessage
+            from anthropic.types import RawMessageStreamEvent
+
+            return self._client.post(
+                "/v1/messages",
+                cast_to=ApiMessage,
+                content=self.request_body(request),
+                stream=True,
+                stream_cls=AsyncStream[RawMessageStreamEvent],
+            )
 
         return sdk_stream(
             open_stream,

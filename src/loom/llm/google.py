@@ -4,18 +4,22 @@ Gemini sends each function call whole (no argument fragments) and may omit call 
 we give those calls ids so results can be paired. Gemini 3 attaches a
 `thought_signature` to function-call parts that must be sent back with the history;
 it is kept on the ToolCall (base64, an extra field the thread file preserves).
+
+Requests go out as JSON bytes through the SDK's request layer (auth, URL, errors) and
+its SSE reader; the streamed events are read as the plain JSON the REST API documents.
 """
 
 from __future__ import annotations
 
-import base64
+import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
-from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
+from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -23,56 +27,43 @@ from loom.llm.base import (
     TextDelta,
     ToolCallReady,
     UsageReport,
+    parse_tool_arguments,
 )
+from loom.llm.clients import client_key, shared_client
 from loom.llm.guard import guarded_async_client
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 
 
-def to_gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
-    """Our history -> Gemini `contents` (dicts in the SDK's snake_case field names)."""
-    out: list[dict[str, Any]] = []
+def gemini_units(message: Message) -> list[Unit]:
+    """One message as Gemini `parts` (REST field names), tool results in the next user
+    turn (encoded once: `loom.llm._wire`)."""
+    if isinstance(message, ToolMessage):
+        key = "error" if message.is_error else "result"
+        response = {
+            "id": message.tool_call_id,
+            "name": message.tool_name,
+            "response": {key: message.content},
+        }
+        return [("user", dumps({"functionResponse": response}))]
+    if isinstance(message, AssistantMessage):
+        units: list[Unit] = [("model", dumps({"text": message.content}))] if message.content else []
+        for call in message.tool_calls:
+            part: dict[str, Any] = {
+                "functionCall": {"id": call.id, "name": call.tool_name, "args": call.arguments_json}
+            }
+            signature = getattr(call, "thought_signature", None)
+            if isinstance(signature, str):
+                part["thoughtSignature"] = signature  # base64, as the API sent it
+            units.append(("model", dumps(part)))
+        return units
+    if message.content:
+        return [("user", dumps({"text": message.content}))]
+    return []
 
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if out and out[-1]["role"] == role:
-            out[-1]["parts"].extend(parts)
-        else:
-            out.append({"role": role, "parts": parts})
 
-    for message in messages:
-        if isinstance(message, ToolMessage):
-            key = "error" if message.is_error else "result"
-            add(
-                "user",
-                [
-                    {
-                        "function_response": {
-                            "id": message.tool_call_id,
-                            "name": message.tool_name,
-                            "response": {key: message.content},
-                        }
-                    }
-                ],
-            )
-        elif isinstance(message, AssistantMessage):
-            parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
-            for call in message.tool_calls:
-                part: dict[str, Any] = {
-                    "function_call": {
-                        "id": call.id,
-                        "name": call.tool_name,
-                        "args": call.arguments_json,
-                    }
-                }
-                signature = getattr(call, "thought_signature", None)
-                if isinstance(signature, str):
-                    part["thought_signature"] = base64.b64decode(signature)
-                parts.append(part)
-            if parts:
-                add("model", parts)
-        elif message.content:
-            add("user", [{"text": message.content}])
-    return out
+def _content(role: str, parts: list[bytes]) -> bytes:
+    return b'{"role":"%s","parts":[%s]}' % (role.encode(), b",".join(parts))
 
 
 class GoogleProvider:
@@ -81,52 +72,50 @@ class GoogleProvider:
     def __init__(
         self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
     ) -> None:
-        from google import genai
-        from google.genai import types
+        def build() -> Any:
+            from google import genai
+            from google.genai import types
+
+            options = types.HttpOptions(
+                base_url=base_url,
+                timeout=int(timeout * 1000),
+                retry_options=None,
+                httpx_async_client=guarded_async_client(timeout),
+            )
+            return genai.Client(api_key=api_key, http_options=options)
 
         self.endpoint = base_url or DEFAULT_BASE_URL
-        options = types.HttpOptions(
-            base_url=base_url,
-            timeout=int(timeout * 1000),
-            retry_options=None,
-            httpx_async_client=guarded_async_client(timeout),
-        )
-        self._client = genai.Client(api_key=api_key, http_options=options)
-        self._types = types
+        self._client = shared_client(client_key(self.name, base_url, api_key, timeout), build)
+        self.history = WireHistory(self.name, gemini_units, _content)
 
-    def _config(self, request: LlmRequest) -> Any:
-        types = self._types
-        config: dict[str, Any] = {
-            "max_output_tokens": request.max_tokens,
-            "automatic_function_calling": {"disable": True},
-        }
-        system = system_prompt(request)
-        if system:
-            config["system_instruction"] = system
-        if request.tools:
-            config["tools"] = [
-                {
-                    "function_declarations": [
-                        {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters_json_schema": t.parameters,
-                        }
-                        for t in request.tools
-                    ]
-                }
-            ]
+    def request_body(self, request: LlmRequest) -> bytes:
+        """The JSON body of a streamGenerateContent request."""
+        wire, system_texts = self.history.encode(request.messages)
+        config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
         if request.temperature is not None:
             config["temperature"] = request.temperature
-        return types.GenerateContentConfig(**config)
+        head: dict[str, Any] = {"generationConfig": config}
+        system = system_text(request.system, system_texts)
+        if system:
+            head["systemInstruction"] = {"parts": [{"text": system}], "role": "user"}
+        if request.tools:
+            declarations = [
+                {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
+                for t in request.tools
+            ]
+            head["tools"] = [{"functionDeclarations": declarations}]
+        return body(head, "contents", wire)
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        def open_stream() -> Any:
-            return self._client.aio.models.generate_content_stream(
-                model=request.model,
-                contents=to_gemini_contents(paired_history(request.messages)),
-                config=self._config(request),
-            )
+        async def open_stream() -> Any:
+            # The SDK's request layer, given the body as bytes: `generate_content_stream`
+            # would validate and convert the whole history again on every call.
+            api = self._client._api_client
+            path = f"{_model_path(request.model)}:streamGenerateContent?alt=sse"
+            http_request = api._build_request("post", path, {}, None)
+            http_request.data = self.request_body(request)
+            response = await api._async_request(http_request=http_request, stream=True)
+            return _segments(response)
 
         return sdk_stream(
             open_stream,
@@ -142,16 +131,25 @@ class GoogleProvider:
         finish: str | None = None
         seen_candidate = False
         async for chunk in chunks:
-            if chunk.usage_metadata is not None:
-                _set_usage(usage, chunk.usage_metadata)
-            for candidate in chunk.candidates or ():
+            if not isinstance(chunk, dict):
+                raise unreadable(
+                    self.name,
+                    "a stream event that is not a JSON object",
+                    self.endpoint,
+                    transient=False,
+                )
+            if isinstance(chunk.get("usageMetadata"), dict):
+                _set_usage(usage, chunk["usageMetadata"])
+            for candidate in _dicts(chunk.get("candidates")):
                 seen_candidate = True
-                if candidate.finish_reason is not None:
-                    finish = getattr(candidate.finish_reason, "value", str(candidate.finish_reason))
-                for part in (candidate.content.parts if candidate.content else None) or ():
-                    if part.text and not part.thought:
-                        yield TextDelta(part.text)
-                    elif part.function_call is not None:
+                finish = candidate.get("finishReason") or finish
+                content = candidate.get("content")
+                parts = content.get("parts") if isinstance(content, dict) else None
+                for part in _dicts(parts):
+                    text = part.get("text")
+                    if isinstance(text, str) and text and not part.get("thought"):
+                        yield TextDelta(text)
+                    elif isinstance(part.get("functionCall"), dict):
                         calls += 1
                         yield ToolCallReady(_tool_call(part))
         if not seen_candidate:
@@ -162,24 +160,54 @@ class GoogleProvider:
         yield StreamEnd(normalize_stop_reason(finish, has_tool_calls=calls > 0))
 
 
-def _tool_call(part: Any) -> ToolCall:
-    function_call = part.function_call
+def _model_path(model: str) -> str:
+    if not model or any(bad in model for bad in ("..", "?", "&", "#")):
+        raise ValueError(f"invalid Gemini model id {model!r}")
+    return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+
+
+async def _segments(response: Any) -> AsyncIterator[Any]:
+    """The stream's JSON events; an error event raises the SDK's APIError, as the SDK's
+    own stream does."""
+    from google.genai import errors
+
+    async for chunk in response:
+        if isinstance(chunk, dict) and isinstance(chunk.get("error"), dict):
+            await errors.APIError.raise_error_async(chunk["error"].get("code"), chunk, response)
+        yield chunk
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _tool_call(part: dict[str, Any]) -> ToolCall:
+    function_call = part["functionCall"]
     extra: dict[str, Any] = {}
-    if part.thought_signature:
-        extra["thought_signature"] = base64.b64encode(part.thought_signature).decode()
+    signature = part.get("thoughtSignature")
+    if isinstance(signature, str) and signature:
+        extra["thought_signature"] = signature
+    args = function_call.get("args")
+    if args is None:
+        args = {}
+    elif not isinstance(args, dict):
+        args = parse_tool_arguments(json.dumps(args))
     return ToolCall(
-        id=function_call.id or f"call_{uuid.uuid4().hex[:24]}",
-        tool_name=function_call.name or "",
-        arguments_json=dict(function_call.args or {}),
+        id=str(function_call.get("id") or f"call_{uuid.uuid4().hex[:24]}"),
+        tool_name=str(function_call.get("name") or ""),
+        arguments_json=args,
         **extra,
     )
 
 
-def _set_usage(usage: Usage, reported: Any) -> None:
+def _set_usage(usage: Usage, reported: dict[str, Any]) -> None:
     """Gemini counts cached tokens inside the prompt count and thinking apart from output."""
-    cached = reported.cached_content_token_count or 0
-    usage.input_tokens = max(0, (reported.prompt_token_count or 0) - cached)
-    usage.output_tokens = (reported.candidates_token_count or 0) + (
-        reported.thoughts_token_count or 0
-    )
+
+    def count(key: str) -> int:
+        value = reported.get(key)
+        return value if isinstance(value, int) else 0
+
+    cached = count("cachedContentTokenCount")
+    usage.input_tokens = max(0, count("promptTokenCount") - cached)
+    usage.output_tokens = count("candidatesTokenCount") + count("thoughtsTokenCount")
     usage.cache_read_tokens = cached or None

@@ -70,23 +70,45 @@ def check_model_request(url: Any) -> None:
 
 
 def guarded_async_client(timeout: float, *, connect_timeout: float = 10.0) -> Any:
-    """An `httpx2.AsyncClient` whose transport enforces the guard on every request."""
+    """An `httpx2.AsyncClient` whose transport enforces the guard on every request.
+
+    Connections are pooled per event loop (a pooled connection cannot cross loops: a
+    process that runs `asyncio.run` twice would reuse a dead one), all with the
+    process's one SSL context (`loom.llm.clients.ssl_context`)."""
+    import asyncio
+    import weakref
+
     import httpx2
+
+    from loom.llm.clients import ssl_context
+
+    context = ssl_context()  # made now, off the event loop (see PrebuiltProvider)
 
     class _GuardedTransport(httpx2.AsyncBaseTransport):
         def __init__(self) -> None:
-            self._inner = httpx2.AsyncHTTPTransport()
+            self._pools: weakref.WeakKeyDictionary[Any, httpx2.AsyncHTTPTransport] = (
+                weakref.WeakKeyDictionary()
+            )
+
+        def _pool(self) -> httpx2.AsyncHTTPTransport:
+            loop = asyncio.get_running_loop()
+            pool = self._pools.get(loop)
+            if pool is None:
+                pool = self._pools[loop] = httpx2.AsyncHTTPTransport(verify=context)
+            return pool
 
         async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
             check_model_request(request.url)
-            response = await self._inner.handle_async_request(request)
+            response = await self._pool().handle_async_request(request)
             tracked = open_responses.get()
             if tracked is not None:
                 tracked.append(response)
             return response
 
         async def aclose(self) -> None:
-            await self._inner.aclose()
+            pool = self._pools.pop(asyncio.get_running_loop(), None)
+            if pool is not None:
+                await pool.aclose()
 
     return httpx2.AsyncClient(
         transport=_GuardedTransport(),

@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
-from loom.llm._convert import normalize_stop_reason, paired_history, system_prompt
+from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
     StreamEnd,
@@ -24,40 +25,41 @@ from loom.llm.base import (
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.clients import client_key, shared_client
 from loom.llm.guard import guarded_async_client
 
 
-def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        if isinstance(message, ToolMessage):
-            out.append(
+def openai_units(message: Message) -> list[Unit]:
+    """One message as a Chat Completions message (encoded once: `loom.llm._wire`)."""
+    if isinstance(message, ToolMessage):
+        entry: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": message.content or "(empty)",
+        }
+    elif isinstance(message, AssistantMessage):
+        if not message.content and not message.tool_calls:
+            return []
+        entry = {"role": "assistant", "content": message.content or None}
+        if message.tool_calls:
+            entry["tool_calls"] = [
                 {
-                    "role": "tool",
-                    "tool_call_id": message.tool_call_id,
-                    "content": message.content or "(empty)",
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": call.tool_name,
+                        "arguments": json.dumps(call.arguments_json),
+                    },
                 }
-            )
-        elif isinstance(message, AssistantMessage):
-            if not message.content and not message.tool_calls:
-                continue
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-            if message.tool_calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {
-                            "name": call.tool_name,
-                            "arguments": json.dumps(call.arguments_json),
-                        },
-                    }
-                    for call in message.tool_calls
-                ]
-            out.append(entry)
-        else:
-            out.append({"role": "user", "content": message.content})
-    return out
+                for call in message.tool_calls
+            ]
+    else:
+        entry = {"role": "user", "content": message.content}
+    return [(None, dumps(entry))]
+
+
+def _no_merge(role: str, pieces: list[bytes]) -> bytes:
+    raise AssertionError("OpenAI messages are never merged")  # every unit has role None
 
 
 class OpenAIProvider:
@@ -68,29 +70,33 @@ class OpenAIProvider:
     def __init__(
         self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
     ) -> None:
-        import openai
+        def build() -> Any:
+            import openai
 
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key or "not-needed",
-            base_url=base_url,
-            max_retries=0,
-            timeout=timeout,
-            http_client=guarded_async_client(timeout),
-        )
+            return openai.AsyncOpenAI(
+                api_key=api_key or "not-needed",
+                base_url=base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=guarded_async_client(timeout),
+            )
+
+        self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
         self.endpoint = str(self._client.base_url)
+        self.history = WireHistory("openai", openai_units, _no_merge)
 
-    def _params(self, request: LlmRequest) -> dict[str, Any]:
-        params: dict[str, Any] = {
+    def request_body(self, request: LlmRequest) -> bytes:
+        """The JSON body of a streamed Chat Completions request."""
+        wire, system_texts = self.history.encode(request.messages)
+        system = system_text(request.system, system_texts)
+        head: dict[str, Any] = {
             "model": request.model,
-            "messages": to_openai_messages(
-                system_prompt(request), paired_history(request.messages)
-            ),
-            self._max_tokens_field: request.max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
+            self._max_tokens_field: request.max_tokens,
         }
         if request.tools:
-            params["tools"] = [
+            head["tools"] = [
                 {
                     "type": "function",
                     "function": {
@@ -102,12 +108,26 @@ class OpenAIProvider:
                 for t in request.tools
             ]
         if request.temperature is not None:
-            params["temperature"] = request.temperature
-        return params
+            head["temperature"] = request.temperature
+        if system:
+            wire = [dumps({"role": "system", "content": system}), *wire]
+        return body(head, "messages", wire)
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         def open_stream() -> Any:
-            return self._client.chat.completions.create(**self._params(request))
+            # The SDK's low-level post sends the bytes as they are: its `create` would
+            # walk and copy the whole history again on every call.
+            from openai import AsyncStream
+            from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+            return self._client.post(
+                "/chat/completions",
+                cast_to=ChatCompletion,
+                content=self.request_body(request),
+                options={"security": {"bearer_auth": True}},
+                stream=True,
+                stream_cls=AsyncStream[ChatCompletionChunk],
+            )
 
         return sdk_stream(
             open_stream,

@@ -1,0 +1,280 @@
+"""Does a turn cost the same at turn 500 as at turn 10?
+
+A session of --turns turns through the real Session and the real provider SDKs, against
+the fake LLM server (tests/fakes) running in its own process. Each turn: a user message,
+a tool call answered by a ~1.5 kB tool result, then a short answer (two model requests,
+four messages). The context window is made large enough that nothing is pruned, so the
+request grows with every turn (at turn 500: 2,000 messages, ~1 MB). Two variants:
+"saved" (a LocalThreadStore in a temporary LOOM_HOME: every turn ends with the thread
+durably on disk, two fsyncs) and "unsaved" (a store that keeps nothing: the request path
+alone, what the replay baseline compares with).
+
+Figures, per provider: the median time of a whole turn (`send_message`) over a window
+around turns 10, 100, 250 and 500. Baseline in the same run: the very request bodies Loom
+sent in those turns, captured at the transport and replayed with plain httpx2 against
+the same server (streamed, read to the end): what the wire and the server cost.
+
+With --before DIR (a source tree, e.g. the commit before a change, unpacked with
+`git archive <rev> src | tar -x -C DIR`), the same session runs on that tree too, in
+the same run, and the ratios are printed side by side.
+
+    .venv/bin/python bench/long_session.py [--turns 500] [--providers openai,anthropic]
+        [--before /tmp/before]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROVIDERS = ("openai", "openai-compatible", "anthropic", "google")
+MODELS = {
+    "openai": "openai:gpt-4.1",
+    "openai-compatible": "openai-compatible:llama3.1:8b",
+    "anthropic": "anthropic:claude-sonnet-4-6",
+    "google": "google:gemini-2.5-pro",
+}
+CHECKPOINTS = (10, 100, 250, 500)
+WINDOW = 5  # turns each side of a checkpoint whose median is reported
+TOOL_OUTPUT = "\n".join(f"    line {i}: value = compute(alpha_{i}, beta_{i})" for i in range(36))
+
+# The fake server in its own process, recording nothing (a 500-turn session would
+# otherwise keep ~1 GB of request bodies in it). Turns come in over /_fake/turns.
+SERVER = """
+import sys
+sys.path.insert(0, {root!r})
+import tests.fakes.llm_server as fake
+fake._State.record = lambda self, request: None
+server = fake.FakeLlmServer()
+print("LISTENING", server.base_url, flush=True)
+server.serve_forever()
+"""
+
+
+def turn_script(turn: int) -> list[dict]:
+    answer = f"Turn {turn}: the values line up; nothing else to change in this part. " * 3
+    return [
+        {"tool_calls": [{"name": "lookup", "arguments": {"key": f"item-{turn}"}}]},
+        {"text": answer},
+    ]
+
+
+# -- the measured process (runs on one source tree) ------------------------------------
+
+
+def child(args: argparse.Namespace) -> None:
+    import asyncio
+
+    import httpx2
+
+    from loom.session import SessionManager, SessionOptions
+    from loom.store.local import LocalThreadStore
+    from loom.tools.base import ToolContext, ToolResult
+
+    class LookupTool:
+        name = "lookup"
+        description = "Look a key up."
+        parameters = {"type": "object", "properties": {"key": {"type": "string"}}}  # noqa: RUF012
+        risk = "read"
+
+        def permission_subject(self, args: dict) -> None:
+            return None
+
+        async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
+            return ToolResult(f"{args.get('key')}:\n{TOOL_OUTPUT}")
+
+    class NullStore:  # the request path alone: nothing saved
+        def save(self, thread) -> None:
+            pass
+
+        def load(self, thread_id: str):
+            return None
+
+        def acquire_writer(self, thread_id: str) -> NullStore:
+            return self
+
+        def release(self) -> None:
+            pass
+
+    measured = {t for c in CHECKPOINTS if c <= args.turns for t in window(c, args.turns)}
+    captured: dict[int, list[tuple[str, dict, bytes]]] = {}
+    current = {"turn": 0}
+    transport_send = httpx2.AsyncHTTPTransport.handle_async_request
+
+    async def capturing(self, request):  # the bytes Loom hands the wire, for the replay
+        if current["turn"] in measured:
+            body = request.content if hasattr(request, "content") else b""
+            captured.setdefault(current["turn"], []).append(
+                (str(request.url), dict(request.headers), body)
+            )
+        return await transport_send(self, request)
+
+    httpx2.AsyncHTTPTransport.handle_async_request = capturing
+    server = args.server_url
+    post_turns(server, [t for n in range(1, args.turns + 1) for t in turn_script(n)])
+
+    async def run() -> dict[str, list[float]]:
+        from loom.llm.registry import create_provider
+
+        name = args.provider
+        base = server + "/v1" if name.startswith("openai") else server
+        provider = create_provider(name, api_key="bench-key", base_url=base)
+        options = SessionOptions(
+            rules="",
+            git_snapshot=False,
+            max_context_tokens=50_000_000,
+            reserved_output_tokens=4096,
+        )
+        store = LocalThreadStore() if args.save else NullStore()
+        manager = SessionManager(store=store, provider_factory=lambda m: provider, options=options)
+        session = await manager.start_session(
+            model=MODELS[name], project_path=Path(args.project), tools=[LookupTool()],
+            auto_approve=True,
+        )
+        times: list[float] = []
+        for n in range(1, args.turns + 1):
+            current["turn"] = n
+            start = time.perf_counter()
+            await session.send_message(f"Turn {n}: please look up item-{n} and check it.")
+            times.append(time.perf_counter() - start)
+        current["turn"] = 0
+        assert len(session.get_history()) == 4 * args.turns, len(session.get_history())
+        await manager.shutdown()
+        # The replay: the same bodies, the same scripted answers, plain httpx2.
+        post_turns(server, [t for n in sorted(captured) for t in turn_script(n)])
+        replay: dict[int, float] = {}
+        async with httpx2.AsyncClient(timeout=60) as client:
+            for n in sorted(captured):
+                start = time.perf_counter()
+                for url, headers, body in captured[n]:
+                    async with client.stream("POST", url, headers=headers, content=body) as r:
+                        async for _ in r.aiter_raw():
+                            pass
+                replay[n] = time.perf_counter() - start
+        return {"times": times, "replay": [replay.get(n, 0.0) for n in range(1, args.turns + 1)],
+                "body_bytes": {str(n): sum(len(b) for *_, b in captured[n]) for n in captured}}
+
+    print(json.dumps(asyncio.run(run())))
+
+
+def window(checkpoint: int, turns: int) -> range:
+    return range(max(1, checkpoint - WINDOW), min(turns, checkpoint + WINDOW) + 1)
+
+
+def post_turns(server: str, turns: list[dict]) -> None:
+    import httpx2
+
+    for i in range(0, len(turns), 200):
+        httpx2.post(server + "/_fake/turns", json=turns[i : i + 200]).raise_for_status()
+
+
+# -- the driver --------------------------------------------------------------------------
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER.format(root=str(ROOT))],
+        stdout=subprocess.PIPE, text=True,
+    )
+    line = proc.stdout.readline() if proc.stdout else ""
+    if not line.startswith("LISTENING"):
+        proc.kill()
+        raise SystemExit(f"the fake server did not start: {line!r}")
+    return proc, line.split()[1]
+
+
+def measure(src: Path, provider: str, turns: int, server: str, save: bool) -> dict:
+    with tempfile.TemporaryDirectory() as home:
+        project = Path(home) / "project"
+        project.mkdir()
+        env = {**os.environ, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0",
+               "PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
+        for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+            env.pop(var, None)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", "--provider", provider, "--turns", str(turns),
+             "--server-url", server, "--project", str(project), *(["--save"] if save else [])],
+            env=env, capture_output=True, text=True, check=False,
+        )
+        if out.returncode != 0:
+            raise SystemExit(f"{provider} on {src} failed:\n{out.stderr[-3000:]}")
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def at(values: list[float], checkpoint: int) -> float:
+    turns = len(values)
+    picked = [values[t - 1] for t in window(checkpoint, turns) if values[t - 1] > 0]
+    return statistics.median(picked) * 1000
+
+
+def report(label: str, result: dict, turns: int) -> dict[int, float]:
+    checkpoints = [c for c in CHECKPOINTS if c <= turns]
+    loom = {c: at(result["times"], c) for c in checkpoints}
+    replay = {c: at(result["replay"], c) for c in checkpoints}
+    size = {c: result["body_bytes"].get(str(c), 0) / 1e3 for c in checkpoints}
+    print(f"  {label}")
+    print("    turn     " + "".join(f"{c:>10}" for c in checkpoints))
+    print("    body kB  " + "".join(f"{size[c]:>10.0f}" for c in checkpoints))
+    print("    loom ms  " + "".join(f"{loom[c]:>10.1f}" for c in checkpoints))
+    print("    replay ms" + "".join(f"{replay[c]:>10.1f}" for c in checkpoints))
+    print("    x replay " + "".join(f"{loom[c] / replay[c]:>10.2f}" for c in checkpoints))
+    first = checkpoints[0]
+    print("    x turn 10" + "".join(f"{loom[c] / loom[first]:>10.2f}" for c in checkpoints))
+    return loom
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--turns", type=int, default=500)
+    parser.add_argument("--providers", default=",".join(PROVIDERS))
+    parser.add_argument("--before", type=Path, help="a source tree to measure in the same run")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--provider", help=argparse.SUPPRESS)
+    parser.add_argument("--server-url", help=argparse.SUPPRESS)
+    parser.add_argument("--project", help=argparse.SUPPRESS)
+    parser.add_argument("--save", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--variants", default="saved,unsaved",
+                        help="saved: thread saves on (fsync'd, as in use); unsaved: the "
+                             "request path alone")
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    trees = [("after", ROOT / "src")]
+    if args.before is not None:
+        trees.insert(0, ("before", (args.before / "src") if (args.before / "src").is_dir()
+                         else args.before))
+    proc, server = start_server()
+    try:
+        print(f"long session: {args.turns} turns (4 messages each), load "
+              f"{os.getloadavg()[0]:.2f} at start; medians over turns +-{WINDOW}")
+        for provider in args.providers.split(","):
+            print(f"{provider}:")
+            for variant in args.variants.split(","):
+                results = {}
+                for label, src in trees:
+                    started = time.perf_counter()
+                    result = measure(src, provider, args.turns, server, variant == "saved")
+                    took = time.perf_counter() - started
+                    results[label] = report(f"{label}, {variant} ({took:.0f} s, load "
+                                            f"{os.getloadavg()[0]:.2f})", result, args.turns)
+                if len(results) == 2:
+                    checkpoints = sorted(results["after"])
+                    print("    before/after" + "".join(
+                        f"{results['before'][c] / results['after'][c]:>9.1f}x"
+                        for c in checkpoints))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

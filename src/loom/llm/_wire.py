@@ -1,0 +1,197 @@
+"""Request bodies built without re-walking the history on every call.
+
+A long session sends the same messages again and again, each request one turn longer.
+Converting the whole history to a provider's format (and letting its SDK walk and copy
+it once more) made every model call cost O(conversation): half a second per request at
+2,000 messages. Here each message is encoded once, to JSON bytes, and the request body
+is joined from those pieces; the adapters hand the bytes to their SDK's low-level post,
+which sends them as they are.
+
+Two caches:
+
+- per message (`cached_units`): its encoding in each wire format, kept on the message
+  (`Message._wire`), checked against the message's fields (a message is never changed in
+  place once recorded: a field is replaced, which the check sees);
+- per conversation (`WireHistory`): the wire messages of the part of the history that can
+  no longer change (every group but the last: a tool call's group closes when the next
+  user or assistant message arrives), so a call encodes only what is new.
+
+An encoder maps one message to *units*: `(role, bytes)`. A unit whose role is None is a
+whole wire message (OpenAI); units of the same role that follow each other are merged
+into one wire message by `wrap` (Anthropic's content blocks, Gemini's parts), since those
+APIs want roles to alternate. A new kind of message part (an image) is one more unit in
+the adapter's encoder; nothing here changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from operator import is_
+from typing import Any
+
+import orjson
+
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    WireCache,
+)
+from loom.llm._convert import OMITTED_START, pair_segment
+
+Unit = tuple[str | None, bytes]
+Encoder = Callable[[Any], list[Unit]]
+Wrap = Callable[[str, list[bytes]], bytes]
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON bytes (UTF-8). orjson, or the standard library for what orjson
+    refuses (integers past 64 bits, nesting past 255 levels)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
+
+
+def body(head: dict[str, Any], field: str, items: Sequence[bytes]) -> bytes:
+    """`head` as a JSON object with `field` set to the array of pre-encoded `items`."""
+    encoded = dumps(head)
+    opening = b"{" if encoded == b"{}" else encoded[:-1] + b","
+    return b"".join((opening, dumps(field), b":[", b",".join(items), b"]}"))
+
+
+def cached_units(message: Any, fmt: str, encode: Encoder) -> list[Unit]:
+    """`encode(message)`, made once per message and format."""
+    private = message.__pydantic_private__
+    cache = private.get("_wire") if private is not None else None
+    fields = tuple(message.__dict__.values())
+    if cache is not None:
+        hit = cache.get(fmt)
+        if hit is not None and hit[0] == fields:
+            return hit[1]
+    units = encode(message)
+    if private is not None:
+        if cache is None:
+            cache = private["_wire"] = WireCache()
+        cache[fmt] = (fields, units)
+    return units
+
+
+class _Memo:
+    """The closed part of one conversation in one format."""
+
+    __slots__ = ("done", "first", "objs", "open_blocks", "open_role", "started", "system")
+
+    def __init__(self, first: Message) -> None:
+        self.first = first  # held, so the id() this memo is filed under stays its own
+        self.objs: list[Message] = []  # the messages consumed, in request order
+        self.system: list[str] = []  # texts of system messages among them
+        self.done: list[bytes] = []  # complete wire messages
+        self.open_role: str | None = None  # the last wire message, still open to merging
+        self.open_blocks: list[bytes] = []
+        self.started = False  # has any message been emitted (see OMITTED_START)
+
+    def fork(self) -> _Memo:
+        """A scratch copy to emit the open tail into (the memo itself is not changed)."""
+        copy = _Memo(self.first)
+        copy.system = list(self.system)
+        copy.open_role, copy.open_blocks = self.open_role, list(self.open_blocks)
+        copy.started = self.started
+        return copy
+
+
+class WireHistory:
+    """The wire messages of request histories in one format, built incrementally.
+
+    `encoded` counts messages encoded (cache misses) and `walked` the messages the last
+    call looked at: tests hold a long session to "each message converted once".
+    """
+
+    KEEP = 4  # conversations remembered (a session's own, plus compaction requests)
+
+    def __init__(self, fmt: str, encode: Encoder, wrap: Wrap) -> None:
+        self.fmt = fmt
+        self._encode = encode
+        self._wrap = wrap
+        self._memos: OrderedDict[int, _Memo] = OrderedDict()
+        self._omitted = encode(UserMessage(content=OMITTED_START))
+        self.encoded = 0
+        self.walked = 0
+
+    def encode(self, messages: Sequence[Message]) -> tuple[list[bytes], list[str]]:
+        """(wire messages, texts of the system messages among `messages`): calls answered
+        by their results, in order, starting with a user message (see `_convert`)."""
+        self.walked = 0
+        if not messages:
+            return [], []
+        memo = self._memo(messages)
+        consumed = len(memo.objs)
+        cut = _last_group_start(messages, consumed)
+        if cut > consumed:
+            self._feed(memo, messages[consumed:cut], memo.done)
+            memo.objs.extend(messages[consumed:cut])
+        tail = memo.fork()
+        extra: list[bytes] = []
+        self._feed(tail, messages[cut:], extra)
+        wire = memo.done + extra
+        if tail.open_role is not None:
+            wire.append(self._wrap(tail.open_role, tail.open_blocks))
+        return wire, tail.system
+
+    def _memo(self, messages: Sequence[Message]) -> _Memo:
+        key = id(messages[0])
+        memo = self._memos.get(key)
+        if memo is not None and (
+            memo.first is not messages[0]
+            or len(memo.objs) > len(messages)
+            or not all(map(is_, memo.objs, messages))
+        ):
+            memo = None  # a rewind or a different history under a reused id
+        if memo is None:
+            memo = self._memos[key] = _Memo(messages[0])
+            while len(self._memos) > self.KEEP:
+                self._memos.popitem(last=False)
+        self._memos.move_to_end(key)
+        return memo
+
+    def _feed(self, state: _Memo, segment: Sequence[Message], done: list[bytes]) -> None:
+        """Emit `segment` (whole groups) into `state`, completed wire messages to `done`."""
+        self.walked += len(segment)
+        for message in pair_segment(segment, state.system):
+            if not state.started:
+                state.started = True
+                if isinstance(message, AssistantMessage):
+                    self._emit(state, self._omitted, done)
+            self._emit(state, cached_units(message, self.fmt, self._counted), done)
+
+    def _counted(self, message: Message) -> list[Unit]:
+        self.encoded += 1
+        return self._encode(message)
+
+    def _emit(self, state: _Memo, units: list[Unit], done: list[bytes]) -> None:
+        for role, piece in units:
+            if role is not None and role == state.open_role:
+                state.open_blocks.append(piece)
+                continue
+            if state.open_role is not None:
+                done.append(self._wrap(state.open_role, state.open_blocks))
+                state.open_role, state.open_blocks = None, []
+            if role is None:
+                done.append(piece)
+            else:
+                state.open_role, state.open_blocks = role, [piece]
+
+
+def _last_group_start(messages: Sequence[Message], floor: int) -> int:
+    """Index of the last message (at or after `floor`) that starts a group: one that is
+    neither a tool result nor a system message. What starts there may still grow."""
+    for index in range(len(messages) - 1, floor - 1, -1):
+        if not isinstance(messages[index], ToolMessage | SystemMessage):
+            return index
+    return floor

@@ -1,0 +1,145 @@
+"""Request bodies are built from messages encoded once, never by re-walking the history."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from loom.llm import clients
+from loom.llm.base import LlmRequest, collect
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.llm.conftest import PROVIDERS, provider_for
+
+
+def _turn(n: int) -> list[Message]:
+    call = ToolCall(id=f"c{n}", tool_name="file_read", arguments_json={"path": f"f{n}.py"})
+    return [
+        UserMessage(content=f"question {n}"),
+        AssistantMessage(content="", tool_calls=[call]),
+        ToolMessage(tool_call_id=f"c{n}", tool_name="file_read", content=f"body {n}"),
+        AssistantMessage(content=f"answer {n}"),
+    ]
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+async def test_a_long_conversation_encodes_each_message_once(
+    name: str, server: FakeLlmServer
+) -> None:
+    provider = provider_for(name, server)
+    history: list[Message] = []
+    walked = []
+    for n in range(30):
+        history += _turn(n)
+        server.add(Turn(text="ok"))
+        await collect(provider.stream(LlmRequest(model="m", messages=list(history))))
+        walked.append(provider.history.walked)  # type: ignore[attr-defined]
+    # every message converted exactly once over 30 calls, not 30 times
+    assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
+    # each call looks only at what is new since the last one, plus the open last group
+    assert max(walked[1:]) <= 4 + 1
+    # and what reached the server is the whole conversation, in order
+    sent = json.dumps(server.requests[-1].json)
+    assert all(f"question {n}" in sent and f"body {n}" in sent for n in range(30))
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+async def test_a_new_history_is_encoded_from_the_per_message_cache(
+    name: str, server: FakeLlmServer
+) -> None:
+    provider = provider_for(name, server)
+    history = [m for n in range(10) for m in _turn(n)]
+    server.add(Turn(text="ok"), Turn(text="ok"))
+    await collect(provider.stream(LlmRequest(model="m", messages=history)))
+    # a pruned view (the context window leaves the oldest turns out) starts elsewhere:
+    # walked again, but no message is converted a second time
+    await collect(provider.stream(LlmRequest(model="m", messages=history[8:])))
+    assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
+    sent = server.requests[-1].json
+    assert "question 1" not in json.dumps(sent) and "question 2" in json.dumps(sent)
+
+
+def _histories() -> st.SearchStrategy[list[Message]]:
+    """Histories with everything pairing has to repair: stray and missing results,
+    system messages between calls and results, a start with the assistant."""
+    ids = st.sampled_from(["a", "b", "c"])
+    message = st.one_of(
+        st.builds(lambda t: UserMessage(content=t), st.sampled_from(["hi", "", "more"])),
+        st.builds(
+            lambda t, calls: AssistantMessage(
+                content=t,
+                tool_calls=[ToolCall(id=i, tool_name="shell", arguments_json={"n": i})
+                            for i in dict.fromkeys(calls)],
+            ),
+            st.sampled_from(["", "ok"]),
+            st.lists(ids, max_size=3),
+        ),
+        st.builds(
+            lambda i, err: ToolMessage(tool_call_id=i, tool_name="shell", content=f"out {i}",
+                                       is_error=err),
+            ids, st.sampled_from([None, True]),
+        ),
+        st.builds(lambda: SystemMessage(content="note")),
+    )
+    return st.lists(message, min_size=1, max_size=14)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_histories(), st.lists(st.integers(min_value=1, max_value=14), max_size=5))
+def test_incremental_bodies_equal_bodies_built_from_scratch(
+    history: list[Message], cuts: list[int]
+) -> None:
+    from loom.llm.anthropic import AnthropicProvider
+    from loom.llm.google import GoogleProvider
+    from loom.llm.openai import OpenAIProvider
+
+    for cls in (AnthropicProvider, OpenAIProvider, GoogleProvider):
+        growing = cls(api_key="k", base_url="http://127.0.0.1:9")
+        for cut in [*sorted(cuts), len(history)]:
+            request = LlmRequest(model="m", system="sys", messages=history[:cut])
+            fresh = cls(api_key="k", base_url="http://127.0.0.1:9")
+            incremental = growing.request_body(request)
+            assert incremental == fresh.request_body(request)
+            json.loads(incremental)
+
+
+def test_the_wire_cache_is_not_part_of_a_message() -> None:
+    from loom.llm.openai import OpenAIProvider
+
+    message = UserMessage(content="hi")
+    twin = UserMessage(content="hi")
+    OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9").request_body(
+        LlmRequest(model="m", messages=[message])
+    )
+    assert message == twin and message.model_dump() == twin.model_dump()
+    # a copy with new content is encoded anew, not served the original's bytes
+    changed = message.model_copy(update={"content": "bye"})
+    body = OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9").request_body(
+        LlmRequest(model="m", messages=[changed])
+    )
+    assert b"bye" in body and b'"hi"' not in body
+
+
+async def test_sessions_share_one_client_per_endpoint_and_key(server: FakeLlmServer) -> None:
+    before = clients.client_count()
+    providers = [provider_for("openai", server) for _ in range(50)]
+    assert clients.client_count() == before + 1
+    from loom.llm.registry import create_provider
+
+    create_provider("openai", api_key="another-key", base_url=server.openai_base_url)
+    assert clients.client_count() == before + 2
+    server.add(Turn(text="a"), Turn(tool_calls=[FakeToolCall("file_read", {"path": "x"})]))
+    for provider in providers[:2]:  # the shared client serves each of them
+        response = await collect(provider.stream(
+            LlmRequest(model="m", messages=[UserMessage(content="hi")])))
+        assert response.content or response.tool_calls
