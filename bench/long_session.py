@@ -28,13 +28,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _fake_proc import FakeServerProcess, post_turns, run_on_tree, source_trees
+
 PROVIDERS = ("openai", "openai-compatible", "anthropic", "google")
 MODELS = {
     "openai": "openai:gpt-4.1",
@@ -45,19 +44,6 @@ MODELS = {
 CHECKPOINTS = (10, 100, 250, 500)
 WINDOW = 5  # turns each side of a checkpoint whose median is reported
 TOOL_OUTPUT = "\n".join(f"    line {i}: value = compute(alpha_{i}, beta_{i})" for i in range(36))
-
-# The fake server in its own process, recording nothing (a 500-turn session would
-# otherwise keep ~1 GB of request bodies in it). Turns come in over /_fake/turns.
-SERVER = """
-import sys
-sys.path.insert(0, {root!r})
-import tests.fakes.llm_server as fake
-fake._State.record = lambda self, request: None
-server = fake.FakeLlmServer()
-print("LISTENING", server.base_url, flush=True)
-server.serve_forever()
-"""
-
 
 def turn_script(turn: int) -> list[dict]:
     answer = f"Turn {turn}: the values line up; nothing else to change in this part. " * 3
@@ -169,44 +155,16 @@ def window(checkpoint: int, turns: int) -> range:
     return range(max(1, checkpoint - WINDOW), min(turns, checkpoint + WINDOW) + 1)
 
 
-def post_turns(server: str, turns: list[dict]) -> None:
-    import httpx2
-
-    for i in range(0, len(turns), 200):
-        httpx2.post(server + "/_fake/turns", json=turns[i : i + 200]).raise_for_status()
-
-
 # -- the driver --------------------------------------------------------------------------
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER.format(root=str(ROOT))],
-        stdout=subprocess.PIPE, text=True,
-    )
-    line = proc.stdout.readline() if proc.stdout else ""
-    if not line.startswith("LISTENING"):
-        proc.kill()
-        raise SystemExit(f"the fake server did not start: {line!r}")
-    return proc, line.split()[1]
 
 
 def measure(src: Path, provider: str, turns: int, server: str, save: bool) -> dict:
     with tempfile.TemporaryDirectory() as home:
         project = Path(home) / "project"
         project.mkdir()
-        env = {**os.environ, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0",
-               "PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
-        for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
-            env.pop(var, None)
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", "--provider", provider, "--turns", str(turns),
-             "--server-url", server, "--project", str(project), *(["--save"] if save else [])],
-            env=env, capture_output=True, text=True, check=False,
-        )
-        if out.returncode != 0:
-            raise SystemExit(f"{provider} on {src} failed:\n{out.stderr[-3000:]}")
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        args = ["--provider", provider, "--turns", str(turns), "--server-url", server,
+                "--project", str(project), *(["--save"] if save else [])]
+        return run_on_tree(src, __file__, args, home)
 
 
 def at(values: list[float], checkpoint: int) -> float:
@@ -248,12 +206,8 @@ def main() -> None:
     if args.child:
         child(args)
         return
-    trees = [("after", ROOT / "src")]
-    if args.before is not None:
-        trees.insert(0, ("before", (args.before / "src") if (args.before / "src").is_dir()
-                         else args.before))
-    proc, server = start_server()
-    try:
+    trees = source_trees(args.before)
+    with FakeServerProcess() as server:
         print(f"long session: {args.turns} turns (4 messages each), load "
               f"{os.getloadavg()[0]:.2f} at start; medians over turns +-{WINDOW}")
         for provider in args.providers.split(","):
@@ -271,9 +225,6 @@ def main() -> None:
                     print("    before/after" + "".join(
                         f"{results['before'][c] / results['after'][c]:>9.1f}x"
                         for c in checkpoints))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

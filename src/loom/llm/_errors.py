@@ -6,8 +6,10 @@ the anthropic, openai and google-genai SDKs alike without importing any of them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -227,6 +229,13 @@ async def close_quietly(stream: Any) -> None:
         pass
 
 
+# A response that arrived faster than it is parsed (a burst, a slow loop) sits in the
+# SDK's buffer and parses without ever waiting on the network: one stream would keep
+# the event loop for its whole backlog while every other session stalls. So a stream
+# hands the loop back after this much time (bounded work per loop turn).
+YIELD_AFTER_S = 0.002
+
+
 async def sdk_stream(
     open_stream: Callable[[], Awaitable[Any]],
     consume: Callable[[Any], AsyncIterator[Any]],
@@ -236,15 +245,21 @@ async def sdk_stream(
     key_hint: str,
 ) -> AsyncIterator[Any]:
     """Open an SDK stream, translate it with `consume`, map every failure to LlmError,
-    and close the HTTP response however the iteration ends (error, cancel, early stop)."""
+    and close the HTTP response however the iteration ends (error, cancel, early stop).
+    Between events it lets other tasks run at least every YIELD_AFTER_S."""
     stream = None
     responses: list[Any] = []
     token = open_responses.set(responses)
     finished = False
     try:
         stream = await open_stream()
+        clock = time.perf_counter
+        since = clock()
         async for event in consume(stream):
             yield event
+            if clock() - since >= YIELD_AFTER_S:
+                await asyncio.sleep(0)
+                since = clock()
         finished = True
     except Exception as error:
         raise map_sdk_error(

@@ -8,6 +8,7 @@ from typing import Any
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._events import count, obj, text
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -115,16 +116,15 @@ class AnthropicProvider:
         def open_stream() -> Any:
             # The SDK's low-level post sends the bytes as they are: `messages.create`
             # would copy the whole history again on every call.
+            # Events come back as the JSON the SDK decoded (`loom.llm._events`).
             from anthropic import AsyncStream
-            from anthropic.types import Message as ApiMessage
-            from anthropic.types import RawMessageStreamEvent
 
             return self._client.post(
                 "/v1/messages",
-                cast_to=ApiMessage,
+                cast_to=object,
                 content=self.request_body(request),
                 stream=True,
-                stream_cls=AsyncStream[RawMessageStreamEvent],
+                stream_cls=AsyncStream[object],
             )
 
         return sdk_stream(
@@ -142,21 +142,24 @@ class AnthropicProvider:
         stop_reason: str | None = None
         started = finished = False
         async for event in events:
-            kind = getattr(event, "type", None)
+            event = obj(event)
+            kind = event.get("type")
+            index = event.get("index")
             if kind == "message_start":
                 started = True
-                _update_usage(usage, event.message.usage)
-            elif kind == "content_block_start" and event.content_block.type == "tool_use":
-                block = event.content_block
-                tool_blocks[event.index] = (block.id, block.name, [])
+                _update_usage(usage, obj(obj(event.get("message")).get("usage")))
+            elif kind == "content_block_start":
+                block = obj(event.get("content_block"))
+                if block.get("type") == "tool_use" and isinstance(index, int):
+                    tool_blocks[index] = (text(block.get("id")), text(block.get("name")), [])
             elif kind == "content_block_delta":
-                delta = event.delta
-                if delta.type == "text_delta" and delta.text:
-                    yield TextDelta(delta.text)
-                elif delta.type == "input_json_delta" and event.index in tool_blocks:
-                    tool_blocks[event.index][2].append(delta.partial_json)
-            elif kind == "content_block_stop" and event.index in tool_blocks:
-                call_id, name, parts = tool_blocks.pop(event.index)
+                delta = obj(event.get("delta"))
+                if delta.get("type") == "text_delta" and text(delta.get("text")):
+                    yield TextDelta(delta["text"])
+                elif delta.get("type") == "input_json_delta" and index in tool_blocks:
+                    tool_blocks[index][2].append(text(delta.get("partial_json")))
+            elif kind == "content_block_stop" and index in tool_blocks:
+                call_id, name, parts = tool_blocks.pop(index)
                 calls += 1
                 yield ToolCallReady(
                     ToolCall(
@@ -166,8 +169,8 @@ class AnthropicProvider:
                     )
                 )
             elif kind == "message_delta":
-                stop_reason = event.delta.stop_reason or stop_reason
-                _update_usage(usage, event.usage)
+                stop_reason = text(obj(event.get("delta")).get("stop_reason")) or stop_reason
+                _update_usage(usage, obj(event.get("usage")))
             elif kind == "message_stop":
                 finished = True
         if not started:
@@ -180,15 +183,13 @@ class AnthropicProvider:
         yield StreamEnd(normalize_stop_reason(stop_reason, has_tool_calls=calls > 0))
 
 
-def _update_usage(usage: Usage, reported: Any) -> None:
+def _update_usage(usage: Usage, reported: dict[str, Any]) -> None:
     """message_start carries input counts; message_delta carries cumulative output."""
-    if reported is None:
-        return
-    if getattr(reported, "input_tokens", None):
-        usage.input_tokens = reported.input_tokens
-    if getattr(reported, "output_tokens", None):
-        usage.output_tokens = reported.output_tokens
-    if getattr(reported, "cache_read_input_tokens", None):
-        usage.cache_read_tokens = reported.cache_read_input_tokens
-    if getattr(reported, "cache_creation_input_tokens", None):
-        usage.cache_write_tokens = reported.cache_creation_input_tokens
+    if count(reported.get("input_tokens")):
+        usage.input_tokens = reported["input_tokens"]
+    if count(reported.get("output_tokens")):
+        usage.output_tokens = reported["output_tokens"]
+    if count(reported.get("cache_read_input_tokens")):
+        usage.cache_read_tokens = reported["cache_read_input_tokens"]
+    if count(reported.get("cache_creation_input_tokens")):
+        usage.cache_write_tokens = reported["cache_creation_input_tokens"]

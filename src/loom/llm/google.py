@@ -19,6 +19,7 @@ from typing import Any
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._events import count, obj, objs, text
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -140,15 +141,12 @@ class GoogleProvider:
                 )
             if isinstance(chunk.get("usageMetadata"), dict):
                 _set_usage(usage, chunk["usageMetadata"])
-            for candidate in _dicts(chunk.get("candidates")):
+            for candidate in objs(chunk.get("candidates")):
                 seen_candidate = True
-                finish = candidate.get("finishReason") or finish
-                content = candidate.get("content")
-                parts = content.get("parts") if isinstance(content, dict) else None
-                for part in _dicts(parts):
-                    text = part.get("text")
-                    if isinstance(text, str) and text and not part.get("thought"):
-                        yield TextDelta(text)
+                finish = text(candidate.get("finishReason")) or finish
+                for part in objs(obj(candidate.get("content")).get("parts")):
+                    if text(part.get("text")) and not part.get("thought"):
+                        yield TextDelta(part["text"])
                     elif isinstance(part.get("functionCall"), dict):
                         calls += 1
                         yield ToolCallReady(_tool_call(part))
@@ -177,10 +175,6 @@ async def _segments(response: Any) -> AsyncIterator[Any]:
         yield chunk
 
 
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
 def _tool_call(part: dict[str, Any]) -> ToolCall:
     function_call = part["functionCall"]
     extra: dict[str, Any] = {}
@@ -202,12 +196,9 @@ def _tool_call(part: dict[str, Any]) -> ToolCall:
 
 def _set_usage(usage: Usage, reported: dict[str, Any]) -> None:
     """Gemini counts cached tokens inside the prompt count and thinking apart from output."""
-
-    def count(key: str) -> int:
-        value = reported.get(key)
-        return value if isinstance(value, int) else 0
-
-    cached = count("cachedContentTokenCount")
-    usage.input_tokens = max(0, count("promptTokenCount") - cached)
-    usage.output_tokens = count("candidatesTokenCount") + count("thoughtsTokenCount")
+    cached = count(reported.get("cachedContentTokenCount"))
+    usage.input_tokens = max(0, count(reported.get("promptTokenCount")) - cached)
+    usage.output_tokens = count(reported.get("candidatesTokenCount")) + count(
+        reported.get("thoughtsTokenCount")
+    )
     usage.cache_read_tokens = cached or None

@@ -15,6 +15,7 @@ from typing import Any
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
+from loom.llm._events import count, obj, objs, text
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -117,16 +118,16 @@ class OpenAIProvider:
         def open_stream() -> Any:
             # The SDK's low-level post sends the bytes as they are: its `create` would
             # walk and copy the whole history again on every call.
+            # Chunks come back as the JSON the SDK decoded (`loom.llm._events`).
             from openai import AsyncStream
-            from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
             return self._client.post(
                 "/chat/completions",
-                cast_to=ChatCompletion,
+                cast_to=object,
                 content=self.request_body(request),
                 options={"security": {"bearer_auth": True}},
                 stream=True,
-                stream_cls=AsyncStream[ChatCompletionChunk],
+                stream_cls=AsyncStream[object],
             )
 
         return sdk_stream(
@@ -143,23 +144,26 @@ class OpenAIProvider:
         finish: str | None = None
         seen_chunk = False
         async for chunk in chunks:
-            seen_chunk = seen_chunk or getattr(chunk, "choices", None) is not None
-            if getattr(chunk, "usage", None) is not None:
-                _set_usage(usage, chunk.usage)
-            for choice in chunk.choices or ():
-                delta = choice.delta
-                if delta is not None and delta.content:
-                    yield TextDelta(delta.content)
-                for fragment in (delta.tool_calls if delta is not None else None) or ():
-                    entry = calls.setdefault(fragment.index or 0, ["", ""])
-                    if fragment.id:
-                        entry[0] = fragment.id
-                    function = fragment.function
-                    if function is not None and function.name and not entry[1]:
-                        entry[1] = function.name
-                    if function is not None and function.arguments:
-                        entry.append(function.arguments)
-                finish = choice.finish_reason or finish
+            chunk = obj(chunk)
+            seen_chunk = seen_chunk or isinstance(chunk.get("choices"), list)
+            if chunk.get("usage") is not None:
+                _set_usage(usage, obj(chunk["usage"]))
+            for choice in objs(chunk.get("choices")):
+                delta = obj(choice.get("delta"))
+                content = text(delta.get("content"))
+                if content:
+                    yield TextDelta(content)
+                for fragment in objs(delta.get("tool_calls")):
+                    index = fragment.get("index")
+                    entry = calls.setdefault(index if isinstance(index, int) else 0, ["", ""])
+                    if text(fragment.get("id")):
+                        entry[0] = fragment["id"]
+                    function = obj(fragment.get("function"))
+                    if text(function.get("name")) and not entry[1]:
+                        entry[1] = function["name"]
+                    if text(function.get("arguments")):
+                        entry.append(function["arguments"])
+                finish = text(choice.get("finish_reason")) or finish
         if not seen_chunk:
             raise unreadable(
                 self.name,
@@ -188,10 +192,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
     _max_tokens_field = "max_tokens"
 
 
-def _set_usage(usage: Usage, reported: Any) -> None:
+def _set_usage(usage: Usage, reported: dict[str, Any]) -> None:
     """OpenAI counts cached prompt tokens inside prompt_tokens; we report them apart."""
-    details = getattr(reported, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or 0
-    usage.input_tokens = max(0, (reported.prompt_tokens or 0) - cached)
-    usage.output_tokens = reported.completion_tokens or 0
+    cached = count(obj(reported.get("prompt_tokens_details")).get("cached_tokens"))
+    usage.input_tokens = max(0, count(reported.get("prompt_tokens")) - cached)
+    usage.output_tokens = count(reported.get("completion_tokens"))
     usage.cache_read_tokens = cached or None

@@ -63,16 +63,38 @@ def records(thread: Any) -> list[dict[str, Any]]:
     return found if isinstance(found, list) else []
 
 
-def view_of(thread: Any, conversation: Sequence[Message]) -> View:
+def _view(
+    found: list[dict[str, Any]],
+    conversation: Sequence[Message],
+    positions: dict[str, tuple[Message, int]],
+) -> View:
     """The newest compaction that applies to `conversation` (its first kept message is
-    still there: a rewind past it voids it), or the whole conversation."""
-    positions = {id(m): i for i, m in enumerate(conversation)}
-    by_id = {m.id: positions[id(m)] for m in conversation if m.id}
-    for record in reversed(records(thread)):
-        start = by_id.get(record.get("first_kept_message_id"))
-        if start is not None and isinstance(record.get("summary"), str):
-            return View(conversation[start:], record["summary"], start)
+    still there: a rewind past it voids it), or the whole conversation. `positions`
+    remembers where each first kept message was last seen (checked by identity), so a
+    long session does not search the conversation on every call."""
+    for record in reversed(found):
+        summary, kept = record.get("summary"), record.get("first_kept_message_id")
+        if not isinstance(summary, str) or not isinstance(kept, str):
+            continue
+        start = _position(conversation, kept, positions)
+        if start is not None:
+            return View(conversation[start:], summary, start)
     return View(conversation, "", 0)
+
+
+def _position(
+    conversation: Sequence[Message], message_id: str, positions: dict[str, tuple[Message, int]]
+) -> int | None:
+    seen = positions.get(message_id)
+    if seen is not None:
+        message, index = seen
+        if index < len(conversation) and conversation[index] is message:
+            return index
+    for index, message in enumerate(conversation):
+        if message.id == message_id:
+            positions[message_id] = (message, index)
+            return index
+    return None
 
 
 def cut_point(conversation: Sequence[Message], start: int, keep_tokens: int) -> int | None:
@@ -129,9 +151,10 @@ class Compactor:
     def __init__(self, session: Any) -> None:
         self.session = session
         self._failed_at_turns: int | None = None  # user turns when summarising last failed
+        self._positions: dict[str, tuple[Message, int]] = {}
 
     def view(self, conversation: Sequence[Message]) -> View:
-        return view_of(self.session.thread, conversation)
+        return _view(records(self.session.thread), conversation, self._positions)
 
     def should_try(self, conversation: Sequence[Message]) -> bool:
         if not self.session.options.compaction:

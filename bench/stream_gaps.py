@@ -1,0 +1,192 @@
+"""Does one stream starve the others? 20 sessions streaming at once in one process.
+
+Each of --sessions sessions (real Session, real provider SDK, thread saves on) sends one
+message; the fake LLM server (its own process) answers each with --chunks text chunks
+sent as fast as it can, so they arrive in bursts. Measured in the session process:
+
+- worst in-stream gap: the longest wait between two text deltas of one session, as its
+  subscribers see them (the first delta excluded);
+- event-loop lag: a task that asks to wake every 2 ms records how late it wakes; the
+  worst lateness and the total time the loop was held beyond 5 ms at a time.
+
+Baseline in the same run: the same number of plain httpx2 streams of the same responses
+(lines read as they come), the same gap and lag measures. With --before DIR the sessions
+also run on that source tree, side by side.
+
+    .venv/bin/python bench/stream_gaps.py [--sessions 20] [--chunks 400]
+        [--provider openai] [--before /tmp/before]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _fake_proc import FakeServerProcess, post_turns, run_on_tree, source_trees
+
+MODELS = {
+    "openai": "openai:gpt-4.1",
+    "anthropic": "anthropic:claude-sonnet-4-6",
+    "google": "google:gemini-2.5-pro",
+}
+PATHS = {
+    "openai": "/v1/chat/completions",
+    "anthropic": "/v1/messages",
+    "google": "/v1beta/models/m:streamGenerateContent?alt=sse",
+}
+TICK = 0.002
+
+
+def answer(chunks: int) -> dict:
+    return {"text": [f"word{i} and some more text in this chunk " for i in range(chunks)]}
+
+
+class LagMonitor:
+    """Wakes every TICK; records how late."""
+
+    def __init__(self) -> None:
+        self.late: list[float] = []
+
+    async def run(self) -> None:
+        import asyncio
+
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(TICK)
+            self.late.append(time.perf_counter() - start - TICK)
+
+    def figures(self) -> dict[str, float]:
+        held = sum(late for late in self.late if late > 0.005)
+        return {"lag_max": max(self.late, default=0.0), "lag_total": held}
+
+
+def gaps_of(times: list[float]) -> float:
+    return max((b - a for a, b in itertools.pairwise(times)), default=0.0)
+
+
+# -- the measured process -----------------------------------------------------------------
+
+
+def child(args: argparse.Namespace) -> None:
+    import asyncio
+
+    async def sessions() -> dict:
+        from loom.core.events import TextDeltaEvent
+        from loom.llm.registry import create_provider
+        from loom.session import SessionManager, SessionOptions
+
+        name = args.provider
+        base = args.server_url + ("/v1" if name == "openai" else "")
+        options = SessionOptions(rules="", git_snapshot=False)
+        create_provider(name, api_key="bench", base_url=base)  # the SDK import, before timing
+        manager = SessionManager(
+            provider_factory=lambda m: create_provider(name, api_key="bench", base_url=base),
+            options=options,
+        )
+        project = Path(args.project)
+        started = [await manager.start_session(model=MODELS[name], project_path=project,
+                                               tools=[], auto_approve=True)
+                   for _ in range(args.sessions)]
+        seen: list[list[float]] = [[] for _ in started]
+        for index, session in enumerate(started):
+            def on_event(event, times=seen[index]) -> None:
+                if isinstance(event, TextDeltaEvent):
+                    times.append(time.perf_counter())
+
+            session.subscribe(on_event)
+        monitor = LagMonitor()
+        watcher = asyncio.get_running_loop().create_task(monitor.run())
+        begin = time.perf_counter()
+        await asyncio.gather(*(s.send_message("go") for s in started))
+        wall = time.perf_counter() - begin
+        watcher.cancel()
+        await manager.shutdown()
+        assert all(len(times) >= args.chunks // 2 for times in seen), [len(t) for t in seen]
+        return {"gap": max(gaps_of(times) for times in seen), "wall": wall,
+                **monitor.figures()}
+
+    async def plain() -> dict:
+        import httpx2
+
+        url = args.server_url + PATHS[args.provider]
+        body = {"model": "m", "stream": True, "max_tokens": 100,
+                "messages": [{"role": "user", "content": "go"}]}
+        seen: list[list[float]] = []
+
+        async def one(client: httpx2.AsyncClient) -> None:
+            times: list[float] = []
+            seen.append(times)
+            async with client.stream("POST", url, json=body) as reply:
+                async for line in reply.aiter_lines():
+                    if line.startswith("data:"):
+                        times.append(time.perf_counter())
+
+        monitor = LagMonitor()
+        watcher = asyncio.get_running_loop().create_task(monitor.run())
+        begin = time.perf_counter()
+        async with httpx2.AsyncClient(timeout=60) as client:
+            await asyncio.gather(*(one(client) for _ in range(args.sessions)))
+        wall = time.perf_counter() - begin
+        watcher.cancel()
+        return {"gap": max(gaps_of(times) for times in seen), "wall": wall,
+                **monitor.figures()}
+
+    post_turns(args.server_url, [answer(args.chunks)] * args.sessions)
+    measured = asyncio.run(sessions())
+    post_turns(args.server_url, [answer(args.chunks)] * args.sessions)
+    measured["baseline"] = asyncio.run(plain())
+    print(json.dumps(measured))
+
+
+# -- the driver ----------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--chunks", type=int, default=400)
+    parser.add_argument("--provider", default="openai", choices=sorted(MODELS))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", type=Path)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--server-url", help=argparse.SUPPRESS)
+    parser.add_argument("--project", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    print(f"{args.sessions} sessions streaming {args.chunks} chunks each at once "
+          f"({args.provider}), median of {args.repeat} runs; targets: gap <= 100 ms, "
+          "loop lag max <= 50 ms")
+    with FakeServerProcess() as server:
+        for label, src in source_trees(args.before):
+            runs = []
+            for _ in range(args.repeat):
+                with tempfile.TemporaryDirectory() as home:
+                    project = Path(home) / "project"
+                    project.mkdir()
+                    runs.append(run_on_tree(src, __file__, [
+                        "--sessions", str(args.sessions), "--chunks", str(args.chunks),
+                        "--provider", args.provider, "--server-url", server,
+                        "--project", str(project)], home))
+            load = os.getloadavg()[0]
+
+            def med(key: str, rows: list[dict]) -> float:
+                return statistics.median(row[key] for row in rows) * 1000
+
+            base = [run["baseline"] for run in runs]
+            print(f"  {label} (load {load:.2f})")
+            for title, rows in (("sessions", runs), ("plain httpx2", base)):
+                print(f"    {title:<13} worst gap {med('gap', rows):7.1f} ms   lag max "
+                      f"{med('lag_max', rows):7.1f} ms   held >5 ms: {med('lag_total', rows):7.1f}"
+                      f" ms   wall {med('wall', rows):7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
