@@ -45,42 +45,42 @@ def pair_segment(messages: Sequence[Message], system: list[str]) -> Iterator[Mes
     texts are appended to `system`. Pairing looks no further than the tool results right
     after a call, so a history cut before a user or assistant message pairs the same in
     pieces as whole (`loom.llm._wire` relies on that)."""
-    count = len(messages)
-    i = 0
-    while i < count:
-        message = messages[i]
-        i += 1
+    caller: AssistantMessage | None = None  # the message whose results are being gathered
+    results: dict[str, ToolMessage] = {}
+    for message in messages:
         if isinstance(message, SystemMessage):
             if message.content:
                 system.append(message.content)
-            continue
-        if isinstance(message, ToolMessage):
-            yield _stray_result(message)
-            continue
-        yield message
-        if not (isinstance(message, AssistantMessage) and message.tool_calls):
-            continue
-        results: dict[str, ToolMessage] = {}
-        while i < count and isinstance(messages[i], ToolMessage | SystemMessage):
-            result = messages[i]
-            i += 1
-            if isinstance(result, SystemMessage):
-                if result.content:
-                    system.append(result.content)
-                continue
-            assert isinstance(result, ToolMessage)
-            results.setdefault(result.tool_call_id, result)
-        wanted = {call.id for call in message.tool_calls}
-        for call in message.tool_calls:
-            yield results.get(call.id) or ToolMessage(
-                tool_call_id=call.id,
-                tool_name=call.tool_name,
-                content=MISSING_RESULT,
-                is_error=True,
-            )
-        for result in results.values():
-            if result.tool_call_id not in wanted:
-                yield _stray_result(result)
+        elif isinstance(message, ToolMessage):
+            if caller is None:
+                yield _stray_result(message)
+            else:
+                results.setdefault(message.tool_call_id, message)
+        else:
+            if caller is not None:
+                yield from _answered(caller, results)
+                caller = None
+            yield message
+            if isinstance(message, AssistantMessage) and message.tool_calls:
+                caller, results = message, {}
+    if caller is not None:
+        yield from _answered(caller, results)
+
+
+def _answered(caller: AssistantMessage, results: dict[str, ToolMessage]) -> Iterator[Message]:
+    """The results of `caller`'s calls in call order (missing ones filled in), then the
+    results that answer none of them, as notes."""
+    wanted = {call.id for call in caller.tool_calls}
+    for call in caller.tool_calls:
+        yield results.get(call.id) or ToolMessage(
+            tool_call_id=call.id,
+            tool_name=call.tool_name,
+            content=MISSING_RESULT,
+            is_error=True,
+        )
+    for result in results.values():
+        if result.tool_call_id not in wanted:
+            yield _stray_result(result)
 
 
 def _stray_result(message: ToolMessage) -> UserMessage:
