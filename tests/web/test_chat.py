@@ -317,3 +317,21 @@ def test_undo_and_redo_the_agents_last_turn(
     page.get_by_role("button", name="Undo", exact=True).click()
     expect(page.locator(".toast").last).to_contain_text("Restored 1 file(s)")
     assert (web.project / "hello.py").read_text() == original
+
+
+def test_the_todo_list_shows_in_the_plan_panel(page: Any, server: FakeLlmServer) -> None:
+    todos = [{"content": "Read hello.py", "status": "completed"},
+             {"content": "Make it polite", "status": "in_progress"},
+             {"content": "Run the tests", "status": "pending"}]  # fmt: skip
+    server.add(Turn(tool_calls=[FakeToolCall("todo_write", {"todos": todos})]))
+    server.add(Turn(text="Working on it."))
+    send(page, "make the greeting polite")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator("#plan")).to_contain_text("Todo (1/3 done)")
+    steps = page.locator("#plan .step")
+    expect(steps).to_have_count(3)
+    expect(steps.nth(0)).to_have_class(re.compile("step-completed"))
+    expect(steps.nth(1)).to_have_class(re.compile("step-started"))
+    expect(steps.nth(2)).to_contain_text("Run the tests")
+    page.reload()  # the panel comes back from the thread
+    expect(page.locator("#plan .step")).to_have_count(3)

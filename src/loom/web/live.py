@@ -57,7 +57,8 @@ class LiveSession:
         self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
         self.permission: Any = None  # the open PermissionRequest event
         self.status = "idle"
-        self.plan: dict[str, Any] | None = None  # architect plan and step states
+        # the panel: an architect plan and its steps' states, or the agent's todo list
+        self.plan: dict[str, Any] | None = todo_panel(session.todos) if session.todos else None
         self.notices: list[dict[str, str]] = []
         self.mcp_asks: list[Any] = []  # the project's MCP servers awaiting approval
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -195,6 +196,8 @@ class LiveSession:
             self.plan = {"summary": event.summary, "steps": [dict(s) for s in event.steps]}
             for step in self.plan["steps"]:
                 step.setdefault("status", "planned")
+        elif kind == "todo_list" and event.source == "agent":  # architect: the steps above
+            self.plan = todo_panel(event.todos)
         elif kind == "architect_step" and self.plan is not None:
             steps = self.plan["steps"]
             if 0 < event.index <= len(steps):
@@ -266,3 +269,13 @@ class Hub:
         data = json.dumps({"type": "live_sessions", "html": self.render_sidebar()})
         for client in list(self.sidebar_clients):
             client.offer(None, data)
+
+
+_TODO_STATES = {"pending": "planned", "in_progress": "started", "completed": "completed"}
+
+
+def todo_panel(todos: list[Any]) -> dict[str, Any]:
+    """The agent's todo list in the plan panel's shape (its step states and styles)."""
+    done = sum(item.status == "completed" for item in todos)
+    steps = [{"description": item.content, "status": _TODO_STATES[item.status]} for item in todos]
+    return {"summary": f"Todo ({done}/{len(todos)} done)", "steps": steps}

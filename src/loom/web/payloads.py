@@ -158,6 +158,7 @@ _HANDLERS = {
     "sync_error": _sync_error,
     "architect_plan": _plan,
     "architect_step": _plan,
+    "todo_list": _plan,  # the agent's todo list shares the plan panel
     "turn_complete": _turn_done,
     "context_compacted": _compacted,  # checkpoints/compaction (issue 13)
     "files_restored": _restored,
