@@ -35,12 +35,13 @@ tomllib and pydantic so every command can afford it.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from loom import defaults
 from loom.core.errors import LoomError
@@ -140,9 +141,51 @@ class CheckpointsSection(_Section):
     keep_days: float = Field(default=30, gt=0)  # older checkpoints go at the next gc
 
 
+class HookCommand(_Section):
+    """One lifecycle hook (`[[hooks.PreToolUse]]`, ...): a shell command that gets the
+    event as JSON on stdin (Claude Code's contract; see loom.hooks)."""
+
+    command: str = Field(min_length=1)
+    matcher: str | None = None  # a regex over Loom's tool names (tool events); None: all
+    timeout: float = Field(default=60.0, gt=0)  # seconds; then it is killed, the step goes on
+
+    @field_validator("matcher")
+    @classmethod
+    def _matcher_is_a_regex(cls, value: str | None) -> str | None:
+        if value not in (None, "", "*"):
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"matcher {value!r} is not a regular expression ({exc})") from None
+        return value
+
+
 class HooksSection(_Section):
     # shell commands after a round of tools that changed files; {files} = those files
+    # (the older, round-level form of PostToolUse: kept and read as it always was)
     post_tools: list[str] = Field(default_factory=list)
+    # lifecycle hooks, Claude Code's event names (loom.hooks.EVENTS)
+    PreToolUse: list[HookCommand] = Field(default_factory=list)
+    PostToolUse: list[HookCommand] = Field(default_factory=list)
+    UserPromptSubmit: list[HookCommand] = Field(default_factory=list)
+    Stop: list[HookCommand] = Field(default_factory=list)
+    SubagentStop: list[HookCommand] = Field(default_factory=list)
+    SessionStart: list[HookCommand] = Field(default_factory=list)
+    SessionEnd: list[HookCommand] = Field(default_factory=list)
+    PreCompact: list[HookCommand] = Field(default_factory=list)
+    Notification: list[HookCommand] = Field(default_factory=list)
+
+    def commands(self, event: str) -> list[HookCommand]:
+        return list(getattr(self, event, None) or [])
+
+
+class AgentsSection(_Section):
+    """Sub-agents (the `task` tool)."""
+
+    max_parallel: int = Field(default=4, ge=1)  # children of one session running at once
+    # how deep delegation goes: 1 = the person's session may start children, children
+    # may not start their own
+    max_depth: int = Field(default=1, ge=0)
 
 
 class GitSection(_Section):
@@ -202,6 +245,7 @@ class LoomConfig(_Section):
     checkpoints: CheckpointsSection = Field(default_factory=CheckpointsSection)
     hooks: HooksSection = Field(default_factory=HooksSection)
     git: GitSection = Field(default_factory=GitSection)
+    agents: AgentsSection = Field(default_factory=AgentsSection)
     sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
     web_fetch: WebFetchSection = Field(default_factory=WebFetchSection)

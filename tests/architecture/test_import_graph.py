@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "prompts": 2,  # the system prompts, environment block, AGENTS.md files (issue 22)
     "store": 2,
     "sandbox": 2,  # how tools launch processes (issue 15)
+    "hooks": 2,  # lifecycle hooks: run a command, read its decision (issue 23)
     "repointel": 3,
     "lsp": 3,
     "decisions": 3,  # decision graph (seed 000)

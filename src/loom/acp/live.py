@@ -32,13 +32,16 @@ from loom.core.events import (
     ArchitectPlan,
     LlmRetry,
     NewMessage,
+    Notice,
     PermissionRequest,
     SessionError,
+    SubagentStatus,
     SyncError,
     TextDeltaEvent,
     TodoList,
     ToolComplete,
     ToolExecuting,
+    ToolProgress,
 )
 from loom.core.messages import AssistantMessage, ToolMessage
 
@@ -249,6 +252,15 @@ class LiveSession:
                 return [updates.agent_text(note)]
             case SessionError(message=message):
                 return [updates.agent_text(f"\n[error: {message}]\n")]
+            case ToolProgress(call_id=call_id, message=message) if message:
+                # a sub-agent's steps (and any tool's progress) inside its call
+                return [updates.call_progress(call_id, "in_progress",
+                                              [updates.text_content(message)])]  # fmt: skip
+            case SubagentStatus(call_id=call_id, status="started") as started:
+                note = f"sub-agent thread {started.child_thread_id}"
+                return [updates.call_progress(call_id, "in_progress", [updates.text_content(note)])]
+            case Notice(source=source, text=text):
+                return [updates.agent_text(f"\n[{source or 'notice'}: {text}]\n")]
             case SyncError(message=message):
                 log.warning("sync: %s", message)  # not part of the conversation
         return []

@@ -203,6 +203,19 @@ class EventRenderer:
         self.last_error = event.message
         self.line(f"error ({event.origin}): {event.message}", style="bold red")
 
+    def _on_notice(self, event: Any) -> None:
+        source = f"{event.source}: " if event.source else ""
+        self.line(f"{source}{event.text}", style="yellow" if event.level == "warning" else "dim")
+
+    def _on_subagent_status(self, event: Any) -> None:
+        who = f"sub-agent {event.agent}" if event.agent else "sub-agent"
+        what = f": {event.description}" if event.description else ""
+        style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
+        detail = f" ({event.detail})" if event.detail else ""
+        self.line(
+            f"  ↳ {who} {event.status}{what}  [{event.child_thread_id}]{detail}", style=style
+        )
+
     def _on_sync_error(self, event: Any) -> None:
         self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")
 

@@ -226,6 +226,10 @@ class HeadlessRun:
                 f"{event.delay_seconds:.1f} s (attempt {event.attempt})\n"
             )
             self.err.flush()
+        elif kind == "notice" and self.options.output_format == "text":
+            source = f"{event.source}: " if event.source else ""
+            self.err.write(f"loom: {source}{event.text}\n")
+            self.err.flush()
         if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
             from loom.session import NoPendingPermission
 

@@ -164,6 +164,40 @@ class TodoList(_Event):
     source: Literal["agent", "architect"] = "agent"
 
 
+class Notice(_Event):
+    """Something the person should read that is not the agent's: a lifecycle hook's
+    warning (it failed, timed out, printed too much) or its `systemMessage`."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning"] = "info"
+    source: str = ""  # e.g. "PreToolUse hook"
+    text: str
+
+
+class SubagentStatus(_Event):
+    """A sub-agent (the `task` call `call_id` of this session) started or finished. Its
+    own events are on its own topic; its thread is `child_thread_id`."""
+
+    type: Literal["subagent_status"] = "subagent_status"
+    call_id: str
+    child_session_id: str
+    child_thread_id: str
+    agent: str = ""  # the custom agent's name; "" for the general one
+    description: str = ""
+    status: Literal["started", "completed", "failed", "cancelled"] = "started"
+    detail: str = ""  # the failure, or where a worktree child left its changes
+
+
+class SubagentMessage(_Event):
+    """A message a sub-agent recorded, echoed on its parent's topic (stream-json prints
+    it with `parent_tool_use_id` = the task call, as Claude Code does)."""
+
+    type: Literal["subagent_message"] = "subagent_message"
+    call_id: str
+    child_thread_id: str
+    message: Message
+
+
 class TurnComplete(_Event):
     type: Literal["turn_complete"] = "turn_complete"
     text: str = ""
@@ -188,6 +222,9 @@ SessionEvent = Annotated[
     | ContextCompacted
     | DecisionCascade
     | TodoList
+    | Notice
+    | SubagentStatus
+    | SubagentMessage
     | TurnComplete,
     Field(discriminator="type"),
 ]

@@ -7,10 +7,18 @@ policy.record(tool, args, "allow_always")    # saves a scoped grant in loom.db
 
 from loom.permissions.dangerous import dangerous_reason
 from loom.permissions.grants import Grant, GrantStore
-from loom.permissions.policy import RESPONSES, Decision, DenyRule, PermissionPolicy, Verdict
+from loom.permissions.policy import (
+    PLAIN_ASK,
+    RESPONSES,
+    Decision,
+    DenyRule,
+    PermissionPolicy,
+    Verdict,
+)
 from loom.permissions.shell_rules import command_prefix, covered_by_prefixes
 
 __all__ = [
+    "PLAIN_ASK",
     "RESPONSES",
     "Decision",
     "DenyRule",

@@ -49,6 +49,9 @@ class Decision(enum.Enum):
     DENY = "deny"
 
 
+PLAIN_ASK = "needs your approval"  # the reason when only a grant would have allowed it
+
+
 @dataclass(frozen=True)
 class Verdict:
     decision: Decision
@@ -181,7 +184,7 @@ class PermissionPolicy:
         grant = self._covering_grant(tool, name, subject, command)
         if grant is not None:
             return Verdict(Decision.ALLOW, f"allowed always: {grant.describe()}", subject)
-        return Verdict(Decision.ASK, "needs your approval", subject)
+        return Verdict(Decision.ASK, PLAIN_ASK, subject)
 
     def _grants_for(self, name: str) -> list[Grant]:
         saved: list[Grant] = []

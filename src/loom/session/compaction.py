@@ -163,7 +163,11 @@ class Compactor:
         return self._failed_at_turns is None or turns > self._failed_at_turns
 
     async def compact(
-        self, conversation: Sequence[Message], history_budget: int, focus: str = ""
+        self,
+        conversation: Sequence[Message],
+        history_budget: int,
+        focus: str = "",
+        trigger: str = "auto",
     ) -> View | None:
         """Fold the oldest turns so the rest uses about half of `history_budget`
         (`history_budget` 0: all but the newest turn). Returns the new view, or None
@@ -174,6 +178,9 @@ class Compactor:
         if cut is None or cut <= current.start:
             return None
         folded = conversation[current.start : cut]
+        hooks = getattr(self.session, "hooks", None)
+        if hooks is not None:  # PreCompact: "manual" (/compact) or "auto"
+            await hooks.pre_compact(trigger, focus)
         model = self.summary_model()
         try:
             summary = await self._summarise(model, transcript(folded, current.summary), focus)
@@ -270,7 +277,9 @@ async def compact_now(session: Any, focus: str = "") -> View | None:
         raise CompactionError("the agent is working; wait for the turn to end (or Ctrl-C)")
     conversation = sm.conversation_of(session.state)
     compactor = session.llm.compactor
-    result = await compactor.compact(conversation, history_budget=0, focus=focus)
+    result = await compactor.compact(
+        conversation, history_budget=0, focus=focus, trigger="manual"
+    )
     if result is None:
         raise CompactionError("nothing to compact yet: the conversation has a single turn")
     await session.flush()

@@ -53,6 +53,7 @@ class SessionOptions:
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
+    lifecycle_hooks: Any = None  # loom.hooks.LifecycleHooks ([[hooks.EVENT]]); None: none
     compaction: bool = False  # summarise old turns with the fast model (context.compaction)
     auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
     checkpointer: Any = None  # loom.session.checkpointing.Checkpointer: snapshots for undo

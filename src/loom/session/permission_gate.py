@@ -57,18 +57,39 @@ class PermissionGate:
             self._future.cancel()
         self._future, self._call = None, None
 
-    async def check(self, tool: Any, call: ToolCall) -> sm.AgentEvent | None:
-        """None when the call may run, else the PermissionDenied event to feed."""
+    async def check(
+        self, tool: Any, call: ToolCall, hook_decision: str | None = None
+    ) -> sm.AgentEvent | None:
+        """None when the call may run, else the PermissionDenied event to feed.
+        `hook_decision` is a PreToolUse hook's answer: "allow" skips the question only a
+        grant would have skipped (the dangerous-command floor, protected files and the
+        sandbox's questions still ask); "ask" asks even where the policy allows."""
         if self.policy is None:
             return None
         session, args = self.session, call.arguments_json
+        if hook_decision == "allow" and _only_a_grant_missing(self.policy, tool, args):
+            return None
         verdict = self.policy.check(tool, args)
         decision = verdict.decision.value
+        if decision == "allow" and hook_decision == "ask":
+            from loom.permissions import Decision, Verdict
+            from loom.session.headless import HEADLESS_REASON, HeadlessPolicy
+
+            why = "a PreToolUse hook asks for your approval"
+            verdict, decision = Verdict(Decision.ASK, why, verdict.subject), "ask"
+            if isinstance(self.policy, HeadlessPolicy):  # nobody to ask
+                reason = f"{why}; {HEADLESS_REASON}"
+                if self.policy.on_refusal is not None:
+                    self.policy.on_refusal(call.tool_name, verdict.subject, reason)
+                return sm.PermissionDenied(call.id, verdict.subject, time.time(), reason)
         if decision == "allow":
             return None
         if decision == "deny":
             return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
         await session.flush()  # durable before we wait on a person
+        hooks = getattr(session, "hooks", None)
+        if hooks is not None:
+            hooks.notify(f"Loom needs your permission to use {call.tool_name}")
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
         sandboxed, sandbox_text = _sandbox_status(tool, args)
@@ -95,6 +116,19 @@ class PermissionGate:
         if answer == "deny":
             return sm.PermissionDenied(call.id, verdict.subject, time.time())
         return None
+
+
+def _only_a_grant_missing(policy: Any, tool: Any, args: dict[str, Any]) -> bool:
+    """The policy allows the call, or would ask only because nothing granted it (not a
+    dangerous command, a protected file or an unconfined command). A headless policy is
+    asked through the policy it wraps, which would ask where it refuses."""
+    from loom.permissions import PLAIN_ASK
+    from loom.session.headless import HeadlessPolicy
+
+    inner = policy.policy if isinstance(policy, HeadlessPolicy) else policy
+    verdict = inner.check(tool, args)
+    value = verdict.decision.value
+    return value == "allow" or (value == "ask" and verdict.reason == PLAIN_ASK)
 
 
 def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:

@@ -51,6 +51,7 @@ class SessionPrompts:
         self._environment: Environment | None = None
         self._instructions: ProjectInstructions | None = options.instructions
         self._nested: NestedInstructions | None = None
+        self.hook_context = ""  # what SessionStart hooks printed, for the system prompt
 
     @property
     def instructions(self) -> ProjectInstructions:
@@ -102,6 +103,8 @@ class SessionPrompts:
             return self.options.system_prompt
         provider, model_id = parse_model_name(model)
         extra = self.options.extra_system
+        if self.hook_context:
+            extra = f"{extra}\n\n# From the SessionStart hooks\n\n{self.hook_context}".strip()
         if self.options.text_tool_calls and provider == "openai-compatible":
             from loom.llm.text_tool_calls import FORMAT_NOTE
 

@@ -45,6 +45,7 @@ from loom.llm.base import Provider
 from loom.session._llm import LlmCaller
 from loom.session.auto_commit import after_turn
 from loom.session.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
+from loom.session.hook_points import SessionHooks
 from loom.session.mentions import expand_mentions
 from loom.session.options import SessionOptions
 from loom.session.permission_gate import PermissionGate
@@ -124,10 +125,16 @@ class Session:
         # awaited at the start of each turn, inside the turn (so interrupt() stops them):
         # e.g. MCP servers still connecting, whose tools the model should see
         self.before_turn: list[Callable[[], Awaitable[Any]]] = []
+        self.hooks: SessionHooks | None = None  # [[hooks.EVENT]]: loom.session.hook_points
+        if self.options.lifecycle_hooks:
+            self.hooks = SessionHooks(self, self.options.lifecycle_hooks)
+        self._stop_continuations = 0  # Stop hooks that made this turn go on
 
     async def start(self) -> None:
         """Settle a resumed thread (answer calls left open by a crash) and record the
         starting git state. The thread is first written at the first step that matters."""
+        if self.hooks is not None:
+            self.hooks.session_start("resume" if self.thread.messages else "startup")
         if self._pending_restore:
             actions, self._pending_restore = self._pending_restore, []
             await self._perform_all(actions)
@@ -290,6 +297,8 @@ class Session:
             self._save_state()
         await self._saver.flush()
         self._set_status("idle")
+        if self.hooks is not None:
+            await self.hooks.session_end("exit")
 
     # -- one turn ---------------------------------------------------------------------
 
@@ -297,6 +306,8 @@ class Session:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         for hook in self.before_turn:
             await hook()
+        if self.hooks is not None:  # SessionStart's context, once its hooks are done
+            self.prompts.hook_context = await self.hooks.start_context()
         if self._pending_restore:
             await self.start()
         try:
@@ -326,6 +337,16 @@ class Session:
         if message.id is None:
             message.id = new_message_id()
             message.created_at = now_iso()
+        if self.hooks is not None:
+            verdict = await self.hooks.user_prompt(message.content)
+            if verdict is not None and (verdict.blocked or verdict.stop is not None):
+                why = verdict.reason or verdict.stop or "no reason given"
+                raise TurnError(
+                    f"a UserPromptSubmit hook blocked this message: {why}", origin="Hook"
+                )
+            if verdict is not None and verdict.context_text:
+                message.content += f"\n\n[UserPromptSubmit hook]\n{verdict.context_text}"
+        self._stop_continuations = 0
         end = await self.drive(sm.UserInput(message))
         self.last_turn = end
         if end.error is not None:
@@ -443,9 +464,19 @@ class Session:
                 notes.append(outcome)  # for the model, with the round's tool results
         return sm.PostToolsHookDone("\n\n".join(notes))
 
-    async def _end_turn(self, action: sm.EndTurn) -> None:
+    async def _end_turn(self, action: sm.EndTurn) -> sm.AgentEvent | None:
+        ended_well = action.error is None and not action.interrupted
+        if self.hooks is not None and ended_well and not self.busy:
+            goes_on = await self.hooks.stop(action.text, self._stop_continuations)
+            if goes_on is not None:  # a Stop hook blocked: the turn goes on with its text
+                self._stop_continuations += 1
+                text = f"[Stop hook] You are not done yet: {goes_on}"
+                return sm.UserInput(
+                    UserMessage(content=text, id=new_message_id(), created_at=now_iso())
+                )
         await after_turn(self)  # the end-of-turn checkpoint, then [git] auto_commit
         self.publish(TurnComplete(session_id=self.id, text=action.text))
+        return None
 
     async def _flushed(self, result: Any) -> Any:
         await self._saver.flush()

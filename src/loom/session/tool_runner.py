@@ -113,9 +113,23 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     problem = lookup_error(call, session.active_tools)
     if problem is not None:
         return sm.ToolCompleted(call.id, sm.ToolOutcome(problem, is_error=True), time.time())
+    hooks = getattr(session, "hooks", None)
+    verdict = await hooks.pre_tool_use(call) if hooks is not None else None
+    if verdict is not None:
+        if verdict.blocked or verdict.stop is not None:
+            from loom.session.hook_points import refusal_text
+
+            outcome = sm.ToolOutcome(refusal_text(verdict), is_error=True)
+            return sm.ToolCompleted(call.id, outcome, time.time())
+        if verdict.updated_input is not None:  # the hook rewrote the call's input
+            call = call.model_copy(update={"arguments_json": verdict.updated_input})
+            problem = lookup_error(call, session.active_tools)
+            if problem is not None:
+                outcome = sm.ToolOutcome(f"After a PreToolUse hook changed it: {problem}", True)
+                return sm.ToolCompleted(call.id, outcome, time.time())
     tool = session.active_tools.get(call.tool_name)
     args = call.arguments_json
-    denied = await gate.check(tool, call)
+    denied = await gate.check(tool, call, verdict.decision if verdict is not None else None)
     if denied is not None:
         return denied
     changes_files = risk_of(tool, args) != "read"
@@ -156,6 +170,9 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     content = result.content
     if not result.is_error:
         content = await _after_success(session, tool, args, result)
+    if hooks is not None:
+        feedback = await hooks.post_tool_use(call, result.content, result.is_error)
+        content = f"{content}\n\n{feedback}" if feedback else content
     outcome = sm.ToolOutcome(content, result.is_error)
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
 

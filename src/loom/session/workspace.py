@@ -139,6 +139,10 @@ class Workspace:
 
                 hooks = [PostToolsCommands(self.config.hooks.post_tools)]
                 self._manager.options.post_tools_hooks = hooks
+            from loom.hooks import LifecycleHooks
+
+            lifecycle = LifecycleHooks.from_config(self.config.hooks)  # [[hooks.EVENT]]
+            self._manager.options.lifecycle_hooks = lifecycle or None
             from loom.session.checkpointing import checkpointer_for
 
             config, data = self.config, self.paths.data  # snapshots before file changes

@@ -128,6 +128,24 @@ def _rewound(live: LiveSession, event: Any) -> dict[str, Any]:
     )
 
 
+def _hook_notice(live: LiveSession, event: Any) -> dict[str, Any]:
+    source = f"{event.source}: " if event.source else ""
+    return _notice("warn" if event.level == "warning" else "info", f"{source}{event.text}")
+
+
+def _subagent(live: LiveSession, event: Any) -> dict[str, Any]:
+    return {
+        "type": "subagent",
+        "call_id": event.call_id,
+        "status": event.status,
+        "child_session_id": event.child_session_id,
+        "child_thread_id": event.child_thread_id,
+        "agent": event.agent,
+        "description": event.description,
+        "detail": event.detail,
+    }
+
+
 def _notice(level: str, text: str) -> dict[str, Any]:
     return {"type": "notice", "level": level, "text": text}
 
@@ -163,4 +181,6 @@ _HANDLERS = {
     "context_compacted": _compacted,  # checkpoints/compaction (issue 13)
     "files_restored": _restored,
     "conversation_rewound": _rewound,
+    "notice": _hook_notice,  # lifecycle hooks' warnings and messages
+    "subagent_status": _subagent,
 }

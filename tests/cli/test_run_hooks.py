@@ -1,0 +1,214 @@
+"""Lifecycle hooks (`[[hooks.EVENT]]`, Claude Code's contract) through `loom run` against
+the fake LLM server: what each hook gets on stdin, exit 2 blocks, JSON decisions,
+context for the model, and the bad hooks (a hang, megabytes of output, exit 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.cli.conftest import Done
+from tests.cli.test_run_instructions import system_of, tool_results
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+SCRIPT = Path(__file__).resolve().parents[1] / "hooks" / "hook_script.py"
+
+
+def hook(log: Path, mode: str, arg: str = "") -> str:
+    return shlex.join([sys.executable, str(SCRIPT), str(log), mode, *([arg] if arg else [])])
+
+
+def user_config(text: str) -> None:
+    """Hooks in the person's own config (a project's need trust)."""
+    path = Path(os.environ["LOOM_HOME"]) / "config" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def entry(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> str:
+    lines = [f"[[hooks.{event}]]", f"command = {json.dumps(command)}"]
+    if matcher is not None:
+        lines.append(f"matcher = {json.dumps(matcher)}")
+    if timeout is not None:
+        lines.append(f"timeout = {timeout}")
+    return "\n".join(lines) + "\n"
+
+
+def logged(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def write_call(path: str = "out.txt") -> Turn:
+    return Turn(tool_calls=[FakeToolCall("file_write", {"path": path, "content": "hi\n"})])
+
+
+def test_pre_tool_use_exit_2_refuses_the_call_and_the_model_reads_why(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "pre.log"
+    user_config(entry("PreToolUse", hook(log, "block", "no writes on Fridays"), "file_.*"))
+    server.add(write_call(), Turn(tool_calls=[FakeToolCall("directory_list", {})]), Turn(text="ok"))
+    done = cli(["run", "-p", "write it", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "out.txt").exists()
+    assert "Refused by a PreToolUse hook: no writes on Fridays" in tool_results(server.requests[1])[0]
+    (seen,) = logged(log)  # directory_list does not match `file_.*`: one run only
+    assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "file_write"
+    assert seen["tool_input"] == {"path": "out.txt", "content": "hi\n"}
+    thread_id = seen["session_id"]
+    assert thread_id.startswith("T-") and seen["cwd"] == str(project)
+    assert seen["transcript_path"].endswith(f"{thread_id}.json") and seen["tool_use_id"]
+
+
+def test_pre_tool_use_json_allow_skips_the_question_and_updated_input_is_used(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    decision = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"path": "elsewhere.txt", "content": "rewritten\n"},
+        }
+    }
+    user_config(entry("PreToolUse", hook(tmp_path / "log", "json", json.dumps(decision))))
+    server.add(write_call(), Turn(text="ok"))
+    done = cli(["run", "-p", "write it"], project, server)  # no --yes: the hook allowed it
+    assert done.returncode == 0, done.stderr
+    assert (project / "elsewhere.txt").read_text() == "rewritten\n"
+    assert not (project / "out.txt").exists() and "refused" not in done.stderr
+
+
+def test_pre_tool_use_allow_never_lifts_the_dangerous_floor(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    allow = {"hookSpecificOutput": {"permissionDecision": "allow"}}
+    user_config(entry("PreToolUse", hook(tmp_path / "log", "json", json.dumps(allow))))
+    (project / "keep").mkdir()
+    risky = {"command": 'rm -rf "$KEEP"'}
+    server.add(Turn(tool_calls=[FakeToolCall("shell", risky)]), Turn(text="ok"))
+    done = cli(["run", "-p", "clean"], project, server, KEEP="keep")
+    assert done.returncode == 0, done.stderr
+    assert (project / "keep").is_dir() and "refused shell" in done.stderr
+    assert "computed when it runs" in tool_results(server.requests[1])[0]
+
+
+def test_pre_tool_use_json_deny_and_ask_in_a_headless_run(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    deny = {"hookSpecificOutput": {"permissionDecision": "deny",
+                                   "permissionDecisionReason": "use file_edit"}}  # fmt: skip
+    ask = {"hookSpecificOutput": {"permissionDecision": "ask"}}
+    user_config(
+        entry("PreToolUse", hook(tmp_path / "a", "json", json.dumps(deny)), "file_write")
+        + entry("PreToolUse", hook(tmp_path / "b", "json", json.dumps(ask)), "directory_list")
+    )
+    server.add(write_call(), Turn(tool_calls=[FakeToolCall("directory_list", {})]), Turn(text="ok"))
+    done = cli(["run", "-p", "go", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "Refused by a PreToolUse hook: use file_edit" in tool_results(server.requests[1])[0]
+    listing = tool_results(server.requests[2])[-1]  # read-only, yet the hook wants a person
+    assert "a PreToolUse hook asks for your approval" in listing
+    assert "refused directory_list" in done.stderr
+
+
+def test_post_tool_use_gets_the_response_and_exit_2_feedback_reaches_the_model(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "post.log"
+    user_config(entry("PostToolUse", hook(log, "block", "line 1: missing newline"), "file_write"))
+    server.add(write_call(), Turn(text="fixed"))
+    done = cli(["run", "-p", "write", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert (project / "out.txt").exists()  # it ran: PostToolUse comes after
+    result = tool_results(server.requests[1])[0]
+    assert "[PostToolUse hook]\nline 1: missing newline" in result
+    (seen,) = logged(log)
+    assert seen["tool_response"]["is_error"] is False and "out.txt" in seen["tool_response"]["content"]
+
+
+def test_user_prompt_submit_adds_context_or_blocks_the_message(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    user_config(entry("UserPromptSubmit", hook(tmp_path / "u", "print", "Sprint ends Friday.")))
+    server.add(Turn(text="noted"))
+    done = cli(["run", "-p", "plan the week"], project, server)
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(server.requests[0].json["messages"][-1])
+    assert "plan the week" in sent and "Sprint ends Friday." in sent
+
+    user_config(entry("UserPromptSubmit", hook(tmp_path / "v", "block", "no secrets in prompts")))
+    done = cli(["run", "-p", "my password is hunter2"], project, server)
+    assert done.returncode == 1
+    assert "UserPromptSubmit hook blocked this message: no secrets in prompts" in done.stderr
+    assert len(server.requests) == 1  # the blocked message never reached the model
+
+
+def test_stop_hook_exit_2_makes_the_turn_go_on_once(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "stop.log"
+    user_config(entry("Stop", hook(log, "block-once", "run the tests first")))
+    server.add(Turn(text="done"), Turn(text="tests pass, done"))
+    done = cli(["run", "-p", "fix it"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "tests pass, done"
+    assert "run the tests first" in json.dumps(server.requests[1].json["messages"][-1])
+    first, second = logged(log)
+    assert first["stop_hook_active"] is False and second["stop_hook_active"] is True
+    assert first["last_assistant_message"] == "done"
+
+
+def test_session_start_context_reaches_the_system_prompt_and_session_end_runs(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    end_log = tmp_path / "end.log"
+    user_config(
+        entry("SessionStart", hook(tmp_path / "s", "print", "Open issues: #12 login"), "startup")
+        + entry("SessionEnd", hook(end_log, "ok"))
+    )
+    server.add(Turn(text="ok"))
+    done = cli(["run", "-p", "hi"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "Open issues: #12 login" in system_of(server.requests[0])
+    (ended,) = logged(end_log)
+    assert ended["hook_event_name"] == "SessionEnd" and ended["reason"] == "exit"
+
+
+@pytest.mark.parametrize(
+    ("mode", "warning"),
+    [
+        ("hang", "did not finish in time and was stopped"),
+        ("fail", "failed (exit 1: the linter crashed); going on"),
+        ("flood", "printed more than 64000 bytes"),
+    ],
+)
+def test_a_bad_hook_is_a_warning_and_the_call_goes_on(
+    cli: Callable[..., Done],
+    server: FakeLlmServer,
+    project: Path,
+    tmp_path: Path,
+    mode: str,
+    warning: str,
+) -> None:
+    user_config(entry("PreToolUse", hook(tmp_path / "log", mode), timeout=1))
+    server.add(write_call(), Turn(text="ok"))
+    done = cli(["run", "-p", "write", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert (project / "out.txt").read_text() == "hi\n"
+    assert f"loom: PreToolUse hook: PreToolUse hook `" in done.stderr and warning in done.stderr
+
+
+def test_a_matcher_that_is_not_a_regex_is_a_clear_config_error(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    user_config(entry("PreToolUse", "true", "file_(write"))
+    done = cli(["run", "-p", "hi"], project, server)
+    assert done.returncode == 1
+    assert "matcher 'file_(write' is not a regular expression" in done.stderr
+    assert "config.toml" in done.stderr and not server.requests
