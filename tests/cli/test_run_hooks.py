@@ -31,7 +31,9 @@ def user_config(text: str) -> None:
     path.write_text(text)
 
 
-def entry(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> str:
+def entry(
+    event: str, command: str, matcher: str | None = None, timeout: float | None = None
+) -> str:
     lines = [f"[[hooks.{event}]]", f"command = {json.dumps(command)}"]
     if matcher is not None:
         lines.append(f"matcher = {json.dumps(matcher)}")
@@ -57,7 +59,8 @@ def test_pre_tool_use_exit_2_refuses_the_call_and_the_model_reads_why(
     done = cli(["run", "-p", "write it", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert not (project / "out.txt").exists()
-    assert "Refused by a PreToolUse hook: no writes on Fridays" in tool_results(server.requests[1])[0]
+    refusal = tool_results(server.requests[1])[0]
+    assert "Refused by a PreToolUse hook: no writes on Fridays" in refusal
     (seen,) = logged(log)  # directory_list does not match `file_.*`: one run only
     assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "file_write"
     assert seen["tool_input"] == {"path": "out.txt", "content": "hi\n"}
@@ -129,7 +132,8 @@ def test_post_tool_use_gets_the_response_and_exit_2_feedback_reaches_the_model(
     result = tool_results(server.requests[1])[0]
     assert "[PostToolUse hook]\nline 1: missing newline" in result
     (seen,) = logged(log)
-    assert seen["tool_response"]["is_error"] is False and "out.txt" in seen["tool_response"]["content"]
+    response = seen["tool_response"]
+    assert response["is_error"] is False and "out.txt" in response["content"]
 
 
 def test_user_prompt_submit_adds_context_or_blocks_the_message(
@@ -201,7 +205,7 @@ def test_a_bad_hook_is_a_warning_and_the_call_goes_on(
     done = cli(["run", "-p", "write", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "out.txt").read_text() == "hi\n"
-    assert f"loom: PreToolUse hook: PreToolUse hook `" in done.stderr and warning in done.stderr
+    assert "loom: PreToolUse hook: PreToolUse hook `" in done.stderr and warning in done.stderr
 
 
 def test_a_matcher_that_is_not_a_regex_is_a_clear_config_error(

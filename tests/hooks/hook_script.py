@@ -21,9 +21,7 @@ def main() -> int:
     earlier = log.read_text().count("\n") if log.exists() else 0
     with log.open("a") as out:
         out.write(json.dumps(data) + "\n")
-    if mode == "print":
-        print(arg)
-    elif mode == "json":
+    if mode in ("print", "json"):
         print(arg)
     elif mode == "block" or (mode == "block-once" and earlier == 0):
         print(arg, file=sys.stderr)
