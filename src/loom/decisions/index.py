@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loom.core.decisions import DecisionLog
-from loom.store.db import connect, migrate
+from loom.store.db import connect, migrate, thread_connection
 
 COMPONENT = "decision_index"
 
@@ -131,6 +131,12 @@ class DecisionIndex:
         conn = connect(database, check_same_thread=check_same_thread)
         migrate(conn, COMPONENT, MIGRATIONS)
         return cls(conn)
+
+    @classmethod
+    def for_this_thread(cls, database: Path) -> DecisionIndex:
+        """The index over this thread's shared connection to `database`
+        (`loom.store.db.thread_connection`); not to be closed."""
+        return cls(thread_connection(database, COMPONENT, MIGRATIONS))
 
     @classmethod
     def in_memory(cls) -> DecisionIndex:

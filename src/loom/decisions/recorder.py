@@ -66,25 +66,19 @@ class DecisionRecorder:
         self.on_change = on_change
         self.on_cascade = on_cascade
         self.git_meta = git_meta
-        self._index: DecisionIndex | None = None
         # tools and the context builder call in from worker threads
         self.lock = threading.RLock()
 
     # -- the index, fresh, with this session's unsaved entries ---------------------------
 
     def index(self) -> DecisionIndex:
+        """The calling thread's index (its connection is shared with every recorder on
+        that thread: a session holds no database handle of its own), fresh."""
         with self.lock:
-            if self._index is None:
-                self._index = DecisionIndex.open(self.database, check_same_thread=False)
-            self._index.refresh(self.threads_dir)
-            self._index.put_thread(self.thread.id, self.workspace_root, self.log)
-            return self._index
-
-    def close(self) -> None:
-        with self.lock:
-            if self._index is not None:
-                self._index.close()
-                self._index = None
+            index = DecisionIndex.for_this_thread(self.database)
+            index.refresh(self.threads_dir)
+            index.put_thread(self.thread.id, self.workspace_root, self.log)
+            return index
 
     def _append(self, kind: str, item: Any) -> None:
         # a new list, not an append: a save serialising the thread on its own thread

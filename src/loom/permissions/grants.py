@@ -13,7 +13,6 @@ A grant belongs to one project root and one tool, and covers a scope:
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Literal
 
 from loom.core.clock import now_iso
 from loom.paths import LoomPaths
-from loom.store.db import connect, migrate
+from loom.store.db import drop_thread_connection, thread_connection
 
 ScopeKind = Literal["path", "dir", "prefix", "exact", "any"]
 SCOPE_KINDS: tuple[str, ...] = ("path", "dir", "prefix", "exact", "any")
@@ -71,26 +70,22 @@ def normalize_root(root: Path | str) -> str:
 
 class GrantStore:
     """Grants for one project (`project_root`), or for all projects when it is None
-    (what `loom permissions list` uses). Keeps one connection per thread; every query
-    reads the latest committed state, so revocations by other processes (`loom
-    permissions revoke`) apply at once."""
+    (what `loom permissions list` uses). Every query reads the latest committed state,
+    so revocations by other processes (`loom permissions revoke`) apply at once."""
 
     def __init__(self, project_root: Path | str | None = None, *, database: Path | None = None):
         self.project_root = normalize_root(project_root) if project_root is not None else None
         self.database = database or LoomPaths.from_env().database
-        self._local = threading.local()
 
     @contextmanager
     def _conn(self) -> Iterator[sqlite3.Connection]:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self.database)
-            try:
-                migrate(conn, "permission_grants", MIGRATIONS)
-            except BaseException:
-                conn.close()
-                raise
-            self._local.conn = conn
+        """This thread's connection to loom.db, shared with every other GrantStore (a
+        session has one: it owns no database handle of its own)."""
+        try:
+            conn = thread_connection(self.database, "permission_grants", MIGRATIONS)
+        except sqlite3.DatabaseError:
+            drop_thread_connection(self.database)
+            raise
         try:
             yield conn
         except sqlite3.DatabaseError:
@@ -98,11 +93,8 @@ class GrantStore:
             raise
 
     def close(self) -> None:
-        """Close this thread's connection (others close when their thread ends)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            conn.close()
+        """Close this thread's connection to the database (the next query opens another)."""
+        drop_thread_connection(self.database)
 
     def _require_project(self) -> str:
         if self.project_root is None:

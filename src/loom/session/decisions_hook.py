@@ -58,7 +58,6 @@ class SessionDecisions:
 
     def close(self) -> None:
         self._unsubscribe()
-        self.recorder.close()
 
     # -- recorder callbacks (called from worker threads) --------------------------------
 

@@ -72,8 +72,6 @@ class ToolAccess:
                 outcome = cleanup()
                 if asyncio.iscoroutine(outcome):
                     await outcome
-        if self._decisions is not None:
-            self._decisions.close()
 
     def tools(self) -> list[ToolInfo]:
         return [

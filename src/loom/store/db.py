@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 
 TYPE_CHECKING = False  # pathlib stays unimported on the `loom list` fast path
@@ -113,3 +114,40 @@ def _version(conn: sqlite3.Connection, component: str) -> int:
         "SELECT version FROM _migrations WHERE component = ?", (component,)
     ).fetchone()
     return row[0] if row else 0
+
+
+# -- one connection per database and thread, shared -----------------------------------------
+
+# In WAL mode every open connection holds a shared lock on loom.db, and SQLite defers
+# closing a file while the process holds a lock on it: a connection per session left a
+# descriptor behind each stopped session until the whole process let go of loom.db. So
+# the many short-lived users of loom.db (each session's grants and decision recorder)
+# share their thread's connection instead of owning one.
+_threads = threading.local()
+_DATABASES_KEPT = 4  # a process uses one loom.db; tests use one per test
+
+
+def thread_connection(
+    database: Path, component: str, migrations: Sequence[Migration]
+) -> sqlite3.Connection:
+    """This thread's connection to `database`, with `component` migrated."""
+    open_here: dict[Path, tuple[sqlite3.Connection, set[str]]] = _threads.__dict__.setdefault(
+        "by_db", {}
+    )
+    entry = open_here.get(database)
+    if entry is None:
+        entry = open_here[database] = (connect(database), set())
+        while len(open_here) > _DATABASES_KEPT:
+            open_here.pop(next(iter(open_here)))[0].close()
+    conn, migrated = entry
+    if component not in migrated:
+        migrate(conn, component, migrations)
+        migrated.add(component)
+    return conn
+
+
+def drop_thread_connection(database: Path) -> None:
+    """Close this thread's connection to `database` (after an error: never reused)."""
+    entry = _threads.__dict__.get("by_db", {}).pop(database, None)
+    if entry is not None:
+        entry[0].close()
