@@ -48,7 +48,7 @@ async def test_read_offset_past_end(run: Runner, root: Path) -> None:
 
 @pytest.mark.parametrize(
     ("data", "kind"),
-    [(b"\x89PNG\r\n\x1a\n" + bytes(100), "PNG image"), (b"abc\x00def", "binary data"),
+    [(b"%PDF-1.7\n" + bytes(100), "PDF document"), (b"abc\x00def", "binary data"),
      (b"\x7fELF\x02\x01", "executable")],
 )
 async def test_read_binary_is_a_clear_message(
@@ -57,6 +57,14 @@ async def test_read_binary_is_a_clear_message(
     (root / "blob").write_bytes(data)
     with pytest.raises(ToolError, match=f"is (a |an )?{kind}.*not a text file"):
         await run("file_read", path="blob")
+
+
+async def test_read_image_hands_the_bytes_to_the_session(run: Runner, root: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(100)
+    (root / "shot.png").write_bytes(png)
+    result = await run("file_read", path="shot.png")
+    assert result.content == "shot.png is an image (image/png, 108 bytes)."
+    assert result.metadata["image"] == ("shot.png", png)  # shown or refused per model
 
 
 async def test_read_missing_suggests_close_names(run: Runner, root: Path) -> None:

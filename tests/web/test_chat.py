@@ -335,3 +335,36 @@ def test_the_todo_list_shows_in_the_plan_panel(page: Any, server: FakeLlmServer)
     expect(steps.nth(2)).to_contain_text("Run the tests")
     page.reload()  # the panel comes back from the thread
     expect(page.locator("#plan .step")).to_have_count(3)
+
+
+DROP_PNG = """async ([name, b64]) => {
+  const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, { type: "image/png" }));
+  const form = document.querySelector("#composer");
+  form.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true,
+                                                 cancelable: true }));
+  form.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true,
+                                             cancelable: true }));
+}"""
+
+
+def test_an_image_dropped_on_the_message_box_reaches_the_model(
+    page: Any, server: FakeLlmServer
+) -> None:
+    import base64
+
+    from tests.cli.test_run_images import png
+
+    image = png(seed=7)
+    server.add(Turn(text="A small red picture."))
+    page.evaluate(DROP_PNG, ["shot.png", base64.b64encode(image).decode()])
+    expect(page.locator("#attachments .attachment")).to_contain_text("shot.png")
+    send(page, "what is this?")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".msg-assistant").last).to_have_text("A small red picture.")
+    expect(page.locator(".msg-user").first).to_contain_text("Image: shot.png (PNG")
+    content = server.requests[0].json["messages"][0]["content"]
+    sent = [base64.b64decode(b["source"]["data"]) for b in content if b["type"] == "image"]
+    assert sent == [image]
+    expect(page.locator("#attachments .attachment")).to_have_count(0)

@@ -146,6 +146,9 @@ class EventRenderer:
 
     def _on_new_message(self, event: Any) -> None:
         message = event.message
+        if message.role == "user" and getattr(message, "images", None):
+            for image in message.images:  # what the model is shown besides the text
+                self.line(f"  attached image: {image.describe()}", style="dim")
         if message.role != "assistant" or not self.show_messages:
             return
         self._close_stream()

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 
+from loom.core.images import ImageRef
 from loom.core.text import TooDeep, clean_json, clean_text
 
 
@@ -77,6 +78,7 @@ class _MessageBase(_Snapshot):
 
 class UserMessage(_MessageBase):
     role: Literal["user"] = "user"
+    images: list[ImageRef] | None = None  # attached images, by reference (core.images)
 
 
 class SystemMessage(_MessageBase):
@@ -97,6 +99,7 @@ class ToolMessage(_MessageBase):
     tool_call_id: str
     tool_name: str
     is_error: bool | None = None
+    images: list[ImageRef] | None = None  # an image file the tool read (core.images)
 
 
 Message = Annotated[

@@ -453,6 +453,7 @@ def _tool_message(
         tool_name=call.tool_name,
         content=outcome.content,
         is_error=True if outcome.is_error else None,
+        images=list(outcome.images) or None,
         id=message_id,
         created_at=created_at,
     )

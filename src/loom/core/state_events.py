@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall
 
@@ -30,6 +31,7 @@ class ToolProgressInfo:
 class ToolOutcome:
     content: str
     is_error: bool = False
+    images: tuple[Any, ...] = ()  # core.images.ImageRef: an image file the tool read
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage,
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, text
+from loom.llm._images import anthropic_block, images_of
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -26,11 +27,15 @@ from loom.llm.guard import guarded_async_client
 def anthropic_units(message: Message) -> list[Unit]:
     """One message as Messages API content blocks; a tool result is a block of the next
     user turn (encoded once: `loom.llm._wire`)."""
+    images = images_of(message)
     if isinstance(message, ToolMessage):
+        content: Any = message.content or "(empty)"
+        if images:  # an image file the agent read: shown to the model as an image
+            content = [{"type": "text", "text": content}, *map(anthropic_block, images)]
         block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": message.tool_call_id,
-            "content": message.content or "(empty)",
+            "content": content,
         }
         if message.is_error:
             block["is_error"] = True
@@ -54,9 +59,10 @@ def anthropic_units(message: Message) -> list[Unit]:
             for call in message.tool_calls
         ]
         return units
+    units = [("user", dumps(anthropic_block(ref))) for ref in images]
     if message.content:
-        return [("user", dumps({"type": "text", "text": message.content}))]
-    return []
+        units.append(("user", dumps({"type": "text", "text": message.content})))
+    return units
 
 
 def _turn(role: str, blocks: list[bytes]) -> bytes:

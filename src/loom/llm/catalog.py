@@ -31,6 +31,7 @@ class ModelInfo:
     cache_write_price_per_mtok: float | None = None  # None: same as input price
     supports_tools: bool = True
     known: bool = True
+    supports_images: bool = True  # image input (screenshots, file_read of an image)
 
 
 def _m(
@@ -91,7 +92,7 @@ _CATALOG: tuple[ModelInfo, ...] = (
     _m("openai", "o1", 200_000, 100_000, 15.0, 60.0, 7.5),
     _m("openai", "o3", 200_000, 100_000, 2.0, 8.0, 0.5),
     _m("openai", "o3-pro", 200_000, 100_000, 20.0, 80.0),
-    _m("openai", "o3-mini", 200_000, 100_000, 1.10, 4.40, 0.55),
+    replace(_m("openai", "o3-mini", 200_000, 100_000, 1.10, 4.40, 0.55), supports_images=False),
     _m("openai", "o4-mini", 200_000, 100_000, 1.10, 4.40, 0.275),
     # -- Google -----------------------------------------------------------------------
     _m("google", "gemini-3-pro", 1_048_576, 65_536, 2.0, 12.0, 0.20),
@@ -144,8 +145,14 @@ def model_info(provider: str, model_id: str) -> ModelInfo:
             0.0,
             0.0,
             known=False,
+            supports_images=False,  # a local model: say so rather than send what it drops
         )
     return replace(found, provider=provider, model_id=model_id)
+
+
+def takes_images(provider: str, model_id: str) -> bool:
+    """Whether the catalog knows `provider:model_id` to take images as input."""
+    return model_info(provider, model_id).supports_images
 
 
 def cost_usd(info: ModelInfo, usage: Usage) -> float:

@@ -20,6 +20,7 @@ from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage,
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
+from loom.llm._images import gemini_part, images_of
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -46,7 +47,8 @@ def gemini_units(message: Message) -> list[Unit]:
             "name": message.tool_name,
             "response": {key: message.content},
         }
-        return [("user", dumps({"functionResponse": response}))]
+        parts = [("user", dumps({"functionResponse": response}))]
+        return parts + [("user", dumps(gemini_part(ref))) for ref in images_of(message)]
     if isinstance(message, AssistantMessage):
         units: list[Unit] = [("model", dumps({"text": message.content}))] if message.content else []
         for call in message.tool_calls:
@@ -58,9 +60,10 @@ def gemini_units(message: Message) -> list[Unit]:
                 part["thoughtSignature"] = signature  # base64, as the API sent it
             units.append(("model", dumps(part)))
         return units
+    units = [("user", dumps(gemini_part(ref))) for ref in images_of(message)]
     if message.content:
-        return [("user", dumps({"text": message.content}))]
-    return []
+        units.append(("user", dumps({"text": message.content})))
+    return units
 
 
 def _content(role: str, parts: list[bytes]) -> bytes:

@@ -16,6 +16,7 @@ from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage,
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
+from loom.llm._images import openai_part
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -54,6 +55,11 @@ def openai_units(message: Message) -> list[Unit]:
                 }
                 for call in message.tool_calls
             ]
+    elif getattr(message, "images", None):  # Chat Completions: images in user messages only
+        parts = [openai_part(ref) for ref in message.images]  # type: ignore[union-attr]
+        if message.content:
+            parts.insert(0, {"type": "text", "text": message.content})
+        entry = {"role": "user", "content": parts}
     else:
         entry = {"role": "user", "content": message.content}
     return [(None, dumps(entry))]

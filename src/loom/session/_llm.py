@@ -89,6 +89,7 @@ class LlmCaller:
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
         built = await self._build(window, conversation, specs, repo_map, decisions)
+        await _load_images(built.messages, options.image_store)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,
@@ -200,6 +201,16 @@ class LlmCaller:
         else:
             total.cost_usd += cost
         return usage
+
+
+async def _load_images(messages: Sequence[Message], store: Any) -> None:
+    """Images of a resumed thread are references: read their bytes from the image store
+    before the request is built (a missing one is sent as a note by the adapter)."""
+    missing = [
+        ref for m in messages for ref in (m.__dict__.get("images") or ()) if ref.data is None
+    ]
+    if missing and store is not None:
+        await asyncio.to_thread(lambda: [store.load(ref) for ref in missing])
 
 
 def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:

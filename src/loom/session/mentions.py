@@ -20,6 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loom.core.errors import BadInput
+from loom.core.images import (
+    IMAGE_SUFFIXES,
+    MAX_IMAGE_BYTES,
+    ImageError,
+    ImageRef,
+    check_count,
+    image_ref,
+)
 
 MAX_FILE_BYTES = 256_000
 MAX_LISTING = 300
@@ -36,6 +44,7 @@ class MentionError(BadInput):
 class Expanded:
     text: str
     files: list[str] = field(default_factory=list)  # project-relative, in mention order
+    images: list[ImageRef] = field(default_factory=list)  # @shot.png, pasted image paths
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,8 @@ def expand_mentions(text: str, root: Path) -> Expanded:
     """The message with each mentioned file's content (or folder listing) attached."""
     root = root.resolve()
     mentions = find_mentions(text, root)
-    if not mentions:
+    images = pasted_images(text)
+    if not mentions and not images:
         return Expanded(text)
     blocks: list[str] = []
     files: list[str] = []
@@ -86,10 +96,47 @@ def expand_mentions(text: str, root: Path) -> Expanded:
             continue
         if target.is_dir():
             blocks.append(_listing(target, rel))
+        elif target.suffix.lower() in IMAGE_SUFFIXES and mention.start is None:
+            images.append(_image(target, rel, f"@{mention.raw}"))
         else:
             blocks.append(_file_block(target, rel, mention))
         files.append(rel)
-    return Expanded(text + "\n\n" + "\n\n".join(blocks), list(dict.fromkeys(files)))
+    check_count(len(images))
+    if blocks:
+        text = text + "\n\n" + "\n\n".join(blocks)
+    return Expanded(text, list(dict.fromkeys(files)), images)
+
+
+_PASTED = re.compile(r"""'([^']+)'|"([^"]+)"|((?:\\ |\S)+)""")
+
+
+def pasted_images(text: str) -> list[ImageRef]:
+    """Image files named by an absolute (or ~) path in the message, as a terminal pastes
+    a dropped screenshot (quoted, or with `\\ ` for spaces, or as a file:// URL). The
+    person typed them, so they may lie outside the project; only existing image files
+    count, and a word that is not a path stays text."""
+    found: list[ImageRef] = []
+    for match in _PASTED.finditer(text):
+        word = next(group for group in match.groups() if group is not None)
+        word = word.replace("\\ ", " ").removeprefix("file://").rstrip(_TRAILING)
+        if not word.lower().endswith(IMAGE_SUFFIXES) or not word.startswith(("/", "~")):
+            continue
+        path = Path(os.path.expanduser(word))
+        if path.is_file():
+            found.append(_image(path, path.name, word))
+    return found
+
+
+def _image(target: Path, name: str, said: str) -> ImageRef:
+    try:
+        with target.open("rb") as handle:
+            data = handle.read(MAX_IMAGE_BYTES + 1)  # past the limit: image_ref says so
+    except OSError as exc:
+        raise MentionError(f"{said}: cannot read {name} ({exc.strerror or exc})") from None
+    try:
+        return image_ref(name, data)
+    except ImageError as exc:
+        raise MentionError(f"{said}: {exc}") from None
 
 
 def _resolve(path: str, root: Path) -> tuple[Path, str]:

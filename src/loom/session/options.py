@@ -41,6 +41,7 @@ class SessionOptions:
     extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
     # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
     text_tool_calls: bool = False
+    image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off

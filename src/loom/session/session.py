@@ -37,6 +37,7 @@ from loom.core.events import (
     topic_for,
 )
 from loom.core.ids import new_message_id
+from loom.core.images import ImageRef, check_count
 from loom.core.messages import Message, ToolCall, Usage, UserMessage
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
@@ -144,17 +145,33 @@ class Session:
 
     # -- seed 001 API -----------------------------------------------------------------
 
-    async def send_message(self, text: str) -> str:
+    async def send_message(self, text: str, images: list[ImageRef] | None = None) -> str:
         """Run one turn; returns the assistant's final text ("" if interrupted).
-        Raises TurnError when the turn ends in an error (the session goes on)."""
+        `images`: attached by a face (a file dropped on the web page), besides the ones
+        the text names (`@shot.png`, a pasted path). Raises TurnError when the turn ends
+        in an error (the session goes on), ImageError/MentionError before anything is
+        sent when an attachment cannot be."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError("the message is empty; type something for the agent to do")
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
         # @path mentions: attached now, so a bad path fails before anything is sent
         expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
+        if images:
+            expanded.images = [*images, *expanded.images]
+            check_count(len(expanded.images))
+        if expanded.images:  # refused before anything is sent when the model takes none
+            check_model_takes_images(self.model)
+            await asyncio.to_thread(self._keep_images, expanded.images)
         async with self._turn_lock:
-            return await self._run_in_task(self._turn(expanded.text, expanded.files))
+            return await self._run_in_task(
+                self._turn(expanded.text, expanded.files, expanded.images)
+            )
+
+    def _keep_images(self, images: list[Any]) -> None:
+        store = self.options.image_store
+        for ref in images if store is not None else ():
+            store.put(ref)
 
     async def _run_in_task(self, turn: Any) -> str:
         # The turn runs in its own task: interrupt() cancels it, never the caller.
@@ -302,7 +319,9 @@ class Session:
 
     # -- one turn ---------------------------------------------------------------------
 
-    async def _turn(self, text: str | None, mentions: list[str] | None = None) -> str:
+    async def _turn(
+        self, text: str | None, mentions: list[str] | None = None, images: list[Any] | None = None
+    ) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         for hook in self.before_turn:
             await hook()
@@ -317,7 +336,7 @@ class Session:
                 from loom.session.architect import run_architect_turn
 
                 return await run_architect_turn(self, text)
-            message = UserMessage(content=text)
+            message = UserMessage(content=text, images=images or None)
             if mentions:
                 message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus
             return await self.run_user_turn(message)
@@ -579,6 +598,21 @@ class Session:
             )
         )
         await self._saver.flush()
+
+
+def check_model_takes_images(model: str) -> None:
+    """ImageError, saying so plainly, when `model` does not take images."""
+    from loom.core.images import ImageError
+    from loom.llm.catalog import takes_images
+    from loom.llm.registry import parse_model_name
+
+    provider, model_id = parse_model_name(model)
+    if not takes_images(provider, model_id):
+        raise ImageError(
+            f"{model} does not take images (as far as Loom's model catalog knows), so the "
+            "image was not sent. Switch to a model that does (/model, --model, e.g. "
+            "anthropic:claude-sonnet-4-6), or describe what the image shows in words"
+        )
 
 
 def _same_slot(old: Any, new: Any) -> bool:

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
@@ -23,6 +23,7 @@ from loom.core.secrets import redact
 from loom.core.todos import TodoItem
 from loom.llm.base import invalid_arguments_text
 from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
+from loom.tools.file_read import IMAGE_KEY
 from loom.tools.todo import TODOS_KEY
 
 if TYPE_CHECKING:
@@ -167,13 +168,13 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     )
     if session.in_git_repo and changes_files:
         await session.git_snapshot()
-    content = result.content
+    outcome = sm.ToolOutcome(result.content, result.is_error)
     if not result.is_error:
-        content = await _after_success(session, tool, args, result)
+        outcome = await _after_success(session, tool, args, result)
     if hooks is not None:
         feedback = await hooks.post_tool_use(call, result.content, result.is_error)
-        content = f"{content}\n\n{feedback}" if feedback else content
-    outcome = sm.ToolOutcome(content, result.is_error)
+        if feedback:
+            outcome = replace(outcome, content=f"{outcome.content}\n\n{feedback}")
     return sm.ToolCompleted(call.id, outcome, time.time(), new_message_id(), now_iso())
 
 
@@ -196,15 +197,51 @@ def runs_in_parallel(tools: ToolRegistry, call: ToolCall) -> bool:
 
 async def _after_success(
     session: ToolPort, tool: Tool, args: dict[str, Any], result: ToolRunResult
-) -> str:
-    """What a successful call changes beyond its result: a todo list for the faces; the
-    instruction files (AGENTS.md, ...) of a folder the agent reached for the first time,
-    added to the result the model reads."""
+) -> sm.ToolOutcome:
+    """What a successful call changes beyond its result: a todo list for the faces; an
+    image file read, shown to a model that takes images; the instruction files
+    (AGENTS.md, ...) of a folder the agent reached for the first time, added to the
+    result the model reads."""
     todos = result.metadata.get(TODOS_KEY)
     if isinstance(todos, list):
         session.update_todos([TodoItem.model_validate(item) for item in todos])
+    outcome = sm.ToolOutcome(result.content)
+    image = result.metadata.get(IMAGE_KEY)
+    if isinstance(image, tuple):
+        outcome = await asyncio.to_thread(image_outcome, session, result.content, *image)
     note = await asyncio.to_thread(session.prompts.nested_for, tool, args)
-    return f"{result.content}\n\n{note}" if note else result.content
+    if note:
+        outcome = replace(outcome, content=f"{outcome.content}\n\n{note}")
+    return outcome
+
+
+def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.ToolOutcome:
+    """An image file the agent read: attached to its result for models whose API takes
+    images in tool results (Anthropic, Gemini), else a plain error saying why."""
+    from loom.core.images import ImageError, image_ref
+    from loom.llm.catalog import takes_images
+    from loom.llm.registry import parse_model_name
+
+    model = session.active_model
+    provider, model_id = parse_model_name(model)
+    if not takes_images(provider, model_id):
+        why = f"{model} does not take images"
+    elif provider not in ("anthropic", "google"):
+        why = f"{provider}'s API takes images only in the person's messages, not tool results"
+    else:
+        try:
+            ref = image_ref(name, data)
+        except ImageError as exc:
+            return sm.ToolOutcome(f"{text}\n{exc}", is_error=True)
+        store = session.options.image_store
+        if store is not None:
+            store.put(ref)
+        return sm.ToolOutcome(f"{text} It is attached below.", images=(ref,))
+    return sm.ToolOutcome(
+        f"{text} It cannot be shown to you: {why}. Ask the person to describe it, or to "
+        "attach it with @path while using a model that takes images.",
+        is_error=True,
+    )
 
 
 def risk_of(tool: Any, args: dict[str, Any]) -> str:

@@ -300,6 +300,9 @@ class Workspace:
             # --private on resume: from now on this thread never leaves the machine
             session.thread.is_private = True
             session.thread.visibility = ThreadVisibility.PRIVATE
+        from loom.store.images import image_store
+
+        session.options.image_store = image_store(self.paths.data)  # attached images
         running.session = session
         self._running[session.id] = running
         running.cleanups.append(SessionDecisions(session, self.paths).close)

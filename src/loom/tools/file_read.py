@@ -8,11 +8,13 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from loom.core.images import MAX_IMAGE_BYTES, media_type_of
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import open_confined
 from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
 
 DEFAULT_LIMIT = 2000
+IMAGE_KEY = "image"  # ToolResult.metadata: (path, bytes) of an image file read
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 _SNIFF_BYTES = 8192
@@ -45,7 +47,8 @@ def numbered(lines: list[str], first: int) -> str:
 class FileRead(BuiltinTool):
     name = "file_read"
     description = (
-        "Read a text file in the project. Returns lines prefixed with their line numbers "
+        "Read a text file in the project (an image file is shown to you when the model "
+        "takes images). Returns lines prefixed with their line numbers "
         "(cat -n style). Reads up to 2000 lines at a time: use `offset` (first line, 1-based) "
         "and `limit` (number of lines) to page through large files."
     )
@@ -99,6 +102,11 @@ class FileRead(BuiltinTool):
                     raise ToolError(f"{rel} is not a regular file; file_read reads files")
                 head = handle.read(_SNIFF_BYTES)
                 kind = binary_kind(head)
+                media_type = media_type_of(head[:16])
+                if media_type is not None and info.st_size <= MAX_IMAGE_BYTES:
+                    data = head + handle.read(MAX_IMAGE_BYTES + 1 - len(head))
+                    text = f"{rel} is an image ({media_type}, {len(data):,} bytes)."
+                    return ToolResult(text, metadata={IMAGE_KEY: (rel, data)})
                 if kind:
                     raise ToolError(
                         f"{rel} is {kind} ({info.st_size:,} bytes), not a text file; "

@@ -8,6 +8,7 @@ the Workspace's own message.
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from loom.core.images import MAX_IMAGE_BYTES, ImageError, check_count, image_ref
 from loom.session import LoomError, SessionSpec
 from loom.web.graph import graph
 from loom.web.live import pending_permission
@@ -31,16 +33,24 @@ from loom.web.state import PAGE_SIZE, NotFound, WebState
 from loom.web.views import fragment
 
 MAX_MESSAGE_CHARS = 200_000
+MAX_IMAGE_BASE64 = (MAX_IMAGE_BYTES + 2) // 3 * 4 + 4  # a larger upload is refused unread
+
+
+class ImageUpload(BaseModel):
+    name: str = Field(min_length=1, max_length=300)
+    data: str = Field(max_length=MAX_IMAGE_BASE64)  # base64
 
 
 class NewSession(BaseModel):
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     model: str | None = Field(default=None, max_length=200)
     mode: Literal["normal", "architect"] = "normal"
+    images: list[ImageUpload] = Field(default_factory=list)  # files dropped on the page
 
 
 class Message(BaseModel):
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    images: list[ImageUpload] = Field(default_factory=list)  # files dropped on the page
 
 
 class Answer(BaseModel):
@@ -98,6 +108,10 @@ async def start(request: Request) -> JSONResponse:
     body = await _body(request, NewSession)
     model = (body.model or "").strip() or None
     try:
+        images = _images(body.images)
+    except ImageError as exc:
+        return _error(400, str(exc))
+    try:
         spec = SessionSpec(model=model, mode=body.mode, asks_mcp_approval=True)
         session = await state.ws.start_session(spec)
     except LoomError as exc:
@@ -105,7 +119,7 @@ async def start(request: Request) -> JSONResponse:
     live = state.hub.add(session)
     _sandbox_notice(state, live)
     _mcp_asks(state, live)
-    live.send(body.text)
+    live.send(body.text, images)
     return JSONResponse({"id": session.id, "url": f"/s/{session.id}"})
 
 
@@ -113,8 +127,25 @@ async def send(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Message)
-    live.send(body.text)
+    try:
+        images = _images(body.images)
+    except ImageError as exc:
+        return _error(400, str(exc))
+    live.send(body.text, images)
     return JSONResponse({"ok": True}, status_code=202)
+
+
+def _images(uploads: list[ImageUpload]) -> list[Any]:
+    """Dropped files as checked images (ImageError: not an image, too large, too many)."""
+    check_count(len(uploads))
+    found = []
+    for upload in uploads:
+        try:
+            data = base64.b64decode(upload.data, validate=True)
+        except ValueError:
+            raise ImageError(f"{upload.name} arrived damaged; drop it again") from None
+        found.append(image_ref(upload.name.rsplit("/", 1)[-1], data))
+    return found
 
 
 async def cancel(request: Request) -> JSONResponse:

@@ -53,6 +53,7 @@ class ChatItem:
     model: str | None = None
     level: str = "info"  # for notices: info | warn | error
     plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
+    images: list[str] = field(default_factory=list)  # kind "user": attached images, described
 
 
 def subject_of(arguments: dict[str, Any]) -> str:
@@ -142,7 +143,8 @@ def chat_items(
             # architect mode's step request: the plan panel shows the step itself
             items.append(ChatItem("notice", text=message.content.split("\n\n")[0]))
         elif role == "user":
-            items.append(ChatItem("user", text=message.content))
+            attached = [ref.describe() for ref in getattr(message, "images", None) or ()]
+            items.append(ChatItem("user", text=message.content, images=attached))
         elif role == "assistant" and isinstance(extra.get("plan"), dict):
             items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
         elif role == "assistant":

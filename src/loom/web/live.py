@@ -101,14 +101,14 @@ class LiveSession:
 
     # -- actions ----------------------------------------------------------------------
 
-    def send(self, text: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._send(text))
+    def send(self, text: str, images: list[Any] | None = None) -> None:
+        task = asyncio.get_running_loop().create_task(self._send(text, images))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _send(self, text: str) -> None:
+    async def _send(self, text: str, images: list[Any] | None = None) -> None:
         try:
-            await self.session.send_message(text)
+            await self.session.send_message(text, images or None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # TurnError: the session already published the error

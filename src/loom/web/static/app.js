@@ -267,14 +267,53 @@ function currentMode() {
   return $("[data-mode].on")?.dataset.mode || "normal";
 }
 
+// Images dropped on the message box (or picked with "Image…"), sent with the next message.
+const pendingImages = [];
+
+function addImageFiles(files) {
+  for (const file of files) {
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(file.type)) {
+      toast(`${file.name} is not a PNG, JPEG, GIF or WebP image`, "error");
+      continue;
+    }
+    const reader = new FileReader();
+    reader.onload = () => {
+      pendingImages.push({ name: file.name, data: String(reader.result).split(",", 2)[1] });
+      renderAttachments();
+    };
+    reader.readAsDataURL(file);
+  }
+}
+
+function renderAttachments() {
+  const box = $("#attachments");
+  if (!box) return;
+  box.replaceChildren(...pendingImages.map((image, index) => {
+    const chip = document.createElement("span");
+    chip.className = "attachment";
+    chip.textContent = image.name;
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "×";
+    remove.setAttribute("aria-label", `Remove ${image.name}`);
+    remove.addEventListener("click", () => { pendingImages.splice(index, 1); renderAttachments(); });
+    chip.append(remove);
+    return chip;
+  }));
+}
+
 async function send(text) {
+  const images = pendingImages.slice();
   if (view === "new") {
     const model = $("#model")?.value.trim() || null;
-    const started = await api("/api/sessions", { text, model, mode: currentMode() });
+    const started = await api("/api/sessions", { text, model, mode: currentMode(), images });
+    pendingImages.length = 0;
     location.assign(started.url);
     return;
   }
-  await api(`/api/sessions/${sessionId}/messages`, { text });
+  await api(`/api/sessions/${sessionId}/messages`, { text, images });
+  pendingImages.length = 0;
+  renderAttachments();
   setBusy(true);
 }
 
@@ -288,6 +327,17 @@ function setupComposer() {
   const form = $("#composer");
   const prompt = $("#prompt");
   if (!form) return;
+  const attach = $("#attach");
+  $("#attach-button")?.addEventListener("click", () => attach?.click());
+  attach?.addEventListener("change", () => { addImageFiles(attach.files); attach.value = ""; });
+  form.addEventListener("dragover", (event) => {
+    if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+  });
+  form.addEventListener("drop", (event) => {
+    if (!event.dataTransfer?.files.length) return;
+    event.preventDefault();
+    addImageFiles(event.dataTransfer.files);
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const text = prompt.value;

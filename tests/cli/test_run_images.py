@@ -1,0 +1,139 @@
+"""Images through `loom run` and the real SDKs against the fake LLM server: `@shot.png`
+and a pasted path become image parts, file_read of an image reaches a model that takes
+images, the thread keeps a reference + hash (the bytes live once in the image store),
+and what cannot be sent says so plainly."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import struct
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.cli.conftest import Done
+from tests.cli.test_run_instructions import tool_results
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+from loom.core.images import MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE
+
+
+def png(width: int = 4, height: int = 3, seed: int = 0) -> bytes:
+    """A real, valid PNG."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)  # fmt: skip
+    rows = b"".join(b"\x00" + bytes([seed % 256, 0, 0]) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+            + chunk(b"IEND", b""))  # fmt: skip
+
+
+def thread_of(done: Done) -> dict:
+    thread_id = json.loads(done.stdout)["thread_id"]
+    path = next(Path(os.environ["LOOM_HOME"]).rglob(f"{thread_id}.json"))
+    return json.loads(path.read_text())
+
+
+def test_mentioned_and_pasted_images_reach_anthropic_as_image_blocks(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    shot = png(seed=1)
+    (project / "shot.png").write_bytes(shot)
+    desktop = tmp_path / "Desktop"
+    desktop.mkdir()
+    pasted = png(seed=2)
+    (desktop / "Screen Shot.png").write_bytes(pasted)
+    server.add(Turn(text="A red square."))
+    escaped = str(desktop / "Screen Shot.png").replace(" ", "\\ ")  # as a terminal pastes it
+    prompt = f"what is in @shot.png and {escaped}?"
+    done = cli(["run", "-p", prompt, "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    (user,) = server.requests[0].json["messages"]
+    images = [b for b in user["content"] if b["type"] == "image"]
+    assert [base64.b64decode(b["source"]["data"]) for b in images] == [pasted, shot]
+    assert images[0]["source"]["media_type"] == "image/png"
+    message = thread_of(done)["conversation"]["messages"][0]
+    assert [i["sha256"] for i in message["images"]] == [
+        hashlib.sha256(pasted).hexdigest(), hashlib.sha256(shot).hexdigest()]  # fmt: skip
+    assert base64.b64encode(shot).decode() not in json.dumps(message)  # a reference only
+    stored = list((Path(os.environ["LOOM_HOME"]) / "data" / "images").rglob("*.png"))
+    assert sorted(p.read_bytes() for p in stored) == sorted([shot, pasted])
+    # resumed in a new process: the images come back from the store, by their hash
+    server.add(Turn(text="Still red."))
+    thread_id = json.loads(done.stdout)["thread_id"]
+    again = cli(["run", "-r", thread_id, "-p", "and now?"], project, server)
+    assert again.returncode == 0, again.stderr
+    first = server.requests[-1].json["messages"][0]
+    assert [base64.b64decode(b["source"]["data"]) for b in first["content"]
+            if b["type"] == "image"] == [pasted, shot]  # fmt: skip
+
+
+def test_openai_gets_image_url_parts(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "shot.png").write_bytes(png())
+    server.add(Turn(text="ok"))
+    done = cli(["run", "-p", "see @shot.png", "--model", "openai:gpt-5"], project, server)
+    assert done.returncode == 0, done.stderr
+    user = server.requests[0].json["messages"][-1]
+    assert user["content"][0] == {"type": "text", "text": "see @shot.png"}
+    assert user["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+
+
+def test_a_model_without_images_is_told_plainly_nothing_sent(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "shot.png").write_bytes(png())
+    env = {"OPENAI_COMPATIBLE_BASE_URL": server.openai_base_url, "OPENAI_COMPATIBLE_API_KEY": "k"}
+    done = cli(["run", "-p", "see @shot.png", "--model", "openai-compatible:qwen2.5-coder"],
+               project, server, **env)  # fmt: skip
+    assert done.returncode == 1
+    assert "openai-compatible:qwen2.5-coder does not take images" in done.stderr
+    assert server.requests == []
+
+
+def test_size_and_count_limits(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "huge.png").write_bytes(png() + bytes(MAX_IMAGE_BYTES))
+    done = cli(["run", "-p", "see @huge.png"], project, server)
+    assert done.returncode == 1 and f"images up to {MAX_IMAGE_BYTES:,} bytes" in done.stderr
+    names = []
+    for index in range(MAX_IMAGES_PER_MESSAGE + 1):
+        (project / f"s{index}.png").write_bytes(png(seed=index))
+        names.append(f"@s{index}.png")
+    done = cli(["run", "-p", "see " + " ".join(names)], project, server)
+    assert done.returncode == 1 and f"at most {MAX_IMAGES_PER_MESSAGE} can be sent" in done.stderr
+    (project / "fake.png").write_text("not an image")
+    done = cli(["run", "-p", "see @fake.png"], project, server)
+    assert done.returncode == 1 and "not a PNG, JPEG, GIF or WebP image" in done.stderr
+    assert server.requests == []
+
+
+def test_file_read_of_an_image_is_shown_to_models_that_take_it(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    image = png(seed=9)
+    (project / "diagram.png").write_bytes(image)
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "diagram.png"})]))
+    server.add(Turn(text="It is a diagram."))
+    done = cli(["run", "-p", "look at the diagram", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    result = next(b for m in server.requests[1].json["messages"] if m["role"] == "user"
+                  for b in m["content"] if b["type"] == "tool_result")  # fmt: skip
+    text, block = result["content"]
+    assert text["text"].startswith("diagram.png is an image (image/png")
+    assert base64.b64decode(block["source"]["data"]) == image
+    tool = thread_of(done)["conversation"]["messages"][2]
+    assert tool["images"][0]["sha256"] == hashlib.sha256(image).hexdigest()
+    # the same read with OpenAI: its API takes no images in tool results, said plainly
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "diagram.png"})]))
+    server.add(Turn(text="ok"))
+    done = cli(["run", "-p", "look", "--model", "openai:gpt-5"], project, server)
+    assert done.returncode == 0, done.stderr
+    said = tool_results(server.requests[-1])[0]
+    assert "cannot be shown to you: openai's API takes images only in the person's" in said
