@@ -132,3 +132,14 @@ def test_retry_after_header_forms() -> None:
     assert parse_retry_after(None) is None
     assert parse_retry_after("soon") is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
+
+
+def test_an_image_counts_in_the_context_budget() -> None:
+    from loom.core.images import image_ref
+    from loom.core.messages import UserMessage
+    from loom.llm.tokens import IMAGE_TOKENS, estimate_message_tokens
+
+    plain = UserMessage(content="see this")
+    shot = image_ref("s.png", b"\x89PNG\r\n\x1a\n" + bytes(20))
+    with_image = UserMessage(content="see this", images=[shot, shot])
+    assert estimate_message_tokens(with_image) - estimate_message_tokens(plain) == 2 * IMAGE_TOKENS

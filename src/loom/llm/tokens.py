@@ -86,6 +86,9 @@ def _estimate(text: str) -> float:
     return total
 
 
+IMAGE_TOKENS = 1_600
+
+
 def estimate_message_tokens(message: Any) -> int:
     """Estimate the tokens one conversation message costs in a request.
 
@@ -101,6 +104,9 @@ def estimate_message_tokens(message: Any) -> int:
     tool_name = get("tool_name")
     if tool_name:
         total += estimate_tokens(str(tool_name))
+    # an image costs about as much as a screenshot's worth of tokens (Anthropic: w*h/750,
+    # scaled down to ~1,600 at most); its size is not read here, so the ceiling is used
+    total += IMAGE_TOKENS * len(get("images", None) or ())
     for call in get("tool_calls", None) or ():
         call_get = call.get if isinstance(call, dict) else lambda key, c=call: getattr(c, key, None)
         arguments = call_get("arguments_json") or {}
