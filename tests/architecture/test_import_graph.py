@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "repointel": 3,
     "lsp": 3,
     "decisions": 3,  # decision graph (seed 000)
+    "delegation": 3,  # agents, skills, the task and skill tools (issue 23)
     "checkpoints": 3,  # issue 13
     "mcp_client": 3,  # MCP servers' tools for the agent (issue 10)
     "session": 4,  # the Workspace: the one front door

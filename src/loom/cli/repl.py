@@ -107,6 +107,8 @@ class ChatRepl:
         loaded = session.instructions_header()
         if loaded:
             self.renderer.line(loaded, style="dim")
+        for problem in self.workspace.definition_problems(session.project_root):
+            self.renderer.line(f"loom: {problem}", style="yellow")  # agents, skills skipped
         private = "private " if session.thread.is_private else ""
         self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
         earlier = session.get_history()

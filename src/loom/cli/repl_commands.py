@@ -20,6 +20,8 @@ BUILTIN = {
     "/permissions": "[revoke ID]  the 'allow always' grants of this project",
     "/decisions": "[pulse | ID]  the project's decision graph: goals, decisions, health",
     "/mcp": "[approve NAME]  this session's MCP servers; start one the project defines",
+    "/skills": "the skills the agent can load (.loom/skills, .claude/skills, yours)",
+    "/agents": "the agents the agent can hand work to with its task tool",
     "/history": "show this conversation",
     "/continue": "carry on a turn that stopped before the model answered (after a crash)",
     "/help": "this list",
@@ -86,6 +88,8 @@ class SlashCommands:
             "/permissions": self.permissions,
             "/decisions": self.decisions,
             "/mcp": self.mcp,
+            "/skills": self.skills,
+            "/agents": self.agents,
         }
         try:
             await self._dispatch(name, arg, handlers)
@@ -121,6 +125,28 @@ class SlashCommands:
             first = _first_line(path)
             self.line(f"{name:<13} {first}  (.loom/commands/{path.name})")
         self.line("Ctrl-C interrupts the current turn; Tab completes commands, models, paths.")
+
+    async def skills(self, _arg: str) -> None:
+        catalog = await asyncio.to_thread(self.repl.workspace.skill_catalog, self.root)
+        for skill in catalog.skills.values():
+            self.line(f"{skill.name:<20} {skill.description}  ({skill.label})")
+        if not catalog.skills:
+            self.line(
+                "no skills: add .loom/skills/NAME/SKILL.md (frontmatter name and description, "
+                "then the instructions), or the same under ~/.config/loom/skills/",
+                style="dim",
+            )
+        for problem in catalog.problems:
+            self.line(f"skipped: {problem}", style="yellow")
+
+    async def agents(self, _arg: str) -> None:
+        catalog = await asyncio.to_thread(self.repl.workspace.agent_catalog, self.root)
+        for agent in catalog.agents.values():
+            tools = f"; tools: {', '.join(agent.tools)}" if agent.tools is not None else ""
+            model = f"; model: {agent.model}" if agent.model else ""
+            self.line(f"{agent.name:<14} {agent.description}  ({agent.label}{tools}{model})")
+        for problem in catalog.problems:
+            self.line(f"skipped: {problem}", style="yellow")
 
     async def model(self, arg: str) -> None:
         from loom.session import LoomError

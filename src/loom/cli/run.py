@@ -175,6 +175,8 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
     loaded = session.instructions_header()
     if loaded:
         err.write(f"loom: {loaded}\n")
+    for problem in workspace.definition_problems(session.project_root):
+        err.write(f"loom: {problem}\n")  # agent and skill files skipped, and why
     return session
 
 

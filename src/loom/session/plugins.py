@@ -36,6 +36,7 @@ BUILTIN_TOOL_PROVIDERS: dict[str, str] = {
     "repointel": "loom.repointel.tools:provide",
     "lsp": "loom.lsp.tools:provide",
     "decisions": "loom.decisions.tools:provide",
+    "delegation": "loom.delegation.tools:provide",  # task (sub-agents), skill
 }
 
 

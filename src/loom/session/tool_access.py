@@ -33,7 +33,8 @@ class Check:
     reason: str
 
 
-SESSION_ONLY = ("decision_log",)  # writes into a session's thread: no thread here
+# write into a session's thread, or start child sessions: there is no session here
+SESSION_ONLY = ("decision_log", "task")
 
 
 def _without(registry: Any, names: tuple[str, ...]) -> Any:

@@ -133,7 +133,9 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
     denied = await gate.check(tool, call, verdict.decision if verdict is not None else None)
     if denied is not None:
         return denied
-    changes_files = risk_of(tool, args) != "read"
+    # `may_change_files`: a call that asks nothing itself but whose work edits (a task:
+    # its sub-agent's calls are checked one by one) still gets a checkpoint before it
+    changes_files = risk_of(tool, args) != "read" or getattr(tool, "may_change_files", False)
     if changes_files and session.options.checkpointer is not None:
         await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
@@ -153,6 +155,7 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
         thread_id=session.thread.id,
         progress=progress,
         extras=session.options.tool_extras,
+        call_id=call.id,
     )
     result = await run_tool(tool, args, ctx, session.options.tool_timeout)
     if result.crashed:

@@ -37,6 +37,7 @@ from loom.session.threads_api import ThreadsApi
 if TYPE_CHECKING:
     from loom.config import LoomConfig
     from loom.core.thread import Thread
+    from loom.delegation import AgentCatalog, SkillCatalog
     from loom.llm.base import Provider
     from loom.session.manager import SessionManager
     from loom.session.plugins import Plugin
@@ -196,6 +197,25 @@ class Workspace:
             return survey(setup)
         finally:
             await _run_cleanups(setup.cleanups, "(plugins)")
+
+    def agent_catalog(self, project_root: Path | None = None) -> AgentCatalog:
+        """The agents the `task` tool offers in a project (built in, the person's, the
+        project's), with the files skipped and why (`problems`)."""
+        from loom.delegation import discover_agents
+
+        return discover_agents(Path(project_root or self.project_root), self.paths.config)
+
+    def skill_catalog(self, project_root: Path | None = None) -> SkillCatalog:
+        """The skills the `skill` tool offers in a project, with the files skipped and why."""
+        from loom.delegation import discover_skills
+
+        return discover_skills(Path(project_root or self.project_root), self.paths.config)
+
+    def definition_problems(self, project_root: Path | None = None) -> list[str]:
+        """Agent and skill files skipped in a project (and why), and name clashes: one
+        line each, for a face's session header."""
+        root = project_root or self.project_root
+        return [*self.agent_catalog(root).problems, *self.skill_catalog(root).problems]
 
     def known_models(self) -> list[str]:
         """`provider:model-id` of every model in the catalog (faces offer these; any

@@ -45,6 +45,7 @@ class ToolContext:
     session_id: str = ""
     thread_id: str = ""
     progress: ProgressCallback | None = None
+    call_id: str = ""  # the model's id for this call (a sub-agent records it)
     extras: dict[str, Any] = field(default_factory=dict)  # e.g. repo index, LSP supervisor
 
     async def report(self, fraction: float | None, message: str) -> None:

@@ -1,0 +1,110 @@
+"""`task`: hand a piece of work to a sub-agent, a child session with its own context.
+
+The tool checks the call and says what agents there are; the session runs the child
+(`ctx.extras[SUBAGENTS_KEY]`, a `SubagentRunner`: loom.session assembles the child by
+the same path as any session, with the parent's permissions and sandbox). The child's
+final answer is this call's result, with the child's thread named, so the person can
+open it. The call itself never asks: the child's own calls do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
+from loom.tools._builtin import BuiltinTool, schema
+from loom.tools.base import ToolContext, ToolError, ToolResult
+
+SUBAGENTS_KEY = "subagents"  # ToolContext.extras: the session's SubagentRunner
+ISOLATIONS = ("worktree",)
+
+
+@dataclass(frozen=True)
+class TaskRequest:
+    call_id: str  # the parent's call: the child records it, faces show progress under it
+    description: str
+    prompt: str
+    agent: AgentDefinition
+    isolation: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    text: str  # the child's final answer, or why it failed
+    child_thread_id: str = ""
+    is_error: bool = False
+    notes: list[str] = field(default_factory=list)  # e.g. where a worktree child left changes
+
+
+class SubagentRunner(Protocol):
+    async def run_task(self, request: TaskRequest, ctx: ToolContext) -> TaskOutcome: ...
+
+
+class TaskTool(BuiltinTool):
+    name = "task"
+    risk = "read"  # no question for the call: every call the child makes is checked
+    may_change_files = True  # ...yet the child may edit: a checkpoint before it runs
+
+    def __init__(self, catalog: AgentCatalog, max_parallel: int, project_root: Any = None) -> None:
+        super().__init__(project_root)
+        self.catalog = catalog
+        self.max_parallel = max_parallel
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        lines = [
+            "Hand a self-contained piece of work to a sub-agent: a separate agent with its "
+            "own context window, your permissions and nothing of this conversation but "
+            "`prompt`. Use it for broad searches and research that would fill your context, "
+            "or for independent parts of a larger change. Write `prompt` as a complete brief "
+            "(the goal, the files and facts you know, what to return). Its final answer "
+            "comes back as this call's result; check it before you rely on it. Several task "
+            f"calls in one answer run at the same time (at most {self.max_parallel} at once). "
+            "isolation 'worktree' runs it in a new git worktree on its own branch, so "
+            "parallel sub-agents that edit do not trample each other.",
+            "",
+            "Agents (`agent`; default general):",
+        ]
+        for agent in self.catalog.agents.values():
+            where = "" if agent.source == "builtin" else f" ({agent.label})"
+            lines.append(f"- {agent.name}: {agent.description}{where}")
+        return "\n".join(lines)
+
+    @property
+    def parameters(self) -> dict[str, Any]:  # type: ignore[override]
+        return schema(
+            {
+                "description": {
+                    "type": "string",
+                    "description": "What it does, in 3 to 6 words (shown to the person).",
+                },
+                "prompt": {"type": "string", "description": "The sub-agent's complete brief."},
+                "agent": {"type": "string", "enum": self.catalog.names()},
+                "isolation": {"type": "string", "enum": list(ISOLATIONS)},
+            },
+            required=("description", "prompt"),
+        )
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        runner = ctx.extras.get(SUBAGENTS_KEY)
+        if runner is None:
+            raise ToolError("sub-agents are not available here; do the work yourself")
+        name = args.get("agent") or GENERAL
+        agent = self.catalog.get(name)
+        if agent is None:  # the schema's enum says the names; a model may still stray
+            raise self.fail(f"there is no agent {name!r}; use one of {self.catalog.names()}")
+        if not args["prompt"].strip():
+            raise self.fail("`prompt` is empty: write the sub-agent's brief there")
+        request = TaskRequest(
+            call_id=ctx.call_id,
+            description=" ".join(args["description"].split())[:120],
+            prompt=args["prompt"],
+            agent=agent,
+            isolation=args.get("isolation"),
+        )
+        outcome = await runner.run_task(request, ctx)
+        footer = [f"[sub-agent {agent.name}, thread {outcome.child_thread_id}]"]
+        text = "\n\n".join([outcome.text.strip() or "(no answer)", *outcome.notes, *footer])
+        metadata = {"child_thread_id": outcome.child_thread_id, "agent": agent.name}
+        return ToolResult(text, is_error=outcome.is_error, metadata=metadata)
