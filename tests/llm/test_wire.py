@@ -113,7 +113,10 @@ def test_incremental_bodies_equal_bodies_built_from_scratch(
             json.loads(incremental)
 
 
-def test_the_wire_cache_is_not_part_of_a_message() -> None:
+def test_the_wire_cache_follows_the_message() -> None:
+    import gc
+
+    from loom.llm import _wire
     from loom.llm.openai import OpenAIProvider
 
     message = UserMessage(content="hi")
@@ -122,12 +125,17 @@ def test_the_wire_cache_is_not_part_of_a_message() -> None:
         LlmRequest(model="m", messages=[message])
     )
     assert message == twin and message.model_dump() == twin.model_dump()
+    assert id(message) in _wire._encoded
     # a copy with new content is encoded anew, not served the original's bytes
     changed = message.model_copy(update={"content": "bye"})
     body = OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9").request_body(
         LlmRequest(model="m", messages=[changed])
     )
     assert b"bye" in body and b'"hi"' not in body
+    key = id(message)
+    del message, changed
+    gc.collect()
+    assert key not in _wire._encoded  # gone with the message
 
 
 async def test_sessions_share_one_client_per_endpoint_and_key(server: FakeLlmServer) -> None:

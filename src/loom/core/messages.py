@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from loom.core.images import ImageRef
 from loom.core.text import TooDeep, clean_json, clean_text
@@ -40,30 +40,10 @@ class Usage(_Snapshot):
     cost_usd: float | None = None
 
 
-class WireCache(dict):  # type: ignore[type-arg]
-    """A message's forms in the providers' wire formats (filled by `loom.llm._wire`).
-
-    Not part of the message's value: it never compares unequal, is never written, and a
-    message without one (None) equals a message with one."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return other is None or isinstance(other, WireCache)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
 class _MessageBase(_Snapshot):
     content: str = ""
     id: str | None = None
     created_at: str | None = None
-
-    # Each provider's encoding of this message, made once (history is append-only).
-    _wire: WireCache | None = PrivateAttr(default=None)
 
     @model_serializer(mode="wrap")
     def _drop_unset_optionals(self, handler: Any) -> dict[str, Any]:

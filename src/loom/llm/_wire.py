@@ -9,9 +9,10 @@ which sends them as they are.
 
 Two caches:
 
-- per message (`cached_units`): its encoding in each wire format, kept on the message
-  (`Message._wire`), checked against the message's fields (a message is never changed in
-  place once recorded: a field is replaced, which the check sees);
+- per message (`cached_units`): its encoding in each wire format, kept for as long as
+  the message lives (a weak reference drops it with the message), checked against the
+  message's fields (a message is never changed in place once recorded: a field is
+  replaced, which the check sees);
 - per conversation (`WireHistory`): the wire messages of the part of the history that can
   no longer change (every group but the last: a tool call's group closes when the next
   user or assistant message arrives), so a call encodes only what is new.
@@ -26,6 +27,7 @@ the adapter's encoder; nothing here changes.
 from __future__ import annotations
 
 import json
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from operator import is_
@@ -39,7 +41,6 @@ from loom.core.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
-    WireCache,
 )
 from loom.llm._convert import OMITTED_START, pair_segment
 
@@ -66,21 +67,34 @@ def body(head: dict[str, Any], field: str, items: Sequence[bytes]) -> bytes:
     return b"".join((opening, dumps(field), b":[", b",".join(items), b"]}"))
 
 
+# id(message) -> (weak reference to it, {format: (its fields when encoded, units)}).
+_encoded: dict[int, tuple[weakref.ref[Any], dict[str, tuple[tuple[Any, ...], list[Unit]]]]] = {}
+
+
 def cached_units(message: Any, fmt: str, encode: Encoder) -> list[Unit]:
     """`encode(message)`, made once per message and format."""
-    private = message.__pydantic_private__
-    cache = private.get("_wire") if private is not None else None
     fields = tuple(message.__dict__.values())
-    if cache is not None:
-        hit = cache.get(fmt)
+    entry = _encoded.get(id(message))
+    if entry is not None and entry[0]() is message:
+        hit = entry[1].get(fmt)
         if hit is not None and hit[0] == fields:
             return hit[1]
+    else:
+        entry = _encoded[id(message)] = (_weak(message), {})
     units = encode(message)
-    if private is not None:
-        if cache is None:
-            cache = private["_wire"] = WireCache()
-        cache[fmt] = (fields, units)
+    entry[1][fmt] = (fields, units)
     return units
+
+
+def _weak(message: Any) -> weakref.ref[Any]:
+    key = id(message)
+
+    def forget(ref: weakref.ref[Any]) -> None:
+        entry = _encoded.get(key)
+        if entry is not None and entry[0] is ref:
+            del _encoded[key]
+
+    return weakref.ref(message, forget)
 
 
 class _Memo:

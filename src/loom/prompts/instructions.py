@@ -139,17 +139,27 @@ class NestedInstructions:
         self.budget = budget_tokens
         self.used = used_tokens
         self.seen: set[str] = set(_folders_down_to(root, cwd))
+        self.asked: set[str] = set()  # paths `for_path` was called with
 
     def remember(self, conversation_texts: Iterable[str]) -> None:
         """A resumed thread: folders whose files an earlier tool result already carried."""
         for text in conversation_texts:
             self.seen.update(match[1] for match in _NESTED_RE.finditer(text))
 
+    def unseen(self, rel: str) -> bool:
+        """Could `for_path(rel)` reach a folder not seen yet? (Without I/O: a path never
+        asked about may be a folder.)"""
+        parts = PurePosixPath(rel).parts
+        if any("/".join(parts[:depth]) not in self.seen for depth in range(1, len(parts))):
+            return True
+        return rel not in self.seen and rel not in self.asked
+
     def for_path(self, rel: str, is_folder: bool = False) -> str:
         """The text to add to a tool result about `rel` (a project-relative path): the
         files of every folder on its way not seen yet, or ""."""
         from loom.llm.tokens import estimate_tokens
 
+        self.asked.add(rel)
         parts = PurePosixPath(rel).parts
         folders = parts if is_folder else parts[:-1]
         notes: list[str] = []

@@ -51,6 +51,7 @@ class SessionPrompts:
         self._environment: Environment | None = None
         self._instructions: ProjectInstructions | None = options.instructions
         self._nested: NestedInstructions | None = None
+        self._instructions_text: str | None = None
         self.hook_context = ""  # what SessionStart hooks printed, for the system prompt
 
     @property
@@ -61,13 +62,23 @@ class SessionPrompts:
         return self._instructions
 
     def instructions_text(self) -> str:
-        """The instructions zone, fitted to `[context] rules_max_tokens`."""
-        if self.options.rules is not None:  # given as text (tests, embedders)
-            from loom.prompts.instructions import fit_tokens
+        """The instructions zone, fitted to `[context] rules_max_tokens` (made once)."""
+        if self._instructions_text is None:
+            if self.options.rules is not None:  # given as text (tests, embedders)
+                from loom.prompts.instructions import fit_tokens
 
-            rules = self.options.rules.strip()
-            return fit_tokens(rules, self.options.rules_max_tokens) if rules else ""
-        return self.instructions.render(self.options.rules_max_tokens)
+                rules = self.options.rules.strip()
+                text = fit_tokens(rules, self.options.rules_max_tokens) if rules else ""
+            else:
+                text = self.instructions.render(self.options.rules_max_tokens)
+            self._instructions_text = text
+        return self._instructions_text
+
+    async def _instructions_text_soon(self) -> str:
+        """`instructions_text`, read off the event loop the first time only."""
+        if self._instructions_text is not None:
+            return self._instructions_text
+        return await asyncio.to_thread(self.instructions_text)
 
     @property
     def nested(self) -> NestedInstructions:
@@ -112,21 +123,34 @@ class SessionPrompts:
         return build_system_prompt(
             family_of(provider, model_id),
             await self.environment(),
-            await asyncio.to_thread(self.instructions_text),
+            await self._instructions_text_soon(),
             extra,
         )
 
     async def architect(self) -> str:
-        text = await asyncio.to_thread(self.instructions_text)
+        text = await self._instructions_text_soon()
         return architect_prompt(await self.environment(), text, PLAN_FORMAT)
 
     def nested_for(self, tool: Any, args: dict[str, Any]) -> str:
         """Instructions of folders a path tool call reached for the first time, to add to
         its result; "" for other tools and folders already seen."""
-        if getattr(tool, "subject_kind", None) != "path" or self.options.rules is not None:
-            return ""
-        subject = tool.permission_subject(args) if hasattr(tool, "permission_subject") else None
-        if not isinstance(subject, str) or subject.startswith(("/", "..")) or subject == ".":
+        subject = self._nested_subject(tool, args)
+        if subject is None:
             return ""
         is_folder = (self.project_root / subject).is_dir()
         return self.nested.for_path(subject, is_folder)
+
+    def nested_may_apply(self, tool: Any, args: dict[str, Any]) -> bool:
+        """Whether `nested_for` could add anything (decided without I/O, on the event
+        loop): a path tool reaching a folder not seen yet. Most calls are not, and
+        need no trip to a worker thread."""
+        subject = self._nested_subject(tool, args)
+        return subject is not None and (self._nested is None or self._nested.unseen(subject))
+
+    def _nested_subject(self, tool: Any, args: dict[str, Any]) -> str | None:
+        if getattr(tool, "subject_kind", None) != "path" or self.options.rules is not None:
+            return None
+        subject = tool.permission_subject(args) if hasattr(tool, "permission_subject") else None
+        if not isinstance(subject, str) or subject.startswith(("/", "..")) or subject == ".":
+            return None
+        return subject

@@ -212,7 +212,9 @@ async def _after_success(
     image = result.metadata.get(IMAGE_KEY)
     if isinstance(image, tuple):
         outcome = await asyncio.to_thread(image_outcome, session, result.content, *image)
-    note = await asyncio.to_thread(session.prompts.nested_for, tool, args)
+    note = ""
+    if session.prompts.nested_may_apply(tool, args):  # else no trip to a worker thread
+        note = await asyncio.to_thread(session.prompts.nested_for, tool, args)
     if note:
         outcome = replace(outcome, content=f"{outcome.content}\n\n{note}")
     return outcome
