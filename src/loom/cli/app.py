@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.plugins",
     "loom.cli.acp",
     "loom.cli.web",
+    "loom.cli.worktree",
 ]
 
 app = typer.Typer(
@@ -76,10 +77,18 @@ def _root(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
     ),
+    worktree: str = typer.Option(
+        None,
+        "--worktree",
+        "-w",
+        help="Work in the project's git worktree NAME (made on branch loom/NAME from the "
+        "current commit, or reused); `loom worktree list` shows them.",
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     # commands read these as defaults
-    ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox}
+    ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox,
+               "worktree": worktree}  # fmt: skip
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
@@ -90,6 +99,7 @@ def _root(
                 continue_latest=continue_latest,
                 auto_approve=yes,
                 no_sandbox=no_sandbox,
+                worktree=worktree,
             )
         )
 

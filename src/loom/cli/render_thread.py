@@ -50,6 +50,11 @@ def render_thread(thread: Thread, console: Console, show_all: bool = False) -> N
         facts.append(thread.workspace_root)
     if thread.model:
         facts.append(f"{thread.provider or ''}:{thread.model}".lstrip(":"))
+    if thread.worktree:
+        facts.append(f"worktree {thread.worktree.get('name')} ({thread.worktree.get('branch')})")
+    if thread.parent_thread_id:
+        agent = f"{thread.agent} " if thread.agent else ""
+        facts.append(f"{agent}sub-agent of {thread.parent_thread_id}")
     console.print(
         Panel(" · ".join(facts), title=Text(thread.title, style="bold"), title_align="left"),
         highlight=False,

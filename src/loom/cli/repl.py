@@ -109,6 +109,12 @@ class ChatRepl:
             self.renderer.line(loaded, style="dim")
         for problem in self.workspace.definition_problems(session.project_root):
             self.renderer.line(f"loom: {problem}", style="yellow")  # agents, skills skipped
+        worktree = self.workspace.worktree
+        if worktree is not None:
+            self.renderer.line(
+                f"worktree {worktree.name} (branch {worktree.branch}): {worktree.path}",
+                style="magenta",
+            )
         private = "private " if session.thread.is_private else ""
         self.renderer.line(f"{session.model} · {private}thread {session.thread.id}", style="dim")
         earlier = session.get_history()

@@ -34,6 +34,9 @@ def try_bare_repl(args: list[str]) -> int | None:
             i += 1
         elif arg.startswith("--model=") and len(arg) > len("--model="):
             options["model"] = arg[len("--model=") :]
+        elif arg in ("-w", "--worktree") and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            options["worktree"] = args[i + 1]
+            i += 1
         else:
             return None
         i += 1
@@ -43,6 +46,7 @@ def try_bare_repl(args: list[str]) -> int | None:
         continue_latest=bool(options.get("continue")),
         auto_approve=bool(options.get("yes")),
         no_sandbox=bool(options.get("no_sandbox")),
+        worktree=options.get("worktree"),
     )
 
 
@@ -55,6 +59,7 @@ def start_chat(
     auto_approve: bool = False,
     no_sandbox: bool = False,
     cwd: Path | None = None,
+    worktree: str | None = None,
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
     of this project); returns the exit code. The prompt appears at once; the session
@@ -69,6 +74,7 @@ def start_chat(
         auto_approve=auto_approve,
         no_sandbox=no_sandbox,
         cwd=cwd,
+        worktree=worktree,
     )
     try:
         return asyncio.run(_chat(request))

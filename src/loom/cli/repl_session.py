@@ -30,6 +30,7 @@ class StartRequest:
     auto_approve: bool = False  # --yes: tools run and architect plans go ahead unasked
     no_sandbox: bool = False  # --no-sandbox: shell and git commands run unconfined
     cwd: Path | None = None
+    worktree: str | None = None  # --worktree NAME: work in the project's worktree NAME
 
 
 class SessionStarter:
@@ -127,6 +128,12 @@ class SessionStarter:
         from loom.session.providers import provider_factory
         from loom.session.workspace import Workspace
 
+        worktree = None
+        if self.request.worktree:  # made (or reused) first: the session works in it
+            from loom.session import WorktreesApi
+
+            worktree, _made = WorktreesApi.for_folder(self.cwd).ensure(self.request.worktree)
+            self.cwd = worktree.path
         sandbox_mode = "off" if self.request.no_sandbox else None
         config = load_config(
             self.cwd, {"model.default": self.request.model, "sandbox.mode": sandbox_mode}
@@ -145,7 +152,9 @@ class SessionStarter:
         def factory(name: str) -> Any:
             return built[name] if name in built else build(name)
 
-        return Workspace(config, provider_factory=factory)
+        workspace = Workspace(config, provider_factory=factory)
+        workspace.worktree = worktree
+        return workspace
 
     def _latest_thread(self) -> str:
         from loom.session.lookup import newest_thread_in

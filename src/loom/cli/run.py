@@ -34,6 +34,7 @@ class RunOptions:
     cwd: Path | None = None
     architect: bool = False  # plan with model.architect, carry out steps with model.editor
     no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
+    worktree: str | None = None  # work in the project's git worktree of this name
 
 
 def register(app: typer.Typer) -> None:
@@ -81,6 +82,12 @@ def run_command(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
     ),
+    worktree: str = typer.Option(
+        None,
+        "--worktree",
+        "-w",
+        help="Work in the project's git worktree NAME (made on branch loom/NAME, or reused).",
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -105,6 +112,7 @@ def run_command(
         thread_id=resume,
         architect=architect,
         no_sandbox=no_sandbox,
+        worktree=worktree or root.get("worktree"),
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -126,11 +134,17 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     try:
         sandbox_mode = "off" if options.no_sandbox else None
         workspace = Workspace.open(
-            cwd, {"model.default": options.model, "sandbox.mode": sandbox_mode}
+            cwd,
+            {"model.default": options.model, "sandbox.mode": sandbox_mode},
+            worktree=options.worktree,
         )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
         return 1
+    if workspace.worktree is not None:
+        wt = workspace.worktree
+        err.write(f"loom: working in worktree {wt.name} (branch {wt.branch}): {wt.path}\n")
+        cwd = wt.path
     for warning in workspace.warnings:
         err.write(f"loom: warning: {warning}\n")
     try:

@@ -25,6 +25,8 @@ from loom.core.todos import TodoItem
 __all__ = ["SCHEMA_VERSION", "AgentStateKind", "Thread", "ThreadVisibility", "derive_title"]
 
 TITLE_MAX_CHARS = 80
+# fields written only when set, so a thread that never used them is written as before
+OPTIONAL_FIELDS = ("todos", "parent_thread_id", "parent_call_id", "agent", "worktree")
 
 
 class AgentStateKind(StrEnum):
@@ -93,6 +95,11 @@ class Thread(_Open):
     metadata: ThreadMetadata = Field(default_factory=ThreadMetadata)
     decision_graph: DecisionLog = Field(default_factory=DecisionLog)
     todos: list[TodoItem] | None = None  # the agent's latest todo list (core.todos)
+    # a sub-agent's thread: the thread and the `task` call that started it, and which agent
+    parent_thread_id: str | None = None
+    parent_call_id: str | None = None
+    agent: str | None = None
+    worktree: dict[str, str] | None = None  # name, path, branch, repo (loom.worktrees)
 
     is_private: bool = False
     visibility: ThreadVisibility = ThreadVisibility.ORGANIZATION
@@ -105,8 +112,9 @@ class Thread(_Open):
         graph = data.get("decision_graph")
         if isinstance(graph, dict) and not any(graph.get(k) for k in ("nodes", "edges", "changes")):
             data.pop("decision_graph")
-        if data.get("todos") is None:
-            data.pop("todos", None)  # nor one that never kept a todo list
+        for key in OPTIONAL_FIELDS:  # nor one that never kept a todo list, had a parent...
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     # JSON of messages that another message follows (append-only); see store.serialize.

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from loom.session.spec import McpServerAsk
     from loom.session.tool_access import ToolAccess
     from loom.session.workspace import ActiveSession, SessionSpec, Workspace
+    from loom.session.worktrees_api import WorktreesApi
 
 _EXPORTS = {
     "ActiveSession": "loom.session.workspace",
@@ -55,6 +56,7 @@ _EXPORTS = {
     "TurnError": "loom.session.session",
     "Unavailable": "loom.core.errors",
     "Workspace": "loom.session.workspace",
+    "WorktreesApi": "loom.session.worktrees_api",
 }
 
 __all__ = [
@@ -82,6 +84,7 @@ __all__ = [
     "TurnError",
     "Unavailable",
     "Workspace",
+    "WorktreesApi",
     "changes_since",
     "changes_since_start",
 ]

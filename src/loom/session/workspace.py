@@ -33,6 +33,7 @@ from loom.session.repo_api import RepoApi
 from loom.session.spec import ActiveSession, McpServerAsk, SessionSpec
 from loom.session.sync_api import SyncApi
 from loom.session.threads_api import ThreadsApi
+from loom.session.worktrees_api import WorktreesApi
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from loom.session.plugins import Plugin
     from loom.session.session import Session
     from loom.tools.base import Tool, ToolRegistry, ToolSetup
+    from loom.worktrees import Worktree
 
 log = logging.getLogger(__name__)
 REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
@@ -76,6 +78,8 @@ class Workspace:
         self.grants = GrantsApi(self.paths)
         self.decisions = DecisionsApi(self.paths, self.project_root, self.threads)
         self.repo = RepoApi.for_config(config)
+        self.worktrees = WorktreesApi(self.paths, self.project_root)
+        self.worktree: Worktree | None = None  # the worktree this workspace works in
 
     @classmethod
     def open(
@@ -85,13 +89,25 @@ class Workspace:
         *,
         paths: LoomPaths | None = None,
         provider_factory: Callable[[str], Provider] | None = None,
+        worktree: str | None = None,
     ) -> Workspace:
         """The workspace of the project around `cwd`, with every config layer read;
-        ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys."""
+        ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys.
+        `worktree`: work in the project's git worktree of that name (made on the
+        branch loom/NAME when it does not exist yet); its threads record it."""
         from loom.config import load_config
 
+        chosen = None
+        if worktree is not None:
+            from loom.worktrees import ensure
+
+            chosen, _created = ensure((cwd or Path.cwd()).resolve(), worktree,
+                                      (paths or LoomPaths.from_env()).data)  # fmt: skip
+            cwd = chosen.path
         config = load_config(cwd, overrides, paths=paths)
-        return cls(config, paths, provider_factory)
+        workspace = cls(config, paths, provider_factory)
+        workspace.worktree = chosen
+        return workspace
 
     @classmethod
     def for_data(cls, paths: LoomPaths | None = None) -> Workspace:
@@ -275,6 +291,8 @@ class Workspace:
             raise
         if thread is None:  # made here so the tools know the session's id (= the thread's)
             thread = self.manager.thread_for(None, root, model, spec.private)
+            if self.worktree is not None:
+                thread.worktree = self.worktree.as_record()
         setup = self.tool_setup(root, thread.id)
         sandbox = self.sandbox_for(root)
         setup.command_launcher = sandbox  # shell and git commands run inside it

@@ -1,0 +1,62 @@
+"""`loom worktree list|remove`: the project's git worktrees Loom made (`loom --worktree
+NAME`, `loom run --worktree NAME`, sub-agents with `isolation: worktree`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from loom.cli._output import person_errors
+
+worktree_app = typer.Typer(
+    help="The project's Loom worktrees: `loom --worktree NAME` works in one.",
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(worktree_app, name="worktree")
+
+
+def _api():
+    from loom.session import WorktreesApi
+
+    return WorktreesApi.for_folder(Path.cwd())
+
+
+@worktree_app.command("list")
+def list_command(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
+) -> None:
+    """The project's Loom worktrees: name, branch, folder."""
+    with person_errors():
+        found = _api().list()
+    if as_json:
+        rows = [{**w.as_record(), "head": w.head, "missing": w.missing} for w in found]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not found:
+        typer.echo("No Loom worktrees in this project. Make one with `loom --worktree NAME`.")
+        return
+    for worktree in found:
+        gone = "  (folder gone: `loom worktree remove` cleans up)" if worktree.missing else ""
+        typer.echo(f"{worktree.name:<20} {worktree.branch:<28} {worktree.path}{gone}")
+
+
+@worktree_app.command("remove")
+def remove_command(
+    name: str = typer.Argument(..., help="The worktree's name, as `loom worktree list` shows."),
+    force: bool = typer.Option(
+        False, "--force", help="Remove it even with uncommitted changes (they are lost)."
+    ),
+    delete_branch: bool = typer.Option(
+        False, "--delete-branch", help="Also delete its branch loom/NAME (commits on it go)."
+    ),
+) -> None:
+    """Remove a Loom worktree's folder; its branch stays unless --delete-branch."""
+    with person_errors():
+        gone = _api().remove(name, force=force, delete_branch=delete_branch)
+    kept = "" if delete_branch else f"; branch {gone.branch} kept (git branch -D to drop it)"
+    typer.echo(f"Removed worktree {gone.name} ({gone.path}){kept}")

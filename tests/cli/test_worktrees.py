@@ -1,0 +1,130 @@
+"""`loom run --worktree NAME`, `loom --worktree NAME` (the REPL), `loom worktree
+list|remove` against the fake LLM server and real git: made on branch loom/NAME from the
+current commit, reused, recorded in the thread, and every bad name refused clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tests.cli.conftest import Done
+from tests.cli.test_chat import PROMPT, spawn
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",
+    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e.invalid",
+}  # fmt: skip
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **IDENTITY}, check=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "start")
+    return project
+
+
+def thread_of(stdout: str) -> dict:
+    thread_id = json.loads(stdout)["thread_id"]
+    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+    return json.loads(path.read_text())
+
+
+def test_run_in_a_worktree_then_reuse_list_and_remove_it(
+    cli: Callable[..., Done], server: FakeLlmServer, repo: Path
+) -> None:
+    marker = repo / ".git" / "hooks" / "ran"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    write = {"path": "fix.txt", "content": "fixed\n"}
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", write)]), Turn(text="done"))
+    done = cli(["run", "--worktree", "fix-login", "-p", "fix it", "--yes", "-o", "json"],
+               repo, server)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    record = thread_of(done.stdout)["worktree"]
+    place = Path(record["path"])
+    assert record["name"] == "fix-login" and record["branch"] == "loom/fix-login"
+    assert Path(record["repo"]) == repo
+    assert (place / "fix.txt").read_text() == "fixed\n" and not (repo / "fix.txt").exists()
+    assert (place / "notes.txt").read_text() == "one\n"  # a checkout of the current commit
+    assert repo not in place.parents  # never inside the project
+    assert git(place, "branch", "--show-current") == "loom/fix-login"
+    assert f"loom: working in worktree fix-login (branch loom/fix-login): {place}" in done.stderr
+    assert not marker.exists()  # git ran hardened: the repository's hooks did not run
+
+    server.add(Turn(text="still here"))
+    again = cli(["run", "-w", "fix-login", "-p", "look", "-o", "json"], repo, server)
+    assert again.returncode == 0, again.stderr
+    assert thread_of(again.stdout)["worktree"]["path"] == str(place)  # reused, not remade
+
+    listed = cli(["worktree", "list"], repo, server)
+    assert listed.returncode == 0 and "fix-login" in listed.stdout
+    assert "loom/fix-login" in listed.stdout and str(place) in listed.stdout
+    refused = cli(["worktree", "remove", "fix-login"], repo, server)
+    assert refused.returncode == 1 and "has uncommitted changes" in refused.stderr
+    assert "--force" in refused.stderr and place.is_dir()
+    removed = cli(["worktree", "remove", "fix-login", "--force"], repo, server)
+    assert removed.returncode == 0, removed.stderr
+    assert "branch loom/fix-login kept" in removed.stdout and not place.exists()
+    assert git(repo, "branch", "--list", "loom/fix-login")  # the branch stays
+    missing = cli(["worktree", "remove", "fix-login"], repo, server)
+    assert missing.returncode == 1 and "no Loom worktree 'fix-login'" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("bad name", "'bad name' is not a worktree name"),
+        ("a..b", "'a..b' is not a worktree name"),
+        ("x.lock", "'x.lock' is not a worktree name"),
+        ("-rf", "is not a worktree name"),
+    ],
+)
+def test_a_name_that_is_no_branch_name_is_refused(
+    cli: Callable[..., Done], server: FakeLlmServer, repo: Path, name: str, message: str
+) -> None:
+    done = cli(["run", f"--worktree={name}", "-p", "hi"], repo, server)
+    assert done.returncode == 1 and message in done.stderr
+    assert "letters, digits" in done.stderr and not server.requests
+
+
+def test_a_taken_name_and_no_repository_are_refused(
+    cli: Callable[..., Done], server: FakeLlmServer, repo: Path, tmp_path: Path
+) -> None:
+    git(repo, "branch", "loom/taken")
+    done = cli(["run", "-w", "taken", "-p", "hi"], repo, server)
+    assert done.returncode == 1
+    assert "a branch loom/taken already exists" in done.stderr
+    assert "git branch -D loom/taken" in done.stderr
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    done = cli(["run", "-w", "any", "-p", "hi"], plain, server)
+    assert done.returncode == 1 and "is not in a git repository" in done.stderr
+    assert "start Loom without --worktree" in done.stderr and not server.requests
+
+
+def test_the_repl_opens_in_the_worktree(server: FakeLlmServer, repo: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "git branch --show-current"})]),
+               Turn(text="on the branch"))  # fmt: skip
+    child = spawn(["--worktree", "spike", "--yes"], repo, server)
+    child.expect(r"worktree spike \(branch loom/spike\): (\S+)")
+    place = Path(child.match.group(1))
+    child.expect(PROMPT)
+    child.sendline("which branch?")
+    child.expect("on the branch")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(r"Thread saved: (T-[0-9a-f-]+)")
+    assert place.is_dir() and "loom/spike" in json.dumps(server.requests[1].json["messages"])
