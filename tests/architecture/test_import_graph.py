@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "defaults": 0,  # plain constants config and the lower layers share
     "gitmeta": 1,
     "gitdiff": 1,  # what changed since a commit (web Changes, REPL /diff)
+    "worktrees": 1,  # git worktrees for parallel work, through the hardened git runner
     "llm": 2,
     "tools": 2,
     "permissions": 2,
