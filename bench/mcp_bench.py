@@ -83,7 +83,7 @@ async def bench_round_trip(project: Path, calls: int) -> None:
     from loom.config import load_config
     from loom.mcp_client import start_mcp
     from loom.paths import LoomPaths
-    from loom.session.toolset import default_registry
+    from loom.session.assembly.toolset import default_registry
     from loom.tools.base import ToolContext
 
     (project / "data.txt").write_text("line\n" * 200)

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from loom.permissions import GrantStore, PermissionPolicy  # noqa: E402
-from loom.session.toolset import default_registry  # noqa: E402
+from loom.session.assembly.toolset import default_registry  # noqa: E402
 from loom.tools.base import ToolContext  # noqa: E402
 from loom.tools.content_search import ContentSearch, find_rg  # noqa: E402
 from loom.tools.listing import FileSearch  # noqa: E402

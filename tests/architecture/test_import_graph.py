@@ -6,6 +6,10 @@ inside functions and under TYPE_CHECKING alike) and fails on
 - a face (`cli`, `web`, `mcp`, `acp`) reaching past `loom.session` into `store`,
   `permissions`, `tools`, `repointel`, `lsp`, ... (only `cli/server.py` drives
   `loom.server`); `server` importing anything but `core` and itself;
+- a face importing a module inside `loom.session`, or a name `loom.session` does not
+  export (its `__all__`): the package's front door is its `__init__.py`;
+- a floor of `loom.session` importing a higher one (runtime < assembly < workspace <
+  helpers);
 - a package that is not in LAYERS (place a new package there when adding it).
 """
 
@@ -62,6 +66,8 @@ FACE_EXCEPTIONS = {  # a command that starts another face (or the sync server)
     "loom.cli.web": {"web"},
 }
 SERVER_MAY_IMPORT = {"loom", "core", "server"}
+# The floors inside loom.session: each imports only its own and the ones before it.
+SESSION_FLOORS = ("runtime", "assembly", "workspace", "helpers")
 
 
 def module_name(path: Path) -> str:
@@ -225,10 +231,90 @@ def test_no_circles_inside_session() -> None:
     assert cycles(edges) == []
 
 
+def session_exports() -> set[str]:
+    """The names in loom.session's `__all__`, read from its source (not imported)."""
+    tree = ast.parse((SRC / "loom" / "session" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("loom/session/__init__.py defines no __all__")
+
+
+def names_imported_from(path: Path, module: str) -> set[str]:
+    """The names `path` imports with `from <module> import ...`."""
+    return {
+        alias.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == module and not node.level
+        for alias in node.names
+    }
+
+
+def test_faces_use_only_what_loom_session_exports() -> None:
+    exported = session_exports()
+    problems = []
+    for path in sorted((SRC / "loom").rglob("*.py")):
+        module = module_name(path)
+        if package_of(module) not in FACES:
+            continue
+        problems += [
+            f"{module} -> {target} (import it from loom.session; export it there if needed)"
+            for target in imports_of(path)
+            if target.startswith("loom.session.")
+        ]
+        problems += [
+            f"{module} imports {name!r}, which loom.session does not export (add it to "
+            "__all__ and _EXPORTS in loom/session/__init__.py)"
+            for name in sorted(names_imported_from(path, "loom.session") - exported)
+        ]
+    assert not problems, "\n".join(problems)
+
+
+def test_loom_session_exports_what_it_lists() -> None:
+    """`__all__`, the lazy table and the typed imports name the same things."""
+    import loom.session
+
+    table = set(loom.session._EXPORTS)
+    tree = ast.parse((SRC / "loom" / "session" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("loom.")
+        for alias in node.names
+    }
+    assert table == session_exports() == typed
+    for name in sorted(table):
+        assert getattr(loom.session, name) is not None, name
+
+
+def session_floor(module: str) -> str | None:
+    """`runtime`, `assembly`, ... for a module inside a floor of loom.session, else None."""
+    parts = module.split(".")
+    if len(parts) > 2 and parts[:2] == ["loom", "session"] and parts[2] in SESSION_FLOORS:
+        return parts[2]
+    return None
+
+
+def test_session_floors_point_down() -> None:
+    upward = []
+    for module, targets in graph().items():
+        here = session_floor(module)
+        if here is None:
+            continue
+        for target in targets:
+            there = session_floor(target)
+            if there is not None and SESSION_FLOORS.index(there) > SESSION_FLOORS.index(here):
+                upward.append(f"{module} -> {target} ({here} is below {there})")
+    assert not upward, "loom.session's floors import downward only:\n" + "\n".join(upward)
+    stray = [m for m in graph() if m.startswith("loom.session.") and session_floor(m) is None]
+    assert not stray, f"place these in one of loom/session/{SESSION_FLOORS}: {stray}"
+
+
 def test_the_walker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     """The checks are only as good as the walk: imports inside functions count."""
-    assert "loom.session.workspace" in imports_of(SRC / "loom" / "cli" / "plugins.py") or (
-        "loom.session" in imports_of(SRC / "loom" / "cli" / "plugins.py")
-    )
-    assert "loom.store.factory" in imports_of(SRC / "loom" / "session" / "workspace.py")
+    assert "loom.session" in imports_of(SRC / "loom" / "cli" / "plugins.py")
+    workspace = SRC / "loom" / "session" / "workspace" / "workspace.py"
+    assert "loom.store.factory" in imports_of(workspace)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -115,7 +115,7 @@ def test_a_store_path_is_per_project(tmp_path: Path) -> None:
 def test_auto_gc_runs_at_most_once_a_day(store: CheckpointStore, project: Path) -> None:
     import threading
 
-    from loom.session.checkpoint_admin import STAMP, maybe_auto_gc
+    from loom.checkpoints.maintenance import STAMP, maybe_auto_gc
 
     store.snapshot()
     stamp = store.dir / STAMP

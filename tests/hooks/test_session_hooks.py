@@ -20,7 +20,7 @@ from loom.hooks import HookRun, interpret
 from loom.llm.base import LlmRequest
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import SessionSpec, Workspace
-from loom.session.compaction import SUMMARY_SYSTEM, compact_now
+from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
 
 SCRIPT = Path(__file__).resolve().parent / "hook_script.py"
 

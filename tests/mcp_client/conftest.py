@@ -30,7 +30,7 @@ async def open_hub(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     async def make(
         servers: dict[str, Any], **settings: Any
     ) -> tuple[McpHub, ToolRegistry, list[str]]:
-        from loom.session.toolset import default_registry
+        from loom.session.assembly.toolset import default_registry
 
         config = load_config(tmp_path, {"mcp": {"servers": servers, **settings}})
         registry = default_registry(tmp_path, config)

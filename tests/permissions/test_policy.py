@@ -236,7 +236,7 @@ def test_unusable_database_falls_back_to_session_grant(tmp_path: Path, project: 
 
 
 def test_real_tools_deny_rules_see_through_symlinks(store: GrantStore, project: Path) -> None:
-    from loom.session.toolset import default_registry
+    from loom.session.assembly.toolset import default_registry
 
     (project / ".env").write_text("SECRET=1\n")
     (project / "alias.txt").symlink_to(project / ".env")

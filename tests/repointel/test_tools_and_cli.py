@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from loom.repointel.service import RepoIntel
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from loom.tools.base import ToolContext, ToolError
 
 from .conftest import write

@@ -9,12 +9,12 @@ from pathlib import Path
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.permissions import Decision, GrantStore, PermissionPolicy
 from loom.sandbox import Detection, Sandbox, build_policy
-from loom.session.sandboxing import (
+from loom.session.assembly.sandboxing import (
     UnconfinedShellPolicy,
     guard_policy,
     needs_approval_for_shell,
 )
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from tests.sandbox.conftest import require_sandbox
 from tests.session.helpers import make_manager
 

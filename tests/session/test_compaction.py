@@ -9,7 +9,7 @@ from loom.core.messages import ToolMessage, UserMessage
 from loom.llm.base import LlmError, LlmRequest
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
-from loom.session.compaction import SUMMARY_SYSTEM, compact_now
+from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
 from tests.session.helpers import ANY_MODEL, EchoTool, make_manager
 
 EDITOR = "openai:gpt-5-mini"

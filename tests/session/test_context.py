@@ -5,8 +5,8 @@ from __future__ import annotations
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.llm.base import ToolSpec
 from loom.llm.scripted import ScriptedProvider, tool_turn
-from loom.session.context import ContextWindow
-from loom.session.repo_map import fetch_repo_map, focus_of
+from loom.session.runtime.context import ContextWindow
+from loom.session.runtime.repo_map import fetch_repo_map, focus_of
 from tests.session.helpers import EchoTool, make_manager
 
 

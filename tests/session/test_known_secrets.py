@@ -6,7 +6,7 @@ import pytest
 
 from loom.config import LoomConfig
 from loom.paths import LoomPaths
-from loom.session.options import SessionOptions, known_secrets
+from loom.session.runtime.options import SessionOptions, known_secrets
 from loom.store.credentials import Credentials, credentials_path, save_credentials
 
 

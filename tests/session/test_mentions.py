@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loom.session.mentions import MentionError, expand_mentions, find_mentions
-from loom.session.repo_map import focus_of
+from loom.session.runtime.mentions import MentionError, expand_mentions, find_mentions
+from loom.session.runtime.repo_map import focus_of
 from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, Turn
 

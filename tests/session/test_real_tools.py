@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from loom.llm.scripted import ScriptedProvider, tool_turn
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from tests.session.helpers import make_manager
 
 

@@ -8,7 +8,7 @@ import time
 
 from loom.core.messages import UserMessage
 from loom.core.thread import Thread
-from loom.session.saver import ThreadSaver
+from loom.session.runtime.saver import ThreadSaver
 
 
 class SlowStore:

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from loom.tools.base import ToolContext, ToolRegistry, ToolResult
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from loom._beneath import Escape
 from loom.repointel.tags import read_and_extract
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from loom.tools._search_py import read_beneath
 from loom.tools.base import ToolContext, ToolError
 from loom.tools.content_search import ContentSearch

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loom.config import LoomConfig
-from loom.session.toolset import default_registry
+from loom.session.assembly.toolset import default_registry
 from loom.tools._env import agent_environ
 from loom.tools._process import tool_env
 from loom.tools.base import ToolContext

@@ -59,7 +59,7 @@ async def run(live: Any, name: str, argument: str) -> str:
 
     try:
         if name == "compact":
-            from loom.session.compaction import compact_now
+            from loom.session import compact_now
 
             view = await compact_now(live.session, argument)
             count = view.start if view is not None else 0
@@ -70,7 +70,7 @@ async def run(live: Any, name: str, argument: str) -> str:
 
 
 async def _restore(live: Any, action: str) -> str:
-    from loom.session.undo import HandEdited, restore_in_session
+    from loom.session import HandEdited, restore_in_session
 
     try:
         report = await restore_in_session(live.session, action)  # type: ignore[arg-type]

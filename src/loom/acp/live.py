@@ -171,7 +171,7 @@ class LiveSession:
             await done
 
     async def send_usage(self) -> None:
-        from loom.session.usage import session_usage
+        from loom.session import session_usage
 
         u = session_usage(self.session)
         await self.client.session_update(
@@ -223,7 +223,7 @@ class LiveSession:
                 ]
             case ToolExecuting(call_id=call_id, tool_name=name, arguments=args):
                 if name in updates.EDIT_TOOLS and isinstance(args.get("path"), str):
-                    from loom.session.approval import read_text
+                    from loom.session import read_text
 
                     self._edit_before[call_id] = read_text(self.root, args["path"])
                 return [updates.call_progress(call_id, "in_progress")]
@@ -271,7 +271,7 @@ class LiveSession:
             call = self._call_args(call_id)
             path = call.get("path") if call else None
             if isinstance(path, str):
-                from loom.session.approval import read_text
+                from loom.session import read_text
 
                 after = read_text(self.root, path)
                 if after is not None:
@@ -353,7 +353,7 @@ class LiveSession:
             self.session.respond_to_permission(action, {})
 
     def _preview(self, event: PermissionRequest) -> list[Any] | None:
-        from loom.session.approval import edited_text, read_text
+        from loom.session import edited_text, read_text
 
         path = event.arguments.get("path")
         if event.tool_name in updates.EDIT_TOOLS and isinstance(path, str):

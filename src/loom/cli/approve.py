@@ -67,7 +67,7 @@ class ApprovalPrompt:
         self.interactive = interactive
 
     async def ask(self, session: Any, event: Any) -> Answer:
-        from loom.session.approval import approval_view
+        from loom.session import approval_view
 
         view = approval_view(session, event.tool_name, event.arguments)
         self.show(view, event)
@@ -131,7 +131,7 @@ class ApprovalPrompt:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings
 
-        from loom.session.approval import grant_words
+        from loom.session import grant_words
 
         command = " ".join(str(event.arguments.get("command", "")).split())
         bindings = KeyBindings()

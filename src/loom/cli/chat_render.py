@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
-from loom.session.approval import EDIT_TOOLS, edit_diff, read_text
+from loom.session import EDIT_TOOLS, edit_diff, read_text
 
 PREVIEW_CHARS = 160
 

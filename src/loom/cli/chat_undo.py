@@ -1,7 +1,7 @@
 """The REPL's /undo, /redo and /rewind (and /compact): what they ask and what they print.
 
 `chat.py` dispatches here (`SLASH_COMMANDS`); the work is done by the session API
-(loom.session.undo), the same calls the web page and ACP use.
+(loom.session.helpers.undo), the same calls the web page and ACP use.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ async def run_slash(repl: Any, name: str, arg: str) -> None:
         elif name == "/rewind":
             await _rewind(repl, session)
         elif name == "/compact":
-            from loom.session.compaction import compact_now
+            from loom.session import compact_now
 
             await compact_now(session, focus=arg)
     except Exception as exc:  # CheckpointError, NothingToRestore: a message for the person
@@ -35,7 +35,7 @@ async def run_slash(repl: Any, name: str, arg: str) -> None:
 
 
 async def _restore(repl: Any, session: Any, action: str) -> None:
-    from loom.session.undo import HandEdited, restore_in_session
+    from loom.session import HandEdited, restore_in_session
 
     try:
         report = await restore_in_session(session, action)
@@ -48,7 +48,7 @@ async def _restore(repl: Any, session: Any, action: str) -> None:
 
 
 async def _rewind(repl: Any, session: Any) -> None:
-    from loom.session.undo import HandEdited, list_user_turns, rewind_in_session
+    from loom.session import HandEdited, list_user_turns, rewind_in_session
 
     turns = list_user_turns(session)
     if not turns:

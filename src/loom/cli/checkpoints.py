@@ -32,8 +32,7 @@ def _workspace() -> Any:
 
 
 def _restore(action: str, thread: str | None, force: bool) -> None:
-    from loom.session import LoomError
-    from loom.session.undo import HandEdited, restore_saved_thread
+    from loom.session import HandEdited, LoomError, restore_saved_thread
 
     workspace = _workspace()
     try:
@@ -97,9 +96,9 @@ def gc_command(
     ),
 ) -> None:
     """Forget checkpoints older than keep_days and pack the store."""
-    from loom.session.checkpoint_admin import collect_garbage
+    from loom.session import collect_checkpoint_garbage
 
-    reports = collect_garbage(_workspace().config, keep_days, every_project)
+    reports = collect_checkpoint_garbage(_workspace().config, keep_days, every_project)
     if not reports:
         typer.echo("No checkpoints to collect.")
         return
@@ -112,9 +111,9 @@ def gc_command(
 
 def usage_line() -> str:
     """One line for `loom doctor`."""
-    from loom.session.checkpoint_admin import usage
+    from loom.session import checkpoint_usage
 
-    found = usage()
+    found = checkpoint_usage()
     return (
         f"Checkpoints:  {_size(found.size_bytes)} for {found.projects} project(s) in "
         f"{found.folder} (`loom checkpoints gc` trims it)"

@@ -91,10 +91,10 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
 def run_search(
     query: str, limit: int = 20, as_json: bool = False, out: TextIO | None = None
 ) -> int:
-    from loom.session.thread_index import has_words
+    from loom.session import has_search_words
 
     out = out or sys.stdout
-    if not has_words(query):
+    if not has_search_words(query):
         sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
         return 1
     hits = _answer(lambda index: index.search(query, limit))
@@ -120,7 +120,7 @@ def run_search(
 
 
 def _answer(query):  # (ThreadIndex -> T) -> T
-    from loom.session.thread_index import answer
+    from loom.session import answer_from_index
 
     shown = []  # the progress display, made only when a scan indexes many files
 
@@ -132,7 +132,7 @@ def _answer(query):  # (ThreadIndex -> T) -> T
         shown[0](done, total)
 
     try:
-        return answer(query, _warn, progress)
+        return answer_from_index(query, _warn, progress)
     finally:
         if shown:
             shown[0].close()

@@ -48,10 +48,10 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.
     """Each server: where it is defined, status, tool count, tokens its tools cost.
 
     Starts each server briefly to ask it."""
-    from loom.session.mcp_admin import probe
+    from loom.session import probe_mcp_servers
 
     config = _config()
-    rows = asyncio.run(probe(config))
+    rows = asyncio.run(probe_mcp_servers(config))
     if as_json:
         typer.echo(json.dumps([row.__dict__ for row in rows], indent=1))
         return
@@ -106,11 +106,11 @@ def add_command(
     ),
 ) -> None:
     """Add a server: `loom mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`"""
-    from loom.session.mcp_admin import McpAdminError, add_server
+    from loom.session import McpAdminError, add_mcp_server
 
     file = _target_file(project)
     try:
-        add_server(
+        add_mcp_server(
             file,
             name,
             command=command or (),
@@ -122,9 +122,9 @@ def add_command(
     except (McpAdminError, OSError) as exc:
         raise _fail(str(exc), 2) from exc
     if project:  # a project-defined server needs approval; you just gave it
-        from loom.session.mcp_admin import approve
+        from loom.session import approve_project_mcp_server
 
-        approve(_config(), name)
+        approve_project_mcp_server(_config(), name)
     typer.echo(f"Added MCP server {name!r} to {file}. `loom mcp list` shows whether it starts.")
 
 
@@ -134,10 +134,10 @@ def remove_command(
     project: bool = typer.Option(False, "--project", help="Remove it from .loom.toml."),
 ) -> None:
     """Remove the server mcp.servers.NAME from your config.toml (or the project's .loom.toml)."""
-    from loom.session.mcp_admin import remove_server
+    from loom.session import remove_mcp_server
 
     file = _target_file(project)
-    if not remove_server(file, name):
+    if not remove_mcp_server(file, name):
         other = "your config.toml" if project else ".loom.toml (--project)"
         raise _fail(f"{file} has no [mcp.servers.{name}]; is it in {other} or .mcp.json?")
     typer.echo(f"Removed MCP server {name!r} from {file}.")
@@ -148,10 +148,10 @@ def approve_command(name: str = typer.Argument(...)) -> None:
     """Let a server this project defines (.mcp.json or .loom.toml) start.
 
     It starts a program the repository chose: read what it runs first."""
-    from loom.session.mcp_admin import McpAdminError, approve
+    from loom.session import McpAdminError, approve_project_mcp_server
 
     try:
-        spec = approve(_config(), name)
+        spec = approve_project_mcp_server(_config(), name)
     except McpAdminError as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"Approved MCP server {name!r} for this project: {spec.describe()}")
@@ -162,11 +162,11 @@ def ask_project_approvals(config: Any, err: Any) -> None:
     program the repository chose. Asked before the session starts, only on a terminal."""
     import sys
 
-    from loom.session.mcp_admin import approve, unapproved_servers
+    from loom.session import approve_project_mcp_server, unapproved_mcp_servers
 
     if not sys.stdin.isatty():
         return
-    for spec in unapproved_servers(config):
+    for spec in unapproved_mcp_servers(config):
         err.print(
             f"This project ({spec.source}) defines the MCP server {spec.name!r}, which runs:\n"
             f"  {spec.describe()}",
@@ -177,7 +177,7 @@ def ask_project_approvals(config: Any, err: Any) -> None:
         except EOFError:
             answer = ""
         if answer.strip().lower() in ("y", "yes"):
-            approve(config, spec.name)
+            approve_project_mcp_server(config, spec.name)
         else:
             err.print(f"Not started. Later: loom mcp approve {spec.name}", markup=False)
 

@@ -22,7 +22,7 @@ class MentionCompleter(Completer):
 
     def _paths(self) -> tuple[list[str], list[str]]:
         if time.monotonic() - self._listed_at > REFRESH_SECONDS:
-            from loom.session.mentions import project_files
+            from loom.session import project_files
 
             try:
                 self._files = project_files(self.root)

@@ -19,8 +19,7 @@ def plugins_command(
     """List tool, provider, extractor and node-type plugins; a broken one says why.
 
     Loom's own tool families are listed too: they register through the same hook."""
-    from loom.session import Workspace
-    from loom.session.plugins import GROUPS
+    from loom.session import PLUGIN_GROUPS, Workspace
 
     workspace = Workspace.open(Path.cwd())
     found = asyncio.run(workspace.plugins())
@@ -39,7 +38,7 @@ def plugins_command(
         ]
         typer.echo(json.dumps(rows, indent=2))
     else:
-        for group in GROUPS:
+        for group in PLUGIN_GROUPS:
             typer.echo(group)
             members = [p for p in found if p.group == group]
             if not members:

@@ -43,7 +43,7 @@ class ReplCompleter(Completer):
 
     def _model_names(self, typed: str) -> Iterable[Completion]:
         if self._models is None:
-            from loom.session.lookup import model_names
+            from loom.session import model_names
 
             self._models = model_names()
         for name in self._models:

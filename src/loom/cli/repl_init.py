@@ -71,7 +71,7 @@ def agents_md(root: Path, repo_map: str) -> str:
 
 
 def write_agents_md(root: Path) -> str:
-    from loom.session.repo_map import repointel_hook
+    from loom.session import repointel_hook
 
     try:
         repo_map = repointel_hook(root)(MAP_TOKENS, [], [])

@@ -124,9 +124,7 @@ class SessionStarter:
     def _prepare(self) -> Any:
         """On a worker thread: the configuration, the heavy imports, the provider (whose
         SDK import is the slowest step), and the workspace around them."""
-        from loom.config import load_config
-        from loom.session.providers import provider_factory
-        from loom.session.workspace import Workspace
+        from loom.session import Workspace
 
         worktree = None
         if self.request.worktree:  # made (or reused) first: the session works in it
@@ -135,29 +133,17 @@ class SessionStarter:
             worktree, _made = WorktreesApi.for_folder(self.cwd).ensure(self.request.worktree)
             self.cwd = worktree.path
         sandbox_mode = "off" if self.request.no_sandbox else None
-        config = load_config(
+        workspace = Workspace.open(
             self.cwd, {"model.default": self.request.model, "sandbox.mode": sandbox_mode}
         )
+        workspace.worktree = worktree
         import rich.console  # noqa: F401  (the renderer's, imported here off the loop)
 
-        import loom.session.manager
-        import loom.session.toolset  # noqa: F401
-
-        build = provider_factory(config)
-        model = (self.request.model or config.model.default).strip()
-        built: dict[str, Any] = {}
-        with contextlib.suppress(Exception):  # a bad name is reported by start_session
-            built[model] = build(model)
-
-        def factory(name: str) -> Any:
-            return built[name] if name in built else build(name)
-
-        workspace = Workspace(config, provider_factory=factory)
-        workspace.worktree = worktree
+        workspace.prewarm()  # a bad name is reported by start_session
         return workspace
 
     def _latest_thread(self) -> str:
-        from loom.session.lookup import newest_thread_in
+        from loom.session import newest_thread_in
 
         root = self.workspace.project_root
         found = newest_thread_in(root, self.workspace.paths)

@@ -23,8 +23,7 @@ def check_command(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Print what is enforced for agent commands here, proven by probes."""
-    from loom.session import LoomError, Workspace
-    from loom.session.sandboxing import sandbox_report
+    from loom.session import LoomError, Workspace, sandbox_report
 
     try:
         workspace = Workspace.open(Path.cwd())
@@ -63,7 +62,7 @@ def check_command(
 
 
 def render_report(report: object, network: bool) -> list[str]:
-    from loom.session.sandboxing import SandboxReport
+    from loom.session import SandboxReport
 
     assert isinstance(report, SandboxReport)
     if report.mode != "on":

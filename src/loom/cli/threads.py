@@ -165,7 +165,7 @@ def _pick_thread() -> str | None:
     import asyncio
     import sys
 
-    from loom.session.lookup import recent_threads
+    from loom.session import recent_threads
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         typer.echo(

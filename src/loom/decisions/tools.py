@@ -197,7 +197,7 @@ def decision_tools() -> list[Any]:
 
 def provide(setup: Any) -> list[Any]:
     """The `loom.tools` provider: every session gets the decision tools (the session
-    puts its recorder in the tool context; see loom.session.decisions_hook)."""
+    puts its recorder in the tool context; see loom.session.assembly.decisions_hook)."""
     return decision_tools()
 
 

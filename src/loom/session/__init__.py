@@ -7,6 +7,17 @@
     answer = await session.send_message("explain main.py")
     await ws.shutdown()
 
+Faces (cli, web, mcp, acp) import only the names below (`__all__`); the architecture
+test keeps it so. Inside, the package has four floors, each importing only the ones
+before it:
+
+    runtime/    one conversation running: Session, the model call, tool runner,
+                permission gate, context window, compaction, saver, event bus
+    assembly/   what a session is assembled from: providers, tool set, permission
+                policy, sandbox, MCP servers, the decision-graph hook
+    workspace/  the Workspace (the one assembly path), its sub-APIs, SessionSpec
+    helpers/    what faces call beside a session: approval view, undo, look-ups, ...
+
 Names resolve on first use (PEP 562), so `import loom.session` costs nothing and the
 fast paths (`loom list`, `loom map`) import only the small modules they need.
 """
@@ -15,52 +26,129 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import typing
 if TYPE_CHECKING:
+    from loom.checkpoints.maintenance import checkpoint_usage, collect_checkpoint_garbage
     from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
-    from loom.session.bus import EventBus, Subscription
-    from loom.session.changes import changes_since, changes_since_start
-    from loom.session.context import BuiltContext, ContextBudget, ContextWindow
-    from loom.session.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
-    from loom.session.options import SessionOptions
-    from loom.session.permission_gate import NoPendingPermission
-    from loom.session.repo_api import RepoApi
-    from loom.session.session import Session, TurnError
-    from loom.session.spec import McpServerAsk
-    from loom.session.tool_access import ToolAccess
-    from loom.session.workspace import ActiveSession, SessionSpec, Workspace
-    from loom.session.worktrees_api import WorktreesApi
+    from loom.session.assembly.plugins import PLUGIN_GROUPS
+    from loom.session.assembly.sandboxing import SandboxReport, sandbox_report
+    from loom.session.helpers.approval import (
+        EDIT_TOOLS,
+        approval_view,
+        edit_diff,
+        edited_text,
+        grant_words,
+        read_text,
+    )
+    from loom.session.helpers.changes import changes_since, changes_since_start
+    from loom.session.helpers.lookup import (
+        RecentThread,
+        model_names,
+        newest_thread_in,
+        recent_threads,
+    )
+    from loom.session.helpers.mcp_admin import (
+        McpAdminError,
+        add_mcp_server,
+        approve_project_mcp_server,
+        probe_mcp_servers,
+        remove_mcp_server,
+        unapproved_mcp_servers,
+    )
+    from loom.session.helpers.tool_access import ToolAccess
+    from loom.session.helpers.undo import (
+        HandEdited,
+        list_user_turns,
+        restore_in_session,
+        restore_saved_thread,
+        rewind_in_session,
+    )
+    from loom.session.helpers.usage import SessionUsage, session_usage
+    from loom.session.runtime.bus import EventBus, Subscription
+    from loom.session.runtime.compaction import compact_now
+    from loom.session.runtime.context import BuiltContext, ContextBudget, ContextWindow
+    from loom.session.runtime.mentions import project_files
+    from loom.session.runtime.options import SessionOptions
+    from loom.session.runtime.permission_gate import NoPendingPermission
+    from loom.session.runtime.repo_map import repointel_hook
+    from loom.session.runtime.session import Session, TurnError
+    from loom.session.workspace.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
+    from loom.session.workspace.repo_api import RepoApi
+    from loom.session.workspace.spec import McpServerAsk
+    from loom.session.workspace.workspace import ActiveSession, SessionSpec, Workspace
+    from loom.session.workspace.worktrees_api import WorktreesApi
+    from loom.store.index_fresh import answer_from_index, has_search_words
 
-_EXPORTS = {
-    "ActiveSession": "loom.session.workspace",
+_EXPORTS = {  # name -> the module that defines it
+    # errors every face catches
     "BadInput": "loom.core.errors",
-    "BuiltContext": "loom.session.context",
     "Busy": "loom.core.errors",
-    "ContextBudget": "loom.session.context",
-    "ContextWindow": "loom.session.context",
-    "changes_since": "loom.session.changes",
-    "changes_since_start": "loom.session.changes",
-    "DEFAULT_MODEL": "loom.session.manager",
-    "EventBus": "loom.session.bus",
     "LoomError": "loom.core.errors",
-    "McpServerAsk": "loom.session.spec",
-    "NoPendingPermission": "loom.session.permission_gate",
     "NotFound": "loom.core.errors",
-    "RepoApi": "loom.session.repo_api",
-    "Session": "loom.session.session",
-    "SessionManager": "loom.session.manager",
-    "SessionNotFound": "loom.session.manager",
-    "SessionOptions": "loom.session.options",
-    "SessionSpec": "loom.session.workspace",
     "SetupError": "loom.core.errors",
-    "Subscription": "loom.session.bus",
-    "ToolAccess": "loom.session.tool_access",
-    "TurnError": "loom.session.session",
     "Unavailable": "loom.core.errors",
-    "Workspace": "loom.session.workspace",
-    "WorktreesApi": "loom.session.worktrees_api",
+    # the Workspace and what a face asks of it
+    "ActiveSession": "loom.session.workspace.workspace",
+    "SessionSpec": "loom.session.workspace.workspace",
+    "Workspace": "loom.session.workspace.workspace",
+    "McpServerAsk": "loom.session.workspace.spec",
+    "RepoApi": "loom.session.workspace.repo_api",
+    "WorktreesApi": "loom.session.workspace.worktrees_api",
+    "DEFAULT_MODEL": "loom.session.workspace.manager",
+    "SessionManager": "loom.session.workspace.manager",
+    "SessionNotFound": "loom.session.workspace.manager",
+    # a running session
+    "Session": "loom.session.runtime.session",
+    "TurnError": "loom.session.runtime.session",
+    "EventBus": "loom.session.runtime.bus",
+    "Subscription": "loom.session.runtime.bus",
+    "BuiltContext": "loom.session.runtime.context",
+    "ContextBudget": "loom.session.runtime.context",
+    "ContextWindow": "loom.session.runtime.context",
+    "SessionOptions": "loom.session.runtime.options",
+    "NoPendingPermission": "loom.session.runtime.permission_gate",
+    "compact_now": "loom.session.runtime.compaction",
+    "project_files": "loom.session.runtime.mentions",
+    "repointel_hook": "loom.session.runtime.repo_map",
+    # what faces call beside a session
+    "EDIT_TOOLS": "loom.session.helpers.approval",
+    "approval_view": "loom.session.helpers.approval",
+    "edit_diff": "loom.session.helpers.approval",
+    "edited_text": "loom.session.helpers.approval",
+    "grant_words": "loom.session.helpers.approval",
+    "read_text": "loom.session.helpers.approval",
+    "HandEdited": "loom.session.helpers.undo",
+    "list_user_turns": "loom.session.helpers.undo",
+    "restore_in_session": "loom.session.helpers.undo",
+    "restore_saved_thread": "loom.session.helpers.undo",
+    "rewind_in_session": "loom.session.helpers.undo",
+    "RecentThread": "loom.session.helpers.lookup",
+    "model_names": "loom.session.helpers.lookup",
+    "newest_thread_in": "loom.session.helpers.lookup",
+    "recent_threads": "loom.session.helpers.lookup",
+    "SessionUsage": "loom.session.helpers.usage",
+    "session_usage": "loom.session.helpers.usage",
+    "changes_since": "loom.session.helpers.changes",
+    "changes_since_start": "loom.session.helpers.changes",
+    "ToolAccess": "loom.session.helpers.tool_access",
+    "McpAdminError": "loom.session.helpers.mcp_admin",
+    "add_mcp_server": "loom.session.helpers.mcp_admin",
+    "approve_project_mcp_server": "loom.session.helpers.mcp_admin",
+    "probe_mcp_servers": "loom.session.helpers.mcp_admin",
+    "remove_mcp_server": "loom.session.helpers.mcp_admin",
+    "unapproved_mcp_servers": "loom.session.helpers.mcp_admin",
+    "PLUGIN_GROUPS": "loom.session.assembly.plugins",
+    "SandboxReport": "loom.session.assembly.sandboxing",
+    "sandbox_report": "loom.session.assembly.sandboxing",
+    "checkpoint_usage": "loom.checkpoints.maintenance",
+    "collect_checkpoint_garbage": "loom.checkpoints.maintenance",
+    # `loom list` / `loom search` before anything else is imported (stdlib only)
+    "answer_from_index": "loom.store.index_fresh",
+    "has_search_words": "loom.store.index_fresh",
 }
 
 __all__ = [
     "DEFAULT_MODEL",
+    "EDIT_TOOLS",
+    "PLUGIN_GROUPS",
     "ActiveSession",
     "BadInput",
     "BuiltContext",
@@ -68,16 +156,21 @@ __all__ = [
     "ContextBudget",
     "ContextWindow",
     "EventBus",
+    "HandEdited",
     "LoomError",
+    "McpAdminError",
     "McpServerAsk",
     "NoPendingPermission",
     "NotFound",
+    "RecentThread",
     "RepoApi",
+    "SandboxReport",
     "Session",
     "SessionManager",
     "SessionNotFound",
     "SessionOptions",
     "SessionSpec",
+    "SessionUsage",
     "SetupError",
     "Subscription",
     "ToolAccess",
@@ -85,8 +178,34 @@ __all__ = [
     "Unavailable",
     "Workspace",
     "WorktreesApi",
+    "add_mcp_server",
+    "answer_from_index",
+    "approval_view",
+    "approve_project_mcp_server",
     "changes_since",
     "changes_since_start",
+    "checkpoint_usage",
+    "collect_checkpoint_garbage",
+    "compact_now",
+    "edit_diff",
+    "edited_text",
+    "grant_words",
+    "has_search_words",
+    "list_user_turns",
+    "model_names",
+    "newest_thread_in",
+    "probe_mcp_servers",
+    "project_files",
+    "read_text",
+    "recent_threads",
+    "remove_mcp_server",
+    "repointel_hook",
+    "restore_in_session",
+    "restore_saved_thread",
+    "rewind_in_session",
+    "sandbox_report",
+    "session_usage",
+    "unapproved_mcp_servers",
 ]
 
 

@@ -288,6 +288,34 @@ class ThreadIndex:
         ).fetchall()
         return [_summary(r) for r in rows]
 
+    def recent(
+        self, workspace_root: str | None = None, limit: int = 200, words: int = 80
+    ) -> list[dict[str, Any]]:
+        """Summary dicts newest activity first, only threads started in `workspace_root`
+        when given, each with `first_words`: the start of its first message."""
+        where, args = ("WHERE workspace_root = ?", [workspace_root]) if workspace_root else ("", [])
+        rows = self.conn.execute(
+            f"SELECT {_SUMMARY_COLS}, num FROM {THREADS} {where} "
+            "ORDER BY last_activity_at DESC, id DESC LIMIT ?",
+            (*args, max(limit, 0)),
+        ).fetchall()
+        found = []
+        for row in rows:
+            summary = _summary(row[:-1])
+            summary["first_words"] = self._first_words(row[-1], words)
+            found.append(summary)
+        return found
+
+    def _first_words(self, num: int, length: int) -> str:
+        try:
+            row = self.conn.execute(
+                f"SELECT substr(body, 1, ?) FROM {MESSAGES} WHERE rowid = ?",
+                (length * 2, (num << ROW_BITS) | 1),  # the thread's first message
+            ).fetchone()
+        except sqlite3.Error:
+            return ""
+        return " ".join((row[0] if row else "").split())[:length]
+
     def resolve(self, prefix: str, limit: int = 10) -> list[str]:
         """Ids starting with `prefix` (the `T-` may be left out), at most `limit`."""
         prefix = prefix.strip().lower()

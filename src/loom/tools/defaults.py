@@ -1,7 +1,7 @@
 """Loom's built-in tools: files, search, listing, shell and git.
 
 They reach a session through the tool extension hook like any plugin (`provide`, listed
-first in loom.session.plugins); `repo_map`/`symbol_search` come from loom.repointel and
+first in loom.session.assembly.plugins); `repo_map`/`symbol_search` come from loom.repointel and
 the `lsp_*` tools from loom.lsp the same way.
 """
 
@@ -78,5 +78,5 @@ def provide(setup: ToolSetup) -> list[Tool]:
 def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
     """A registry of the built-in tools only, for code below the session (tests of the
     tools, MCP). A session's full set (with repo_map, symbol_search, lsp_* and plugins)
-    comes from loom.session.toolset, which this layer must not import."""
+    comes from loom.session.assembly.toolset, which this layer must not import."""
     return ToolRegistry(builtin_tools(project_root, config))

@@ -176,7 +176,7 @@ class Restore(BaseModel):
 async def undo_redo(request: Request) -> JSONResponse:
     """Undo (or redo) the files of the agent's last turn. Files edited by hand since
     then come back as `hand_edited` for the page to confirm (and resend with force)."""
-    from loom.session.undo import HandEdited, restore_in_session
+    from loom.session import HandEdited, restore_in_session
 
     session_id = request.path_params["session_id"]
     action = "undo" if request.url.path.endswith("/undo") else "redo"

@@ -1,0 +1,47 @@
+"""The permission policy of a session, as configured: [permissions] rules and grants,
+the sandbox's rules on top, and the headless variant (loom.session.runtime.headless)
+for runs nobody can answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loom.core.errors import SetupError
+from loom.session.runtime.headless import HeadlessPolicy, OnRefusal
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+
+
+def build_policy(
+    config: LoomConfig,
+    database: Path,
+    project_root: Path,
+    *,
+    auto_approve: bool = False,
+    headless: bool = False,
+    on_refusal: OnRefusal | None = None,
+    sandbox: Any = None,
+) -> Any:
+    """The policy [permissions] configures, with the sandbox's rules on top (unconfined
+    shell commands and commands asking for the network ask a person; see
+    loom.session.assembly.sandboxing); SetupError for a malformed deny rule."""
+    from loom.permissions import GrantStore, PermissionPolicy
+    from loom.session.assembly.sandboxing import guard_policy
+
+    try:
+        policy = PermissionPolicy(
+            GrantStore(project_root, database=database),
+            auto_approve_tools=config.permissions.auto_approve,
+            deny_rules=config.permissions.deny,
+            auto_approve_all=auto_approve,
+            # nobody is there to see a dangerous command in a headless run: refuse it
+            dangerous="deny" if headless else "ask",
+        )
+    except ValueError as exc:  # a malformed deny rule
+        raise SetupError(f"[permissions] deny: {exc}") from exc
+    policy = guard_policy(policy, sandbox, headless=headless)
+    if headless:
+        return HeadlessPolicy(policy, on_refusal)
+    return policy

@@ -1,0 +1,111 @@
+"""Providers from configuration: `provider:model-id` -> Provider, checked early.
+
+Building a provider imports its SDK, the slowest step of start-up, so the first one of a
+session is built on a worker thread (`PrebuiltProvider`) while the rest is assembled.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from loom.core.errors import SetupError
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+    from loom.llm.base import Provider
+
+
+def provider_factory(config: LoomConfig) -> Callable[[str], Provider]:
+    """A function from `provider:model-id` to a Provider, using [providers.*] settings."""
+
+    def build(model: str) -> Provider:
+        from loom.llm.registry import create_provider, parse_model_name
+
+        register_plugin_providers()
+        name, _model_id = parse_model_name(model)
+        settings = config.providers.for_provider(name)
+        return create_provider(name, api_key=settings.api_key, base_url=settings.base_url)
+
+    return build
+
+
+def check_model(model: str, factory: Callable[[str], Any]) -> None:
+    """Fail early, in one line, on a malformed name, unknown provider or missing key."""
+    from loom.llm.base import LlmError
+
+    try:
+        factory(model)
+    except (LlmError, ValueError) as exc:
+        raise SetupError(str(exc)) from exc
+
+
+class PrebuiltProvider:
+    """A provider factory whose first provider is built on a worker thread, started at
+    once; `wait()` joins it and turns a configuration problem into SetupError."""
+
+    def __init__(self, factory: Callable[[str], Any], model: str) -> None:
+        self.factory = factory
+        self.model = model
+        self._provider: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._build, name="loom-provider", daemon=True)
+        self._thread.start()
+
+    def _build(self) -> None:
+        try:
+            self._provider = self.factory(self.model)
+        except BaseException as exc:  # re-raised in the caller's thread by wait()
+            self._error = exc
+
+    def wait(self) -> Any:
+        from loom.llm.base import LlmError
+
+        self._thread.join()
+        if isinstance(self._error, LlmError | ValueError):
+            raise SetupError(str(self._error)) from self._error
+        if self._error is not None:
+            raise self._error
+        return self._provider
+
+    def __call__(self, model: str) -> Any:
+        if model == self.model:
+            return self.wait()
+        return self.factory(model)
+
+
+_plugins_registered = False
+
+
+def register_plugin_providers() -> None:
+    """Make the `loom.providers` entry points known to the model registry, once per
+    process; each is imported only when a model name uses it. A plugin cannot replace a
+    built-in provider, and one that fails to load says so when it is used."""
+    global _plugins_registered
+    if _plugins_registered:
+        return
+    _plugins_registered = True
+    from loom.llm.registry import provider_names, register_provider
+    from loom.session.assembly.plugins import discover
+
+    known = set(provider_names())
+    for plugin in discover("loom.providers"):
+        if plugin.name not in known:
+            register_provider(plugin.name, _lazy_factory(plugin))
+
+
+def _lazy_factory(plugin: Any) -> Callable[..., Provider]:
+    def build(**settings: Any) -> Provider:
+        from loom.llm.registry import ModelConfigError
+        from loom.session.assembly.plugins import load
+
+        factory = load(plugin)
+        if factory is None:
+            raise ModelConfigError(
+                f"the provider plugin {plugin.name!r} ({plugin.source}) is broken: "
+                f"{plugin.error}; fix or uninstall it (`loom plugins` lists plugins)"
+            )
+        return factory(**settings)
+
+    return build

@@ -1,0 +1,156 @@
+"""Loom's tools and threads used directly, without a model: what `loom mcp serve` offers
+another agent. The same tools, project confinement and permission policy as a session.
+
+    access = ToolAccess(workspace, allow=("file_write",))
+    verdict = access.check("shell", {"command": "ls"})    # Check(decision, reason)
+    text, is_error = await access.run("file_read", {"path": "README.md"})
+    access.search_threads("login bug"); access.show_thread("T-0193")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from loom.session.workspace.workspace import Workspace
+
+Decision = Literal["allow", "ask", "deny"]
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    decision: Decision
+    reason: str
+
+
+# write into a session's thread, or start child sessions: there is no session here
+SESSION_ONLY = ("decision_log", "task")
+
+
+def _without(registry: Any, names: tuple[str, ...]) -> Any:
+    from loom.tools.base import ToolRegistry
+
+    return ToolRegistry(registry.get(name) for name in registry.names() if name not in names)
+
+
+class ToolAccess:
+    def __init__(self, workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
+        """`allow`: tool names (globs) that run without asking, added to [permissions]
+        auto_approve. SetupError on a malformed deny rule."""
+        from loom.session.assembly.policy import build_policy
+
+        self.workspace = workspace
+        config = workspace.config
+        allowed = [*config.permissions.auto_approve, *allow]
+        config = config.model_copy(
+            update={"permissions": config.permissions.model_copy(update={"auto_approve": allowed})}
+        )
+        self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
+        self.registry = _without(workspace.tool_registry(self.setup), SESSION_ONLY)
+        self._decisions: Any = None
+        self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
+        from loom.session.runtime.options import known_secrets
+
+        self.secrets = known_secrets(config)  # masked in every result, as in a session
+
+    async def aclose(self) -> None:
+        """Run the tool providers' cleanups (a language server an lsp tool started)."""
+        import asyncio
+        import contextlib
+
+        for cleanup in reversed(self.setup.cleanups):
+            with contextlib.suppress(Exception):
+                outcome = cleanup()
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+
+    def tools(self) -> list[ToolInfo]:
+        return [
+            ToolInfo(spec.name, spec.description, spec.parameters, self._read_only(spec.name))
+            for spec in self.registry.specs()
+        ]
+
+    def _read_only(self, name: str) -> bool:
+        return getattr(self.registry.get(name), "risk", "execute") == "read"
+
+    def has(self, name: str) -> bool:
+        return name in self.registry
+
+    def check(self, name: str, args: dict[str, Any]) -> Check:
+        verdict = self.policy.check(self.registry.get(name), args)
+        return Check(verdict.decision.value, verdict.reason)
+
+    def record(self, name: str, args: dict[str, Any], response: str) -> None:
+        """A person's answer: allow_once, allow_always (saved grant) or deny."""
+        self.policy.record(self.registry.get(name), args, response)
+
+    async def run(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+        """Run a tool whose check allowed it; (text, is_error). Errors are results."""
+        from loom.session.runtime.tool_runner import run_tool
+        from loom.tools.base import ToolContext
+
+        tool = self.registry.get(name)
+        if tool is None:
+            return f"There is no Loom tool named {name!r}.", True
+        ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
+        if name == "decision_query":
+            ctx.extras["decisions"] = self._decision_reader()
+        result = await run_tool(tool, args, ctx, self.workspace.config.shell.timeout)
+        from loom.core.secrets import redact
+
+        return redact(result.content, self.secrets), result.is_error
+
+    def _decision_reader(self) -> Any:
+        """The project's decision graph, read-only: a recorder over an unsaved, empty
+        thread (decision_log is not offered here: its entries would belong to no thread)."""
+        if self._decisions is None:
+            from loom.core.thread import Thread
+            from loom.decisions.recorder import DecisionRecorder
+
+            root = str(self.workspace.project_root)
+            self._decisions = DecisionRecorder(
+                thread=Thread.new(workspace_root=root),
+                database=self.workspace.paths.database,
+                threads_dir=self.workspace.paths.threads_dir,
+            )
+        return self._decisions
+
+    # -- threads ------------------------------------------------------------------------
+
+    def search_threads(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Past conversations by title, branch, repo, commit SHA and text, with snippets.
+        BadInput (a LoomError) for a query with no words."""
+        hits = self.workspace.threads.search(query, limit)
+        return [{**_summary(hit.summary), "snippet": hit.snippet} for hit in hits]
+
+    def list_threads(self, limit: int = 200) -> list[dict[str, Any]]:
+        return [_summary(summary) for summary in self.workspace.threads.list(limit)]
+
+    def show_thread(self, ref: str) -> str:
+        """The thread as Markdown; NotFound (a LoomError) says what to do."""
+        from loom.core.secrets import redact
+
+        text = self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
+        return redact(text, self.secrets)
+
+
+def _summary(summary: Any) -> dict[str, Any]:
+    return {
+        "id": summary.id,
+        "title": summary.title,
+        "last_activity_at": summary.last_activity_at,
+        "messages": summary.message_count,
+        "git_branch": summary.git_branch,
+        "git_remote_url": summary.git_remote_url,
+        "workspace_root": summary.workspace_root,
+    }

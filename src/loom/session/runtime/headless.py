@@ -1,0 +1,46 @@
+"""The headless permission policy: `loom run` has nobody to ask, so what would ask is
+refused with a reason the model reads, and the face hears about it through
+`on_refusal(tool, subject, why)`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loom.permissions import Verdict
+
+OnRefusal = Callable[[str, str | None, str], None]
+
+HEADLESS_REASON = (
+    "nobody can approve it in a headless run (loom run without --yes); do not retry it, "
+    "finish what you can without it and say what is left"
+)
+
+
+class HeadlessPolicy:
+    """A policy for runs without a person: what would ask is refused, with a reason the
+    model reads, and `on_refusal` hears about it (stderr, the result's denials)."""
+
+    def __init__(self, policy: Any, on_refusal: OnRefusal | None) -> None:
+        self.policy = policy
+        self.on_refusal = on_refusal
+
+    def check(self, tool: Any, args: dict[str, Any]) -> Verdict:
+        from loom.permissions import Decision, Verdict
+
+        verdict = self.policy.check(tool, args)
+        if verdict.decision is Decision.ASK:
+            # keep why it would ask when that says more than "needs your approval"
+            why = verdict.reason if verdict.reason != "needs your approval" else ""
+            reason = f"{why}; {HEADLESS_REASON}" if why else HEADLESS_REASON
+            verdict = Verdict(Decision.DENY, reason, verdict.subject)
+        if verdict.decision is Decision.DENY and self.on_refusal is not None:
+            self.on_refusal(tool.name, verdict.subject, verdict.reason)
+        return verdict
+
+    def decide(self, tool: Any, args: dict[str, Any]) -> Any:
+        return self.check(tool, args).decision
+
+    def record(self, *args: Any, **kwargs: Any) -> None:
+        self.policy.record(*args, **kwargs)

@@ -1,0 +1,253 @@
+"""One model call for a session: context, streaming, usage and cost, error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loom.core import state as sm
+from loom.core.clock import now_iso
+from loom.core.events import TextDeltaEvent
+from loom.core.ids import new_message_id
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.text import clean_text
+from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from loom.llm.catalog import cost_usd, model_info
+from loom.llm.registry import parse_model_name
+from loom.llm.retry import is_transient
+from loom.session.runtime.compaction import Compactor
+from loom.session.runtime.context import BuiltContext, ContextWindow
+from loom.session.runtime.decision_zone import fetch_decision_context
+from loom.session.runtime.repo_map import fetch_repo_map
+from loom.session.runtime.tool_runner import runs_in_parallel
+
+if TYPE_CHECKING:
+    from loom.session.runtime.ports import ModelPort
+
+
+class LlmCaller:
+    def __init__(self, session: ModelPort, factory: Callable[[str], Provider]) -> None:
+        self.session = session
+        self.factory = factory
+        self.last_exception: BaseException | None = None
+        self.system_prompt: str | None = None  # set by architect mode for its planning call
+        self._providers: dict[str, Provider] = {}
+        self._windows: dict[tuple[str, str], ContextWindow] = {}
+        self._compactor: Compactor | None = None
+
+    @staticmethod
+    def split(model: str) -> tuple[str, str]:
+        return parse_model_name(model)
+
+    def check_model(self, model: str) -> None:
+        parse_model_name(model)  # raises ModelConfigError with a clear message
+
+    def provider(self, model: str) -> Provider:
+        provider = self._providers.get(model)
+        if provider is None:
+            provider = self._providers[model] = self.factory(model)
+        return provider
+
+    def window(self, model: str, system: str) -> ContextWindow:
+        key = (model, system)
+        window = self._windows.get(key)
+        if window is None:
+            options = self.session.options
+            provider, model_id = self.split(model)
+            info = model_info(provider, model_id)
+            reserved = min(options.reserved_output_tokens, info.max_output_tokens)
+            # the project's instructions are part of `system` (loom.session.runtime.prompt)
+            window = self._windows[key] = ContextWindow(
+                context_window=options.max_context_tokens or info.context_window,
+                reserved_output=reserved,
+                system_prompt=system,
+                repo_map_tokens=options.repo_map_tokens,
+            )
+        return window
+
+    async def call(self, conversation: Sequence[Message]) -> sm.AgentEvent:
+        """Stream one response; returns LlmResponded or LlmFailed (never raises, except
+        cancellation)."""
+        session = self.session
+        model = session.active_model
+        try:
+            provider = self.provider(model)
+            _, model_id = self.split(model)
+            system = self.system_prompt or await session.prompts.agent(model)
+            window = self.window(model, system)
+        except Exception as exc:  # no API key, unknown provider: permanent, clear message
+            self.last_exception = exc
+            return sm.LlmFailed(str(exc), transient=False)
+        specs = session.active_tools.specs() if self.system_prompt is None else []
+        options = session.options
+        repo_map = await fetch_repo_map(
+            options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
+        )
+        decisions = await fetch_decision_context(
+            options.decision_context, options.decision_tokens, options.repo_map_timeout
+        )
+        built = await self._build(window, conversation, specs, repo_map, decisions)
+        await _load_images(built.messages, options.image_store)
+        request = LlmRequest(
+            model=model_id,
+            messages=built.messages,
+            system=built.system,
+            tools=specs,
+            max_tokens=window.reserved_output,
+        )
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        usage: Usage | None = None
+        stop = "end_turn"
+        started = False
+        try:
+            async for event in _until_stalled(provider.stream(request), options.stall_timeout):
+                if not started:
+                    started = True
+                    session.apply_now(sm.LlmStreamStarted())
+                if isinstance(event, TextDelta):
+                    if event.text:
+                        parts.append(event.text)
+                        # Shown as it streams: half an emoji must not break a terminal
+                        # (the joined message below keeps a pair split across chunks).
+                        shown = clean_text(event.text)
+                        session.publish(TextDeltaEvent(session_id=session.id, text=shown))
+                elif isinstance(event, ToolCallReady):
+                    calls.append(event.call)
+                elif isinstance(event, UsageReport):
+                    usage = event.usage
+                elif isinstance(event, StreamEnd):
+                    stop = event.stop_reason
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.last_exception = exc
+            name = getattr(provider, "name", "the provider")
+            return sm.LlmFailed(f"{name}: {exc}", transient=is_transient(exc))
+        self.last_exception = None
+        text = "".join(parts)
+        named = getattr(provider, "name", "")
+        if not calls and options.text_tool_calls and named == "openai-compatible":
+            from loom.llm.text_tool_calls import extract_text_tool_calls
+
+            text, calls = extract_text_tool_calls(text)
+            if calls:
+                stop = "tool_use"
+        calls = _unique_ids(calls)
+        if usage is not None:
+            usage = self._account(model, usage)
+        message = AssistantMessage(
+            content=text,
+            tool_calls=calls,
+            model=model,
+            usage=usage,
+            stop_reason=stop,
+            id=new_message_id(),
+            created_at=now_iso(),
+            mode="architect" if session.mode == "architect" else None,
+        )
+        clean_message(message)  # model output enters here: no lone surrogate gets past
+        tools = session.active_tools
+        parallel = frozenset(c.id for c in calls if runs_in_parallel(tools, c))
+        return sm.LlmResponded(message, parallel)
+
+    async def _build(
+        self,
+        window: ContextWindow,
+        conversation: Sequence[Message],
+        specs: list,
+        repo_map: str,
+        decisions: str,
+    ) -> BuiltContext:
+        """The request's context: a compaction's summary stands in for the turns it
+        folded; when the rest still does not fit, fold more (or, failing that, leave the
+        oldest turns out and say so)."""
+        compactor = self.compactor
+        view = compactor.view(conversation)
+        built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+        if not built.budget.omitted_messages or not compactor.should_try(conversation):
+            return built
+        from loom.session.runtime.compaction import CompactionError
+
+        try:
+            folded = await compactor.compact(conversation, built.budget.history_budget)
+        except CompactionError as exc:
+            compactor.report_fallback(str(exc), built.budget.omitted_messages)
+            return built
+        if folded is None:
+            return built
+        return window.build(folded.messages, specs, repo_map, decisions, folded.summary)
+
+    @property
+    def compactor(self) -> Compactor:
+        if self._compactor is None:
+            self._compactor = Compactor(self.session)
+        return self._compactor
+
+    def _account(self, model: str, usage: Usage) -> Usage:
+        """The response's usage with its cost: None for a model with no known price (not
+        0, which would read as free); the session's total is unknown from then on."""
+        provider, model_id = self.split(model)
+        info = model_info(provider, model_id)
+        cost = cost_usd(info, usage) if info.known else None
+        usage = usage.model_copy(update={"cost_usd": cost})
+        total = self.session.usage
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+        if cost is None or total.cost_usd is None:
+            total.cost_usd = None
+        else:
+            total.cost_usd += cost
+        return usage
+
+
+async def _load_images(messages: Sequence[Message], store: Any) -> None:
+    """Images of a resumed thread are references: read their bytes from the image store
+    before the request is built (a missing one is sent as a note by the adapter)."""
+    missing = [
+        ref for m in messages for ref in (m.__dict__.get("images") or ()) if ref.data is None
+    ]
+    if missing and store is not None:
+        await asyncio.to_thread(lambda: [store.load(ref) for ref in missing])
+
+
+def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
+    """Every call gets a distinct, non-empty id (a result is matched to its call by id)."""
+    seen: set[str] = set()
+    fixed = []
+    for call in calls:
+        if not call.id or call.id in seen:
+            from loom.core.ids import new_call_id
+
+            call = call.model_copy(update={"id": new_call_id()})
+        seen.add(call.id)
+        fixed.append(call)
+    return fixed
+
+
+class StalledStream(TimeoutError):
+    """The endpoint sent nothing for `stall_timeout` seconds (a transient failure)."""
+
+
+async def _until_stalled(stream: AsyncIterator[Any], timeout: float | None) -> AsyncIterator[Any]:
+    """The stream's events; StalledStream when the next one takes over `timeout` s."""
+    iterator = stream.__aiter__()
+    while True:
+        try:
+            if timeout is None:
+                event = await iterator.__anext__()
+            else:
+                # a deadline on this await, not a new task per event (wait_for's cost)
+                async with asyncio.timeout(timeout):
+                    event = await iterator.__anext__()
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            with contextlib.suppress(Exception):
+                await iterator.aclose()  # type: ignore[attr-defined]
+            raise StalledStream(
+                f"no data from the model endpoint for {timeout:g} s ([model] stall_timeout)"
+            ) from None
+        yield event

@@ -1,0 +1,109 @@
+"""SessionOptions: the knobs of a session that are not part of seed 001's API."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loom.config import ContextSection, ModelSection, RepoSection
+from loom.core.secrets import MIN_SECRET_CHARS, secrets_in
+from loom.llm.retry import RetryPolicy
+from loom.session.runtime.context import RepoMapHook
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+
+
+def _default(section: Any, key: str) -> Any:
+    """The default of a config key: defaults live in loom.config, once."""
+    return section.model_fields[key].default
+
+
+@dataclass
+class SessionOptions:
+    tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
+    max_tool_rounds: int = 200  # model responses with tool calls in one turn
+    reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
+    max_context_tokens: int | None = None  # None: the model catalog's window
+    rules: str | None = None  # instructions given as text; None: the project's files
+    # loom.prompts.ProjectInstructions read at start (AGENTS.md, CLAUDE.md, LOOM.md and
+    # the person's own); None: read from the project root when first needed
+    instructions: Any = None
+    cwd: Path | None = None  # where the person started Loom (instructions, environment)
+    # (how commands run, whether they have the network) for the environment block
+    sandbox_summary: tuple[str, str] = ("not known", "not known")
+    extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
+    # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
+    text_tool_calls: bool = False
+    image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
+    rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
+    repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
+    repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off
+    repo_map_timeout: float = 10.0  # seconds; a slower map is skipped for that call
+    decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
+    decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
+    system_prompt: str | None = None  # None: loom.prompts' text for the model's family
+    architect_model: str = _default(ModelSection, "architect")
+    editor_model: str = _default(ModelSection, "editor")
+    architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
+    git_snapshot: bool = True  # after every tool that can change the tree, and at stop
+    post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
+    lifecycle_hooks: Any = None  # loom.hooks.LifecycleHooks ([[hooks.EVENT]]); None: none
+    compaction: bool = False  # summarise old turns with the fast model (context.compaction)
+    auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
+    checkpointer: Any = None  # loom.session.runtime.checkpointing.Checkpointer: snapshots for undo
+    # architect mode: asked with each plan before any step runs; answers ("yes", ""),
+    # ("no", "") or ("edit", what to change). None (headless, --yes): carried out at once.
+    plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
+    tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
+    # name -> value of every secret Loom knows; masked in each message before it is saved,
+    # sent to a model or synced (`loom.core.secrets`)
+    secrets: dict[str, str] = field(default_factory=lambda: secrets_in(os.environ))
+
+    @classmethod
+    def from_config(cls, config: LoomConfig) -> SessionOptions:
+        """The options [model], [context], [repo] and [shell] configure."""
+        options = cls(
+            retry=RetryPolicy(max_retries=config.model.max_retries),
+            stall_timeout=config.model.stall_timeout,
+            architect_model=config.model.architect,
+            editor_model=config.model.editor,
+            reserved_output_tokens=config.context.reserved_output_tokens,
+            max_context_tokens=config.context.max_context_tokens,
+            rules_max_tokens=config.context.rules_max_tokens,
+            decision_tokens=config.context.decision_tokens,
+            repo_map_tokens=config.repo.map_tokens,
+            secrets=known_secrets(config),
+        )
+        options.compaction = config.context.compaction
+        options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
+        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: Workspace.manager
+        # The shell tool stops its command at shell.timeout and kills it cleanly; the
+        # session's outer timeout must not fire first.
+        if options.tool_timeout is not None:
+            options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
+        return options
+
+
+def known_secrets(config: LoomConfig) -> dict[str, str]:
+    """Secret variables of the environment, API keys from configuration files and the
+    sync token from `loom login`."""
+    found = secrets_in(os.environ)
+    for name in ("anthropic", "openai", "google", "openai-compatible"):
+        key = config.providers.for_provider(name).api_key
+        if key and len(key) >= MIN_SECRET_CHARS:
+            found[f"{name.upper().replace('-', '_')}_API_KEY"] = key
+    with contextlib.suppress(Exception):  # unreadable credentials: nothing to add
+        from loom.paths import LoomPaths
+        from loom.store.credentials import load_credentials
+
+        creds = load_credentials(LoomPaths.from_env())
+        if creds is not None and len(creds.token) >= MIN_SECRET_CHARS:
+            found["LOOM_SYNC_TOKEN"] = creds.token
+    return found

@@ -1,0 +1,138 @@
+"""PermissionGate: asks the policy about each tool call, and a person when it says ASK.
+
+ALLOW runs the call; DENY (a deny rule, or an earlier "deny" in this session) answers it
+with the reason; ASK flushes the thread to disk, publishes `permission_request` and waits
+for `Session.respond_to_permission(action, meta)`. The answer is recorded through
+`PermissionPolicy.record` (`allow_always` saves a grant scoped by `meta["scope"]`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from loom.core import state as sm
+from loom.core.events import PermissionRequest, SessionError
+from loom.core.messages import ToolCall
+
+if TYPE_CHECKING:
+    from loom.session.runtime.ports import EventPort, PolicyPort
+
+RESPONSES = ("allow_once", "allow_always", "deny")
+
+
+class NoPendingPermission(LookupError):
+    pass
+
+
+class PermissionGate:
+    def __init__(
+        self, session: EventPort, policy: PolicyPort | None
+    ) -> None:
+        self.session = session
+        self.policy = policy
+        self._future: asyncio.Future[str] | None = None
+        self._call: ToolCall | None = None
+        self._meta: dict[str, Any] = {}
+
+    @property
+    def pending(self) -> ToolCall | None:
+        return self._call if self._future is not None and not self._future.done() else None
+
+    def respond(self, action: str, meta: dict[str, Any] | None = None) -> None:
+        if action not in RESPONSES:
+            raise ValueError(f"unknown permission answer {action!r}; use one of {RESPONSES}")
+        if self._future is None or self._future.done():
+            raise NoPendingPermission(
+                f"session {self.session.id} is not waiting for a permission answer"
+            )
+        self._meta = dict(meta or {})
+        self._future.set_result(action)
+
+    def cancel(self) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.cancel()
+        self._future, self._call = None, None
+
+    async def check(
+        self, tool: Any, call: ToolCall, hook_decision: str | None = None
+    ) -> sm.AgentEvent | None:
+        """None when the call may run, else the PermissionDenied event to feed.
+        `hook_decision` is a PreToolUse hook's answer: "allow" skips the question only a
+        grant would have skipped (the dangerous-command floor, protected files and the
+        sandbox's questions still ask); "ask" asks even where the policy allows."""
+        if self.policy is None:
+            return None
+        session, args = self.session, call.arguments_json
+        if hook_decision == "allow" and _only_a_grant_missing(self.policy, tool, args):
+            return None
+        verdict = self.policy.check(tool, args)
+        decision = verdict.decision.value
+        if decision == "allow" and hook_decision == "ask":
+            from loom.permissions import Decision, Verdict
+            from loom.session.runtime.headless import HEADLESS_REASON, HeadlessPolicy
+
+            why = "a PreToolUse hook asks for your approval"
+            verdict, decision = Verdict(Decision.ASK, why, verdict.subject), "ask"
+            if isinstance(self.policy, HeadlessPolicy):  # nobody to ask
+                reason = f"{why}; {HEADLESS_REASON}"
+                if self.policy.on_refusal is not None:
+                    self.policy.on_refusal(call.tool_name, verdict.subject, reason)
+                return sm.PermissionDenied(call.id, verdict.subject, time.time(), reason)
+        if decision == "allow":
+            return None
+        if decision == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
+        await session.flush()  # durable before we wait on a person
+        hooks = getattr(session, "hooks", None)
+        if hooks is not None:
+            hooks.notify(f"Loom needs your permission to use {call.tool_name}")
+        self._future = asyncio.get_running_loop().create_future()
+        self._call, self._meta = call, {}
+        sandboxed, sandbox_text = _sandbox_status(tool, args)
+        session.publish(
+            PermissionRequest(
+                session_id=session.id,
+                tool_name=call.tool_name,
+                tool_path=verdict.subject,
+                call_id=call.id,
+                arguments=args,
+                reason=verdict.reason or "",
+                sandboxed=sandboxed,
+                sandbox=sandbox_text,
+            )
+        )
+        try:
+            answer = await self._future
+        finally:
+            self._future, self._call = None, None
+        try:
+            self.policy.record(tool, args, answer, scope=self._meta.get("scope"))
+        except (ValueError, OSError) as exc:
+            session.publish(SessionError(session_id=session.id, origin="Io", message=str(exc)))
+        if answer == "deny":
+            return sm.PermissionDenied(call.id, verdict.subject, time.time())
+        return None
+
+
+def _only_a_grant_missing(policy: Any, tool: Any, args: dict[str, Any]) -> bool:
+    """The policy allows the call, or would ask only because nothing granted it (not a
+    dangerous command, a protected file or an unconfined command). A headless policy is
+    asked through the policy it wraps, which would ask where it refuses."""
+    from loom.permissions import PLAIN_ASK
+    from loom.session.runtime.headless import HeadlessPolicy
+
+    inner = policy.policy if isinstance(policy, HeadlessPolicy) else policy
+    verdict = inner.check(tool, args)
+    value = verdict.decision.value
+    return value == "allow" or (value == "ask" and verdict.reason == PLAIN_ASK)
+
+
+def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
+    """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
+    status = getattr(tool, "sandbox_status", None)
+    if not callable(status):
+        return None, ""
+    sandboxed, text = status(args)
+    return bool(sandboxed), str(text)

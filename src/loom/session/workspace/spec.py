@@ -1,0 +1,61 @@
+"""What a face asks for when it starts a session, and what it is told about running ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from loom.session.runtime.headless import OnRefusal
+
+if TYPE_CHECKING:
+    from loom.tools.base import Tool
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """What a face asks for when it starts (or resumes) a session."""
+
+    model: str | None = None  # provider:model-id; None: model.default (resumed: the thread's)
+    thread: str | None = None  # id or unique prefix of a thread to continue
+    private: bool = False  # the thread never syncs
+    mode: Literal["normal", "architect"] = "normal"
+    max_turns: int | None = None  # model requests per user message (loom run --max-turns)
+    auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
+    headless: bool = False  # nobody can answer: what would ask is refused
+    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
+    cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
+    extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
+    title: str | None = None
+    # MCP servers for this session only, beside [mcp.servers.*] and .mcp.json (ACP
+    # session/new `mcpServers`: dicts with name + command/args/env or url/headers)
+    mcp_servers: Sequence[Any] = ()
+    on_mcp_notice: Callable[[str], None] | None = None  # a line per server problem; else events
+    # the face asks the person about the project's unapproved MCP servers itself (REPL,
+    # web banner, ACP): no "not started, run loom mcp approve" line for them
+    asks_mcp_approval: bool = False
+
+
+@dataclass(frozen=True)
+class ActiveSession:
+    id: str
+    thread_id: str
+    title: str
+    status: str
+    model: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class McpServerAsk:
+    """A project-defined MCP server waiting for the person's approval: it starts a
+    program the repository chose (`command`), so a face shows it before asking."""
+
+    name: str
+    source: str  # where it is defined: .mcp.json, .loom.toml
+    command: str  # what it runs, in words: the command line or the URL
+
+    @classmethod
+    def of(cls, spec: Any) -> McpServerAsk:
+        return cls(spec.name, str(spec.source), spec.describe())

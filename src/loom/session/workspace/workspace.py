@@ -1,0 +1,526 @@
+"""Workspace: the one front door every face holds (REPL, `loom run`, web, MCP, ACP).
+
+Built once from a LoomConfig and cheap to build (stores, SDKs, tree-sitter and language
+servers load on first use), it owns the thread store, the tool set, provider
+construction, the grants and the repo services, and runs many sessions at once:
+
+    ws = Workspace.open(cwd=Path.cwd(), overrides={"model.default": "openai:gpt-5"})
+    session = await ws.start_session(SessionSpec(headless=True))
+    session.subscribe(print)
+    answer = await session.send_message("fix the failing test")
+    await ws.shutdown()
+
+History, sync, grants and the repo map are `ws.threads`, `ws.sync`, `ws.grants` and
+`ws.repo`. Problems a person must fix are `LoomError`s raised before any turn starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loom.core.errors import LoomError, NotFound, SetupError
+from loom.paths import LoomPaths
+from loom.session.runtime.bus import EventBus
+from loom.session.workspace.decisions_api import DecisionsApi
+from loom.session.workspace.grants_api import GrantsApi
+from loom.session.workspace.repo_api import RepoApi
+from loom.session.workspace.spec import ActiveSession, McpServerAsk, SessionSpec
+from loom.session.workspace.sync_api import SyncApi
+from loom.session.workspace.threads_api import ThreadsApi
+from loom.session.workspace.worktrees_api import WorktreesApi
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+    from loom.core.thread import Thread
+    from loom.delegation import AgentCatalog, SkillCatalog
+    from loom.llm.base import Provider
+    from loom.session.assembly.plugins import Plugin
+    from loom.session.runtime.session import Session
+    from loom.session.workspace.manager import SessionManager
+    from loom.tools.base import Tool, ToolRegistry, ToolSetup
+    from loom.worktrees import Worktree
+
+log = logging.getLogger(__name__)
+REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
+
+
+@dataclass
+class _Running:
+    session: Session
+    cleanups: list[Callable[[], Any]] = field(default_factory=list)
+    mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
+
+
+class Workspace:
+    def __init__(
+        self,
+        config: LoomConfig,
+        paths: LoomPaths | None = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+    ) -> None:
+        self.config = config
+        self.paths = paths or LoomPaths.from_env()
+        self.project_root: Path = config.project_root
+        self.bus = EventBus()
+        self._provider_factory = provider_factory
+        self._prewarmed: dict[str, Provider] = {}  # built ahead by prewarm(), used once
+        self._store: Any = None
+        self._manager: SessionManager | None = None
+        self._running: dict[str, _Running] = {}
+        self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
+        self.threads = ThreadsApi(self.paths, config, lambda: self._store)
+        self.sync = SyncApi(self.paths, self.threads)
+        self.grants = GrantsApi(self.paths)
+        self.decisions = DecisionsApi(self.paths, self.project_root, self.threads)
+        self.repo = RepoApi.for_config(config)
+        self.worktrees = WorktreesApi(self.paths, self.project_root)
+        self.worktree: Worktree | None = None  # the worktree this workspace works in
+
+    @classmethod
+    def open(
+        cls,
+        cwd: Path | None = None,
+        overrides: dict[str, Any] | None = None,
+        *,
+        paths: LoomPaths | None = None,
+        provider_factory: Callable[[str], Provider] | None = None,
+        worktree: str | None = None,
+    ) -> Workspace:
+        """The workspace of the project around `cwd`, with every config layer read;
+        ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys.
+        `worktree`: work in the project's git worktree of that name (made on the
+        branch loom/NAME when it does not exist yet); its threads record it."""
+        from loom.config import load_config
+
+        chosen = None
+        if worktree is not None:
+            from loom.worktrees import ensure
+
+            chosen, _created = ensure((cwd or Path.cwd()).resolve(), worktree,
+                                      (paths or LoomPaths.from_env()).data)  # fmt: skip
+            cwd = chosen.path
+        config = load_config(cwd, overrides, paths=paths)
+        workspace = cls(config, paths, provider_factory)
+        workspace.worktree = chosen
+        return workspace
+
+    @classmethod
+    def for_data(cls, paths: LoomPaths | None = None) -> Workspace:
+        """A workspace for commands that touch only Loom's own data (history, sync,
+        grants): default configuration, no project config read."""
+        from loom.config import LoomConfig
+
+        return cls(LoomConfig(project_root=Path.cwd()), paths)
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.config.warnings)
+
+    # -- owned parts, built on first use ----------------------------------------------
+
+    @property
+    def store(self) -> Any:
+        """The thread store sessions save to: syncing when logged in, else local."""
+        if self._store is None:
+            from loom.store.factory import open_thread_store
+
+            self._store = open_thread_store(self.paths, self.config)
+            self._store_forwarding()
+        return self._store
+
+    @property
+    def store_is_open(self) -> bool:
+        return self._store is not None
+
+    @property
+    def manager(self) -> SessionManager:
+        if self._manager is None:
+            from loom.session.runtime.options import SessionOptions
+            from loom.session.workspace.manager import SessionManager
+
+            self._manager = SessionManager(
+                store=self.store, bus=self.bus, options=SessionOptions.from_config(self.config)
+            )
+            if self.config.repo.map_tokens > 0:
+                from loom.session.runtime.repo_map import repointel_hook
+
+                settings = self.repo.settings
+                self._manager.repo_map_factory = lambda root: repointel_hook(root, settings)
+            if self.config.hooks.post_tools:  # after rounds that changed files
+                from loom.session.runtime.post_tools import PostToolsCommands
+
+                hooks = [PostToolsCommands(self.config.hooks.post_tools)]
+                self._manager.options.post_tools_hooks = hooks
+            from loom.hooks import LifecycleHooks
+
+            lifecycle = LifecycleHooks.from_config(self.config.hooks)  # [[hooks.EVENT]]
+            self._manager.options.lifecycle_hooks = lifecycle or None
+            from loom.session.runtime.checkpointing import checkpointer_for
+
+            config, data = self.config, self.paths.data  # snapshots before file changes
+            self._manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
+        return self._manager
+
+    def provider_factory(self) -> Callable[[str], Provider]:
+        """`provider:model-id` -> a new Provider ([providers.*]); the one prewarm() built
+        is handed out once."""
+        build, prewarmed = self._builder(), self._prewarmed
+        return lambda model: prewarmed.pop(model, None) or build(model)
+
+    def _builder(self) -> Callable[[str], Provider]:
+        if self._provider_factory is None:
+            from loom.session.assembly.providers import provider_factory
+
+            self._provider_factory = provider_factory(self.config)
+        return self._provider_factory
+
+    def tool_setup(self, project_root: Path, session_id: str = "") -> ToolSetup:
+        from loom.tools.base import ToolSetup
+
+        return ToolSetup(project_root, self.config, self.paths, session_id)
+
+    def sandbox_for(self, project_root: Path | None = None) -> Any:
+        """The sandbox agent commands run in for a project root ([sandbox]; the first
+        call per process checks that the OS sandbox starts, ~10-20 ms)."""
+        root = Path(project_root or self.project_root).resolve()
+        if root not in self._sandboxes:
+            from loom.session.assembly.sandboxing import make_sandbox
+
+            self._sandboxes[root] = make_sandbox(self.config, self.paths, root)
+        return self._sandboxes[root]
+
+    def sandbox_notice(self) -> str | None:
+        """One line a face shows at session start when agent commands will run
+        unconfined (no sandbox here, or [sandbox] mode "ask"/"off"); None when confined."""
+        return self.sandbox_for().notice()
+
+    def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
+        """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
+        then plugins; a broken one is logged and skipped), then `extra`."""
+        from loom.session.assembly.toolset import session_toolset
+
+        try:
+            return session_toolset(setup, extra)
+        except ValueError as exc:  # an extra tool's name is taken
+            raise SetupError(str(exc)) from exc
+
+    async def plugins(self) -> list[Plugin]:
+        """Every plugin of every extension group, checked: what `loom plugins` shows.
+        Tool providers are called for this project (and their cleanups run after)."""
+        from loom.session.assembly.plugins import survey
+
+        setup = self.tool_setup(self.project_root)
+        try:
+            return survey(setup)
+        finally:
+            await _run_cleanups(setup.cleanups, "(plugins)")
+
+    def agent_catalog(self, project_root: Path | None = None) -> AgentCatalog:
+        """The agents the `task` tool offers in a project (built in, the person's, the
+        project's), with the files skipped and why (`problems`)."""
+        from loom.delegation import discover_agents
+
+        return discover_agents(Path(project_root or self.project_root), self.paths.config)
+
+    def skill_catalog(self, project_root: Path | None = None) -> SkillCatalog:
+        """The skills the `skill` tool offers in a project, with the files skipped and why."""
+        from loom.delegation import discover_skills
+
+        return discover_skills(Path(project_root or self.project_root), self.paths.config)
+
+    def definition_problems(self, project_root: Path | None = None) -> list[str]:
+        """Agent and skill files skipped in a project (and why), and name clashes: one
+        line each, for a face's session header."""
+        root = project_root or self.project_root
+        return [*self.agent_catalog(root).problems, *self.skill_catalog(root).problems]
+
+    def known_models(self) -> list[str]:
+        """`provider:model-id` of every model in the catalog (faces offer these; any
+        other name may be typed)."""
+        from loom.llm.catalog import known_models
+
+        return [f"{m.provider}:{m.model_id}" for m in known_models()]
+
+    def prewarm(self) -> None:
+        """Import what sessions are assembled from and build the default model's provider
+        now (it imports the SDK, 1-2 s), kept for the next session on that model, so a
+        face's first message does not wait for it. Call it off the event loop. Problems
+        surface when the session starts."""
+        import loom.session.assembly.toolset
+        import loom.session.workspace.manager  # noqa: F401
+
+        model = self.config.model.default.strip()
+        with contextlib.suppress(Exception):
+            self._prewarmed[model] = self._builder()(model)
+
+    def check_model(self, model: str) -> None:
+        """SetupError, in one line, for a malformed name, unknown provider or no key."""
+        from loom.session.assembly.providers import check_model
+
+        check_model(model, self._builder())
+
+    # -- sessions ---------------------------------------------------------------------
+
+    async def start_session(self, spec: SessionSpec | None = None) -> Session:
+        """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
+        NotFound when it cannot start; nothing is written until the first message."""
+        from loom.prompts import load_instructions
+        from loom.session.assembly.decisions_hook import SessionDecisions
+        from loom.session.assembly.policy import build_policy
+        from loom.session.assembly.providers import PrebuiltProvider
+
+        spec = spec or SessionSpec()
+        if self.config.sandbox.mode == "on":
+            from loom.sandbox import detect_soon
+
+            detect_soon()  # checking the OS sandbox overlaps with the provider's import
+        cwd = (spec.cwd or Path.cwd()).resolve()
+        thread = self._thread_to_resume(spec.thread) if spec.thread else None
+        model = (spec.model or self.config.model.default).strip()
+        if thread is not None and spec.model is None and thread.provider and thread.model:
+            model = f"{thread.provider}:{thread.model}"  # a resumed thread keeps its model
+        # Building the provider imports its SDK, the slowest step of start-up: do it on a
+        # worker thread while the tools, the policy and the session are put together.
+        prebuilt = PrebuiltProvider(self.provider_factory(), model)
+        root = self.project_root
+        if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
+            root = Path(thread.workspace_root)  # a resumed thread works where it started
+        try:
+            # SetupError (bad name, unknown provider, no key) before any turn. Joined off
+            # the event loop: the SDK import takes seconds on a cold start, and the other
+            # sessions of a long-lived face (`loom web`) keep streaming meanwhile.
+            await asyncio.to_thread(prebuilt.wait)
+        except SetupError as exc:
+            if spec.model is None and thread is None:  # the name came from configuration
+                raise SetupError(
+                    f"{exc} (model.default is {model!r}; `loom config` shows where it is set)"
+                ) from exc
+            raise
+        if thread is None:  # made here so the tools know the session's id (= the thread's)
+            thread = self.manager.thread_for(None, root, model, spec.private)
+            if self.worktree is not None:
+                thread.worktree = self.worktree.as_record()
+        setup = self.tool_setup(root, thread.id)
+        sandbox = self.sandbox_for(root)
+        setup.command_launcher = sandbox  # shell and git commands run inside it
+        tools = self.tool_registry(setup, spec.extra_tools)
+        policy = build_policy(
+            self.config,
+            self.paths.database,
+            root,
+            auto_approve=spec.auto_approve,
+            headless=spec.headless,
+            on_refusal=spec.on_refusal,
+            sandbox=sandbox,
+        )
+        running = _Running(None, list(setup.cleanups))  # type: ignore[arg-type]
+        try:
+            session = await self.manager.start_session(
+                model=model,
+                project_path=root,
+                title=spec.title,
+                tools=tools,
+                thread=thread,
+                private=spec.private,
+                mode=spec.mode,
+                instructions=await asyncio.to_thread(
+                    load_instructions, root, cwd, user_dir=self.paths.config
+                ),
+                cwd=cwd,
+                sandbox_summary=sandbox_summary(sandbox, self.config),
+                max_turns=spec.max_turns,
+                provider_factory=prebuilt,
+                permissions=policy,
+            )
+        except BaseException as exc:
+            await _run_cleanups(running.cleanups, thread.id)
+            if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
+                raise
+            if isinstance(exc, ValueError | LookupError):
+                raise SetupError(str(exc)) from exc
+            raise
+        if spec.private and not session.thread.is_private:
+            from loom.core.thread import ThreadVisibility
+
+            # --private on resume: from now on this thread never leaves the machine
+            session.thread.is_private = True
+            session.thread.visibility = ThreadVisibility.PRIVATE
+        from loom.store.images import image_store
+
+        session.options.image_store = image_store(self.paths.data)  # attached images
+        running.session = session
+        self._running[session.id] = running
+        running.cleanups.append(SessionDecisions(session, self.paths).close)
+        self._start_mcp(session, tools, spec)
+        return session
+
+    def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
+        """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
+        from loom.session.assembly.mcp_wiring import start_session_mcp
+
+        hub = start_session_mcp(self, session, tools, spec)
+        if hub is not None:
+            self._running[session.id].mcp = hub
+            self._running[session.id].cleanups.append(hub.aclose)
+
+    def mcp_servers(self, session_id: str) -> list[Any]:
+        """This session's MCP servers as they stand: name, state (connecting, ready,
+        needs approval, failed, ...), tool count, tokens, detail (loom.mcp_client
+        ServerStatus rows); empty when it has none."""
+        hub = self._running_or_fail(session_id).mcp
+        return hub.statuses() if hub else []
+
+    def mcp_awaiting_approval(self, session_id: str) -> list[McpServerAsk]:
+        """The project's MCP servers (.mcp.json, .loom.toml) this session did not start
+        because the person never approved them: each face asks in its own way."""
+        hub = self._running_or_fail(session_id).mcp
+        return [McpServerAsk.of(spec) for spec in hub.awaiting_approval()] if hub else []
+
+    def approve_mcp_server(self, session_id: str, name: str) -> McpServerAsk:
+        """Trust the project's server `name`: approved for this project (later sessions
+        start it too) and started now in this session, its tools joining when ready."""
+        hub = self._running_or_fail(session_id).mcp
+        try:
+            if hub is not None:
+                return McpServerAsk.of(hub.approve(name))
+        except KeyError:
+            pass
+        raise NotFound(
+            f"no MCP server {name!r} is waiting for approval in this session",
+            "see which are with `loom mcp list`",
+        )
+
+    def _running_or_fail(self, session_id: str) -> _Running:
+        running = self._running.get(session_id)
+        if running is None:
+            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
+        return running
+
+    async def resume(self, thread: str, **spec: Any) -> Session:
+        """Continue a thread (id or unique prefix): `start_session(SessionSpec(thread=...))`."""
+        return await self.start_session(SessionSpec(thread=thread, **spec))
+
+    def find_session(self, session_id: str) -> Session | None:
+        running = self._running.get(session_id)
+        return running.session if running is not None else None
+
+    def list_active(self) -> list[ActiveSession]:
+        return [
+            ActiveSession(
+                id=s.id,
+                thread_id=s.thread.id,
+                title=s.thread.title,
+                status=s.get_status(),
+                model=s.model,
+                mode=s.get_mode(),
+            )
+            for s in (r.session for r in self._running.values())
+        ]
+
+    def on_close(self, session_id: str, cleanup: Callable[[], Any]) -> None:
+        """Run `cleanup()` (sync or async) when the session stops."""
+        self._running_or_fail(session_id).cleanups.append(cleanup)
+
+    async def stop_session(self, session_id: str) -> None:
+        """Stop a session: interrupt its turn, answer open calls, snapshot git, save."""
+        running = self._running.pop(session_id, None)
+        if running is None:
+            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
+        try:
+            await self.manager.stop_session(session_id)
+        finally:
+            await _run_cleanups(running.cleanups, session_id)
+
+    async def shutdown(self) -> None:
+        """Stop every session, the repo watcher, language servers and the store."""
+        for session_id in list(self._running):
+            await self.stop_session(session_id)
+        if self._manager is not None:
+            await self._manager.shutdown()
+        self.repo.stop_watching()
+        self.decisions.close()
+        store, self._store = self._store, None
+        from loom.store.local import LocalThreadStore
+
+        # a syncing store has a worker thread to stop; the local store's SQLite
+        # connection belongs to the save thread and goes with the process
+        if store is not None and not isinstance(store, LocalThreadStore):
+            store.close()
+
+    async def watch_repo(self) -> bool:
+        """Keep the repo index current ([repo] watch_enabled); each change is published
+        on the bus topic `repo:updates`. For long-lived faces. False when not watching."""
+        return await self.repo.watch(lambda update: self.bus.publish(REPO_UPDATES, update))
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _thread_to_resume(self, ref: str) -> Thread:
+        from loom.session.workspace.threads_api import person_errors
+        from loom.store.base import ThreadNotFound
+
+        store = self.store
+        try:
+            with person_errors():
+                thread = store.load(store.resolve(ref))
+                if thread is None:
+                    raise ThreadNotFound(ref)
+        except NotFound as exc:
+            raise SetupError(str(exc)) from exc
+        except ValueError as exc:
+            raise SetupError(str(exc)) from exc
+        return thread
+
+    def _store_forwarding(self) -> None:
+        """Publish the syncing store's notices (conflicts merged, rejected pushes, a refused
+        token) as `sync_error` events on the topic of the session of that thread (every
+        session's when none has it), so every face shows them. The store calls back from
+        its worker thread, hence `call_soon_threadsafe`."""
+        if not hasattr(self._store, "on_event"):
+            return  # the local store never syncs
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: nobody to tell but the log
+        from loom.core.events import topic_for
+
+        def publish(notice: Any) -> None:
+            sessions = [r.session for r in self._running.values()]
+            targets = [s for s in sessions if s.thread.id == notice.thread_id] or sessions
+            for session in targets:
+                self.bus.publish(topic_for(session.id), notice.as_event(session.id))
+
+        def forward(notice: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: the run has ended
+                loop.call_soon_threadsafe(publish, notice)
+
+        self._store.on_event = forward
+
+
+def sandbox_summary(sandbox: Any, config: LoomConfig) -> tuple[str, str]:
+    """(how agent commands run, whether they reach the network), for the system
+    prompt's environment block."""
+    if sandbox is None or not getattr(sandbox, "active", False):
+        problem = getattr(sandbox, "problem", "") or "no sandbox"
+        return f"run without a sandbox ({problem}); they may ask first", "on"
+    name = getattr(sandbox.backend, "name", "os sandbox")
+    where = f"run sandboxed ({name}): writes only inside the project and the temp folder"
+    if config.sandbox.network:
+        return where, "on"
+    return where, "off (a shell call may ask for it with network: true)"
+
+
+async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> None:
+    """Last registered first; one failed cleanup never keeps the others from running."""
+    for cleanup in reversed(cleanups):
+        try:
+            outcome = cleanup()
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        except Exception:
+            log.exception("cleanup of session %s failed", session_id)
