@@ -319,7 +319,10 @@ def test_undo_and_redo_the_agents_last_turn(
     assert (web.project / "hello.py").read_text() == original
 
 
-def test_the_todo_list_shows_in_the_plan_panel(page: Any, server: FakeLlmServer) -> None:
+def test_the_todo_list_shows_in_the_plan_panel(
+    page: Any, server: FakeLlmServer, project: Path
+) -> None:
+    (project / "AGENTS.md").write_text("Be brief.\n")
     todos = [{"content": "Read hello.py", "status": "completed"},
              {"content": "Make it polite", "status": "in_progress"},
              {"content": "Run the tests", "status": "pending"}]  # fmt: skip
@@ -327,6 +330,7 @@ def test_the_todo_list_shows_in_the_plan_panel(page: Any, server: FakeLlmServer)
     server.add(Turn(text="Working on it."))
     send(page, "make the greeting polite")
     page.wait_for_url(re.compile(r"/s/T-"))
+    expect(page.locator(".notice")).to_contain_text("Instructions: AGENTS.md")
     expect(page.locator("#plan")).to_contain_text("Todo (1/3 done)")
     steps = page.locator("#plan .step")
     expect(steps).to_have_count(3)

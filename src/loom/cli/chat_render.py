@@ -25,7 +25,7 @@ _TODO_MARKS = {
 
 def describe_call(tool_name: str, arguments: dict[str, Any]) -> str:
     """`file_read src/app.py`, `shell pytest -q`: the one argument a person wants to see."""
-    for key in ("path", "command", "pattern", "file_path", "query", "subcommand"):
+    for key in ("path", "command", "pattern", "file_path", "query", "subcommand", "url"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
             return f"{tool_name} {value}"

@@ -373,6 +373,9 @@ def _sandbox_notice(state: WebState, live: Any) -> None:
     line = notice() if callable(notice) else None
     if line:
         live.notice("warn", line)
+    loaded = live.session.instructions_header()  # which AGENTS.md / CLAUDE.md / LOOM.md
+    if loaded:
+        live.notice("info", loaded[0].upper() + loaded[1:])
 
 
 def _mcp_asks(state: WebState, live: Any) -> None:
