@@ -86,3 +86,16 @@ def test_fifth_identical_failure_ends_the_turn_with_a_message(
     messages = thread["conversation"]["messages"]
     assert messages[-1]["role"] == "tool" and "failed 5 times in a row" in messages[-1]["content"]
     assert thread["agent_state"]["kind"] == "WaitingForUserInput"
+
+
+def test_results_of_calls_run_together_name_their_call(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("git", {"subcommand": "status"}),
+                                FakeToolCall("git", {"subcommand": "log"})]))  # fmt: skip
+    server.add(Turn(text="done"))
+    done = cli(["run", "-p", "look", "-v"], project, server)
+    assert done.returncode == 0, done.stderr
+    results = [line for line in done.stderr.splitlines() if "⎿" in line]
+    assert len(results) == 2
+    assert {r.split("⎿ ", 1)[1].split(":", 1)[0] for r in results} == {"git status", "git log"}

@@ -67,6 +67,8 @@ class EventRenderer:
         self._blocks = 0  # Markdown blocks printed for the current message
         self.project_root = project_root  # set: edits show their applied diff
         self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
+        self._running: dict[str, str] = {}  # call id -> how it was shown, until it finishes
+        self._last_started: str | None = None  # the call whose line was printed last
         self.show_tool_output = show_tool_output
         self.show_messages = show_messages  # False: only activity (loom run --verbose)
         self._streamed = False  # text of the current model message went out as deltas
@@ -164,7 +166,10 @@ class EventRenderer:
         self._streamed = False
 
     def _on_tool_executing(self, event: Any) -> None:
-        self.line(f"● {describe_call(event.tool_name, event.arguments)}", style="cyan")
+        described = describe_call(event.tool_name, event.arguments)
+        self._running[event.call_id] = described
+        self._last_started = event.call_id
+        self.line(f"● {described}", style="cyan")
         path = event.arguments.get("path")
         if self.project_root is not None and event.tool_name in EDIT_TOOLS and path:
             self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
@@ -175,11 +180,15 @@ class EventRenderer:
 
     def _on_tool_complete(self, event: Any) -> None:
         edited = self._before_edit.pop(event.call_id, None)
+        described = self._running.pop(event.call_id, "")
+        # calls that ran at the same time finish in any order: name the one this is
+        which = f"{described}: " if described and event.call_id != self._last_started else ""
+        self._last_started = None
         if event.is_error:
-            self.line(f"  ⎿ error: {preview(event.result)}", style="red")
+            self.line(f"  ⎿ {which}error: {preview(event.result)}", style="red")
             return
         if self.show_tool_output:
-            self.line(f"  ⎿ {preview(event.result)}", style="dim")
+            self.line(f"  ⎿ {which}{preview(event.result)}", style="dim")
         if edited is not None and self.project_root is not None:
             self._show_applied_diff(*edited)
 
