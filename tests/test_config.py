@@ -77,7 +77,7 @@ def test_deny_rules_add_up_across_layers(tmp_path: Path, paths: LoomPaths) -> No
     (tmp_path / ".loom.toml").write_text(
         '[permissions]\ndeny = ["file_write:.env"]\nauto_approve = ["file_read"]\n'
     )
-    config = load_config(tmp_path, environ={})
+    config = load_config(tmp_path, environ={}, trust=True)
     assert config.permissions.deny == ["shell:rm *", "file_write:.env"]
     assert config.permissions.auto_approve == ["file_read"]  # ordinary lists replace
 

@@ -30,10 +30,17 @@ rule the user set.
 Unknown keys are reported as warnings (file, key, valid keys) and ignored; bad TOML or a
 wrong type is a `ConfigError` naming the file, line and key. This module imports only
 tomllib and pydantic so every command can afford it.
+
+A project's file is the repository's, not the person's: its powerful keys (programs,
+endpoints, environments, loosened permissions: `loom.config_keys.KEYS` declares every
+key's kind) apply only in a trusted project (`loom.trust`), and it can only tighten the
+sandbox. `config.trust` says which of its keys were held back and why. The project file
+and `.mcp.json` are read confined to the project (a symlink leading out is not read).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import tomllib
@@ -44,6 +51,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from loom import defaults
+from loom.config_keys import drop_loosening, take_powerful
 from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
@@ -254,9 +262,12 @@ class LoomConfig(_Section):
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)
     sources: list[Path] = Field(default_factory=list, exclude=True)
     warnings: list[str] = Field(default_factory=list, exclude=True)
+    # loom.trust.ProjectTrust: the project's powerful keys and whether they apply
+    # (None for a configuration built by hand: nothing of a project's was read)
+    trust: Any = Field(default=None, exclude=True)
 
 
-_NOT_CONFIGURABLE = {"project_root", "sources", "warnings"}
+_NOT_CONFIGURABLE = {"project_root", "sources", "warnings", "trust"}
 
 
 @dataclass
@@ -266,6 +277,7 @@ class _Layer:
     text: str = ""  # the TOML source, to find line numbers
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    project: bool = False  # the repository's file: powerful keys wait for trust
 
 
 # -- loading ------------------------------------------------------------------------
@@ -277,42 +289,77 @@ def load_config(
     *,
     paths: LoomPaths | None = None,
     environ: dict[str, str] | None = None,
+    trust: bool | None = None,
+    project_root: Path | None = None,
 ) -> LoomConfig:
     """Read every layer and return the effective configuration.
 
-    Raises ConfigError for unreadable files, bad TOML and values of the wrong type.
+    `trust`: None applies the project's powerful keys only when the person trusts the
+    project as it is now (the trust store says so); True applies them for this run
+    (`--trust`); False never. `project_root`: the person named the project folder
+    (`--project-root`), instead of finding it from `cwd`. Raises ConfigError for
+    unreadable files, bad TOML and values of the wrong type.
     """
+    from loom.trust import TrustStore, evaluate, items_from_held, mcp_json_items
+
     cwd = (cwd or Path.cwd()).resolve()
     paths = paths or LoomPaths.from_env()
     env = os.environ if environ is None else environ
-    project_root, project_file = find_project(cwd)
+    project_root, project_file = find_project(cwd, project_root)
 
+    warnings: list[str] = []
     layers: list[_Layer] = []
-    for path in (paths.user_config_file, project_file):
-        if path is not None and path.is_file():
-            layers.append(_read_toml(path))
+    if paths.user_config_file.is_file():
+        layers.append(_read_toml(paths.user_config_file))
+    if project_file is not None:
+        project_layer = _read_project_toml(project_root, project_file, warnings)
+        if project_layer is not None:
+            layers.append(project_layer)
     layers.append(_Layer("environment", _from_environment(env)))
     layers.append(_Layer("flags", _expand_dotted(overrides or {})))
 
+    trust_items, problem = mcp_json_items(project_root)
+    warnings += [problem] if problem else []
+    store = TrustStore(paths.trust_file, paths.quarantine_dir)
     merged: dict[str, Any] = {}
-    warnings: list[str] = []
+    project_trust = None
     for layer in layers:
-        if project_file is not None and layer.path == project_file:
-            _keep_project_sandbox_strict(layer, warnings)
         _report_unknown(layer, LoomConfig, layer.data, (), warnings)
+        if layer.project:
+            _keep_project_sandbox_strict(layer, merged, warnings)
+            untrusted = copy.deepcopy(layer.data)
+            held = take_powerful(untrusted)
+            trust_items += items_from_held(held, _relative(project_root, layer.path))
+            project_trust = evaluate(project_root, trust_items, store, forced=trust)
+            if not project_trust.applies:
+                layer.data = untrusted
         _validate(layer)  # name the layer that holds a bad value, not the merge
         _merge(merged, layer.data, ())
+    if project_trust is None:  # no project file: .mcp.json alone
+        project_trust = evaluate(project_root, trust_items, store, forced=trust)
+    warnings += project_trust.problems
     config = _validate(_Layer("merged configuration", merged))
     config.project_root = project_root
     config.sources = [layer.path for layer in layers if layer.path is not None]
     config.warnings = warnings
+    config.trust = project_trust
     return config
 
 
-def find_project(cwd: Path) -> tuple[Path, Path | None]:
-    """(project root, nearest .loom.toml or None). The root is the git root when there is
+def find_project(cwd: Path, root: Path | None = None) -> tuple[Path, Path | None]:
+    """(project root, nearest .loom.toml or None). The root is `root` when given (a
+    person's `--project-root`: the walk stops there), else the git root when there is
     one, else the folder holding .loom.toml, else `cwd`."""
     config_file: Path | None = None
+    if root is not None:
+        root = root.resolve()
+        for folder in (cwd, *cwd.parents):
+            candidate = folder / PROJECT_CONFIG_NAME
+            if candidate.is_file():
+                return root, candidate
+            if folder == root:
+                break
+        return root, None
     for folder in (cwd, *cwd.parents):
         candidate = folder / PROJECT_CONFIG_NAME
         if config_file is None and candidate.is_file():
@@ -326,15 +373,25 @@ def find_project(cwd: Path) -> tuple[Path, Path | None]:
 
 def load_project_rules(project_root: Path, cwd: Path | None = None) -> str:
     """The project's rules for the system prompt: LOOM.md at the project root, plus a
-    LOOM.md in the working directory when it differs. Empty when there are none."""
+    LOOM.md in the working directory when it differs. Empty when there are none. Read
+    confined to the project: a LOOM.md that leads outside it is left out (and logged)."""
+    from loom.project_files import OutsideProject, read_project_bytes
+
     candidates = [project_root / PROJECT_RULES_NAME]
     if cwd is not None and cwd.resolve() != project_root.resolve():
         candidates.append(cwd / PROJECT_RULES_NAME)
     parts: list[str] = []
     for path in candidates:
         try:
-            raw = path.read_bytes()
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            raw = read_project_bytes(project_root, path, max_bytes=RULES_MAX_BYTES + 1)
+        except OutsideProject as exc:
+            import logging
+
+            logging.getLogger(__name__).warning("%s", exc)
+            continue
+        except OSError:
+            continue
+        if raw is None:
             continue
         text = raw[:RULES_MAX_BYTES].decode("utf-8", errors="replace").strip()
         if len(raw) > RULES_MAX_BYTES:
@@ -355,11 +412,14 @@ def valid_keys(model: type[BaseModel]) -> list[str]:
 # -- layers -------------------------------------------------------------------------
 
 
-def _read_toml(path: Path) -> _Layer:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config file ({exc}); fix or remove it") from exc
+def _read_toml(path: Path, text: str | None = None) -> _Layer:
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"{path}: cannot read the config file ({exc}); fix or remove it"
+            ) from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -367,6 +427,37 @@ def _read_toml(path: Path) -> _Layer:
             f"{path}: invalid TOML: {exc}. Fix the syntax there or move the file aside."
         ) from exc
     return _Layer(str(path), data, text, path)
+
+
+def _read_project_toml(root: Path, path: Path, warnings: list[str]) -> _Layer | None:
+    """The project's `.loom.toml`, read confined to the project: a symlink leading out of
+    it is not read (said in `warnings`), so a repository cannot make Loom read a file of
+    the person's as its configuration."""
+    from loom.project_files import OutsideProject, read_project_bytes
+
+    try:
+        raw = read_project_bytes(root, path)
+    except OutsideProject as exc:
+        warnings.append(str(exc))
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc}); fix or remove it") from exc
+    if raw is None:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc}); fix or remove it") from exc
+    layer = _read_toml(path, text)
+    layer.project = True
+    return layer
+
+
+def _relative(root: Path, path: Path | None) -> str:
+    try:
+        return str(Path(path or PROJECT_CONFIG_NAME).relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 _ENV_KEYS: dict[str, tuple[str, ...]] = {
@@ -405,27 +496,36 @@ def _from_environment(env: Any) -> dict[str, Any]:
     return data
 
 
-def _keep_project_sandbox_strict(layer: _Layer, warnings: list[str]) -> None:
+def _keep_project_sandbox_strict(
+    layer: _Layer, merged: dict[str, Any], warnings: list[str]
+) -> None:
     """A project's `.loom.toml` may tighten `[sandbox]`, never loosen it: otherwise a
     command run in the sandbox could write `mode = "off"` there and escape it next time
     (and a cloned repo could unsandbox itself). Loosening keys belong in the user config
-    or a flag."""
-    section = layer.data.get("sandbox")
-    if not isinstance(section, dict):
-        return
-    loosening = {  # other bad values are left for validation to name
-        "mode": section.get("mode") in ("ask", "off"),
-        "network": section.get("network") is True,
-        "writable": bool(section.get("writable")),
-    }
-    for key, loosens in loosening.items():
-        if loosens:
-            del section[key]
-            warnings.append(
-                f"{layer.name}:{_line_of(layer.text, ('sandbox', key))}: 'sandbox.{key}' "
-                "is ignored in a project file (a project cannot loosen its own sandbox); "
-                "set it in your user config or pass --no-sandbox"
-            )
+    or a flag. Which keys are tighten-only, and what "tighter" means for each, is
+    declared in `loom.config_keys.KEYS`."""
+
+    def person(path: tuple[str, ...]) -> Any:  # the person's value so far, else the default
+        value: Any = merged
+        for part in path:
+            if not isinstance(value, dict) or part not in value:
+                return _default_at(path)
+            value = value[part]
+        return value
+
+    for loosened in drop_loosening(layer.data, person):
+        dotted = ".".join(loosened.path)
+        warnings.append(
+            f"{layer.name}:{_line_of(layer.text, loosened.path)}: '{dotted}' is ignored in a "
+            f"project file (a project cannot loosen its own sandbox); {loosened.hint}"
+        )
+
+
+def _default_at(path: tuple[str, ...]) -> Any:
+    value: Any = LoomConfig().model_dump(by_alias=True)
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _expand_dotted(overrides: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@
 | pending sync    | state/sync/pending.json                 |
 | caches          | cache/                                  |
 | user config     | config/config.toml                      |
+| trusted projects| data/trust.json                         |
 """
 
 from __future__ import annotations
@@ -80,6 +81,12 @@ class LoomPaths:
     @property
     def pending_sync_file(self) -> Path:
         return self.state / "sync" / "pending.json"
+
+    @property
+    def trust_file(self) -> Path:
+        """Which projects the person trusts (loom.trust); in the data folder, which
+        sandboxed commands cannot write."""
+        return self.data / "trust.json"
 
     @property
     def user_config_file(self) -> Path:

@@ -184,6 +184,9 @@ async def test_bad_requests_are_errors_and_the_process_lives(
         with pytest.raises(RequestError) as missing:
             await conn.new_session(cwd=str(tmp_path / "nope"), mcp_servers=[])
         assert "does not exist" in json.dumps(missing.value.data)
+        with pytest.raises(RequestError) as root:  # a root or home folder is no project
+            await conn.new_session(cwd="/", mcp_servers=[])
+        assert "root of the file system, not a project folder" in json.dumps(root.value.data)
         with pytest.raises(RequestError) as unknown:
             await conn.prompt(session_id="T-unknown", prompt=[text_block("hi")])
         assert "no session" in json.dumps(unknown.value.data)

@@ -31,6 +31,9 @@ LAYERS: dict[str, int] = {
     "_gitsafe": 1,  # git run so that repository config cannot execute programs
     "paths": 1,
     "config": 1,
+    "config_keys": 1,  # every config key's kind: shapes, powerful, tighten-only
+    "project_files": 1,  # a project's text files read confined to it (issue 19)
+    "trust": 1,  # which projects the person trusts (issue 19)
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
     "defaults": 0,  # plain constants config and the lower layers share
     "gitmeta": 1,

@@ -26,7 +26,11 @@ IDENTITY = {
 
 
 def _config(project: Path, text: str) -> None:
+    """The project's hooks and auto_commit, trusted (as `loom trust --yes` does)."""
+    from loom.config import load_config
+
     (project / ".loom.toml").write_text(text)
+    load_config(project).trust.trust()
 
 
 def _tool_results(server: FakeLlmServer, index: int) -> str:

@@ -112,11 +112,19 @@ def test_auto_approve_from_config_allows_without_yes(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
-    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
-    server.add(Turn(text="written"))
+    write = FakeToolCall("file_write", {"path": "x.txt", "content": "x"})
+    server.add(Turn(tool_calls=[write]), Turn(text="refused"))
+    untrusted = cli(["run", "-p", "write x"], project, server)  # a project's own permission
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert not (project / "x.txt").exists() and "refused file_write" in untrusted.stderr
+    (said,) = [line for line in untrusted.stderr.splitlines() if "not trusted" in line]
+    assert "ignored permissions.auto_approve (.loom.toml)" in said and "loom trust" in said
+    trusted = cli(["trust", "--yes"], project, server)
+    assert trusted.returncode == 0 and "Trusted" in trusted.stdout, trusted.stderr
+    server.add(Turn(tool_calls=[write]), Turn(text="written"))
     done = cli(["run", "-p", "write x"], project, server)
     assert done.returncode == 0, done.stderr
-    assert (project / "x.txt").read_text() == "x"
+    assert (project / "x.txt").read_text() == "x" and "not trusted" not in done.stderr
 
 
 def test_dangerous_command_is_refused_even_with_yes(

@@ -31,11 +31,13 @@ def _thread(thread_id: str) -> str:
     return path.read_text()
 
 
-def _run_env_call(server: FakeLlmServer, project: Path, command: str) -> tuple[dict, str]:
+def _run_env_call(
+    server: FakeLlmServer, project: Path, command: str, *flags: str
+) -> tuple[dict, str]:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]))
     server.add(Turn(text="done"))
     done = loom(
-        ["run", "-p", "show the environment", "--yes", "--output-format", "json"],
+        ["run", "-p", "show the environment", "--yes", "--output-format", "json", *flags],
         project,
         server,
         **KEYS,
@@ -62,7 +64,9 @@ def test_pass_env_lets_a_command_use_a_key_but_its_value_is_masked(
     server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[shell]\npass_env = ["GITHUB_*"]\n')
-    _, thread = _run_env_call(server, project, "echo token=$GITHUB_TOKEN; env | sort")
+    _, thread = _run_env_call(
+        server, project, "echo token=$GITHUB_TOKEN; env | sort", "--trust"
+    )  # pass_env from a project file applies once it is trusted
     follow_up = json.dumps(server.requests[1].json)
     assert "token=[redacted:GITHUB_TOKEN]" in follow_up
     assert "token=[redacted:GITHUB_TOKEN]" in thread

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import psutil
 
+from loom.paths import LoomPaths
 from tests.cli.conftest import project, server  # noqa: F401 - fixtures
 from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
@@ -41,7 +42,7 @@ def test_run_calls_server_everything_and_the_result_reaches_model_and_thread(
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["mcp__everything__*"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "hi mcp"})]))
     server.add(Turn(text="the server said hi"))
-    done = loom(["run", "-p", "echo something", "-o", "json"], project, server)
+    done = loom(["run", "-p", "echo something", "-o", "json", "--trust"], project, server)
     assert done.returncode == 0, done.stderr
     first, second = server.requests
     offered = {tool["name"]: tool for tool in first.json["tools"]}
@@ -63,7 +64,9 @@ def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"fs": {"command": str(filesystem), "args": [str(project)]}}})
     )
-    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["mcp__fs__*"]\n')
+    user_config = LoomPaths.from_env().user_config_file  # the person allows the fs tools
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('[permissions]\nauto_approve = ["mcp__fs__*"]\n')
     server.add(Turn(text="no tools yet"))
     before = loom(["run", "-p", "hi"], project, server)
     assert before.returncode == 0, before.stderr
@@ -75,9 +78,10 @@ def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
 
     approved = loom(["mcp", "approve", "fs"], project, server)
     assert approved.returncode == 0 and "Approved" in approved.stdout, approved.stderr
+    assert f"runs: {filesystem} {project}" in approved.stdout  # what was approved, in full
     read = FakeToolCall("mcp__fs__read_text_file", {"path": str(project / "notes.txt")})
     server.add(Turn(tool_calls=[read]), Turn(text="read it"))
-    after = loom(["run", "-p", "read the notes"], project, server)
+    after = loom(["run", "-p", "read the notes"], project, server)  # approved, not trusted
     assert after.returncode == 0, after.stderr
     assert "not started" not in after.stderr
     assert any("project notes" in result for result in _tool_results(server.requests[2]))

@@ -122,7 +122,7 @@ def test_the_issue_attack_through_loom_run(project: Path, tmp_path: Path) -> Non
             )
         )
         server.add(Turn(text="done"))
-        done = loom(["run", "-p", "go"], project, server)
+        done = loom(["run", "-p", "go", "--trust"], project, server)  # auto_approve applies
         assert done.returncode == 0, done.stderr
         assert "refused file_write" in done.stderr and ".git/" in done.stderr
         results = [m for m in server.requests[1].json["messages"] if m["role"] == "user"][-1]

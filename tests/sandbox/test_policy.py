@@ -234,3 +234,16 @@ def test_a_tmpdir_of_home_or_root_does_not_open_them(
         monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
         roots = build_policy(tmp_path).writable_paths()
         assert Path(wide).resolve() not in roots and Path("/tmp").resolve() in roots
+
+
+def test_a_project_root_of_home_or_root_is_never_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for wide in (home, tmp_path, Path("/")):  # home, a folder holding it, the root
+        policy = build_policy(wide)
+        assert wide.resolve() not in policy.writable_paths()
+        assert "project root" not in [root.why for root in policy.writable]
+    assert (home / "proj").resolve() in build_policy(home / "proj").writable_paths()

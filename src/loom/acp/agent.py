@@ -91,7 +91,7 @@ class LoomAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
-        workspace = self._workspace(cwd)
+        workspace = self._workspace(cwd, project=True)
         live = await self._start(workspace, cwd, mcp_servers, thread=None)
         return NewSessionResponse(
             session_id=live.id, modes=mode_state(live.session), config_options=config_options(
@@ -102,7 +102,7 @@ class LoomAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        workspace = self._workspace(cwd)
+        workspace = self._workspace(cwd, project=True)
         live = self._live.get(session_id)
         if live is None:
             live = await self._start(workspace, cwd, mcp_servers, thread=session_id)
@@ -193,8 +193,11 @@ class LoomAgent:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _workspace(self, cwd: str | None) -> Any:
-        from loom.session import LoomError, Workspace
+    def _workspace(self, cwd: str | None, *, project: bool = False) -> Any:
+        """The Workspace of `cwd`; with `project`, a home folder, `/` or a folder holding
+        home is refused (sessions there would make every file of the person's the
+        agent's)."""
+        from loom.session import LoomError, Workspace, not_a_project
 
         if not cwd:
             raise RequestError.invalid_params({"cwd": "cwd is required"})
@@ -213,6 +216,11 @@ class LoomAgent:
             for warning in workspace.warnings:
                 log.warning("%s", warning)
             self._workspaces[path] = workspace
+        problem = not_a_project(workspace.project_root) if project else None
+        if problem is not None:
+            raise RequestError.invalid_params(
+                {"cwd": f"{problem}; open a project folder (a repository) instead"}
+            )
         return workspace
 
     def _any_workspace(self) -> Any:

@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.acp",
     "loom.cli.web",
     "loom.cli.worktree",
+    "loom.cli.trust",
 ]
 
 app = typer.Typer(

@@ -36,6 +36,9 @@ def config_command(
     user_file = LoomPaths.from_env().user_config_file
     project_file = find_project(cwd.resolve())[1]
     environment = [name for name in ENVIRONMENT_VARIABLES if os.environ.get(name)]
+    trust = config.trust
+    ignored = trust.ignored() if trust is not None else []
+    reason = "ignored: project not trusted"
     if as_json:
         sources = {
             "user_file": str(user_file),
@@ -43,7 +46,16 @@ def config_command(
             "loaded": [str(path) for path in config.sources],
             "environment": environment,
         }
-        payload = {"project_root": str(config.project_root), "sources": sources, "config": data}
+        payload = {
+            "project_root": str(config.project_root),
+            "sources": sources,
+            "config": data,
+            "trust": trust.state if trust is not None else "none",
+            "ignored": [
+                {"key": i.key, "source": i.source, "shown": i.lines(), "reason": reason}
+                for i in ignored
+            ],
+        }
         typer.echo(json.dumps(payload, indent=2))
         return
     loaded = set(config.sources)
@@ -53,6 +65,13 @@ def config_command(
     typer.echo(f"# environment:  {', '.join(environment) or '(none)'}")
     typer.echo("# later layers win: defaults < user < project < environment < flags\n")
     typer.echo(to_toml(data))
+    if ignored:
+        typer.echo(f"\n# {reason} (`loom trust` shows and trusts them):")
+        for item in ignored:
+            shown = item.lines()
+            typer.echo(f"#   {shown[0]}   [{item.source}]  ({reason})")
+            for line in shown[1:]:
+                typer.echo(f"#   {line}")
 
 
 def mask_secrets(data: Any) -> Any:

@@ -35,6 +35,9 @@ def _config(project: Path | None = None) -> Any:
         raise typer.Exit(2) from exc
     for warning in config.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    untrusted = config.trust.notice() if config.trust is not None else None
+    if untrusted:  # its .loom.toml servers and .mcp.json: listed, started only if approved
+        typer.echo(f"loom: {untrusted}", err=True)
     return config
 
 
@@ -64,6 +67,9 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.
             f"{row.name:<{width}}  {row.state:<14} {row.tools:>3} tools  "
             f"{row.tokens:>6} tokens  [{row.origin}] {row.detail}"
         )
+        if row.origin == "project":  # what the repository chose, in full
+            for line in row.details:
+                typer.echo(f"{'':<{width}}    {line}")
     budget = config.mcp.tool_tokens
     total = sum(row.tokens for row in rows)
     if total > budget:
@@ -144,42 +150,37 @@ def remove_command(
 
 
 @mcp_app.command("approve")
-def approve_command(name: str = typer.Argument(...)) -> None:
+def approve_command(
+    name: str = typer.Argument(...),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve without a question."),
+) -> None:
     """Let a server this project defines (.mcp.json or .loom.toml) start.
 
-    It starts a program the repository chose: read what it runs first."""
-    from loom.session import McpAdminError, approve_project_mcp_server
-
-    try:
-        spec = approve_project_mcp_server(_config(), name)
-    except McpAdminError as exc:
-        raise _fail(str(exc)) from exc
-    typer.echo(f"Approved MCP server {name!r} for this project: {spec.describe()}")
-
-
-def ask_project_approvals(config: Any, err: Any) -> None:
-    """The REPL's question, once per project server that was never approved: it starts a
-    program the repository chose. Asked before the session starts, only on a terminal."""
+    It starts a program the repository chose: everything it runs with is shown first
+    (on a terminal you are asked)."""
     import sys
 
-    from loom.session import approve_project_mcp_server, unapproved_mcp_servers
+    from loom.session import McpAdminError, approve_project_mcp_server, find_mcp_server
 
-    if not sys.stdin.isatty():
-        return
-    for spec in unapproved_mcp_servers(config):
-        err.print(
-            f"This project ({spec.source}) defines the MCP server {spec.name!r}, which runs:\n"
-            f"  {spec.describe()}",
-            markup=False,
-        )
-        try:
-            answer = input(f"Start {spec.name!r} now and in later sessions? [y/N] ")
-        except EOFError:
-            answer = ""
-        if answer.strip().lower() in ("y", "yes"):
-            approve_project_mcp_server(config, spec.name)
-        else:
-            err.print(f"Not started. Later: loom mcp approve {spec.name}", markup=False)
+    config = _config()
+    try:
+        spec = find_mcp_server(config, name)
+    except McpAdminError as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"MCP server {name!r}, defined in {spec.source}:")
+    for line in spec.details():
+        typer.echo(f"    {line}")
+    if not yes and sys.stdin.isatty():
+        from loom.cli.trust import ask_yes_no
+
+        if not ask_yes_no(f"Approve {name!r} for this project? [y/N] "):
+            typer.echo("Not approved.")
+            raise typer.Exit(1)
+    try:
+        approve_project_mcp_server(config, name)
+    except McpAdminError as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"Approved MCP server {name!r} for this project.")
 
 
 @mcp_app.command("serve")

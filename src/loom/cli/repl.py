@@ -103,6 +103,10 @@ class ChatRepl:
         notice = self.workspace.sandbox_notice()
         if notice:
             self.renderer.line(f"loom: {notice}", style="yellow")
+        trust = self.workspace.trust
+        untrusted = trust.notice() if trust is not None else None
+        if untrusted:  # each setting the project's files make that is ignored, once
+            self.renderer.line(f"loom: {untrusted}", style="yellow")
         session = self.session
         loaded = session.instructions_header()
         if loaded:

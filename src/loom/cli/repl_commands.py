@@ -37,14 +37,27 @@ def undo_commands() -> list[str]:
     return list(SLASH_COMMANDS)
 
 
-def custom_commands(project_root: Path) -> dict[str, Path]:
-    """`/name` -> its file, for every `.loom/commands/*.md` of the project."""
-    folder = project_root / ".loom" / "commands"
-    try:
-        files = sorted(folder.glob("*.md"))
-    except OSError:
-        return {}
-    return {f"/{f.stem}": f for f in files if f.stem and " " not in f.stem}
+COMMANDS_FOLDER = ".loom/commands"
+
+
+def custom_commands(project_root: Path) -> dict[str, str]:
+    """`/name` -> its file (relative to the project), for every `.loom/commands/*.md`.
+    Read them with `read_command`: confined to the project like the file tools."""
+    from loom.session import project_text_files
+
+    names = project_text_files(project_root, COMMANDS_FOLDER, ".md")
+    return {f"/{n[:-3]}": f"{COMMANDS_FOLDER}/{n}" for n in names if " " not in n}
+
+
+def read_command(project_root: Path, rel: str) -> str:
+    """The text of a custom command's file. OSError (OutsideProject for a symlink that
+    leads out of the project, such as one to ~/.ssh/id_rsa) when it cannot be read."""
+    from loom.session import read_project_text
+
+    text = read_project_text(project_root, rel)
+    if text is None:
+        raise FileNotFoundError(f"{rel} is gone")
+    return text
 
 
 def expand_custom(text: str, arguments: str) -> str:
@@ -121,9 +134,8 @@ class SlashCommands:
             self.line(f"{name:<13} {what}")
         for line in HELP_LINES:  # /undo /redo /rewind /compact
             self.line(line)
-        for name, path in custom_commands(self.root).items():
-            first = _first_line(path)
-            self.line(f"{name:<13} {first}  (.loom/commands/{path.name})")
+        for name, rel in custom_commands(self.root).items():
+            self.line(f"{name:<13} {_first_line(self.root, rel)}  ({rel})")
         self.line("Ctrl-C interrupts the current turn; Tab completes commands, models, paths.")
 
     async def skills(self, _arg: str) -> None:
@@ -261,6 +273,8 @@ class SlashCommands:
                 self.line(f"error: {exc}", style="yellow")
                 return
             self.line(f"Approved {ask.name!r} for this project; starting: {ask.command}")
+            for line in ask.details:
+                self.line(f"    {line}", style="dim")
             return
         if arg:
             self.line("use /mcp, or /mcp approve NAME", style="yellow")
@@ -272,6 +286,9 @@ class SlashCommands:
         for row in rows:
             tools = f"{row.tools} tools" if row.state == "ready" else ""
             self.line(f"  {row.name:<14} {row.state:<15} {tools:<9} {row.detail}")
+            if row.state == "needs approval":  # what approving it would let it do
+                for line in row.details:
+                    self.line(f"      {line}", style="dim")
         if any(row.state == "needs approval" for row in rows):
             self.line("Start one the project defines with /mcp approve NAME.")
 
@@ -314,25 +331,25 @@ class SlashCommands:
         self.line("/decisions ID shows one; /decisions pulse the graph's health.")
 
     async def custom(self, name: str, arg: str) -> None:
-        path = custom_commands(self.root)[name]
+        rel = custom_commands(self.root)[name]
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.line(f"cannot read {path}: {exc}", style="red")
+            text = read_command(self.root, rel)
+        except OSError as exc:
+            self.line(f"{name} not run: {exc}", style="red")
             return
         prompt = expand_custom(text, arg).strip()
         if not prompt:
-            self.line(f"{path} is empty; write the prompt in it", style="yellow")
+            self.line(f"{rel} is empty; write the prompt in it", style="yellow")
             return
         await self.repl.turn(prompt)
 
 
-def _first_line(path: Path) -> str:
+def _first_line(root: Path, rel: str) -> str:
     try:
-        with path.open(encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    return line.strip().lstrip("# ")[:70]
-    except (OSError, UnicodeDecodeError):
-        pass
+        text = read_command(root, rel)
+    except OSError as exc:
+        return f"(not readable: {exc})"[:90]
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip().lstrip("# ")[:70]
     return "(custom command)"

@@ -82,41 +82,38 @@ def start_chat(
         return 130
 
 
-def _mcp_json_above(folder: Path) -> bool:
-    """Is there a project `.mcp.json` here or in a folder above (up to the git root)?"""
+def _project_files_above(folder: Path) -> bool:
+    """Is there a `.loom.toml` or `.mcp.json` here or in a folder above (up to the git
+    root)? Without one there is nothing to trust, and no config is read before the
+    prompt."""
     for candidate in (folder, *folder.parents):
-        if (candidate / ".mcp.json").is_file():
+        if (candidate / ".mcp.json").is_file() or (candidate / ".loom.toml").is_file():
             return True
         if (candidate / ".git").exists():
             return False
     return False
 
 
-def _ask_mcp_approvals(request: Any) -> int | None:
-    """A project that defines MCP servers gets its questions before the prompt (they
-    start programs the repository chose); an exit code when its config is broken."""
+def _ask_first(request: Any) -> int | None:
+    """Questions before the prompt, on a terminal: a home or root folder as the project,
+    a project whose programs, endpoints and permissions were never trusted (its MCP
+    servers among them). An exit code when the REPL should not open."""
     from rich.console import Console
 
-    from loom.cli.mcp import ask_project_approvals
-    from loom.config import load_config
-    from loom.session import LoomError
+    from loom.cli.trust import ask_before_session
 
     err = Console(stderr=True, highlight=False)
-    try:
-        config = load_config(request.cwd or Path.cwd(), {"model.default": request.model})
-    except LoomError as exc:
-        err.print(f"loom: error: {exc}", markup=False)
-        return 1
-    ask_project_approvals(config, err)
-    return None
+    cwd = (request.cwd or Path.cwd()).resolve()
+    return ask_before_session(cwd, {"model.default": request.model}, err)
 
 
 async def _chat(request: Any) -> int:
     from loom.cli.repl import ChatRepl
     from loom.cli.repl_session import SessionStarter
 
-    if sys.stdin.isatty() and _mcp_json_above((request.cwd or Path.cwd()).resolve()):
-        code = await asyncio.to_thread(_ask_mcp_approvals, request)
+    cwd = (request.cwd or Path.cwd()).resolve()
+    if sys.stdin.isatty() and (_project_files_above(cwd) or _maybe_home(cwd)):
+        code = await asyncio.to_thread(_ask_first, request)
         if code is not None:
             return code
     starter = SessionStarter(request)
@@ -144,6 +141,16 @@ async def _chat(request: Any) -> int:
         style="dim",
     )
     return code
+
+
+def _maybe_home(cwd: Path) -> bool:
+    """Cheap first look (no config read): is the project root (the git root, else here)
+    the home folder or above it?"""
+    home = Path.home().resolve()
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / ".git").exists():
+            return candidate == home or candidate in home.parents
+    return cwd == home or cwd in home.parents
 
 
 def continue_thread(thread_id: str, prompt: str | None = None) -> int:

@@ -19,6 +19,8 @@ from typing import Any, TextIO
 
 import typer
 
+UNTRUSTED_HINT = "to apply them, run `loom trust` once (or pass --trust for this run)"
+
 
 @dataclass
 class RunOptions:
@@ -35,6 +37,8 @@ class RunOptions:
     architect: bool = False  # plan with model.architect, carry out steps with model.editor
     no_sandbox: bool = False  # agent commands run unconfined ([sandbox] mode = "off")
     worktree: str | None = None  # work in the project's git worktree of this name
+    trust: bool = False  # the project's powerful settings apply for this run (--trust)
+    project_root: Path | None = None  # --project-root: the person names the project folder
 
 
 def register(app: typer.Typer) -> None:
@@ -88,6 +92,18 @@ def run_command(
         "-w",
         help="Work in the project's git worktree NAME (made on branch loom/NAME, or reused).",
     ),
+    trust: bool = typer.Option(
+        False,
+        "--trust",
+        help="Apply this project's programs, endpoints and permissions for this run, "
+        "trusted or not (see `loom trust`).",
+    ),
+    project_root: Path = typer.Option(
+        None,
+        "--project-root",
+        help="The project folder (default: the git root around here). Needed to run in "
+        "a home folder or /, which Loom otherwise refuses.",
+    ),
 ) -> None:
     from loom.cli.output import OUTPUT_FORMATS
 
@@ -113,6 +129,8 @@ def run_command(
         architect=architect,
         no_sandbox=no_sandbox,
         worktree=worktree or root.get("worktree"),
+        trust=trust,
+        project_root=project_root,
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))
 
@@ -127,16 +145,22 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code."""
-    from loom.session import LoomError, Workspace
+    from loom.session import LoomError, Workspace, not_a_project
 
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
+    named = options.project_root
+    if named is not None and not named.is_dir():
+        err.write(f"loom: error: --project-root {named} is not a folder\n")
+        return 2
     try:
         sandbox_mode = "off" if options.no_sandbox else None
         workspace = Workspace.open(
             cwd,
             {"model.default": options.model, "sandbox.mode": sandbox_mode},
             worktree=options.worktree,
+            trust=True if options.trust else None,
+            project_root=named,
         )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
@@ -145,8 +169,19 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         wt = workspace.worktree
         err.write(f"loom: working in worktree {wt.name} (branch {wt.branch}): {wt.path}\n")
         cwd = wt.path
+    problem = None if named is not None else not_a_project(workspace.project_root)
+    if problem is not None:  # nobody to ask: refused unless the person named it
+        err.write(
+            f"loom: error: {problem}; run Loom in a project folder, or pass "
+            f"--project-root {workspace.project_root} to use it anyway\n"
+        )
+        await workspace.shutdown()
+        return 2
     for warning in workspace.warnings:
         err.write(f"loom: warning: {warning}\n")
+    untrusted = workspace.trust.notice(UNTRUSTED_HINT) if workspace.trust else None
+    if untrusted:  # nobody to ask: left out, said once
+        err.write(f"loom: {untrusted}\n")
     try:
         session = await _start(workspace, options, cwd, err)
         if session is None:

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,8 @@ class ServerStatus:
     tokens: int
     detail: str  # what it runs, or why it is not running
     origin: str
+    # everything it runs with (command, args, cwd, env and headers masked): for approval
+    details: list[str] = field(default_factory=list)
 
 
 class McpHub:
@@ -261,13 +263,19 @@ class McpHub:
             connection = self.connections.get(name)
             if connection is None:
                 state, why = self.blocked.get(name, ("idle", ""))
-                rows.append(ServerStatus(name, state, 0, 0, why, spec.origin))
+                rows.append(ServerStatus(name, state, 0, 0, why, spec.origin, spec.details()))
                 continue
             count = sum(1 for tool in self._tools.values() if tool.server == name)
             detail = connection.error or spec.describe()
             rows.append(
                 ServerStatus(
-                    name, connection.state, count, self.full_tokens(name), detail, spec.origin
+                    name,
+                    connection.state,
+                    count,
+                    self.full_tokens(name),
+                    detail,
+                    spec.origin,
+                    spec.details(),
                 )
             )
         return rows

@@ -3,9 +3,10 @@ project's `.mcp.json` (`{"mcpServers": {...}}`, the format other tools use), and
 face adds for one session (ACP's `session/new` passes `mcpServers`).
 
 Servers a *project* defines (its `.loom.toml` or `.mcp.json`) start programs chosen by
-whoever wrote the repository, so they run only once the person approved them
+whoever wrote the repository, so they run only once the person trusted the project as it
+is (`loom trust`, which shows them in full) or approved that one server
 (`loom mcp approve NAME`); the approval is bound to a fingerprint of the definition, so a
-changed command needs a new approval.
+changed command needs a new approval. `.mcp.json` is read confined to the project.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from loom.config import PROJECT_CONFIG_NAME, LoomConfig, McpServerSettings
+from loom.config import LoomConfig, McpServerSettings
+from loom.config_keys import mcp_server_lines
+from loom.project_files import OutsideProject, read_project_text
 
 MCP_JSON_NAME = ".mcp.json"
 Origin = Literal["config", "project", "session"]
@@ -42,6 +44,9 @@ class ServerSpec:
     origin: Origin = "config"
     source: str = ""  # the file it came from, for messages
     problem: str | None = None
+    trusted: bool = False  # a project's server in a project the person trusts as it is
+    # what it runs as written (before `${VAR}` expansion), secrets masked: for a person
+    shown: tuple[str, ...] = ()
 
     @property
     def transport(self) -> str:
@@ -49,13 +54,18 @@ class ServerSpec:
 
     @property
     def needs_approval(self) -> bool:
-        return self.origin == "project"
+        return self.origin == "project" and not self.trusted
 
     def describe(self) -> str:
-        """What it runs, for a person deciding whether to approve it."""
+        """What it runs, in one line (the command line or the URL)."""
         if self.url:
             return self.url
         return " ".join([self.command or "?", *self.args])
+
+    def details(self) -> list[str]:
+        """Everything approving it lets it do: command and args, cwd, env (values masked
+        when secret-like), url, headers (values masked; `${VAR}` named as such)."""
+        return list(self.shown) or [self.describe()]
 
     def fingerprint(self) -> str:
         """A hash of what the server runs (never stored in the clear: env may hold keys)."""
@@ -67,7 +77,12 @@ class ServerSpec:
 
 
 def spec_from_settings(
-    name: str, settings: McpServerSettings, *, origin: Origin = "config", source: str = ""
+    name: str,
+    settings: McpServerSettings,
+    *,
+    origin: Origin = "config",
+    source: str = "",
+    trusted: bool = False,
 ) -> ServerSpec:
     spec = ServerSpec(
         name=name,
@@ -81,6 +96,8 @@ def spec_from_settings(
         timeout=settings.timeout,
         origin=origin,
         source=source,
+        trusted=trusted and origin == "project",
+        shown=tuple(mcp_server_lines(settings.model_dump())),
     )
     return _checked(spec)
 
@@ -106,50 +123,83 @@ def _checked(spec: ServerSpec) -> ServerSpec:
 
 def load_server_specs(config: LoomConfig) -> list[ServerSpec]:
     """Every configured server, sorted by name: config files first, then `.mcp.json`
-    entries whose names the config files do not already use."""
-    project_names, project_file = _project_config_names(config)
-    user_files = [str(p) for p in config.sources if p.name != PROJECT_CONFIG_NAME]
+    entries whose names the config files do not already use. A project's servers are
+    listed whether or not the project is trusted (untrusted, each needs approval)."""
+    trust = config.trust
+    trusted = bool(trust is not None and trust.applies)
+    held = _project_servers(config)
+    user_files = [str(p) for p in config.sources if p.name != ".loom.toml"]
     specs: dict[str, ServerSpec] = {}
     for name, settings in config.mcp.servers.items():
-        origin: Origin = "project" if name in project_names else "config"
-        source = str(project_file) if origin == "project" else (user_files or ["config"])[0]
-        specs[name] = spec_from_settings(name, settings, origin=origin, source=source)
-    for spec in read_mcp_json(config.project_root):
+        if name in held and trusted:
+            continue  # the project's own definition, added below
+        source = (user_files or ["config"])[0]
+        specs[name] = spec_from_settings(name, settings, source=source)
+    for name, (source, raw) in held.items():
+        if name in specs:
+            continue  # the person's own definition wins over an untrusted project's
+        specs[name] = _from_entry(name, raw, source, trusted)
+    for spec in read_mcp_json(config.project_root, trusted=_trusted_mcp_json(config)):
         specs.setdefault(spec.name, spec)
     return [specs[name] for name in sorted(specs)]
 
 
-def _project_config_names(config: LoomConfig) -> tuple[set[str], Path | None]:
-    """Server names the project's `.loom.toml` defines (they need approval)."""
-    for path in config.sources:
-        if path.name != PROJECT_CONFIG_NAME:
-            continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return set(), path  # load_config already reported the file
-        servers = data.get("mcp", {}).get("servers", {})
-        return (set(servers) if isinstance(servers, dict) else set()), path
-    return set(), None
+def _trusted_mcp_json(config: LoomConfig) -> dict[str, Any]:
+    """name -> entry of the `.mcp.json` servers the person trusted: as the file was when
+    the configuration was read. A server added or changed since (a long-lived face, a
+    `git pull` during a session) is not among them and needs approval."""
+    trust = config.trust
+    if trust is None or not trust.applies:
+        return {}
+    return {
+        item.key.removeprefix("mcpServers."): item.value
+        for item in trust.items
+        if item.source == MCP_JSON_NAME and item.key.startswith("mcpServers.")
+    }
 
 
-def read_mcp_json(project_root: Path) -> list[ServerSpec]:
+def _project_servers(config: LoomConfig) -> dict[str, tuple[str, Any]]:
+    """name -> (file, definition as written) of each server the project's `.loom.toml`
+    defines (config.trust holds them, applied or not)."""
+    trust = config.trust
+    if trust is None:
+        return {}
+    found = {}
+    for item in trust.items:
+        if item.key.startswith("mcp.servers."):
+            found[item.key.removeprefix("mcp.servers.")] = (
+                str(config.project_root / item.source),
+                item.value,
+            )
+    return found
+
+
+def read_mcp_json(
+    project_root: Path, *, trusted: dict[str, Any] | None = None
+) -> list[ServerSpec]:
     """The servers of `<project>/.mcp.json`. A broken file yields one spec that carries the
-    problem, so it is reported like any other failing server."""
+    problem, so it is reported like any other failing server; one that leads outside the
+    project (a symlink) is not read at all. An entry equal to its `trusted` one needs
+    no approval."""
+    trusted = trusted or {}
     path = project_root / MCP_JSON_NAME
-    if not path.is_file():
+    try:
+        text = read_project_text(project_root, MCP_JSON_NAME)
+    except OutsideProject:
+        return []  # load_config said so
+    if text is None:
         return []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         return [_broken_file(path, f"cannot read it ({exc}); fix the JSON or remove the file")]
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         return [_broken_file(path, 'expected {"mcpServers": {"NAME": {...}}}')]
-    specs = []
-    for name, entry in servers.items():
-        specs.append(_from_json_entry(str(name), entry, str(path)))
-    return specs
+    return [
+        _from_entry(str(name), entry, str(path), name in trusted and trusted[name] == entry)
+        for name, entry in servers.items()
+    ]
 
 
 def _broken_file(path: Path, why: str) -> ServerSpec:
@@ -158,7 +208,8 @@ def _broken_file(path: Path, why: str) -> ServerSpec:
     )
 
 
-def _from_json_entry(name: str, entry: Any, source: str) -> ServerSpec:
+def _from_entry(name: str, entry: Any, source: str, trusted: bool) -> ServerSpec:
+    """A project's server definition (a `.mcp.json` entry or a held `.loom.toml` table)."""
     if not isinstance(entry, dict):
         return ServerSpec(
             name=name,
@@ -174,14 +225,14 @@ def _from_json_entry(name: str, entry: Any, source: str) -> ServerSpec:
             cwd=entry.get("cwd"),
             url=entry.get("url"),
             headers=dict(entry.get("headers") or {}),
-            enabled=not entry.get("disabled", False),
+            enabled=not entry.get("disabled", False) and entry.get("enabled", True),
             timeout=entry.get("timeout", 60.0),
         )
     except (ValueError, TypeError, AttributeError) as exc:
         return ServerSpec(
             name=name, origin="project", source=source, problem=f"bad entry in {source}: {exc}"
         )
-    return spec_from_settings(name, settings, origin="project", source=source)
+    return spec_from_settings(name, settings, origin="project", source=source, trusted=trusted)
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

@@ -1,10 +1,12 @@
 """What a sandboxed agent command may do: the folders it may write and whether it may
 use the network. Built from `[sandbox]` and Loom's paths; the backends only enforce it.
 
-Writable: the project root, the system temp folder, Loom's own data/state/cache folders
-and `[sandbox] writable`. Everything else is read-only. Inside the project, a few paths
-that would let a command reach beyond the sandbox later stay read-only too: git hooks
-and git config (a hook runs unsandboxed when the person commits) and `.loom.toml`.
+Writable: the project root (unless it is the home folder, `/` or a folder holding home:
+where Loom was started never opens those), the system temp folder, Loom's own
+data/state/cache folders and `[sandbox] writable`. Everything else is read-only. Inside
+the project, a few paths that would let a command reach beyond the sandbox later stay
+read-only too: git hooks and git config (a hook runs unsandboxed when the person
+commits) and `.loom.toml`.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ def build_policy(
     if mode not in MODES:
         raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
     root = _real(project_root)
-    roots: list[WritableRoot] = [WritableRoot(root, "project root")]
+    roots: list[WritableRoot] = []
+    if not _holds_home(root):  # started in ~ or /: never every file of the person's
+        roots.append(WritableRoot(root, "project root"))
     roots.append(WritableRoot(_system_temp(), "system temp"))
     for folder in loom_dirs:
         try:
@@ -87,6 +91,11 @@ def build_policy(
         writable=tuple(_dedupe(roots)),
         missing=tuple(missing),
     )
+
+
+def _holds_home(folder: Path) -> bool:
+    home = _real(Path.home())
+    return folder == home or folder in home.parents or folder == Path(folder.anchor)
 
 
 def _system_temp() -> Path:

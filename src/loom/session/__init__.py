@@ -28,6 +28,12 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import
 if TYPE_CHECKING:
     from loom.checkpoints.maintenance import checkpoint_usage, collect_checkpoint_garbage
     from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
+    from loom.project_files import (
+        OutsideProject,
+        not_a_project,
+        project_text_files,
+        read_project_text,
+    )
     from loom.session.assembly.plugins import PLUGIN_GROUPS
     from loom.session.assembly.sandboxing import SandboxReport, sandbox_report
     from loom.session.helpers.approval import (
@@ -49,6 +55,7 @@ if TYPE_CHECKING:
         McpAdminError,
         add_mcp_server,
         approve_project_mcp_server,
+        find_mcp_server,
         probe_mcp_servers,
         remove_mcp_server,
         unapproved_mcp_servers,
@@ -132,6 +139,7 @@ _EXPORTS = {  # name -> the module that defines it
     "McpAdminError": "loom.session.helpers.mcp_admin",
     "add_mcp_server": "loom.session.helpers.mcp_admin",
     "approve_project_mcp_server": "loom.session.helpers.mcp_admin",
+    "find_mcp_server": "loom.session.helpers.mcp_admin",
     "probe_mcp_servers": "loom.session.helpers.mcp_admin",
     "remove_mcp_server": "loom.session.helpers.mcp_admin",
     "unapproved_mcp_servers": "loom.session.helpers.mcp_admin",
@@ -140,6 +148,11 @@ _EXPORTS = {  # name -> the module that defines it
     "sandbox_report": "loom.session.assembly.sandboxing",
     "checkpoint_usage": "loom.checkpoints.maintenance",
     "collect_checkpoint_garbage": "loom.checkpoints.maintenance",
+    # a project's own text files, read confined to it; what is not a project (issue 19)
+    "OutsideProject": "loom.project_files",
+    "not_a_project": "loom.project_files",
+    "project_text_files": "loom.project_files",
+    "read_project_text": "loom.project_files",
     # `loom list` / `loom search` before anything else is imported (stdlib only)
     "answer_from_index": "loom.store.index_fresh",
     "has_search_words": "loom.store.index_fresh",
@@ -162,6 +175,7 @@ __all__ = [
     "McpServerAsk",
     "NoPendingPermission",
     "NotFound",
+    "OutsideProject",
     "RecentThread",
     "RepoApi",
     "SandboxReport",
@@ -189,13 +203,17 @@ __all__ = [
     "compact_now",
     "edit_diff",
     "edited_text",
+    "find_mcp_server",
     "grant_words",
     "has_search_words",
     "list_user_turns",
     "model_names",
     "newest_thread_in",
+    "not_a_project",
     "probe_mcp_servers",
     "project_files",
+    "project_text_files",
+    "read_project_text",
     "read_text",
     "recent_threads",
     "remove_mcp_server",

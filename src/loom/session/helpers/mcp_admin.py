@@ -24,7 +24,7 @@ def server_specs(config: LoomConfig) -> list[Any]:
     return load_server_specs(config)
 
 
-def find_spec(config: LoomConfig, name: str) -> Any:
+def find_mcp_server(config: LoomConfig, name: str) -> Any:
     for spec in server_specs(config):
         if spec.name == name:
             return spec
@@ -53,7 +53,7 @@ def approve_project_mcp_server(
     """Approve a project-defined server as it is defined now; returns its spec."""
     from loom.mcp_client import ApprovalStore
 
-    spec = find_spec(config, name)
+    spec = find_mcp_server(config, name)
     if spec.problem:
         raise McpAdminError(f"MCP server {name!r} cannot start: {spec.problem}")
     paths = paths or LoomPaths.from_env()

@@ -72,7 +72,11 @@ class RepoApi:
 
         config = load_config(start)
         root = config.project_root if folder is None else start
-        return cls(root, RepoSettings.from_section(config.repo), config, list(config.warnings))
+        warnings = list(config.warnings)
+        untrusted = config.trust.notice() if config.trust is not None else None
+        if untrusted:  # e.g. the project's own language servers are not started
+            warnings.append(untrusted)
+        return cls(root, RepoSettings.from_section(config.repo), config, warnings)
 
     def _intel(self) -> RepoIntel:
         from loom.repointel.service import RepoIntel

@@ -55,7 +55,10 @@ class McpServerAsk:
     name: str
     source: str  # where it is defined: .mcp.json, .loom.toml
     command: str  # what it runs, in words: the command line or the URL
+    # everything approving it lets it do, one line each: the command and its args, cwd,
+    # env (values masked when secret-like), url, headers (masked; `${VAR}` named)
+    details: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, spec: Any) -> McpServerAsk:
-        return cls(spec.name, str(spec.source), spec.describe())
+        return cls(spec.name, str(spec.source), spec.describe(), tuple(spec.details()))

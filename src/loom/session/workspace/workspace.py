@@ -91,11 +91,17 @@ class Workspace:
         paths: LoomPaths | None = None,
         provider_factory: Callable[[str], Provider] | None = None,
         worktree: str | None = None,
+        trust: bool | None = None,
+        project_root: Path | None = None,
     ) -> Workspace:
         """The workspace of the project around `cwd`, with every config layer read;
         ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys.
         `worktree`: work in the project's git worktree of that name (made on the
-        branch loom/NAME when it does not exist yet); its threads record it."""
+        branch loom/NAME when it does not exist yet); its threads record it.
+        `trust`: the project's powerful settings apply when the person trusts the
+        project (None: as recorded; True: for this process, `--trust`; False: never);
+        `ws.trust` says which were held back. `project_root`: the folder the person
+        named as the project (`--project-root`), instead of the one around `cwd`."""
         from loom.config import load_config
 
         chosen = None
@@ -105,7 +111,7 @@ class Workspace:
             chosen, _created = ensure((cwd or Path.cwd()).resolve(), worktree,
                                       (paths or LoomPaths.from_env()).data)  # fmt: skip
             cwd = chosen.path
-        config = load_config(cwd, overrides, paths=paths)
+        config = load_config(cwd, overrides, paths=paths, trust=trust, project_root=project_root)
         workspace = cls(config, paths, provider_factory)
         workspace.worktree = chosen
         return workspace
@@ -121,6 +127,13 @@ class Workspace:
     @property
     def warnings(self) -> list[str]:
         return list(self.config.warnings)
+
+    @property
+    def trust(self) -> Any:
+        """The project's powerful settings and whether they apply (loom.trust
+        ProjectTrust: state, items, notice(), question_lines(), trust(), decline());
+        None for a workspace built without reading a project."""
+        return self.config.trust
 
     # -- owned parts, built on first use ----------------------------------------------
 

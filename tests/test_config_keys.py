@@ -1,0 +1,84 @@
+"""Every configuration key declares what a project's file may do with it
+(loom.config_keys.KEYS): adding a key without declaring it fails here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from loom.config import _NOT_CONFIGURABLE, LoomConfig
+from loom.config_keys import KEYS, Powerful, Tighten, _match, declared, drop_loosening
+
+
+def config_keys(model: type[BaseModel] = LoomConfig, prefix: tuple[str, ...] = ()) -> list:
+    """Every key of the config model, as a dotted path (tables of sections walked into;
+    a dict of entries such as `lsp.servers` is one key)."""
+    found = []
+    for name, info in model.model_fields.items():
+        if not prefix and name in _NOT_CONFIGURABLE:
+            continue
+        path = (*prefix, info.alias or name)
+        sub = info.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            found += config_keys(sub, path)
+        else:
+            found.append(path)
+    return found
+
+
+def test_every_config_key_is_declared() -> None:
+    undeclared = [".".join(path) for path in config_keys() if declared(path) is None]
+    assert not undeclared, (
+        "declare these keys in loom.config_keys.KEYS (SHAPES, Powerful(show) or "
+        f"Tighten(rule, hint)); see its docstring: {undeclared}"
+    )
+
+
+def test_every_declaration_names_a_key_that_exists() -> None:
+    keys = config_keys()
+    stale = [
+        pattern
+        for pattern in KEYS
+        if not any(_match(pattern, path[: len(pattern.split("."))]) for path in keys)
+    ]
+    assert not stale, f"KEYS declares keys the config model does not have: {stale}"
+
+
+def test_the_issue_s_powerful_keys_are_declared_powerful() -> None:
+    for dotted in (
+        "lsp.servers.python",
+        "mcp.servers.x",
+        "hooks.post_tools",
+        "hooks.PreToolUse",  # hooks another engineer adds are powerful without a change here
+        "providers.anthropic.base_url",
+        "providers.openai-compatible.api_key",
+        "sync.server_url",
+        "permissions.auto_approve",
+        "shell.pass_env",
+        "git.auto_commit",
+        "web_fetch.allow_hosts",
+    ):
+        found = declared(tuple(dotted.split(".")))
+        assert found is not None and isinstance(found[1], Powerful), dotted
+    for dotted in ("sandbox.mode", "sandbox.network", "sandbox.writable"):
+        found = declared(tuple(dotted.split(".")))
+        assert found is not None and isinstance(found[1], Tighten), dotted
+
+
+def test_a_project_cannot_loosen_the_sandbox_but_can_tighten_it() -> None:
+    person = {("sandbox", "mode"): "off", ("sandbox", "network"): True,
+              ("sandbox", "writable"): ["/srv", "/data"]}  # fmt: skip
+
+    def lookup(path: tuple[str, ...]) -> Any:
+        return person.get(path)
+
+    tighter: dict[str, Any] = {"sandbox": {"mode": "ask", "network": False, "writable": ["/srv"]}}
+    assert drop_loosening(tighter, lookup) == []
+    assert tighter["sandbox"] == {"mode": "ask", "network": False, "writable": ["/srv"]}
+    person[("sandbox", "mode")] = "on"
+    person[("sandbox", "network")] = False
+    looser: dict[str, Any] = {"sandbox": {"mode": "off", "network": True, "writable": ["/x"]}}
+    dropped = drop_loosening(looser, lookup)
+    assert {loose.path[-1] for loose in dropped} == {"mode", "network", "writable"}
+    assert looser == {"sandbox": {}}
