@@ -272,7 +272,7 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
     assert "echo: from the editor" in results
 
 
-async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
+async def test_the_projects_own_mcp_server_is_trusted_in_the_editor(
     server: FakeLlmServer, project: Path
 ) -> None:
     fixture = define_helper_server(project)
@@ -281,7 +281,7 @@ async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
         Turn(text="echoed"),
         Turn(text="nothing to ask"),
     )
-    # the first answer approves the server, the second allows the echo call
+    # the first answer trusts the project, the second allows the echo call
     client = RecordingClient(answers=["allow_always", "allow_once"])
     async with acp_agent(server, project, client) as (conn, _process):
         session_id = await start(conn, project)
@@ -290,27 +290,34 @@ async def test_the_projects_own_mcp_server_is_approved_in_the_editor(
         # asked once, before the first turn only
         await conn.prompt(session_id=session_id, prompt=[text_block("again")])
     (_sid, call, options), _echo = client.permission_requests
-    assert call.title == "Start the project's MCP server 'helper'" and call.kind == "execute"
-    assert fixture.name in call.content[0].content.text
-    assert [o.kind for o in options] == ["allow_always", "reject_once"]
+    assert call.title == "Trust this project's settings?" and call.kind == "execute"
+    shown = call.content[0].content.text
+    assert "mcpServers.helper: MCP server" in shown and f"{fixture.name}" in shown
+    assert [o.kind for o in options] == ["allow_always", "reject_always"]
+    # the session was assembled again, trusted, before the first turn: same id
     assert "mcp__helper__echo" in [t["name"] for t in server.requests[0].json["tools"]]
     assert "echo: approved" in json.dumps(server.requests[1].json["messages"])
-    # approved for the project: a later session (any face) starts it without asking
+    assert json.loads((Path(os.environ["LOOM_HOME"]) / "data" / "threads" /
+                       f"{session_id}.json").read_text())["id"] == session_id  # fmt: skip
+    # trusted for the project: a later session (any face) starts it without asking
     server.add(Turn(text="hi"))
     later = loom(["run", "-p", "hi"], project, server)
     assert later.returncode == 0 and "not started" not in later.stderr, later.stderr
+    assert "not trusted" not in later.stderr
 
 
-async def test_declining_the_projects_mcp_server_leaves_it_stopped(
+async def test_not_trusting_the_project_leaves_its_server_stopped(
     server: FakeLlmServer, project: Path
 ) -> None:
     define_helper_server(project)
-    server.add(Turn(text="without it"))
-    client = RecordingClient(answers=["reject_once"])
+    server.add(Turn(text="without it"), Turn(text="still without it"))
+    client = RecordingClient(answers=["reject_always"])
     async with acp_agent(server, project, client) as (conn, _process):
         session_id = await start(conn, project)
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
         assert reply.stop_reason == "end_turn"
+        other = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        await conn.prompt(session_id=other, prompt=[text_block("hi")])  # not asked again
     assert len(client.permission_requests) == 1
     assert not [t for t in server.requests[0].json.get("tools", [])
                 if t["name"].startswith("mcp__")]  # fmt: skip

@@ -148,3 +148,29 @@ async def test_threads_api_for_a_face(project: Path) -> None:
     assert threads.deleted() == [thread_id]
     assert threads.restore(thread_id[:10]) == thread_id
     assert threads.doctor().healthy
+
+
+async def test_answering_trust_reassembles_what_new_sessions_get(project: Path) -> None:
+    (project / ".loom.toml").write_text(
+        '[repo]\nmap_tokens = 0\n[permissions]\nauto_approve = ["file_write"]\n'
+    )
+    write = tool_turn("file_write", {"path": "a.txt", "content": "a"})
+    provider = ScriptedProvider([write, "refused", write, "written"])
+    ws = Workspace.open(project, provider_factory=lambda model: provider)
+    try:
+        assert ws.trust.needs_question and ws.config.permissions.auto_approve == []
+        session = await ws.start_session(SessionSpec(cwd=project, headless=True))
+        await session.send_message("write a")  # headless: the write would ask, so refused
+        assert not (project / "a.txt").exists()
+        fresh = await ws.start_session(SessionSpec(cwd=project, headless=True))
+        ws.answer_trust(True)
+        assert ws.config.permissions.auto_approve == ["file_write"]
+        with pytest.raises(BadInput, match="started its conversation"):
+            await ws.restart_session(session.id)  # it has messages: keeps what it has
+        restarted = await ws.restart_session(fresh.id)  # none yet: assembled again
+        assert restarted.id == fresh.id and restarted is not fresh
+        assert await restarted.send_message("write a") == "written"
+        assert (project / "a.txt").read_text() == "a"
+    finally:
+        await ws.shutdown()
+    assert Workspace.open(project).trust.state == "trusted"  # remembered

@@ -53,6 +53,10 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
     PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
 ]
+TRUST_OPTIONS = [
+    PermissionOption(option_id="allow_always", name="Trust this project", kind="allow_always"),
+    PermissionOption(option_id="reject_always", name="Don't trust", kind="reject_always"),
+]
 MCP_APPROVAL_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Approve and start", kind="allow_always"),
     PermissionOption(option_id="reject_once", name="Not now", kind="reject_once"),
@@ -109,16 +113,22 @@ class LiveSession:
         self.root = Path(session.project_root)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
-        self._unsubscribe = session.subscribe(self._on_event)
-        files = editor_files_for(client, self.id, capabilities)
-        if files is not None:
-            options = session.options
-            options.tool_extras = {**options.tool_extras, "editor_files": files}
+        self._unsubscribe = self._bind(session)
         self._cancelled = False
         self._rejected: set[tuple[str, str | None]] = set()  # reject_always, this session
         self._edit_before: dict[str, str | None] = {}
         self._finished: set[str] = set()  # calls whose last update has been sent
-        self._mcp_asked = False  # the project's unapproved MCP servers: asked at 1st prompt
+        self._asked = False  # trust and MCP servers: asked before the first turn
+
+    def _bind(self, session: Any) -> Any:
+        """Follow `session`'s events and give its file tools the editor's buffers; returns
+        the unsubscribe."""
+        self.session = session
+        files = editor_files_for(self.client, self.id, self.capabilities)
+        if files is not None:
+            options = session.options
+            options.tool_extras = {**options.tool_extras, "editor_files": files}
+        return session.subscribe(self._on_event)
 
     # -- a turn ----------------------------------------------------------------------------
 
@@ -126,9 +136,12 @@ class LiveSession:
         from loom.session import TurnError
 
         self._cancelled = False
-        if not self._mcp_asked:
-            self._mcp_asked = True
-            await self._ask_mcp_approvals()
+        if not self._asked:
+            self._asked = True
+            await self._ask_trust()
+            trust = self.workspace.trust
+            if trust is None or trust.state != "declined":  # a "no" covers its servers
+                await self._ask_mcp_approvals()
         try:
             await self.session.send_message(text)
             stop = "refusal" if self._model_refused() else "end_turn"
@@ -317,6 +330,44 @@ class LiveSession:
                 self._rejected.add(key)
             self._answer("deny")
 
+    async def _ask_trust(self) -> None:
+        """Before the first turn, when the project's files set programs, endpoints or
+        permissions never answered for (or changed since): one question listing each.
+        Trusted: the session is assembled again with them (it has no message yet)."""
+        trust = self.workspace.trust
+        if trust is None or not trust.needs_question:
+            return None
+        call = ToolCallUpdate(
+            tool_call_id="trust-project",
+            title="Trust this project's settings?",
+            kind="execute",
+            status="pending",
+            content=[updates.text_content("\n".join([
+                *trust.question_lines(),
+                "Trust lets these run and apply; otherwise Loom ignores them (everything "
+                "else works). Later: `loom trust`.",
+            ]))],
+        )  # fmt: skip
+        try:
+            response = await self.client.request_permission(
+                session_id=self.id, tool_call=call, options=TRUST_OPTIONS
+            )
+        except Exception as exc:  # the editor could not ask: nothing trusted
+            log.warning("trust question failed (%s); the project's settings stay ignored", exc)
+            return
+        outcome = response.outcome
+        choice = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
+        if choice not in ("allow_always", "reject_always"):
+            return  # dismissed: asked again next session
+        try:
+            self.workspace.answer_trust(choice == "allow_always")
+        except OSError as exc:
+            log.warning("cannot record the trust answer (%s)", exc)
+            return
+        if choice == "allow_always":
+            self._unsubscribe()
+            self._unsubscribe = self._bind(await self.workspace.restart_session(self.id))
+
     async def _ask_mcp_approvals(self) -> None:
         """The project's own MCP servers start programs the repository chose: before the
         first turn, the editor asks once per server never approved (as the REPL does).
@@ -329,8 +380,9 @@ class LiveSession:
                 status="pending",
                 content=[
                     updates.text_content(
-                        f"{ask.source} defines it to run:\n{ask.command}\n"
-                        f"Approve only if you trust this repository "
+                        f"{ask.source} defines it to run:\n"
+                        + "\n".join(ask.details or (ask.command,))
+                        + "\nApprove only if you trust this repository "
                         f"(later: `loom mcp approve {ask.name}`)."
                     )
                 ],

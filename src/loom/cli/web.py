@@ -25,7 +25,7 @@ def web_command(
         help="Address to listen on. Anything but loopback makes the token the only protection.",
     ),
 ) -> None:
-    from loom.session import LoomError, Workspace
+    from loom.session import LoomError, Workspace, not_a_project
     from loom.web.server import BindError, serve
 
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
@@ -37,6 +37,17 @@ def web_command(
         raise typer.Exit(1) from exc
     for warning in getattr(ws.config, "warnings", []):
         typer.echo(f"loom: {warning}", err=True)
+    problem = not_a_project(ws.project_root)
+    if problem is not None:  # home or /: every file of the person's would be in reach
+        from loom.cli.trust import ask_yes_no
+
+        typer.echo(f"loom: {problem}; Loom works in one project folder.", err=True)
+        if not (sys.stdin.isatty() and ask_yes_no(f"Serve {ws.project_root} anyway? [y/N] ")):
+            typer.echo("loom: not started: run `loom web` in a project folder.", err=True)
+            raise typer.Exit(2)
+    untrusted = ws.trust.notice("the page asks whether to trust it") if ws.trust else None
+    if untrusted:
+        typer.echo(f"loom: {untrusted}", err=True)
     try:
         asyncio.run(serve(ws, host.strip(), port, open_browser=not no_open))
     except BindError as exc:

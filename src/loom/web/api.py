@@ -100,6 +100,7 @@ def _example(model: type[BaseModel]) -> str:
         Mode: '{"mode": "architect"}',
         Model: '{"model": "openai:gpt-5"}',
         Title: '{"title": "..."}',
+        TrustAnswer: '{"answer": "trust"}',
     }.get(model, "{}")
 
 
@@ -204,6 +205,29 @@ async def approve_mcp(request: Request) -> JSONResponse:
     live.ask_mcp([a for a in live.mcp_asks if a.name != ask.name])
     live.notice("info", f"Approved the MCP server {ask.name!r}; starting {ask.command}")
     return JSONResponse({"name": ask.name, "command": ask.command})
+
+
+class TrustAnswer(BaseModel):
+    answer: Literal["trust", "decline"]
+
+
+async def answer_trust(request: Request) -> JSONResponse:
+    """The banner's answer to the project's trust question: remembered for these
+    settings; trusted, sessions started from now on get them."""
+    state = _state(request)
+    body = await _body(request, TrustAnswer)
+    try:
+        state.ws.answer_trust(body.answer == "trust")
+    except OSError as exc:
+        return _error(500, f"cannot record the answer ({exc}); nothing was trusted")
+    message = (
+        "Trusted: sessions started from now on use the project's settings."
+        if body.answer == "trust"
+        else "Not trusted: Loom ignores these settings here (`loom trust` to change)."
+    )
+    for live in state.live_list():  # every tab drops the banner
+        live.emit_trust_answered(message)
+    return JSONResponse({"answer": body.answer, "message": message})
 
 
 async def set_mode(request: Request) -> JSONResponse:
@@ -416,6 +440,7 @@ routes = [
     Route("/api/sessions/{session_id}/redo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),
     Route("/api/sessions/{session_id}/mcp/{name}/approve", approve_mcp, methods=["POST"]),
+    Route("/api/trust", answer_trust, methods=["POST"]),
     Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
     Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),
     Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),

@@ -131,6 +131,11 @@ class LiveSession:
         self.mcp_asks = list(asks)
         self._emit({"type": "mcp_asks", "html": str(fragment("mcp_asks", self.mcp_asks))})
 
+    def emit_trust_answered(self, message: str) -> None:
+        """The project's trust question was answered (in any tab): drop its banner."""
+        self._emit({"type": "trust_answered"})
+        self.notice("info", message)
+
     def close(self) -> None:
         self._emit({"type": "ended"})
         self._unsubscribe()

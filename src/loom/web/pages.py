@@ -38,7 +38,15 @@ async def _common(state: WebState, view: str, session_id: str | None) -> dict[st
         "next_offset": next_offset,
         "version": state.version,
         "models": state.models(),
+        "trust_lines": trust_question(state.ws),
     }
+
+
+def trust_question(ws: Any) -> list[str] | None:
+    """The project's trust question as lines for the banner, while it waits for an
+    answer (its settings spelled out, secrets masked, what changed since)."""
+    trust = ws.trust
+    return trust.question_lines()[1:] if trust is not None and trust.needs_question else None
 
 
 def _new_context(state: WebState, context: dict[str, Any], **extra: Any) -> dict[str, Any]:

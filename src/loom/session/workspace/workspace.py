@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loom.core.errors import LoomError, NotFound, SetupError
+from loom.core.errors import BadInput, LoomError, NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.runtime.bus import EventBus
 from loom.session.workspace.decisions_api import DecisionsApi
@@ -55,6 +55,7 @@ class _Running:
     session: Session
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
     mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
+    spec: SessionSpec = field(default_factory=SessionSpec)  # what it was started with
 
 
 class Workspace:
@@ -81,6 +82,8 @@ class Workspace:
         self.repo = RepoApi.for_config(config)
         self.worktrees = WorktreesApi(self.paths, self.project_root)
         self.worktree: Worktree | None = None  # the worktree this workspace works in
+        self._factory_given = provider_factory is not None
+        self._reload: Callable[[], LoomConfig] | None = None  # open(): read config again
 
     @classmethod
     def open(
@@ -114,6 +117,9 @@ class Workspace:
         config = load_config(cwd, overrides, paths=paths, trust=trust, project_root=project_root)
         workspace = cls(config, paths, provider_factory)
         workspace.worktree = chosen
+        workspace._reload = lambda: load_config(
+            cwd, overrides, paths=paths, project_root=project_root
+        )
         return workspace
 
     @classmethod
@@ -134,6 +140,31 @@ class Workspace:
         ProjectTrust: state, items, notice(), question_lines(), trust(), decline());
         None for a workspace built without reading a project."""
         return self.config.trust
+
+    def answer_trust(self, trusted: bool) -> None:
+        """The person's answer to the project's trust question (each face asks in its own
+        way), remembered for these exact settings. Trusted: the configuration is read
+        again, so sessions started from now on get the project's programs, endpoints and
+        permissions (running ones keep what they started with: `restart_session` for
+        one that has no message yet; a sync server it names applies at the next start).
+        OSError when the answer cannot be recorded."""
+        trust = self.config.trust
+        if trust is None or not trust.items:
+            return
+        if not trusted:
+            trust.decline()
+            return
+        trust.trust()
+        if self._reload is None:
+            return  # built from a hand-made config: nothing to read again
+        self.config = self._reload()
+        self.threads.config = self.config
+        self.repo.config = self.config  # the project's language servers, from now on
+        if not self._factory_given:
+            self._provider_factory = None  # a trusted base_url / api_key
+            self._prewarmed.clear()
+        if self._manager is not None:
+            self._configure_manager(self._manager)
 
     # -- owned parts, built on first use ----------------------------------------------
 
@@ -160,25 +191,30 @@ class Workspace:
             self._manager = SessionManager(
                 store=self.store, bus=self.bus, options=SessionOptions.from_config(self.config)
             )
-            if self.config.repo.map_tokens > 0:
-                from loom.session.runtime.repo_map import repointel_hook
-
-                settings = self.repo.settings
-                self._manager.repo_map_factory = lambda root: repointel_hook(root, settings)
-            if self.config.hooks.post_tools:  # after rounds that changed files
-                from loom.session.runtime.post_tools import PostToolsCommands
-
-                hooks = [PostToolsCommands(self.config.hooks.post_tools)]
-                self._manager.options.post_tools_hooks = hooks
-            from loom.hooks import LifecycleHooks
-
-            lifecycle = LifecycleHooks.from_config(self.config.hooks)  # [[hooks.EVENT]]
-            self._manager.options.lifecycle_hooks = lifecycle or None
-            from loom.session.runtime.checkpointing import checkpointer_for
-
-            config, data = self.config, self.paths.data  # snapshots before file changes
-            self._manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
+            self._configure_manager(self._manager)
         return self._manager
+
+    def _configure_manager(self, manager: SessionManager) -> None:
+        """What every new session gets from the configuration (again after a trust)."""
+        from loom.hooks import LifecycleHooks
+        from loom.session.runtime.checkpointing import checkpointer_for
+        from loom.session.runtime.options import SessionOptions
+
+        manager.options = SessionOptions.from_config(self.config)
+        if self.config.repo.map_tokens > 0:
+            from loom.session.runtime.repo_map import repointel_hook
+
+            settings = self.repo.settings
+            manager.repo_map_factory = lambda root: repointel_hook(root, settings)
+        if self.config.hooks.post_tools:  # after rounds that changed files
+            from loom.session.runtime.post_tools import PostToolsCommands
+
+            hooks = [PostToolsCommands(self.config.hooks.post_tools)]
+            manager.options.post_tools_hooks = hooks
+        lifecycle = LifecycleHooks.from_config(self.config.hooks)  # [[hooks.EVENT]]
+        manager.options.lifecycle_hooks = lifecycle or None
+        config, data = self.config, self.paths.data  # snapshots before file changes
+        manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
 
     def provider_factory(self) -> Callable[[str], Provider]:
         """`provider:model-id` -> a new Provider ([providers.*]); the one prewarm() built
@@ -280,9 +316,26 @@ class Workspace:
 
     # -- sessions ---------------------------------------------------------------------
 
-    async def start_session(self, spec: SessionSpec | None = None) -> Session:
+    async def restart_session(self, session_id: str) -> Session:
+        """Assemble a session that has no message yet again, on the same thread (same
+        id), from the configuration as it is now: after the person trusted the project
+        (ACP asks before the first turn). BadInput once it has messages."""
+        running = self._running_or_fail(session_id)
+        old = running.session
+        if old.thread.messages:
+            raise BadInput(
+                f"session {session_id} has started its conversation",
+                "the project's settings apply to sessions started from now on",
+            )
+        await self.stop_session(session_id)
+        return await self.start_session(running.spec, fresh=old.thread)
+
+    async def start_session(
+        self, spec: SessionSpec | None = None, *, fresh: Thread | None = None
+    ) -> Session:
         """Start a session (a new thread, or `spec.thread` continued). SetupError, Busy or
-        NotFound when it cannot start; nothing is written until the first message."""
+        NotFound when it cannot start; nothing is written until the first message.
+        `fresh`: a new thread not saved yet, to start on (restart_session)."""
         from loom.prompts import load_instructions
         from loom.session.assembly.decisions_hook import SessionDecisions
         from loom.session.assembly.policy import build_policy
@@ -294,7 +347,7 @@ class Workspace:
 
             detect_soon()  # checking the OS sandbox overlaps with the provider's import
         cwd = (spec.cwd or Path.cwd()).resolve()
-        thread = self._thread_to_resume(spec.thread) if spec.thread else None
+        thread = self._thread_to_resume(spec.thread) if spec.thread else fresh
         model = (spec.model or self.config.model.default).strip()
         if thread is not None and spec.model is None and thread.provider and thread.model:
             model = f"{thread.provider}:{thread.model}"  # a resumed thread keeps its model
@@ -332,7 +385,7 @@ class Workspace:
             on_refusal=spec.on_refusal,
             sandbox=sandbox,
         )
-        running = _Running(None, list(setup.cleanups))  # type: ignore[arg-type]
+        running = _Running(None, list(setup.cleanups), spec=spec)  # type: ignore[arg-type]
         try:
             session = await self.manager.start_session(
                 model=model,

@@ -207,6 +207,7 @@ const handlers = {
   mode(p) { markMode(p.mode); },
   notice(p) { notice(p.level, p.text); },
   mcp_asks(p) { $("#mcp-asks").innerHTML = p.html; },
+  trust_answered() { $("#trust-ask")?.replaceChildren(); },
   plan(p) {
     $("#plan").innerHTML = p.html;
     const answers = $$(".msg-assistant", messages);
@@ -385,6 +386,20 @@ document.addEventListener("click", async (event) => {
     $("#modal-root").replaceChildren();
   } catch {
     $("#modal-root").replaceChildren();
+  }
+});
+
+// the project's trust question (a banner on every page until it is answered)
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("[data-trust]");
+  if (!button) return;
+  for (const b of $$("#trust-ask [data-trust]")) b.disabled = true;
+  try {
+    const done = await api("/api/trust", { answer: button.dataset.trust });
+    $("#trust-ask").replaceChildren();
+    toast(done.message);
+  } catch {
+    for (const b of $$("#trust-ask [data-trust]")) b.disabled = false;
   }
 });
 
