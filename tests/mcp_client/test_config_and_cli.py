@@ -147,3 +147,31 @@ def test_loom_config_hides_server_headers_and_secret_env(proj: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert "abcdefghijklmnop123" not in shown.output and "ghp_abc" not in shown.output
     assert 'Authorization = "<set>"' in shown.output and 'REGION = "eu"' in shown.output
+
+
+def test_a_trusted_mcp_json_changed_while_a_face_runs_needs_approval(proj: Path) -> None:
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "one"}}}))
+    load_config(proj).trust.trust()
+    config = load_config(proj)  # a long-lived face (loom web, loom acp) read it once
+    (spec,) = load_server_specs(config)
+    assert spec.trusted and not spec.needs_approval
+    changed = {"s": {"command": "two"}, "t": {"command": "new"}}
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": changed}))  # a pull, a plant
+    specs = {spec.name: spec for spec in load_server_specs(config)}
+    assert specs["s"].command == "two" and specs["s"].needs_approval
+    assert specs["t"].needs_approval
+    assert load_config(proj).trust.state == "changed"  # and the next start asks again
+
+
+def test_your_own_mcp_add_to_a_trusted_project_keeps_it_trusted(proj: Path) -> None:
+    (proj / ".loom.toml").write_text('[shell]\npass_env = ["GITHUB_TOKEN"]\n')
+    load_config(proj).trust.trust()
+    runner = CliRunner()
+    added = runner.invoke(build_app(), ["mcp", "add", "p", "--project", "--", "srv"])
+    assert added.exit_code == 0, added.output
+    assert load_config(proj).trust.state == "trusted"
+    removed = runner.invoke(build_app(), ["mcp", "remove", "p", "--project"])
+    assert removed.exit_code == 0, removed.output
+    assert load_config(proj).trust.state == "trusted"
+    (proj / ".loom.toml").write_text('[shell]\npass_env = ["*"]\n')  # not by Loom: asks
+    assert load_config(proj).trust.state == "changed"

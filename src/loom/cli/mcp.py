@@ -115,6 +115,7 @@ def add_command(
     from loom.session import McpAdminError, add_mcp_server
 
     file = _target_file(project)
+    was_trusted = project and _trusted()
     try:
         add_mcp_server(
             file,
@@ -131,7 +132,27 @@ def add_command(
         from loom.session import approve_project_mcp_server
 
         approve_project_mcp_server(_config(), name)
+        _keep_trusted(was_trusted)
     typer.echo(f"Added MCP server {name!r} to {file}. `loom mcp list` shows whether it starts.")
+
+
+def _trusted() -> bool:
+    from loom.config import ConfigError, load_config
+
+    try:
+        trust = load_config(Path.cwd()).trust
+    except ConfigError:
+        return False
+    return trust is not None and trust.state == "trusted"
+
+
+def _keep_trusted(was_trusted: bool) -> None:
+    """You changed a trusted project's file yourself: it stays trusted as it is now
+    (otherwise your own edit would make it ask again)."""
+    if was_trusted:
+        from loom.config import load_config
+
+        load_config(Path.cwd()).trust.trust()
 
 
 @mcp_app.command("remove")
@@ -143,9 +164,11 @@ def remove_command(
     from loom.session import remove_mcp_server
 
     file = _target_file(project)
+    was_trusted = project and _trusted()
     if not remove_mcp_server(file, name):
         other = "your config.toml" if project else ".loom.toml (--project)"
         raise _fail(f"{file} has no [mcp.servers.{name}]; is it in {other} or .mcp.json?")
+    _keep_trusted(was_trusted)
     typer.echo(f"Removed MCP server {name!r} from {file}.")
 
 
