@@ -142,15 +142,19 @@ def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> 
                      output)
 
 
-@pytest.fixture
-def web(project: Path, server: FakeLlmServer, loom_home: Path) -> Iterator[WebServer]:
-    running = start_web(project, server, loom_home)
-    yield running
+def stop_web(running: WebServer) -> None:
     running.process.terminate()
     try:
         running.process.wait(15)
     except subprocess.TimeoutExpired:
         running.process.kill()
+
+
+@pytest.fixture
+def web(project: Path, server: FakeLlmServer, loom_home: Path) -> Iterator[WebServer]:
+    running = start_web(project, server, loom_home)
+    yield running
+    stop_web(running)
 
 
 @pytest.fixture

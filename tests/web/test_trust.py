@@ -4,7 +4,6 @@ sessions get it, and the answer is remembered (no banner on the next page)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer, start_web
+from tests.web.conftest import WebServer, start_web, stop_web
 from tests.web.test_chat import send, wait_for
 
 
@@ -22,11 +21,7 @@ def untrusted(project: Path, server: FakeLlmServer, loom_home: Path) -> Iterator
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["shell"]\n')
     running = start_web(project, server, loom_home)
     yield running
-    running.process.terminate()
-    try:
-        running.process.wait(15)
-    except subprocess.TimeoutExpired:
-        running.process.kill()
+    stop_web(running)
 
 
 def test_the_trust_banner_asks_once_and_trusting_applies_to_new_sessions(
