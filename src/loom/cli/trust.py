@@ -80,7 +80,7 @@ def describe_state(trust: Any) -> str:
         "changed": "not trusted: they changed since your last answer, so they are ignored",
         "declined": f"you chose not to trust it{when}: these settings are ignored",
         "none": "nothing needs trust",
-    }.get(trust.state, trust.state)
+    }.get(trust.state, str(trust.state))
 
 
 def decide(trust: Any, *, trusted: bool) -> tuple[bool, str]:

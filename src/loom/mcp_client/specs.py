@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -118,7 +118,7 @@ def _checked(spec: ServerSpec) -> ServerSpec:
         problem = f"url {spec.url!r}{where} must start with http:// or https://"
     if problem is None:
         return spec
-    return ServerSpec(**{**spec.__dict__, "problem": problem})
+    return replace(spec, problem=problem)
 
 
 def load_server_specs(config: LoomConfig) -> list[ServerSpec]:
