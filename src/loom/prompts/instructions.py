@@ -10,22 +10,20 @@ Which files, in order (later ones are more specific and read last):
    that tool result, once per session, inside what is left of the budget
    (`NestedInstructions`).
 
-Project files are the repository's text: they are opened beneath the project root
-(`loom._beneath`), so a symlink that leads outside the project is refused and reported,
-never followed. A file larger than `MAX_FILE_BYTES` is cut and says so.
+Project files are the repository's text: they are read as the file tools read
+(`loom.project_files`), so a symlink that leads outside the project is refused and
+reported, never followed. A file larger than `MAX_FILE_BYTES` is cut and says so.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from loom._beneath import Escape, open_following_inside
+from loom.project_files import OutsideProject, read_project_bytes
 
 AGENT_FILES = ("AGENTS.md", "CLAUDE.md")  # the first one a folder has is read
 LOOM_FILE = "LOOM.md"
@@ -102,11 +100,14 @@ def folder_files(root: Path, folder: str) -> tuple[list[InstructionFile], list[s
         for name in group:
             rel = f"{folder}/{name}" if folder else name
             try:
-                text = read_project_text(root, rel)
+                text = read_instruction_file(root, rel)
             except FileNotFoundError:
                 continue
+            except OutsideProject as exc:  # "<root>/<rel> leads outside ...; not read"
+                refused.append(rel + str(exc).removeprefix(os.path.join(str(root), rel)))
+                break
             except OSError as exc:
-                refused.append(f"{rel}: {_why(exc)}")
+                refused.append(f"{rel}: {exc.strerror or exc}; not read")
                 break
             if text.strip():
                 files.append(InstructionFile(rel, text))
@@ -114,14 +115,13 @@ def folder_files(root: Path, folder: str) -> tuple[list[InstructionFile], list[s
     return files, refused
 
 
-def read_project_text(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> str:
-    """A project text file opened beneath `root` (in-project symlinks followed, one
-    leading outside refused with `Escape`); cut at `limit` bytes with a note."""
-    fd = open_following_inside(str(root), rel)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise IsADirectoryError(errno.EISDIR, "not a regular file", rel)
-        raw = handle.read(limit + 1)
+def read_instruction_file(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> str:
+    """A project instruction file, read as the file tools read (`loom.project_files`:
+    in-project symlinks followed, one leading outside refused with OutsideProject);
+    cut at `limit` bytes with a note. FileNotFoundError when there is none."""
+    raw = read_project_bytes(root, rel, max_bytes=limit + 1)
+    if raw is None:
+        raise FileNotFoundError(rel)
     text = raw[:limit].decode("utf-8", errors="replace").strip()
     if len(raw) > limit:
         text += f"\n\n[{rel} cut at {limit:,} bytes]"
@@ -169,7 +169,7 @@ class NestedInstructions:
                 continue
             self.seen.add(folder)
             files, refused = folder_files(self.root, folder)
-            notes += [f"[Loom: {why} (not read)]" for why in refused]
+            notes += [f"[Loom: {why}]" for why in refused]
             for found in files:
                 left = self.budget - self.used
                 mark = NESTED_MARK.format(label=found.label, folder=folder)
@@ -217,11 +217,3 @@ def _user_file(user_dir: Path) -> InstructionFile | None:
     if label.startswith(home + os.sep):
         label = "~" + label[len(home) :]
     return InstructionFile(f"{label} (yours, for every project)", text)
-
-
-def _why(exc: OSError) -> str:
-    if isinstance(exc, Escape):
-        return "a symlink leading outside the project"
-    if isinstance(exc, IsADirectoryError):
-        return "not a regular file"
-    return exc.strerror or str(exc)
