@@ -123,7 +123,8 @@ def _porcelain(repo: Path) -> list[dict[str, str]]:
 
 def ensure(cwd: Path, name: str, data_dir: Path) -> tuple[Worktree, bool]:
     """The worktree NAME of the project around `cwd`: reused when it exists, else made
-    on a new branch loom/NAME from the project's current commit. (worktree, created)."""
+    on a new branch loom/NAME from the current commit of `cwd` (a worktree's own when
+    `cwd` is one). (worktree, created)."""
     repo = repo_root(cwd)
     check_name(repo, name)
     for existing in list_worktrees(repo, data_dir):
@@ -146,10 +147,10 @@ def ensure(cwd: Path, name: str, data_dir: Path) -> tuple[Worktree, bool]:
             f"a branch {branch} already exists, and no Loom worktree has it checked out",
             f"pick another name, or delete the branch (git branch -D {branch})",
         )
-    if _git(repo, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+    if _git(cwd, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
         raise SetupError(f"{repo} has no commit yet", "commit something first")
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = _git(repo, "worktree", "add", "-b", branch, "--end-of-options", str(path), "HEAD",
+    done = _git(cwd, "worktree", "add", "-b", branch, "--end-of-options", str(path), "HEAD",
                 write=True)  # fmt: skip
     if done.returncode != 0:
         raise SetupError(f"git could not add the worktree {name!r}: {_err(done)}")

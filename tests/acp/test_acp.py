@@ -375,3 +375,34 @@ async def test_todo_list_is_sent_as_plan_updates(server: FakeLlmServer, project:
     finished = {u.tool_call_id: u.status for sid, u in client.updates
                 if u.session_update == "tool_call_update" and u.status}  # fmt: skip
     assert finished == {"t1": "completed", "r1": "completed", "t2": "completed"}
+
+
+async def test_a_sub_agent_shows_inside_its_task_call_and_asks_through_the_editor(
+    server: FakeLlmServer, project: Path
+) -> None:
+    brief = "Add a line to notes.txt"
+    edit = FakeToolCall("file_edit", {"path": "notes.txt", "old_string": "one",
+                                      "new_string": "one\ntwo"})  # fmt: skip
+    server.add(
+        Turn(tool_calls=[FakeToolCall("task", {"description": "extend notes", "prompt": brief},
+                                      id="task1")]),
+        Turn(text="The helper added it."),
+    )  # fmt: skip
+    server.for_first_message(brief, Turn(tool_calls=[edit]), Turn(text="added two"))
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("extend")])
+        assert reply.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "one\ntwo\n"
+    ((sid, asked, _options),) = client.permission_requests  # the child's edit, asked here
+    assert sid == session_id and asked.kind == "edit"
+    task = [u for s, u in client.updates
+            if u.session_update in ("tool_call", "tool_call_update") and u.tool_call_id == "task1"]
+    assert task[0].title == "general sub-agent: extend notes" and task[0].kind == "think"
+    progress = [c.content.text for u in task if u.status == "in_progress" for c in u.content or []]
+    assert any(text.startswith("sub-agent thread T-") for text in progress)
+    assert "general: file_edit notes.txt" in progress  # the child's steps, in the call
+    assert task[-1].status == "completed"
+    done = task[-1].content[0].content.text
+    assert done.startswith("added two") and "[sub-agent general, thread T-" in done

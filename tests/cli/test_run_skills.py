@@ -9,13 +9,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from tests.cli.conftest import Done
 from tests.cli.test_chat import PROMPT, spawn
 from tests.cli.test_run_instructions import tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-from loom.delegation.tools import RUNNER_WIRED
 
 
 def write(path: Path, text: str) -> Path:
@@ -64,7 +61,6 @@ def test_skills_are_listed_up_front_and_loaded_by_the_skill_tool(
     )
 
 
-@pytest.mark.skipif(not RUNNER_WIRED, reason="the task tool is offered with the runner")
 def test_no_skills_no_skill_tool_and_the_task_tool_lists_the_agents(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
@@ -118,8 +114,7 @@ def test_bad_agent_and_skill_files_are_skipped_with_a_clear_line(
     assert ".loom/skills/leak/SKILL.md leads outside the project (a symlink); not read" in err
     offered = tools_offered(server)
     assert "SECRET" not in json.dumps(server.requests[0].json) and "leak" not in offered["skill"]
-    if RUNNER_WIRED:
-        assert "- reviewer: the project's (.loom/agents/reviewer.md)" in offered["task"]
+    assert "- reviewer: the project's (.loom/agents/reviewer.md)" in offered["task"]
 
 
 def test_skills_and_agents_in_the_repl(server: FakeLlmServer, project: Path) -> None:

@@ -14,8 +14,12 @@ are streamed in several fragments), an HTTP error in the provider's own error sh
 (with optional `retry-after`), a garbage body, and may wait `delay` seconds first
 (or `stall` seconds after its first streamed chunk). When
 the queue is empty the server answers 400 "script exhausted", unless a `default` turn
-was given. Every request is recorded (method, path, query, headers, JSON body, arrival
-time), in order, including the ones answered with errors.
+was given. A conversation can have its own queue, picked by the text of its first user
+message (a sub-agent's brief, say): `server.for_first_message("find the auth code",
+Turn(...), ...)` answers every request whose first user message contains that text
+from that queue, in order; other requests take the main queue. Every request is
+recorded (method, path, query, headers, JSON body, arrival time), in order, including
+the ones answered with errors.
 
 In-process (pytest):
 
@@ -42,7 +46,8 @@ serves until killed (SIGTERM/SIGINT). The script file is JSON: a list of turns, 
 `{"text": "hi"}`, `{"tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}]}`,
 `{"error": {"status": 429, "message": "slow down", "retry_after": 1}}`,
 `{"garbage": "not json"}`, `{"delay": 0.5, "text": "late"}`, `{"text": ["a", "b"],
-"chunk_delay": 0.2}` (a pause between streamed chunks). `--record` appends one
+"chunk_delay": 0.2}` (a pause between streamed chunks), or
+`{"turns": [...], "by_first_message": {"find the auth code": [turns...]}}`. `--record` appends one
 JSON line per request as it arrives (see `RecordedRequest.to_dict`). Control endpoints,
 for tests that prefer HTTP: `GET /_fake/requests` (the recording), `POST /_fake/turns`
 (append a list of turns), `GET /_fake/health`.
@@ -101,9 +106,18 @@ class _State:
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     served: int = 0
+    # first-message text -> that conversation's own queue (sub-agents' briefs)
+    by_first_message: dict[str, list[Turn]] = field(default_factory=dict)
 
-    def next_turn(self) -> Turn | None:
+    def next_turn(self, first_message: str = "") -> Turn | None:
         with self.lock:
+            for key, queue in self.by_first_message.items():
+                if key in first_message:
+                    if queue:
+                        self.served += 1
+                        return queue.pop(0)
+                    return Turn(status=400, error_message=(
+                        f"fake llm server: the script for {key!r} is exhausted"))
             if self.turns:
                 self.served += 1
                 return self.turns.pop(0)
@@ -115,6 +129,25 @@ class _State:
             if self.record_path is not None:
                 with self.record_path.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(request.to_dict()) + "\n")
+
+
+def first_user_text(fmt: str, body: Any) -> str:
+    """The text of the request's first user message, whatever the wire format."""
+    if not isinstance(body, dict):
+        return ""
+    if fmt == "google":
+        for content in body.get("contents") or []:
+            if content.get("role", "user") == "user":
+                return "".join(str(p.get("text", "")) for p in content.get("parts") or [])
+        return ""
+    for message in body.get("messages") or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        return "".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict))
+    return ""
 
 
 def _classify(path: str) -> tuple[str, str | None]:
@@ -178,7 +211,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(Rendered(404, {"content-type": "application/json"},
                                 [json.dumps({"error": f"no such path {parts.path}"}).encode()]))
             return
-        turn = self.state.next_turn()
+        turn = self.state.next_turn(first_user_text(fmt, body))
         if turn is None:
             exhausted = Turn(status=400, error_message=(
                 f"fake llm server: script exhausted after {self.state.served} turns"))
@@ -228,8 +261,11 @@ class FakeLlmServer:
     """The fake server; a context manager that runs it in a background thread."""
 
     def __init__(self, turns: list[Turn] | None = None, *, default: Turn | None = None,
-                 port: int = 0, record_path: Path | None = None) -> None:
-        self._state = _State(list(turns or []), default, record_path)
+                 port: int = 0, record_path: Path | None = None,
+                 by_first_message: dict[str, list[Turn]] | None = None) -> None:
+        self._state = _State(list(turns or []), default, record_path,
+                             by_first_message={k: list(v) for k, v in
+                                               (by_first_message or {}).items()})
         handler = type("Handler", (_Handler,), {"state": self._state})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._httpd.daemon_threads = True
@@ -264,6 +300,12 @@ class FakeLlmServer:
         with self._state.lock:
             self._state.turns.extend(turns)
 
+    def for_first_message(self, text: str, *turns: Turn) -> None:
+        """Answer the conversation whose first user message contains `text` with `turns`
+        (in order), whatever the main queue holds."""
+        with self._state.lock:
+            self._state.by_first_message.setdefault(text, []).extend(turns)
+
     def start(self) -> FakeLlmServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
@@ -287,14 +329,17 @@ class FakeLlmServer:
         self.stop()
 
 
-def load_script(path: Path) -> tuple[list[Turn], Turn | None]:
-    """Read a script file: a JSON list of turns or {"turns": [...], "default": {...}}."""
+def load_script(path: Path) -> tuple[list[Turn], Turn | None, dict[str, list[Turn]]]:
+    """Read a script file: a JSON list of turns or {"turns": [...], "default": {...},
+    "by_first_message": {"text": [...]}}."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if isinstance(data, list):
         data = {"turns": data}
     turns = [Turn.from_dict(turn) for turn in data.get("turns", [])]
     default = Turn.from_dict(data["default"]) if data.get("default") else None
-    return turns, default
+    by_first = {key: [Turn.from_dict(t) for t in queue]
+                for key, queue in (data.get("by_first_message") or {}).items()}
+    return turns, default, by_first
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -304,8 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, help="JSON file of scripted turns")
     parser.add_argument("--record", type=Path, help="append each request as a JSON line")
     args = parser.parse_args(argv)
-    turns, default = load_script(args.script) if args.script else ([], None)
-    server = FakeLlmServer(turns, default=default, port=args.port, record_path=args.record)
+    turns, default, by_first = load_script(args.script) if args.script else ([], None, {})
+    server = FakeLlmServer(turns, default=default, port=args.port, record_path=args.record,
+                           by_first_message=by_first)
     print(f"LISTENING {server.base_url}", flush=True)
     try:
         server.serve_forever()

@@ -50,8 +50,8 @@ def tool_kind(tool_name: str) -> str:
         return "execute"
     if tool_name in FETCH_TOOLS or tool_name.endswith("__fetch"):
         return "fetch"
-    if tool_name == "decision_log":
-        return "think"
+    if tool_name in ("decision_log", "task", "skill"):
+        return "think"  # a sub-agent's work and a loaded skill: the agent thinking aloud
     return "other"
 
 
@@ -76,6 +76,11 @@ def tool_title(tool_name: str, args: dict[str, Any]) -> str:
         return f"Find files `{_one_line(str(args['pattern']))}`"
     if tool_name == "directory_list":
         return f"List {path or '.'}"
+    if tool_name == "task":
+        what = _one_line(str(args.get("description", "")))
+        return f"{args.get('agent') or 'general'} sub-agent: {what}"
+    if tool_name == "skill":
+        return f"Skill {args.get('name', '')}"
     if tool_name.startswith("mcp__"):
         _, server, name = [*tool_name.split("__", 2), "", ""][:3]
         return f"{name} ({server})"

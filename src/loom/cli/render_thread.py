@@ -41,6 +41,19 @@ def print_resume_summary(thread: Thread, console: Console, warnings: list[str]) 
 # -- loom show ---------------------------------------------------------------------------
 
 
+def family_lines(thread: Thread) -> list[str]:
+    """Where a sub-agent's thread came from, and the threads a thread's task calls ran."""
+    from loom.core.family import children_of
+
+    lines = []
+    if thread.parent_thread_id:
+        agent = thread.agent or "general"
+        lines.append(f"sub-agent ({agent}) of {thread.parent_thread_id}, call "
+                     f"{thread.parent_call_id}")  # fmt: skip
+    lines += [f"sub-agent ({c.agent}): {c.thread_id}" for c in children_of(thread.messages)]
+    return lines
+
+
 def render_thread(thread: Thread, console: Console, show_all: bool = False) -> None:
     facts = [f"[bold]{thread.id}[/bold]", f"last activity {humanize_age(thread.last_activity_at)}"]
     line = git_line(thread)
@@ -52,13 +65,12 @@ def render_thread(thread: Thread, console: Console, show_all: bool = False) -> N
         facts.append(f"{thread.provider or ''}:{thread.model}".lstrip(":"))
     if thread.worktree:
         facts.append(f"worktree {thread.worktree.get('name')} ({thread.worktree.get('branch')})")
-    if thread.parent_thread_id:
-        agent = f"{thread.agent} " if thread.agent else ""
-        facts.append(f"{agent}sub-agent of {thread.parent_thread_id}")
     console.print(
         Panel(" · ".join(facts), title=Text(thread.title, style="bold"), title_align="left"),
         highlight=False,
     )
+    for line in family_lines(thread):
+        console.print(line, style="magenta", highlight=False, markup=False, soft_wrap=True)
     hidden = hidden_indexes(thread)  # rewound away: a side branch the model no longer sees
     skipped = 0
     for index, message in enumerate(thread.messages):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from loom.core.family import footer
 from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
@@ -104,7 +105,7 @@ class TaskTool(BuiltinTool):
             isolation=args.get("isolation"),
         )
         outcome = await runner.run_task(request, ctx)
-        footer = [f"[sub-agent {agent.name}, thread {outcome.child_thread_id}]"]
-        text = "\n\n".join([outcome.text.strip() or "(no answer)", *outcome.notes, *footer])
+        named = footer(agent.name, outcome.child_thread_id)  # loom show finds the child by it
+        text = "\n\n".join([outcome.text.strip() or "(no answer)", *outcome.notes, named])
         metadata = {"child_thread_id": outcome.child_thread_id, "agent": agent.name}
         return ToolResult(text, is_error=outcome.is_error, metadata=metadata)

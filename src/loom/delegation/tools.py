@@ -12,15 +12,11 @@ from loom.delegation.skills import discover_skills
 from loom.delegation.task_tool import TaskTool
 from loom.tools.base import Tool, ToolSetup
 
-RUNNER_WIRED = False  # the task tool is offered once sessions run sub-agents
-
 
 def provide(setup: ToolSetup) -> list[Tool]:
     root, config_dir = setup.project_root, setup.paths.config
-    tools: list[Any] = []
-    if RUNNER_WIRED:
-        agents = discover_agents(root, config_dir)
-        tools.append(TaskTool(agents, setup.config.agents.max_parallel, root))
+    agents = discover_agents(root, config_dir)
+    tools: list[Any] = [TaskTool(agents, setup.config.agents.max_parallel, root)]
     skills = discover_skills(root, config_dir)
     if skills.skills:
         tools.append(SkillTool(skills, root))

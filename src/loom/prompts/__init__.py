@@ -72,12 +72,14 @@ def build_system_prompt(
     environment: Environment | str | None,
     instructions: str = "",
     extra: str = "",
+    base: str | None = None,
 ) -> str:
-    """The system prompt: the family's text, the environment block, `extra` (e.g. a
-    sub-agent's brief or a provider's tool-call format), then the project's
-    instructions (already fitted to their budget)."""
+    """The system prompt: the family's text (or `base`, a custom agent's own), the
+    environment block, `extra` (e.g. a sub-agent's brief or a provider's tool-call
+    format), then the project's instructions (already fitted to their budget)."""
     env = environment.render() if isinstance(environment, Environment) else environment
-    parts = [base_prompt(family), env or "", extra.strip(), instructions.strip()]
+    head = base.strip() if base else base_prompt(family)
+    parts = [head, env or "", extra.strip(), instructions.strip()]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -31,6 +31,7 @@ class ToolCard:
     status: str = "pending"  # pending | running | done | error | denied | interrupted
     output: str = ""
     duration: float | None = None  # seconds, when this process saw it run
+    link: str = ""  # a task call's sub-agent: its thread's page
 
     @property
     def status_label(self) -> str:
@@ -177,6 +178,12 @@ def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
         else ""
     )
     card.status = outcome_status(is_error, content)
+    if card.name == "task":
+        from loom.core.family import child_named
+
+        child = child_named(content)
+        if child is not None:
+            card.link = f"/s/{child[1]}"
 
 
 def usage_totals(messages: list[Any]) -> dict[str, float]:

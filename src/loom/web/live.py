@@ -49,6 +49,8 @@ class LiveSession:
         self.session = session
         self.hub = hub
         self.id: str = session.id
+        # a sub-agent's: the session (= thread) that started it; listed under it
+        self.parent_id: str | None = getattr(session.thread, "parent_thread_id", None)
         self.log: deque[tuple[int, str]] = deque(maxlen=LOG_SIZE)
         self.clients: set[Client] = set()
         self._partial: list[str] = []  # text streamed since the last assistant message
@@ -220,7 +222,7 @@ class LiveSession:
 
 BADGE_EVENTS = frozenset(  # payload types after which a sidebar badge may read differently
     {"status", "tool_running", "tool_done", "permission", "permission_answered", "turn_done",
-     "message", "ended"}
+     "message", "ended", "subagent"}
 )
 
 

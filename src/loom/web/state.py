@@ -38,13 +38,19 @@ class WebState:
         return self._models
 
     def live_list(self) -> list[LiveSession]:
-        """Every running session of the Workspace (the page's own and any other)."""
-        for active in self.ws.list_active():
-            if active.id not in self.hub.sessions:
-                session = self.ws.find_session(active.id)
+        """Every running session of the Workspace (the page's own and any other), each
+        sub-agent right under the session that started it; finished sub-agents leave."""
+        active = self.ws.list_active()
+        running = {a.id for a in active}
+        for stale in [s for s in self.hub.sessions.values()
+                      if s.parent_id and s.id not in running]:  # fmt: skip
+            self.hub.remove(stale.id)
+        for entry in active:
+            if entry.id not in self.hub.sessions:
+                session = self.ws.find_session(entry.id)
                 if session is not None:
                     self.hub.add(session)
-        return list(self.hub.sessions.values())
+        return family_order(list(self.hub.sessions.values()))
 
     def live(self, session_id: str) -> LiveSession | None:
         live = self.hub.sessions.get(session_id)
@@ -75,6 +81,24 @@ class WebState:
             rows = [_row(s) for s in summaries[:limit]]
             more = len(summaries) > limit
         return rows, (offset + limit if more else None)
+
+
+def family_order(sessions: list[LiveSession]) -> list[LiveSession]:
+    """Top-level sessions in their order, each followed by its sub-agents (and theirs)."""
+    children: dict[str | None, list[LiveSession]] = {}
+    ids = {s.id for s in sessions}
+    for live in sessions:
+        parent = live.parent_id if live.parent_id in ids else None
+        children.setdefault(parent, []).append(live)
+    ordered: list[LiveSession] = []
+
+    def visit(parent: str | None) -> None:
+        for live in children.get(parent, []):
+            ordered.append(live)
+            visit(live.id)
+
+    visit(None)
+    return ordered
 
 
 def _row(summary: Any, snippet: Any = None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from loom.core.events import NewMessage, PermissionRequest
+from loom.core.events import NewMessage, PermissionRequest, SubagentMessage
 from loom.core.messages import AssistantMessage
 
 ResultSubtype = Literal["success", "error_max_turns", "error_during_execution"]
@@ -25,21 +25,26 @@ class RunTally:
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
 
     def observe(self, event: object) -> None:
+        if isinstance(event, SubagentMessage) and isinstance(event.message, AssistantMessage):
+            self._add(event.message.usage)  # a sub-agent's tokens and cost count too
         if isinstance(event, NewMessage) and isinstance(event.message, AssistantMessage):
             message = event.message
             self.num_turns += 1
             if message.content:
                 self.last_text = message.content
-            usage = message.usage
-            if usage is not None:
-                self.input_tokens += usage.input_tokens
-                self.output_tokens += usage.output_tokens
-                self.cache_read_input_tokens += usage.cache_read_tokens or 0
-                self.cache_creation_input_tokens += usage.cache_write_tokens or 0
-                if usage.cost_usd is None or self.total_cost_usd is None:
-                    self.total_cost_usd = None
-                else:
-                    self.total_cost_usd += usage.cost_usd
+            self._add(message.usage)
+
+    def _add(self, usage: Any) -> None:
+        if usage is None:
+            return
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cache_read_input_tokens += usage.cache_read_tokens or 0
+        self.cache_creation_input_tokens += usage.cache_write_tokens or 0
+        if usage.cost_usd is None or self.total_cost_usd is None:
+            self.total_cost_usd = None
+        else:
+            self.total_cost_usd += usage.cost_usd
 
     def denied(self, request: PermissionRequest) -> None:
         self.permission_denials.append(

@@ -21,7 +21,13 @@ import os
 from typing import Any, Protocol, TextIO
 
 from loom.cli.output.result import RunResult
-from loom.core.events import LlmRetry, NewMessage, TextDeltaEvent, TurnComplete
+from loom.core.events import (
+    LlmRetry,
+    NewMessage,
+    SubagentMessage,
+    TextDeltaEvent,
+    TurnComplete,
+)
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
 
 
@@ -133,6 +139,11 @@ def stream_json_line(event: Any, *, partial_messages: bool = False) -> dict[str,
         }
     if isinstance(event, TurnComplete):
         return None  # the result line says it
+    if isinstance(event, SubagentMessage):  # Claude Code's shape: under the task call
+        line = _message_line(event.message, session_id)
+        if line is not None:
+            line["parent_tool_use_id"] = event.call_id
+        return line
     data = event.model_dump(mode="json")
     return {**data, "type": f"loom.{data['type']}"}
 

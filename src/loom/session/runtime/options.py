@@ -49,6 +49,9 @@ class SessionOptions:
     decision_context: Callable[[int], str] | None = None  # token budget -> the zone's text
     decision_tokens: int = 1024  # config context.decision_tokens; 0 turns the zone off
     system_prompt: str | None = None  # None: loom.prompts' text for the model's family
+    # a custom agent's text in place of the family's (environment, brief, instructions
+    # still follow it); None: the family's
+    system_base: str | None = None
     architect_model: str = _default(ModelSection, "architect")
     editor_model: str = _default(ModelSection, "editor")
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON

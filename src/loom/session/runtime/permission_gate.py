@@ -26,6 +26,39 @@ class NoPendingPermission(LookupError):
     pass
 
 
+class ParentGate:
+    """A sub-agent's gate: it checks with the parent's policy, and what would ask is
+    asked through the parent's gate, so every face that shows the parent shows the
+    question and answers it on the parent. One question of a family at a time."""
+
+    def __init__(self, parent: PermissionGate, label: str) -> None:
+        self.parent = parent
+        self.label = label  # "sub-agent explore (find the auth code)"
+        self.policy = parent.policy
+        self._mine: set[str] = set()  # call ids of ours the parent may be asking about
+
+    @property
+    def pending(self) -> ToolCall | None:
+        return None  # questions wait on the parent
+
+    def respond(self, action: str, meta: dict[str, Any] | None = None) -> None:
+        raise NoPendingPermission(f"{self.label} asks through its parent; answer there")
+
+    def cancel(self) -> None:
+        asking = self.parent.pending
+        if asking is not None and asking.id in self._mine:
+            self.parent.cancel()
+
+    async def check(
+        self, tool: Any, call: ToolCall, hook_decision: str | None = None
+    ) -> sm.AgentEvent | None:
+        self._mine.add(call.id)
+        try:
+            return await self.parent.check(tool, call, hook_decision, self.label)
+        finally:
+            self._mine.discard(call.id)
+
+
 class PermissionGate:
     def __init__(
         self, session: EventPort, policy: PolicyPort | None
@@ -35,6 +68,7 @@ class PermissionGate:
         self._future: asyncio.Future[str] | None = None
         self._call: ToolCall | None = None
         self._meta: dict[str, Any] = {}
+        self.family_lock = asyncio.Lock()  # sub-agents' questions, one at a time
 
     @property
     def pending(self) -> ToolCall | None:
@@ -56,7 +90,11 @@ class PermissionGate:
         self._future, self._call = None, None
 
     async def check(
-        self, tool: Any, call: ToolCall, hook_decision: str | None = None
+        self,
+        tool: Any,
+        call: ToolCall,
+        hook_decision: str | None = None,
+        on_behalf: str = "",
     ) -> sm.AgentEvent | None:
         """None when the call may run, else the PermissionDenied event to feed.
         `hook_decision` is a PreToolUse hook's answer: "allow" skips the question only a
@@ -64,7 +102,7 @@ class PermissionGate:
         sandbox's questions still ask); "ask" asks even where the policy allows."""
         if self.policy is None:
             return None
-        session, args = self.session, call.arguments_json
+        args = call.arguments_json
         if hook_decision == "allow" and _only_a_grant_missing(self.policy, tool, args):
             return None
         verdict = self.policy.check(tool, args)
@@ -84,10 +122,24 @@ class PermissionGate:
             return None
         if decision == "deny":
             return sm.PermissionDenied(call.id, verdict.subject, time.time(), verdict.reason)
+        async with self.family_lock:  # one question at a time (sub-agents ask through here)
+            if hook_decision != "ask":  # an answer given meanwhile may cover this call
+                again = self.policy.check(tool, args)
+                if again.decision.value != "ask":
+                    return await self.check(tool, call, hook_decision, on_behalf)
+            return await self._ask(tool, call, verdict, on_behalf)
+
+    async def _ask(
+        self, tool: Any, call: ToolCall, verdict: Any, on_behalf: str
+    ) -> sm.AgentEvent | None:
+        session, args = self.session, call.arguments_json
         await session.flush()  # durable before we wait on a person
         hooks = getattr(session, "hooks", None)
         if hooks is not None:
             hooks.notify(f"Loom needs your permission to use {call.tool_name}")
+        reason = verdict.reason or ""
+        if on_behalf:  # a sub-agent asks through its parent
+            reason = f"{on_behalf} asks: {reason}" if reason else f"{on_behalf} asks"
         self._future = asyncio.get_running_loop().create_future()
         self._call, self._meta = call, {}
         sandboxed, sandbox_text = _sandbox_status(tool, args)
@@ -98,7 +150,7 @@ class PermissionGate:
                 tool_path=verdict.subject,
                 call_id=call.id,
                 arguments=args,
-                reason=verdict.reason or "",
+                reason=reason,
                 sandboxed=sandboxed,
                 sandbox=sandbox_text,
             )

@@ -125,6 +125,7 @@ class SessionPrompts:
             await self.environment(),
             await self._instructions_text_soon(),
             extra,
+            base=self.options.system_base,
         )
 
     async def architect(self) -> str:

@@ -14,6 +14,17 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class ParentLink:
+    """A sub-agent's place in its family: the session that started it (its permissions
+    and sandbox are the child's, never more) and the `task` call it answers."""
+
+    session: Any  # the parent Session
+    call_id: str
+    agent: str = ""  # the agent definition's name
+    depth: int = 1  # the person's session is 0
+
+
+@dataclass(frozen=True)
 class SessionSpec:
     """What a face asks for when it starts (or resumes) a session."""
 
@@ -35,6 +46,12 @@ class SessionSpec:
     # the face asks the person about the project's unapproved MCP servers itself (REPL,
     # web banner, ACP): no "not started, run loom mcp approve" line for them
     asks_mcp_approval: bool = False
+    # -- a sub-agent (the `task` tool; loom.session.subagents) ---------------------------
+    parent: ParentLink | None = None  # set: a child session of `parent.session`
+    tools: Sequence[str] | None = None  # only these tools (exact names); None: all
+    system_base: str | None = None  # a custom agent's text in place of the family prompt
+    brief: str = ""  # more system text (what a sub-agent is told about its role)
+    root: Path | None = None  # work here (a worktree) instead of the project root
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,7 @@ class ActiveSession:
     status: str
     model: str
     mode: str
+    parent_id: str | None = None  # a sub-agent's: the session that started it
 
 
 @dataclass(frozen=True)

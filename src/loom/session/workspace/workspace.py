@@ -56,6 +56,7 @@ class _Running:
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
     mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
     spec: SessionSpec = field(default_factory=SessionSpec)  # what it was started with
+    parent_id: str | None = None  # a sub-agent's: the session that started it
 
 
 class Workspace:
@@ -340,6 +341,7 @@ class Workspace:
         from loom.session.assembly.decisions_hook import SessionDecisions
         from loom.session.assembly.policy import build_policy
         from loom.session.assembly.providers import PrebuiltProvider
+        from loom.session.workspace.subagents import adopt, child_options, link_thread, narrowed
 
         spec = spec or SessionSpec()
         if self.config.sandbox.mode == "on":
@@ -354,7 +356,8 @@ class Workspace:
         # Building the provider imports its SDK, the slowest step of start-up: do it on a
         # worker thread while the tools, the policy and the session are put together.
         prebuilt = PrebuiltProvider(self.provider_factory(), model)
-        root = self.project_root
+        parent = spec.parent  # a sub-agent's: loom.session.workspace.subagents
+        root = spec.root or (parent.session.project_root if parent else self.project_root)
         if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
             root = Path(thread.workspace_root)  # a resumed thread works where it started
         try:
@@ -372,19 +375,26 @@ class Workspace:
             thread = self.manager.thread_for(None, root, model, spec.private)
             if self.worktree is not None:
                 thread.worktree = self.worktree.as_record()
+            if parent is not None:
+                link_thread(thread, parent)
         setup = self.tool_setup(root, thread.id)
         sandbox = self.sandbox_for(root)
         setup.command_launcher = sandbox  # shell and git commands run inside it
         tools = self.tool_registry(setup, spec.extra_tools)
-        policy = build_policy(
-            self.config,
-            self.paths.database,
-            root,
-            auto_approve=spec.auto_approve,
-            headless=spec.headless,
-            on_refusal=spec.on_refusal,
-            sandbox=sandbox,
-        )
+        if spec.tools is not None:  # a sub-agent's: never a tool its parent lacks
+            tools = narrowed(tools, spec)
+        if parent is not None:  # the parent's policy: its grants, --yes, headless refusals
+            policy = parent.session.permissions
+        else:
+            policy = build_policy(
+                self.config,
+                self.paths.database,
+                root,
+                auto_approve=spec.auto_approve,
+                headless=spec.headless,
+                on_refusal=spec.on_refusal,
+                sandbox=sandbox,
+            )
         running = _Running(None, list(setup.cleanups), spec=spec)  # type: ignore[arg-type]
         try:
             session = await self.manager.start_session(
@@ -403,6 +413,7 @@ class Workspace:
                 max_turns=spec.max_turns,
                 provider_factory=prebuilt,
                 permissions=policy,
+                options=child_options(self.manager.options, spec),
             )
         except BaseException as exc:
             await _run_cleanups(running.cleanups, thread.id)
@@ -423,7 +434,11 @@ class Workspace:
         running.session = session
         self._running[session.id] = running
         running.cleanups.append(SessionDecisions(session, self.paths).close)
-        self._start_mcp(session, tools, spec)
+        adopt(self, session, parent)  # its task tool's runner; a child asks via its parent
+        if parent is None:  # a sub-agent uses its parent's MCP tools, never starts servers
+            self._start_mcp(session, tools, spec)
+        else:
+            running.parent_id = parent.session.id
         return session
 
     def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
@@ -477,16 +492,18 @@ class Workspace:
         return running.session if running is not None else None
 
     def list_active(self) -> list[ActiveSession]:
+        """Every running session; a sub-agent's names its parent (`parent_id`)."""
         return [
             ActiveSession(
-                id=s.id,
-                thread_id=s.thread.id,
-                title=s.thread.title,
-                status=s.get_status(),
-                model=s.model,
-                mode=s.get_mode(),
+                id=r.session.id,
+                thread_id=r.session.thread.id,
+                title=r.session.thread.title,
+                status=r.session.get_status(),
+                model=r.session.model,
+                mode=r.session.get_mode(),
+                parent_id=r.parent_id,
             )
-            for s in (r.session for r in self._running.values())
+            for r in self._running.values()
         ]
 
     def on_close(self, session_id: str, cleanup: Callable[[], Any]) -> None:

@@ -223,6 +223,20 @@ const handlers = {
     if (!query) setTimeout(refreshThreads, 600);
   },
   live_sessions(p) { $("#live-sessions").innerHTML = p.html; },
+  subagent(p) {
+    // the task call's card links to its sub-agent (live while it runs, its thread after)
+    const head = $(`.tool[data-call="${CSS.escape(p.call_id)}"] .tool-head`, messages);
+    if (!head) return;
+    let link = $("[data-child]", head);
+    if (!link) {
+      link = document.createElement("a");
+      link.className = "tool-link";
+      link.dataset.child = "";
+      head.append(link);
+    }
+    link.href = `/s/${p.child_session_id}`;
+    link.textContent = `${p.agent || "general"} sub-agent: ${p.status}`;
+  },
   ended() { if (view === "live") location.reload(); },
   reset() { location.reload(); },
   noop() {},

@@ -1,0 +1,278 @@
+"""Sub-agents (the `task` tool) through `loom run` against the fake LLM server, whose
+scripts answer each child by the text of its first message: the family of threads,
+what a child may do (tools, permissions, depth), parallel children, worktree children,
+and children that fail."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.cli.conftest import Done
+from tests.cli.test_run_instructions import system_of, tool_results
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn, first_user_text
+
+from loom.delegation.agents import builtin_agents
+
+
+def task(prompt: str, agent: str | None = None, description: str = "look into it",
+         **extra: str) -> FakeToolCall:  # fmt: skip
+    args: dict[str, Any] = {"description": description, "prompt": prompt, **extra}
+    if agent:
+        args["agent"] = agent
+    return FakeToolCall("task", args)
+
+
+def thread_file(thread_id: str) -> dict[str, Any]:
+    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
+    return json.loads(path.read_text())
+
+
+def lines(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def requests_of(server: FakeLlmServer, brief: str) -> list[Any]:
+    return [r for r in server.requests if brief in first_user_text(r.format, r.json)]
+
+
+def tool_names(request: Any) -> set[str]:
+    tools = request.json.get("tools", [])
+    return {tool.get("name") or tool["function"]["name"] for tool in tools}
+
+
+def user_config(text: str) -> None:
+    path = Path(os.environ["LOOM_HOME"]) / "config" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_a_child_answers_as_the_tool_result_and_the_threads_link_both_ways(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "auth.py").write_text("def login():\n    pass\n")
+    brief = "Find where login is handled"
+    server.add(Turn(tool_calls=[task(brief, "explore", "find login")]), Turn(text="auth.py."))
+    server.for_first_message(brief,
+                             Turn(tool_calls=[FakeToolCall("file_read", {"path": "auth.py"})]),
+                             Turn(text="login is in auth.py:1"))  # fmt: skip
+    done = cli(["run", "-p", "where is login?", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    events = lines(done.stdout)
+    call_id = next(e for e in events if e["type"] == "loom.tool_executing")["call_id"]
+    result = tool_results(server.requests[-1])[0]
+    assert result.startswith("login is in auth.py:1")
+    child_id = result.rsplit("thread ", 1)[1].rstrip("]")
+    parent_id = events[-1]["thread_id"]
+    child = thread_file(child_id)
+    assert child["parent_thread_id"] == parent_id and child["parent_call_id"] == call_id
+    assert child["agent"] == "explore" and child["metadata"]["title"] == "find login"
+    assert child["conversation"]["messages"][0]["content"] == brief  # its own context
+    assert "parent_thread_id" not in thread_file(parent_id)
+
+    first, second = requests_of(server, brief)
+    explorer = next(a for a in builtin_agents() if a.name == "explore")
+    system = system_of(first)
+    assert system.startswith(explorer.prompt) and "# You are a sub-agent" in system
+    assert "# Environment" in system  # the same prompt builder as any session
+    assert tool_names(first) <= set(explorer.tools or ()) and "file_read" in tool_names(first)
+    assert "where is login?" not in json.dumps(first.json)  # nothing of the parent's talk
+    # stream-json: the child's messages in Claude Code's shape, under the task call
+    nested = [e for e in events if e.get("parent_tool_use_id") == call_id]
+    assert [e["type"] for e in nested] == ["user", "assistant", "user", "assistant"]
+    statuses = [e["status"] for e in events if e["type"] == "loom.subagent_status"]
+    assert statuses == ["started", "completed"]
+    progress = [e["message"] for e in events if e["type"] == "loom.tool_progress"]
+    assert "explore: file_read auth.py" in progress
+    assert len(second.json["messages"]) == 3  # brief, its call, its result
+    own = sum(e["message"]["usage"]["input_tokens"] for e in events
+              if e["type"] == "assistant" and e["parent_tool_use_id"] is None)  # fmt: skip
+    assert events[-1]["usage"]["input_tokens"] > own  # the child's tokens count too
+
+
+def test_show_names_the_family(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(tool_calls=[task("Summarise notes.txt")]), Turn(text="done"))
+    server.for_first_message("Summarise notes.txt", Turn(text="one line"))
+    done = cli(["run", "-p", "go", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    parent_id = json.loads(done.stdout)["thread_id"]
+    child_id = tool_results(server.requests[-1])[0].rsplit("thread ", 1)[1].rstrip("]")
+    shown = cli(["show", child_id], project, server)
+    assert f"sub-agent (general) of {parent_id}, call " in shown.stdout
+    parent = cli(["show", parent_id], project, server)
+    assert f"sub-agent (general): {child_id}" in parent.stdout
+
+
+def test_parallel_children_overlap_and_max_parallel_bounds_them(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    briefs = ["Check module alpha", "Check module beta", "Check module gamma"]
+    look = FakeToolCall("directory_list", {})
+
+    def run(max_parallel: int) -> dict[str, list[float]]:
+        """Each child's request arrival times (its first call, then its answer)."""
+        user_config(f"[agents]\nmax_parallel = {max_parallel}\n")
+        server.add(Turn(tool_calls=[task(b, "explore", b) for b in briefs]), Turn(text="all done"))
+        for brief in briefs:  # a slow first answer, so siblings that run together overlap
+            server.for_first_message(brief, Turn(tool_calls=[look], delay=1.0),
+                                     Turn(text=f"{brief}: fine"))  # fmt: skip
+        start = len(server.requests)
+        done = cli(["run", "-p", "check all", "-o", "json"], project, server)
+        assert done.returncode == 0, done.stderr
+        results = tool_results(server.requests[-1])
+        assert [r.split(":")[0] for r in results] == briefs  # kept in the calls' order
+        server._state.by_first_message.clear()
+        return {b: [r.at for r in server.requests[start:]
+                    if first_user_text(r.format, r.json) == b] for b in briefs}  # fmt: skip
+
+    together = run(4)
+    # every child asked its first question before any child got its first answer back
+    assert max(times[0] for times in together.values()) < min(
+        times[1] for times in together.values()
+    )
+    one_by_one = run(1)
+    ordered = sorted(one_by_one.values())
+    for earlier, later in itertools.pairwise(ordered):
+        assert earlier[-1] < later[0]  # a child starts only when the one before has ended
+
+
+def test_a_child_has_the_parents_permissions_never_more(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    brief = "Write the file out.txt"
+    write = FakeToolCall("file_write", {"path": "out.txt", "content": "x\n"})
+    server.add(Turn(tool_calls=[task(brief)]), Turn(text="it could not"))
+    server.for_first_message(brief, Turn(tool_calls=[write]), Turn(text="refused, sorry"))
+    done = cli(["run", "-p", "go"], project, server)  # headless, no --yes
+    assert done.returncode == 0, done.stderr
+    assert not (project / "out.txt").exists()
+    assert "loom: refused file_write out.txt: nobody can approve it" in done.stderr
+    child_request = requests_of(server, brief)[-1]
+    assert "nobody can approve it in a headless run" in tool_results(child_request)[0]
+    assert "task" not in tool_names(requests_of(server, brief)[0])  # max_depth 1: no grandchildren
+
+    server.add(Turn(tool_calls=[task("Write it now")]), Turn(text="written"))
+    server.for_first_message("Write it now", Turn(tool_calls=[write]), Turn(text="done"))
+    done = cli(["run", "-p", "go", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert (project / "out.txt").read_text() == "x\n"
+
+
+def test_depth_limit_and_grandchildren(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    user_config("[agents]\nmax_depth = 2\n")
+    server.add(Turn(tool_calls=[task("Level one")]), Turn(text="top done"))
+    server.for_first_message("Level one", Turn(tool_calls=[task("Level two")]),
+                             Turn(text="one done"))  # fmt: skip
+    server.for_first_message("Level two", Turn(text="two done"))
+    done = cli(["run", "-p", "go", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "task" in tool_names(requests_of(server, "Level one")[0])
+    assert "task" not in tool_names(requests_of(server, "Level two")[0])
+    grandchild = tool_results(requests_of(server, "Level one")[-1])[0]
+    assert grandchild.startswith("two done")
+    grandchild_id = grandchild.rsplit("thread ", 1)[1].rstrip("]")
+    child_id = thread_file(grandchild_id)["parent_thread_id"]
+    assert thread_file(child_id)["parent_thread_id"] == json.loads(done.stdout)["thread_id"]
+
+
+def test_a_child_that_fails_its_first_model_call_is_a_tool_error(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    brief = "Explain the build"
+    server.add(Turn(tool_calls=[task(brief)]), Turn(text="the helper failed; here is mine"))
+    server.for_first_message(brief, Turn(status=400, error_message="model not allowed"))
+    done = cli(["run", "-p", "explain", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr  # the parent goes on
+    result = tool_results(server.requests[-1])[0]
+    assert result.startswith("The sub-agent failed:") and "model not allowed" in result
+    assert json.loads(done.stdout)["result"] == "the helper failed; here is mine"
+
+
+def test_custom_agent_prompt_tools_model_and_an_unknown_tool(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    agents = project / ".loom" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code\ntools: file_read, content_*\n"
+        "model: openai:gpt-5-mini\n---\nYou are a strict reviewer. Cite lines.\n"
+    )
+    (agents / "typo.md").write_text(
+        "---\nname: typo\ndescription: d\ntools: file_raed\n---\nbody\n"
+    )
+    server.add(Turn(tool_calls=[task("Review auth.py", "reviewer")]),
+               Turn(tool_calls=[task("Anything", "typo")]), Turn(text="ok"))  # fmt: skip
+    server.for_first_message("Review auth.py", Turn(text="LGTM"))
+    done = cli(["run", "-p", "review"], project, server)
+    assert done.returncode == 0, done.stderr
+    (child,) = requests_of(server, "Review auth.py")
+    assert child.format == "openai" and child.json["model"] == "gpt-5-mini"
+    assert system_of(child).startswith("You are a strict reviewer. Cite lines.")
+    assert tool_names(child) == {"file_read", "content_search"}
+    refused = tool_results(server.requests[-1])[-1]
+    assert "agent 'typo' (.loom/agents/typo.md) lists tools that do not exist: file_raed" in refused
+    assert not requests_of(server, "Anything")  # never started
+
+
+def test_a_worktree_child_leaves_its_changes_on_its_branch(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e.invalid"}  # fmt: skip
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "start"], cwd=project, check=True, env=env)
+    write = FakeToolCall("file_write", {"path": "new.txt", "content": "from the child\n"})
+    server.add(Turn(tool_calls=[task("Add new.txt", isolation="worktree"),
+                                task("Just look", isolation="worktree")]),
+               Turn(text="done"))  # fmt: skip
+    server.for_first_message("Add new.txt", Turn(tool_calls=[write]), Turn(text="added"))
+    server.for_first_message("Just look", Turn(text="nothing to change"))
+    done = cli(["run", "-p", "go", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    changed, untouched = tool_results(server.requests[-1])
+    assert not (project / "new.txt").exists()
+    assert "Its changes are on branch loom/task-" in changed
+    child = thread_file(changed.rsplit("thread ", 1)[1].rstrip("]"))
+    place = Path(child["worktree"]["path"])
+    assert (place / "new.txt").read_text() == "from the child\n"
+    assert "its worktree was removed" in untouched
+    listed = cli(["worktree", "list"], project, server).stdout
+    assert child["worktree"]["name"] in listed and listed.count("loom/task-") == 1
+
+
+def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
+    server: FakeLlmServer, project: Path
+) -> None:
+    from tests.cli.test_chat import PROMPT, saved_thread, spawn
+
+    brief = "Append a line to notes.txt"
+    edit = FakeToolCall("file_edit", {"path": "notes.txt", "old_string": "one",
+                                      "new_string": "one\ntwo"})  # fmt: skip
+    server.add(Turn(tool_calls=[task(brief, description="extend notes")]),
+               Turn(text="The helper extended it."))  # fmt: skip
+    server.for_first_message(brief, Turn(tool_calls=[edit]), Turn(text="appended two"))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("extend the notes")
+    child.expect(r"sub-agent general started: extend notes  \[(T-[0-9a-f-]+)\]")
+    child_thread = child.match.group(1)
+    child.expect("sub-agent general \\(extend notes\\) asks")
+    child.expect(r"\[y\] once")
+    child.send("y")
+    child.expect("sub-agent general completed: extend notes")
+    child.expect("The helper extended it.")
+    child.expect(PROMPT)
+    child.sendeof()
+    parent = saved_thread(child)
+    assert (project / "notes.txt").read_text() == "one\ntwo\n"
+    assert thread_file(child_thread)["parent_thread_id"] == parent["id"]
