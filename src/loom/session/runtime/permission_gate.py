@@ -132,7 +132,8 @@ class PermissionGate:
     async def _ask(
         self, tool: Any, call: ToolCall, verdict: Any, on_behalf: str
     ) -> sm.AgentEvent | None:
-        session, args = self.session, call.arguments_json
+        session, args, policy = self.session, call.arguments_json, self.policy
+        assert policy is not None  # check() answers at once without a policy
         await session.flush()  # durable before we wait on a person
         hooks = getattr(session, "hooks", None)
         if hooks is not None:
@@ -160,7 +161,7 @@ class PermissionGate:
         finally:
             self._future, self._call = None, None
         try:
-            self.policy.record(tool, args, answer, scope=self._meta.get("scope"))
+            policy.record(tool, args, answer, scope=self._meta.get("scope"))
         except (ValueError, OSError) as exc:
             session.publish(SessionError(session_id=session.id, origin="Io", message=str(exc)))
         if answer == "deny":
@@ -188,3 +189,6 @@ def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
         return None, ""
     sandboxed, text = status(args)
     return bool(sandboxed), str(text)
+
+
+Gate = PermissionGate | ParentGate  # what a session asks through

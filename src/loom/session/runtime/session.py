@@ -49,7 +49,7 @@ from loom.session.runtime.hook_points import SessionHooks
 from loom.session.runtime.llm_call import LlmCaller
 from loom.session.runtime.mentions import expand_mentions
 from loom.session.runtime.options import SessionOptions
-from loom.session.runtime.permission_gate import PermissionGate
+from loom.session.runtime.permission_gate import ParentGate, PermissionGate
 from loom.session.runtime.ports import TurnError
 from loom.session.runtime.prompt import SessionPrompts
 from loom.session.runtime.saver import ThreadSaver
@@ -117,7 +117,8 @@ class Session:
         self._turn_task: asyncio.Task[str] | None = None
         self._turn_end: sm.EndTurn | None = None
         self.busy = False  # a multi-step turn (architect mode) is under way
-        self.gate = PermissionGate(self, permissions)
+        # a sub-agent's asks through its parent's (ParentGate, set when it is assembled)
+        self.gate: PermissionGate | ParentGate = PermissionGate(self, permissions)
         self._closed = False
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
         self.state: sm.AgentState = sm.WaitingForUserInput()

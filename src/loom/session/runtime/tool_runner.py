@@ -27,7 +27,7 @@ from loom.tools.file_read import IMAGE_KEY
 from loom.tools.todo import TODOS_KEY
 
 if TYPE_CHECKING:
-    from loom.session.runtime.permission_gate import PermissionGate
+    from loom.session.runtime.permission_gate import Gate
     from loom.session.runtime.ports import ToolPort
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ async def run_tool(
     return ToolRunResult(content, bool(getattr(result, "is_error", False)), metadata=metadata)
 
 
-async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) -> sm.AgentEvent:
+async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.AgentEvent:
     """Check (through `gate`), run and report one tool call for a session; returns the
     event to feed the machine (ToolCompleted or PermissionDenied)."""
     problem = lookup_error(call, session.active_tools)
@@ -182,7 +182,7 @@ async def execute_call(session: ToolPort, gate: PermissionGate, call: ToolCall) 
 
 
 async def execute_calls(
-    session: ToolPort, gate: PermissionGate, calls: Sequence[ToolCall]
+    session: ToolPort, gate: Gate, calls: Sequence[ToolCall]
 ) -> list[sm.AgentEvent]:
     """Run read-only calls at the same time; their events in the calls' order."""
     return list(await asyncio.gather(*(execute_call(session, gate, call) for call in calls)))

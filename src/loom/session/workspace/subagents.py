@@ -20,7 +20,7 @@ import contextlib
 import logging
 import secrets
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from loom.core.errors import LoomError
 from loom.core.events import Notice, SubagentMessage, SubagentStatus
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from loom.worktrees import Worktree
 
 log = logging.getLogger(__name__)
+ChildStatus = Literal["started", "completed", "failed", "cancelled"]
 
 SUBAGENT_BRIEF = """\
 # You are a sub-agent
@@ -209,7 +210,8 @@ class _Child:
             child.thread.worktree = self.worktree.as_record()
         self._status("started")
         unsubscribe = child.subscribe(self._relay)
-        status, detail = "completed", ""
+        status: ChildStatus = "completed"
+        detail = ""
         try:
             answer = await child.send_message(self.request.prompt)
             outcome = TaskOutcome(answer, child.thread.id)
@@ -241,7 +243,7 @@ class _Child:
 
     # -- what the parent's faces see ------------------------------------------------------
 
-    def _status(self, status: str, detail: str = "") -> None:
+    def _status(self, status: ChildStatus, detail: str = "") -> None:
         child = self.child
         if child is None:
             return
@@ -253,7 +255,7 @@ class _Child:
                 child_thread_id=child.thread.id,
                 agent=self.agent.name,
                 description=self.request.description,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 detail=detail,
             )
         )
