@@ -50,7 +50,8 @@ class LiveSession:
         self.hub = hub
         self.id: str = session.id
         # a sub-agent's: the session (= thread) that started it; listed under it
-        self.parent_id: str | None = getattr(session.thread, "parent_thread_id", None)
+        thread = getattr(session, "thread", None)
+        self.parent_id: str | None = getattr(thread, "parent_thread_id", None)
         self.log: deque[tuple[int, str]] = deque(maxlen=LOG_SIZE)
         self.clients: set[Client] = set()
         self._partial: list[str] = []  # text streamed since the last assistant message
