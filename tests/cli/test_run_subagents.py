@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import Done
+from tests.cli.test_run_hooks import user_config
 from tests.cli.test_run_instructions import system_of, tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn, first_user_text
 
@@ -43,12 +44,6 @@ def requests_of(server: FakeLlmServer, brief: str) -> list[Any]:
 def tool_names(request: Any) -> set[str]:
     tools = request.json.get("tools", [])
     return {tool.get("name") or tool["function"]["name"] for tool in tools}
-
-
-def user_config(text: str) -> None:
-    path = Path(os.environ["LOOM_HOME"]) / "config" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 def test_a_child_answers_as_the_tool_result_and_the_threads_link_both_ways(

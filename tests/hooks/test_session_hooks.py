@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from loom.config import load_config
 from loom.hooks import HookRun, interpret
@@ -21,23 +17,9 @@ from loom.llm.base import LlmRequest
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import SessionSpec, Workspace
 from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
+from tests.cli.test_run_hooks import user_config
 
 SCRIPT = Path(__file__).resolve().parent / "hook_script.py"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".loom.toml").write_text("[repo]\nmap_tokens = 0\n")
-    return root
-
-
-def configure(text: str) -> None:
-    path = Path(os.environ["LOOM_HOME"]) / "config" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 def hook_entry(event: str, log: Path) -> str:
@@ -53,7 +35,7 @@ async def test_notification_fires_while_a_permission_question_waits(
     project: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "notify.log"
-    configure(hook_entry("Notification", log))
+    user_config(hook_entry("Notification", log))
     provider = ScriptedProvider([tool_turn("file_write", {"path": "a.txt", "content": "x"}), "ok"])
     ws = Workspace(load_config(project), provider_factory=lambda model: provider)
     try:
@@ -79,7 +61,7 @@ async def test_pre_compact_fires_with_the_trigger_and_the_focus(
     project: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "compact.log"
-    configure(hook_entry("PreCompact", log))
+    user_config(hook_entry("PreCompact", log))
 
     def answer(request: LlmRequest) -> str:
         return "SUMMARY of the early turns" if request.system == SUMMARY_SYSTEM else "fine"
