@@ -6,6 +6,7 @@ listed under their parent."""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -106,16 +107,16 @@ async def test_cancelling_the_parent_cancels_the_child(project: Path) -> None:
         parent = await ws.start_session(SessionSpec(cwd=project))
         seen, wait = events_of(parent)
         turn = asyncio.create_task(parent.send_message("go"))
-        await asyncio.wait_for(wait("subagent_started").wait(), 30)
+        await asyncio.wait_for(wait("subagent_message").wait(), 30)  # its brief is in
         child_id = next(e for e in seen if e.type == "subagent_status").child_thread_id
         assert parent.interrupt()
         assert await asyncio.wait_for(turn, 30) == ""
         await asyncio.wait_for(wait("subagent_cancelled").wait(), 30)
         assert [a.id for a in ws.list_active()] == [parent.id]
-        child = ws.threads.load(child_id)
-        assert child.parent_thread_id == parent.thread.id
-        assert child.messages[0].content == "Think for a long time"
-        assert child.agent_state.kind == "WaitingForUserInput"  # saved, resumable
+        child = json.loads(ws.paths.threads_dir.joinpath(f"{child_id}.json").read_text())
+        assert child["parent_thread_id"] == parent.thread.id
+        assert child["conversation"]["messages"][0]["content"] == "Think for a long time"
+        assert child["agent_state"]["kind"] == "WaitingForUserInput"  # saved, resumable
     finally:
         await ws.shutdown()
 
