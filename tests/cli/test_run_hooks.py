@@ -216,3 +216,41 @@ def test_a_matcher_that_is_not_a_regex_is_a_clear_config_error(
     assert done.returncode == 1
     assert "matcher 'file_(write' is not a regular expression" in done.stderr
     assert "config.toml" in done.stderr and not server.requests
+
+
+def test_a_projects_hooks_run_only_in_a_trusted_project(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "project-hook.log"
+    (project / ".loom.toml").write_text(entry("PreToolUse", hook(log, "block", "planted")))
+    server.add(write_call(), Turn(text="ok"))
+    done = cli(["run", "-p", "write", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert not log.exists() and (project / "out.txt").exists()  # a cloned repo's hook: not run
+    assert "hooks.PreToolUse" in done.stderr and "loom trust" in done.stderr
+
+    (project / "out.txt").unlink()
+    server.add(write_call(), Turn(text="ok"))
+    done = cli(["run", "-p", "write", "--yes", "--trust"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert logged(log) and not (project / "out.txt").exists()  # trusted: it runs and blocks
+
+
+def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path) -> None:
+    from tests.cli.test_chat import PROMPT, saved_thread, spawn
+
+    user_config(
+        entry("PreToolUse", hook(tmp_path / "pre", "fail"), "file_write")
+        + entry("UserPromptSubmit", hook(tmp_path / "ups", "print", "Deploys are frozen."))
+    )
+    server.add(write_call(), Turn(text="wrote it"))
+    child = spawn(["--yes"], project, server)
+    child.expect(PROMPT)
+    child.sendline("write out.txt")
+    child.expect(r"PreToolUse hook: PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    child.expect("wrote it")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)
+    assert (project / "out.txt").read_text() == "hi\n"  # a failing hook warns; the call goes on
+    assert "Deploys are frozen." in json.dumps(server.requests[0].json["messages"][-1])

@@ -1,6 +1,6 @@
-"""Reading agent and skill files: a project's through the confined open the file tools
-use (a symlink leading outside the project is refused, never followed), the person's
-own (`$XDG_CONFIG_HOME/loom/...`) as they are."""
+"""Reading agent and skill files: a project's through the confined read of project text
+files (loom.project_files: a symlink leading outside the project is refused, never
+followed), the person's own (`$XDG_CONFIG_HOME/loom/...`) as they are."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loom import _beneath
 from loom.delegation.frontmatter import MAX_FILE_BYTES
+from loom.project_files import OutsideProject, read_project_text
 
 
 class NotReadable(OSError):
@@ -48,13 +49,19 @@ class Place:
         """The text of `folder/rel` (at most MAX_FILE_BYTES); FileNotFoundError when
         there is no such file, NotReadable for any other reason it is not read."""
         shown = f"{self.label}/{rel}"
+        if self.confined:  # the project's: read as the file tools read, confined
+            try:
+                text = read_project_text(self.root, f"{self.folder}/{rel}",
+                                         max_bytes=MAX_FILE_BYTES)  # fmt: skip
+            except OutsideProject as exc:
+                raise NotReadable(str(exc).replace(str(self.root) + os.sep, "")) from None
+            except OSError as exc:
+                raise NotReadable(f"{shown}: {exc.strerror or exc}") from None
+            if text is None:
+                raise FileNotFoundError(f"{shown}: no such file")
+            return text
         try:
-            if self.confined:
-                fd = _beneath.open_following_inside(str(self.root), f"{self.folder}/{rel}")
-            else:
-                fd = os.open(self.root / self.folder / rel, os.O_RDONLY | os.O_NONBLOCK)
-        except _beneath.Escape:
-            raise NotReadable(f"{shown} leads outside the project (a symlink); not read") from None
+            fd = os.open(self.root / self.folder / rel, os.O_RDONLY | os.O_NONBLOCK)
         except (FileNotFoundError, NotADirectoryError):
             raise FileNotFoundError(f"{shown}: no such file") from None
         except OSError as exc:
@@ -62,11 +69,10 @@ class Place:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise NotReadable(f"{shown} is not a regular file; not read")
-            data = os.read(fd, MAX_FILE_BYTES + 1)
+            data = os.read(fd, MAX_FILE_BYTES)
         finally:
             os.close(fd)
-        text = data[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
-        return text
+        return data.decode("utf-8", errors="replace")
 
     def leads_outside(self, rel: str) -> bool:
         """A project entry that is (or sits behind) a symlink leading outside it."""
