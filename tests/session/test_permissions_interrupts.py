@@ -173,3 +173,33 @@ async def test_a_hung_tool_times_out_into_an_error_result(tmp_path) -> None:
     result = session.get_history()[2]
     assert result.is_error and "did not finish within 0.05 s" in result.content
     await manager.shutdown()
+
+
+async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A long paste is scanned for @mentions before the turn: a Ctrl-C (or SIGTERM) then
+    # found no turn to stop, and the model was asked anyway.
+    import threading
+
+    from loom.session import mentions
+    from loom.session import session as session_module
+
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_expand(text, root):
+        reading.set()
+        release.wait(10)
+        return mentions.expand_mentions(text, root)
+
+    monkeypatch.setattr(session_module, "expand_mentions", slow_expand)
+    provider = ScriptedProvider(["never asked"])
+    manager = make_manager(provider)
+    session = await manager.start_session(project_path=tmp_path)
+    turn = asyncio.create_task(session.send_message("a long paste"))
+    await asyncio.to_thread(reading.wait, 10)
+    assert session.interrupt() is True
+    release.set()
+    assert await turn == ""
+    assert provider.requests == []
+    await manager.shutdown()

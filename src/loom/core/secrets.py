@@ -59,7 +59,11 @@ _SECRET_NAMES = {
     "DOCKER_AUTH_CONFIG",
     "SSH_PRIVATE_KEY",
 }
-_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)
+# The scheme starts where a run of scheme characters starts (the lookbehind): without it a
+# long value with no `://` is rescanned from every character (quadratic).
+_URL_WITH_PASSWORD = re.compile(
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE
+)
 
 
 def is_secret_name(name: str) -> bool:

@@ -196,8 +196,8 @@ class Thread(_Open):
 
 
 def derive_title(text: str) -> str:
-    """A one-line title from the first user message."""
-    line = " ".join(text.split())
+    """A one-line title from the first user message (a 50 MB paste: its first lines)."""
+    line = " ".join(text[: TITLE_MAX_CHARS * 16].split())
     if len(line) <= TITLE_MAX_CHARS:
         return line or "(untitled)"
     return line[: TITLE_MAX_CHARS - 1].rstrip() + "…"

@@ -173,41 +173,37 @@ def _command(node: Any, outer_redirects: list[Any]) -> Command:
     return Command(tuple(words), tuple(assignments), tuple(redirects), name_literal)
 
 
-def _walk(node: Any, found: list[Command], flags: dict[str, bool]) -> None:
-    if node.type == "redirected_statement":
-        body = node.child_by_field_name("body")
-        outer = [c for c in node.named_children if c.type in _REDIRECTS]
-        if body is not None and body.type == "command":
-            found.append(_command(body, outer))
-            for child in body.named_children:
-                _walk_inside(child, found, flags)
+def _walk(root: Any, found: list[Command], flags: dict[str, bool]) -> None:
+    """Every simple command under `root`, in source order. A loop over a stack, not
+    recursion: `a && b && ...` nests one node per operator, and the model's command can
+    hold thousands of them."""
+    stack: list[tuple[bool, Any]] = [(False, root)]  # (inside a command's words, node)
+    while stack:
+        inside, node = stack.pop()
+        later: list[tuple[bool, Any]] = []  # visited in this order, after `node`
+        if inside:
+            # commands nested in a command's words: substitutions run too
+            substitution = node.type in ("command_substitution", "process_substitution")
+            later = [(not substitution, child) for child in node.named_children]
+        elif node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            outer = [c for c in node.named_children if c.type in _REDIRECTS]
+            if body is not None and body.type == "command":
+                found.append(_command(body, outer))
+                later = [(True, child) for child in body.named_children]
+            else:
+                # redirects on a compound statement: judged as a command without words
+                found.append(_command_from_redirects(outer))
+                later = [(False, body)] if body is not None else []
+            later += [(True, child) for child in outer]
+        elif node.type == "command":
+            found.append(_command(node, []))
+            later = [(True, child) for child in node.named_children]
         else:
-            # redirects on a compound statement: judged as a command without words
-            found.append(_command_from_redirects(outer))
-            if body is not None:
-                _walk(body, found, flags)
-        for child in outer:
-            _walk_inside(child, found, flags)
-        return
-    if node.type == "command":
-        found.append(_command(node, []))
-        for child in node.named_children:
-            _walk_inside(child, found, flags)
-        return
-    if node.type == "variable_assignment" and node.parent is not None:
-        flags["assignments"] = True
-    for child in node.named_children:
-        _walk(child, found, flags)
-
-
-def _walk_inside(node: Any, found: list[Command], flags: dict[str, bool]) -> None:
-    """Commands nested in a command's words: substitutions run too."""
-    if node.type in ("command_substitution", "process_substitution"):
-        for child in node.named_children:
-            _walk(child, found, flags)
-        return
-    for child in node.named_children:
-        _walk_inside(child, found, flags)
+            if node.type == "variable_assignment" and node.parent is not None:
+                flags["assignments"] = True
+            later = [(False, child) for child in node.named_children]
+        stack.extend(reversed(later))
 
 
 def _command_from_redirects(nodes: list[Any]) -> Command:
@@ -240,13 +236,18 @@ _JOINERS = {";", "&&", "||", "|", "|&", "\n"}
 
 
 def _plain(node: Any) -> bool:
-    if not node.is_named:
-        return node.type in _JOINERS
-    if node.type == "command":
-        return True
-    if node.type == "redirected_statement":
-        body = node.child_by_field_name("body")
-        return body is not None and body.type == "command"
-    if node.type in ("pipeline", "list"):
-        return all(_plain(child) for child in node.children)
-    return False  # subshells, compound statements, loops, functions, comments, ...
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if not node.is_named:
+            if node.type not in _JOINERS:
+                return False
+        elif node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is None or body.type != "command":
+                return False
+        elif node.type in ("pipeline", "list"):
+            stack.extend(node.children)
+        elif node.type != "command":
+            return False  # subshells, compound statements, loops, functions, comments, ...
+    return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from loom.permissions.bash_syntax import parse
+from loom.permissions.raw_patterns import raw_reason
 from loom.permissions.shell_rules import (
     _WRAPPERS,
     SimpleCommand,
@@ -46,19 +47,6 @@ _SYSTEM_DIRS = {
     "Library",
     "Applications",
 }
-_SHELLS = r"(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php"
-_RAW_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(\w+|:)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&"), "a fork bomb"),
-    (
-        re.compile(rf"\b(?:curl|wget|fetch)\b[^|;&]*\|\s*(?:sudo\s+)?(?:\S*/)?(?:{_SHELLS})\b"),
-        "piping a download into a shell",
-    ),
-    (
-        re.compile(rf"\b(?:{_SHELLS})\b[^|;&]*(?:<\(|\$\(|`)\s*(?:curl|wget|fetch)\b"),
-        "running a downloaded script",
-    ),
-    (re.compile(r">\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md)\w*"), "writing to a disk device"),
-]
 
 
 def _root_like(target: str) -> bool:
@@ -80,7 +68,12 @@ def _flags(words: tuple[str, ...]) -> set[str]:
     return found
 
 
-def _simple_reason(simple: SimpleCommand) -> str | None:
+# `bash -c "bash -c ..."` is judged level by level; deeper than this is refused (a model
+# that nests a thousand levels gets no recursion error and no quadratic re-parse).
+MAX_NESTING = 4
+
+
+def _simple_reason(simple: SimpleCommand, depth: int = 0) -> str | None:
     words = strip_wrappers(simple.words)
     if not words:
         return None
@@ -88,7 +81,11 @@ def _simple_reason(simple: SimpleCommand) -> str | None:
     if program in {"sh", "bash", "zsh", "dash", "ksh", "eval"}:  # `bash -c "rm -rf /"`
         inner = args[args.index("-c") + 1 :] if "-c" in args else args
         if program == "eval" or "-c" in args:
-            return dangerous_reason(" ".join(inner)) if inner else None
+            if not inner:
+                return None
+            if depth >= MAX_NESTING:
+                return f"commands nested more than {MAX_NESTING} deep in {program} cannot be judged"
+            return dangerous_reason(" ".join(inner), depth + 1)
     flags = _flags(args)
     targets = [a for a in args if not a.startswith("-")]
     recursive = bool(flags & {"-r", "-R", "--recursive"})
@@ -185,14 +182,14 @@ def _syntax_reason(simple: SimpleCommand) -> str | None:
     return None
 
 
-def dangerous_reason(command: str) -> str | None:
+def dangerous_reason(command: str, depth: int = 0) -> str | None:
     """Why `command` is on the floor, or None when it is not."""
-    for pattern, reason in _RAW_PATTERNS:
-        if pattern.search(command):
-            return reason
+    reason = raw_reason(command)
+    if reason:
+        return reason
     parsed = parse_command(command)
     for simple in parsed.commands:
-        reason = _simple_reason(simple) or _syntax_reason(simple)
+        reason = _simple_reason(simple, depth) or _syntax_reason(simple)
         if reason:
             return reason
     if parse(command).error:
@@ -201,7 +198,7 @@ def dangerous_reason(command: str) -> str | None:
     # over-ask (`git commit -m "not; rm -rf /"`) but quoting tricks never slip past it.
     for part in re.split(r"[;&|\n]+", command):
         words = tuple(part.replace("'", " ").replace('"', " ").replace("\\", " ").split())
-        reason = _simple_reason(SimpleCommand(words)) if words else None
+        reason = _simple_reason(SimpleCommand(words), depth) if words else None
         if reason:
             return reason
     return None

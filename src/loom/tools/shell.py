@@ -24,6 +24,7 @@ from loom.tools.base import ToolContext, ToolError, ToolResult
 DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S
 DEFAULT_MAX_TIMEOUT_S = 600.0
 DEFAULT_MAX_OUTPUT_BYTES = defaults.SHELL_MAX_OUTPUT_BYTES
+MAX_COMMAND_BYTES = 128 * 1024
 
 
 def _shell() -> str:
@@ -101,6 +102,12 @@ class Shell(BuiltinTool):
         command: str = args["command"]
         if not command.strip():
             raise self.fail("the command is empty")
+        if len(command.encode("utf-8", "surrogatepass")) >= MAX_COMMAND_BYTES:
+            # the kernel refuses one argument this long (MAX_ARG_STRLEN, 128 KiB)
+            raise self.fail(
+                f"the command is {len(command):,} characters, over what one command can be "
+                f"({MAX_COMMAND_BYTES:,} bytes); write a script with file_write and run that"
+            )
         timeout = float(args.get("timeout") or self.timeout)
         root = Path(os.path.realpath(ctx.project_root))
         if not root.is_dir():

@@ -16,6 +16,7 @@ by another turn.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -174,7 +175,8 @@ class Compactor:
         when there was nothing to fold. Raises CompactionError when summarising fails."""
         current = self.view(conversation)
         keep = int(history_budget * KEEP_FRACTION)
-        cut = cut_point(conversation, current.start, keep)
+        # token counts and the transcript read every message's text: off the event loop
+        cut = await asyncio.to_thread(cut_point, list(conversation), current.start, keep)
         if cut is None or cut <= current.start:
             return None
         folded = conversation[current.start : cut]
@@ -182,8 +184,9 @@ class Compactor:
         if hooks is not None:  # PreCompact: "manual" (/compact) or "auto"
             await hooks.pre_compact(trigger, focus)
         model = self.summary_model()
+        text = await asyncio.to_thread(transcript, list(folded), current.summary)
         try:
-            summary = await self._summarise(model, transcript(folded, current.summary), focus)
+            summary = await self._summarise(model, text, focus)
         except CompactionError:
             turns = sum(1 for m in conversation if isinstance(m, UserMessage))
             self._failed_at_turns = turns

@@ -166,7 +166,11 @@ class LlmCaller:
         oldest turns out and say so)."""
         compactor = self.compactor
         view = compactor.view(conversation)
-        built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+        # Counting tokens is CPU work on every message's text (a pasted 50 MB log too):
+        # a worker thread does it, so the loop keeps answering keys, Cancel and signals.
+        built = await asyncio.to_thread(
+            window.build, list(view.messages), specs, repo_map, decisions, view.summary
+        )
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.runtime.compaction import CompactionError
@@ -178,7 +182,9 @@ class LlmCaller:
             return built
         if folded is None:
             return built
-        return window.build(folded.messages, specs, repo_map, decisions, folded.summary)
+        return await asyncio.to_thread(
+            window.build, list(folded.messages), specs, repo_map, decisions, folded.summary
+        )
 
     @property
     def compactor(self) -> Compactor:

@@ -155,7 +155,12 @@ class Session:
             raise ValueError("the message is empty; type something for the agent to do")
         if self._closed:
             raise RuntimeError(f"session {self.id} is stopped; start or resume it again")
-        # @path mentions: attached now, so a bad path fails before anything is sent
+        async with self._turn_lock:
+            return await self._run_in_task(self._expanded_turn(text, images))
+
+    async def _expanded_turn(self, text: str, images: list[ImageRef] | None) -> str:
+        # @path mentions: attached now, so a bad path fails before anything is sent. Inside
+        # the turn's task, so interrupt() (Ctrl-C, SIGTERM) stops a long paste's scan too.
         expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
         if images:
             expanded.images = [*images, *expanded.images]
@@ -163,10 +168,7 @@ class Session:
         if expanded.images:  # refused before anything is sent when the model takes none
             check_model_takes_images(self.model)
             await asyncio.to_thread(self._keep_images, expanded.images)
-        async with self._turn_lock:
-            return await self._run_in_task(
-                self._turn(expanded.text, expanded.files, expanded.images)
-            )
+        return await self._turn(expanded.text, expanded.files, expanded.images)
 
     def _keep_images(self, images: list[Any]) -> None:
         store = self.options.image_store
