@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
 import httpx
+from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.web.conftest import WebServer
+from tests.web.conftest import WebServer, provider_env
 
 
 def client(web: WebServer, **headers: str) -> httpx.Client:
@@ -81,3 +90,42 @@ def test_no_secret_reaches_a_page(web: WebServer, server: FakeLlmServer) -> None
                                                "/api/threads", "/api/files")]
         for text in pages:
             assert "sk-test-secret-key" not in text
+
+
+def test_the_browser_is_opened_without_the_token_on_its_command_line(
+    browser: Any, project: Path, server: FakeLlmServer, loom_home: Path, tmp_path: Path
+) -> None:
+    # A process's arguments are readable by every local user (/proc/PID/cmdline).
+    recorder = tmp_path / "browser.sh"
+    argv_file = tmp_path / "argv.txt"
+    recorder.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {argv_file}\n')
+    recorder.chmod(0o755)
+    env = {**os.environ, **provider_env(server), "LOOM_HOME": str(loom_home),
+           "BROWSER": f"{recorder} %s"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loom", "web", "--port", "0"], cwd=project, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        assert process.stdout is not None
+        printed = next(line for line in process.stdout if "Loom is ready at" in line)
+        token = printed.split("token=", 1)[1].strip()
+        deadline = time.monotonic() + 30
+        while not argv_file.exists() or not argv_file.read_text():
+            assert time.monotonic() < deadline, "the browser was not started"
+            time.sleep(0.05)
+        (argument,) = argv_file.read_text().split()
+        assert token not in argument and argument.startswith("file://")
+        launch_page = Path(argument.removeprefix("file://"))
+        assert launch_page.stat().st_mode & 0o077 == 0  # only this user can read the token
+        assert launch_page.parent.stat().st_mode & 0o077 == 0
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.goto(argument)  # what the browser does with it: on to the page, signed in
+        tab.wait_for_url(re.compile(r"^http://127\.0\.0\.1:\d+/$"))
+        expect(tab.get_by_role("textbox", name="Message")).to_be_visible()
+        context.close()
+    finally:
+        process.terminate()
+        process.wait(15)
+    assert not launch_page.exists()  # removed when loom web stops

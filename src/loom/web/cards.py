@@ -14,11 +14,13 @@ from typing import Any
 
 from markupsafe import Markup
 
+from loom.session.approval import edited_text, read_text
 from loom.web.render import diff_html, markdown, unified_diff
 
 EDIT_TOOLS = ("file_edit", "file_write")
 SUBJECT_KEYS = ("command", "path", "pattern", "query", "file", "url")
 MAX_OUTPUT_CHARS = 20_000
+DISK_DIFF_BYTES = 256_000  # a bigger file's change is shown from the tool's arguments
 
 
 @dataclass
@@ -96,25 +98,16 @@ def args_diff(tool_name: str, args: dict[str, Any]) -> Markup | None:
 
 
 def disk_diff(project_root: Path, tool_name: str, args: dict[str, Any]) -> Markup | None:
-    """The change a file tool is about to make, against the file on disk (the modal)."""
+    """The change a file tool is about to make, against the file on disk (the modal).
+    Built on the event loop, so the file is read the bounded way (a FIFO, a 1 GiB or
+    unreadable file: the change from the arguments alone)."""
     raw = args.get("path")
     if tool_name not in EDIT_TOOLS or not isinstance(raw, str):
         return None
-    root = project_root.resolve()
-    target = (root / raw).resolve()
-    if not target.is_relative_to(root):
+    before = read_text(project_root, raw, DISK_DIFF_BYTES)
+    after = edited_text(tool_name, args, before) if before is not None else None
+    if before is None or after is None:
         return args_diff(tool_name, args)
-    try:
-        before = target.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        before = ""
-    if tool_name == "file_write":
-        after = str(args.get("content", ""))
-    else:
-        old, new = args.get("old_string"), args.get("new_string", "")
-        if not isinstance(old, str) or old not in before:
-            return args_diff(tool_name, args)
-        after = before.replace(old, str(new), 1)
     text = unified_diff(raw, before, after)
     return diff_html(text) if text else None
 

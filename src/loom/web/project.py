@@ -54,15 +54,21 @@ def file_tree(files: list[str]) -> list[TreeEntry]:
 
 
 def preview(project_root: Path, rel: str) -> Markup:
-    root = project_root.resolve()
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root) or not target.is_file():
-        raise ProjectPathError(f"{rel} is not a file inside the project")
-    data = target.read_bytes()[:MAX_PREVIEW_BYTES]
+    """The file highlighted, cut at MAX_PREVIEW_BYTES (read no further: a 1 GiB file costs
+    that much, a FIFO is refused at once)."""
+    from loom.session.file_peek import PeekError, peek
+
+    try:
+        data, more = peek(project_root, rel, MAX_PREVIEW_BYTES)
+    except PeekError as exc:
+        raise ProjectPathError(str(exc)) from None
     if b"\0" in data[:8192]:
         return Markup('<p class="muted">A binary file; no preview.</p>')
     text = data.decode("utf-8", errors="replace")
-    return Markup(highlight(text, filename=target.name))
+    html = highlight(text, filename=Path(rel).name)
+    if more:
+        html += f'<p class="muted small">Cut at the first {MAX_PREVIEW_BYTES // 1000} kB.</p>'
+    return Markup(html)
 
 
 @dataclass

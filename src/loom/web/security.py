@@ -16,6 +16,7 @@ Plain ASGI middleware, so it guards the SSE stream and the static files alike.
 from __future__ import annotations
 
 import hmac
+import html
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -115,7 +116,8 @@ class GuardMiddleware:
             if not guard.token_ok(query["token"]):
                 await _plain(send, 401, UNAUTHORIZED)
                 return
-            await _redirect_with_cookie(send, scope, query, guard)
+            cross_site = headers.get("sec-fetch-site") == "cross-site"
+            await _redirect_with_cookie(send, scope, query, guard, cross_site)
             return
         if not guard.token_ok(_cookies(headers.get("cookie", "")).get(guard.cookie_name)):
             await _plain(send, 401, UNAUTHORIZED)
@@ -181,22 +183,35 @@ async def _plain(send: Send, status: int, text: str) -> None:
 
 
 async def _redirect_with_cookie(
-    send: Send, scope: Scope, query: dict[str, str], guard: Guard
+    send: Send, scope: Scope, query: dict[str, str], guard: Guard, cross_site: bool
 ) -> None:
+    """The token as a cookie, and on to the same URL without it. Arriving from another
+    site (the launch page `loom web` opens is a file), a redirect would still count as
+    that site's navigation and the SameSite=Strict cookie would not be sent: the page
+    moves on by itself instead, as our own navigation."""
     rest = {k: v for k, v in query.items() if k != "token"}
     location = scope["path"] + (f"?{urlencode(rest)}" if rest else "")
     cookie = f"{guard.cookie_name}={guard.token}; Path=/; HttpOnly; SameSite=Strict"
+    body = b""
+    status, headers = 303, [(b"location", location.encode("latin-1"))]
+    if cross_site:
+        target = html.escape(location, quote=True)
+        body = (
+            f'<!doctype html><meta http-equiv="refresh" content="0;url={target}">'
+            f'<a href="{target}">Open Loom</a>'
+        ).encode()
+        status, headers = 200, [(b"content-type", b"text/html; charset=utf-8")]
     await send(
         {
             "type": "http.response.start",
-            "status": 303,
+            "status": status,
             "headers": [
-                (b"location", location.encode("latin-1")),
+                *headers,
                 (b"set-cookie", cookie.encode("latin-1")),
                 (b"cache-control", b"no-store"),
-                (b"content-length", b"0"),
+                (b"content-length", str(len(body)).encode()),
                 *SECURITY_HEADERS,
             ],
         }
     )
-    await send({"type": "http.response.body", "body": b""})
+    await send({"type": "http.response.body", "body": body})

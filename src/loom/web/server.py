@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
 import sys
-import webbrowser
+import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -51,6 +52,19 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _close_before_dying(close: Callable[[], None]) -> None:
+    """Run `close` when SIGTERM ends the process: uvicorn stops gracefully, restores the
+    handler it found and raises the signal again, which then lands here."""
+
+    def on_term(signum: int, _frame: Any) -> None:
+        close()
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+    with contextlib.suppress(ValueError):  # not the main thread (tests): the finally does it
+        signal.signal(signal.SIGTERM, on_term)
 
 
 class BindError(OSError):
@@ -112,11 +126,20 @@ async def serve(
     print("Press Ctrl-C to stop.", file=out, flush=True)
     if on_ready is not None:
         on_ready(url)
+    launch = None
     if open_browser:
+        from loom.web.launch import BrowserLaunch
+
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(webbrowser.open, url)
+            launch = BrowserLaunch(url)  # the token stays off the browser's command line
+            _close_before_dying(launch.close)
+            await asyncio.to_thread(launch.open)
     loop = asyncio.get_running_loop()
-    loop.call_later(
-        PROVIDER_PREWARM_DELAY, lambda: loop.run_in_executor(None, _prewarm_provider, ws)
-    )
-    await server.serve(sockets=[sock])
+    # a daemon thread, not the loop's executor: Ctrl-C must not wait for an SDK import
+    prewarm = threading.Thread(target=_prewarm_provider, args=(ws,), daemon=True)
+    loop.call_later(PROVIDER_PREWARM_DELAY, prewarm.start)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        if launch is not None:
+            launch.close()

@@ -40,15 +40,12 @@ def edit_diff(before: str | None, after: str, path: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def read_text(root: Path, path: str) -> str | None:
-    """The file's text, or None when it does not exist, is too big, or is not text."""
-    target = root / path
-    try:
-        if not target.is_file() or target.stat().st_size > MAX_PREVIEW_BYTES:
-            return None
-        return target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+def read_text(root: Path, path: str, max_bytes: int = MAX_PREVIEW_BYTES) -> str | None:
+    """The file's text, or None when it does not exist, is outside the project, is not a
+    regular file, is over `max_bytes` (never read further) or is not text."""
+    from loom.session.file_peek import peek_text
+
+    return peek_text(root, path, max_bytes)
 
 
 def edited_text(tool_name: str, args: dict[str, Any], before: str | None) -> str | None:

@@ -30,6 +30,7 @@ from loom.core.images import (
 )
 
 MAX_FILE_BYTES = 256_000
+MAX_RANGE_SCAN_BYTES = 16_000_000  # a range is looked for in this much of a file
 MAX_LISTING = 300
 _MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
 _RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
@@ -99,7 +100,7 @@ def expand_mentions(text: str, root: Path) -> Expanded:
         elif target.suffix.lower() in IMAGE_SUFFIXES and mention.start is None:
             images.append(_image(target, rel, f"@{mention.raw}"))
         else:
-            blocks.append(_file_block(target, rel, mention))
+            blocks.append(_file_block(rel, mention, root))
         files.append(rel)
     check_count(len(images))
     if blocks:
@@ -160,26 +161,32 @@ def _resolve(path: str, root: Path) -> tuple[Path, str]:
     return resolved, rel
 
 
-def _file_block(target: Path, rel: str, mention: Mention) -> str:
+def _file_block(rel: str, mention: Mention, root: Path) -> str:
+    from loom.session.file_peek import PeekError, peek
+
+    whole = mention.start is None
     try:
-        size = target.stat().st_size
-        if size > MAX_FILE_BYTES and mention.start is None:
-            raise MentionError(
-                f"@{mention.raw}: {rel} is {size:,} bytes, too large to attach whole; "
-                f"attach a range such as @{rel}:1-200"
-            )
-        data = target.read_bytes()
-    except OSError as exc:
-        raise MentionError(f"@{mention.raw}: cannot read {rel} ({exc.strerror or exc})") from None
+        # read no further than needed: a FIFO is refused, a 1 GiB log is not read whole
+        data, more = peek(root, rel, MAX_FILE_BYTES if whole else MAX_RANGE_SCAN_BYTES)
+    except PeekError as exc:
+        raise MentionError(f"@{mention.raw}: {exc}") from None
+    if more and whole:
+        raise MentionError(
+            f"@{mention.raw}: {rel} is over {MAX_FILE_BYTES:,} bytes, too large to attach "
+            f"whole; attach a range such as @{rel}:1-200"
+        )
     if b"\0" in data[:8192]:
         raise MentionError(f"@{mention.raw}: {rel} is a binary file; only text can be attached")
     lines = data.decode("utf-8", errors="replace").splitlines()
-    if mention.start is None:
+    if more:
+        lines.pop()  # cut mid-line
+    if whole:
         return f'<file path="{rel}">\n' + "\n".join(lines) + "\n</file>"
-    start, end = mention.start, mention.end or mention.start
+    start, end = mention.start or 1, mention.end or mention.start or 1
     if start < 1 or end < start or start > len(lines):
+        within = f" in its first {MAX_RANGE_SCAN_BYTES // 1_000_000} MB" if more else ""
         raise MentionError(
-            f"@{mention.raw}: {rel} has {len(lines)} lines; give a range like "
+            f"@{mention.raw}: {rel} has {len(lines)} lines{within}; give a range like "
             f"@{rel}:1-{max(1, len(lines))} (first-last, 1-based)"
         )
     end = min(end, len(lines))
