@@ -204,6 +204,31 @@ async def test_bad_requests_are_errors_and_the_process_lives(
         assert process.returncode is None
 
 
+async def test_a_batch_or_a_bare_value_on_a_line_does_not_end_the_agent(
+    server: FakeLlmServer, project: Path
+) -> None:
+    # A JSON array line (a JSON-RPC batch) made the SDK raise and `loom acp` exit: every
+    # session of the editor was lost.
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, process):
+        session_id = await start(conn, project)
+        for line in (
+            b'[{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"T-x"}}]\n',
+            b"[]\n",
+            b"[1, 2]\n",
+            b"42\n",
+            b'"hello"\n',
+            b"null\n",
+        ):
+            process.stdin.write(line)
+        await process.stdin.drain()
+        server.add(Turn(text="still here"))
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("are you there?")])
+        assert reply.stop_reason == "end_turn"
+        assert client.text(session_id) == "still here"
+        assert process.returncode is None
+
+
 async def test_file_tools_go_through_the_editor_when_it_offers(
     server: FakeLlmServer, project: Path
 ) -> None:

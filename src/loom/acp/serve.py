@@ -35,11 +35,18 @@ async def _streams(out: BinaryIO) -> tuple[asyncio.StreamReader, asyncio.StreamW
 async def _serve(overrides: dict[str, Any], out: BinaryIO) -> None:
     from acp import run_agent
     from loom.acp.agent import LoomAgent
+    from loom.acp.stdin_lines import pump
 
     agent = LoomAgent(overrides)
     try:
-        reader, writer = await _streams(out)
-        await run_agent(agent, writer, reader)
+        stdin, writer = await _streams(out)
+        # only JSON objects reach the SDK: a batch or a bare value must not end it
+        for_sdk = asyncio.StreamReader(limit=50 * 1024 * 1024)
+        lines = asyncio.create_task(pump(stdin, for_sdk, writer.write))
+        try:
+            await run_agent(agent, writer, for_sdk)
+        finally:
+            lines.cancel()
     finally:
         await agent.shutdown()
 
