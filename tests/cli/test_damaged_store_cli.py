@@ -182,6 +182,39 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
         assert "LOST" in said or "permission_grants" in said, said
 
 
+def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> None:
+    # SQLite names the bad schema entry in its error, Python cannot decode the message
+    # and raised UnicodeDecodeError from `connect`, which no repair path caught: every
+    # command failed.
+    from tests.cli.test_run import loom as loom_with_model
+    from tests.fakes.llm_server import FakeLlmServer, Turn
+
+    ids = _save(["parser thread", "login thread"])
+    project = tmp_path / "proj"
+    project.mkdir()
+    store = GrantStore(project)
+    store.add("shell", "prefix", "make test")
+    store.close()
+    database = LoomPaths.from_env().database
+    conn = sqlite3.connect(database)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    raw = bytearray(database.read_bytes())
+    raw[raw.index(b"CREATE TABLE thread_index_writes") + 7] = 0xFF  # CREATE \xffABLE ...
+    database.write_bytes(bytes(raw))
+
+    listed = loom("list", "--json")
+    assert listed.returncode == 0
+    assert sorted(row["id"] for row in json.loads(listed.stdout)) == sorted(ids)
+    assert "damaged" in listed.stderr and "rebuilt" in listed.stderr
+    assert "permission_grants (1 rows)" in listed.stderr
+    assert loom("search", "parser").returncode == 0
+    assert _grants(project) == ["make test"]
+    with FakeLlmServer([Turn(text="fine")]) as server:
+        run = loom_with_model(["run", "-p", "hi"], project, server)
+    assert run.returncode == 0 and run.stdout == "fine\n", run.stderr
+
+
 # -- the first index of a big history ------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 TYPE_CHECKING = False  # pathlib stays unimported on the `loom list` fast path
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -33,18 +34,90 @@ def connect(
     timeout = BUSY_TIMEOUT_MS / 1000
     if readonly:
         conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, timeout=timeout, check_same_thread=check_same_thread
+            f"file:{path}?mode=ro", uri=True, timeout=timeout,
+            check_same_thread=check_same_thread, factory=_Connection,
         )
     else:
         os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
         conn = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=check_same_thread
+            path, timeout=timeout, isolation_level=None, check_same_thread=check_same_thread,
+            factory=_Connection,
         )
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:
+        if not readonly:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    except BaseException:
+        conn.close()
+        raise
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _damaged(exc: UnicodeDecodeError) -> sqlite3.DatabaseError:
+    return sqlite3.DatabaseError(f"database disk image is malformed (text not UTF-8: {exc})")
+
+
+# A damaged file can make SQLite report an error, or return text, that is not UTF-8:
+# Python then raises UnicodeDecodeError where every caller expects a DatabaseError (and
+# rebuilds on it). These two classes make it one.
+class _Cursor(sqlite3.Cursor):
+    def execute(self, *args: Any) -> _Cursor:
+        try:
+            return super().execute(*args)
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def executemany(self, *args: Any) -> _Cursor:
+        try:
+            return super().executemany(*args)
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def executescript(self, *args: Any) -> _Cursor:
+        try:
+            return super().executescript(*args)
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def fetchmany(self, *args: Any) -> list[Any]:
+        try:
+            return super().fetchmany(*args)
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except UnicodeDecodeError as exc:
+            raise _damaged(exc) from exc
+
+
+class _Connection(sqlite3.Connection):
+    def cursor(self, factory: Any = _Cursor) -> Any:
+        return super().cursor(factory)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> Any:
+        return self.cursor().executemany(sql, parameters)
+
+    def executescript(self, script: str, /) -> Any:
+        return self.cursor().executescript(script)
 
 
 def migrate(conn: sqlite3.Connection, component: str, migrations: Sequence[Migration]) -> int:

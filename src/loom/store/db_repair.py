@@ -19,7 +19,12 @@ import time
 from pathlib import Path
 
 INDEX_PREFIX = "thread_index"
-_DAMAGE_WORDS = ("malformed", "not a database", "corrupt", "no such table", "disk i/o error")
+_DAMAGE_WORDS = (
+    "malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o error",
+    "tokenizer", "vtable constructor", "fts5",  # a damaged full-text index
+    "could not decode",  # text that is not UTF-8
+    "sql logic error",  # what a damaged FTS table answers a MATCH with
+)
 
 
 class RebuildReport:
@@ -149,9 +154,13 @@ def _salvage(old_path: Path, new: sqlite3.Connection, report: RebuildReport) -> 
         # the thread index's CREATE statement must not cost the grants table).
         old.execute("PRAGMA writable_schema = ON")
         old.execute("PRAGMA query_only = 1")
-        schema = old.execute(
-            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL"
-        ).fetchall()
+        schema = [
+            row
+            for row in old.execute(
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL"
+            ).fetchall()
+            if all(isinstance(value, str) for value in row)  # a flipped type byte: a blob
+        ]
     except sqlite3.DatabaseError as exc:
         report.lost.append(f"everything besides the thread index (the schema is unreadable: {exc})")
         return
