@@ -182,8 +182,8 @@ async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
     # found no turn to stop, and the model was asked anyway.
     import threading
 
-    from loom.session import mentions
-    from loom.session import session as session_module
+    from loom.session.runtime import mentions
+    from loom.session.runtime import session as session_module
 
     reading, release = threading.Event(), threading.Event()
 

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from loom.session.runtime.bus import EventBus, Subscription
     from loom.session.runtime.compaction import compact_now
     from loom.session.runtime.context import BuiltContext, ContextBudget, ContextWindow
+    from loom.session.runtime.file_peek import PeekError, peek
     from loom.session.runtime.mentions import project_files
     from loom.session.runtime.options import SessionOptions
     from loom.session.runtime.permission_gate import NoPendingPermission
@@ -113,6 +114,8 @@ _EXPORTS = {  # name -> the module that defines it
     "SessionOptions": "loom.session.runtime.options",
     "NoPendingPermission": "loom.session.runtime.permission_gate",
     "compact_now": "loom.session.runtime.compaction",
+    "PeekError": "loom.session.runtime.file_peek",
+    "peek": "loom.session.runtime.file_peek",
     "project_files": "loom.session.runtime.mentions",
     "repointel_hook": "loom.session.runtime.repo_map",
     # what faces call beside a session
@@ -176,6 +179,7 @@ __all__ = [
     "NoPendingPermission",
     "NotFound",
     "OutsideProject",
+    "PeekError",
     "RecentThread",
     "RepoApi",
     "SandboxReport",
@@ -210,6 +214,7 @@ __all__ = [
     "model_names",
     "newest_thread_in",
     "not_a_project",
+    "peek",
     "probe_mcp_servers",
     "project_files",
     "project_text_files",

@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from loom.session.approval import edited_text, read_text
+from loom.session import edited_text, read_text
 from loom.web.render import diff_html, markdown, unified_diff
 
 EDIT_TOOLS = ("file_edit", "file_write")

@@ -56,7 +56,7 @@ def file_tree(files: list[str]) -> list[TreeEntry]:
 def preview(project_root: Path, rel: str) -> Markup:
     """The file highlighted, cut at MAX_PREVIEW_BYTES (read no further: a 1 GiB file costs
     that much, a FIFO is refused at once)."""
-    from loom.session.file_peek import PeekError, peek
+    from loom.session import PeekError, peek
 
     try:
         data, more = peek(project_root, rel, MAX_PREVIEW_BYTES)

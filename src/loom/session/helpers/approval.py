@@ -43,7 +43,7 @@ def edit_diff(before: str | None, after: str, path: str) -> str:
 def read_text(root: Path, path: str, max_bytes: int = MAX_PREVIEW_BYTES) -> str | None:
     """The file's text, or None when it does not exist, is outside the project, is not a
     regular file, is over `max_bytes` (never read further) or is not text."""
-    from loom.session.file_peek import peek_text
+    from loom.session.runtime.file_peek import peek_text
 
     return peek_text(root, path, max_bytes)
 

@@ -162,7 +162,7 @@ def _resolve(path: str, root: Path) -> tuple[Path, str]:
 
 
 def _file_block(rel: str, mention: Mention, root: Path) -> str:
-    from loom.session.file_peek import PeekError, peek
+    from loom.session.runtime.file_peek import PeekError, peek
 
     whole = mention.start is None
     try:
