@@ -134,3 +134,50 @@ def test_gc_doctor_and_turning_checkpoints_off(server: FakeLlmServer, project: P
     assert done.returncode == 0, done.stderr
     thread = json.loads(_thread_file(json.loads(done.stdout)["thread_id"]).read_text())
     assert "checkpoints" not in thread
+
+
+def test_undo_gives_files_back_their_exact_modes(server: FakeLlmServer, project: Path) -> None:
+    # git keeps 644 or 755 only: a 600 secret used to come back world-readable
+    (project / "secret.env").write_text("TOKEN=1\n")
+    (project / "secret.env").chmod(0o600)
+    (project / "shared.cfg").write_text("a = 1\n")
+    (project / "shared.cfg").chmod(0o640)
+    (project / "tool.sh").write_text("#!/bin/sh\n")
+    (project / "tool.sh").chmod(0o750)
+    before = tree_state(project)
+    command = "rm secret.env && printf 'a = 2\\n' > shared.cfg && printf 'echo\\n' >> tool.sh"
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]), Turn(text="ok"))
+    assert loom(["run", "-p", "change", "--yes"], project, server).returncode == 0
+    assert not (project / "secret.env").exists()
+    undone = loom(["undo"], project, server)
+    assert undone.returncode == 0, undone.stderr
+    assert tree_state(project) == before
+    assert (project / "secret.env").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_folder_replaced_by_a_file_does_not_break_snapshots_or_undo(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("A = 1\n")
+    (project / "src" / "b.py").write_text("B = 2\n")
+    before = tree_state(project)
+    server.add(
+        Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf src && echo x > src"})]),
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "later.txt", "content": "l\n"})]),
+        Turn(text="ok"),
+    )
+    done = loom(["run", "-p", "flatten", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    # the snapshot before the second tool call worked: it is an ordinary write
+    assert "checkpoint" not in json.loads(done.stdout)["result"].lower()
+    assert (project / "src").read_text() == "x\n" and (project / "later.txt").exists()
+    undone = loom(["undo"], project, server)
+    assert undone.returncode == 0, undone.stderr
+    assert tree_state(project) == before
+    redone = loom(["redo"], project, server)
+    assert redone.returncode == 0, redone.stderr
+    assert (project / "src").read_text() == "x\n"
+    forced = loom(["undo", "--force"], project, server)
+    assert forced.returncode == 0, forced.stderr
+    assert tree_state(project) == before

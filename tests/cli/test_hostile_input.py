@@ -73,15 +73,18 @@ def test_sigterm_stops_a_run_busy_with_a_big_paste(server: FakeLlmServer, projec
         cwd=project, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )
-    assert process.stdin is not None
-    process.stdin.write("look at this\n\n" + "word_" * 2_000_000)
-    process.stdin.close()
-    threads = Path(os.environ["LOOM_HOME"]) / "data" / "threads"
-    deadline = time.monotonic() + 60
-    while not list(threads.glob("T-*.json")) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    try:
+        assert process.stdin is not None
+        process.stdin.write("look at this\n\n" + "word_" * 2_000_000)
+        process.stdin.close()
+        threads = Path(os.environ["LOOM_HOME"]) / "data" / "threads"
+        deadline = time.monotonic() + 60
+        while not list(threads.glob("T-*.json")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    finally:
+        process.kill()  # never left behind when the run ignores the signal
     assert process.stderr is not None and process.stdout is not None
     err = process.stderr.read()
     assert process.returncode == 1, err

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loom._gitsafe import NO_HOOKS, is_sha, run_git
+from loom.checkpoints import modes
 from loom.checkpoints._git import CheckpointError, Git
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -57,6 +58,7 @@ class Snapshot:
     commit: str
     tree: str
     too_large: tuple[str, ...] = ()
+    modes: tuple[tuple[str, int], ...] = ()  # files whose mode git would not restore
 
 
 @dataclass
@@ -127,17 +129,25 @@ class CheckpointStore:
         touched = self._changes()
         too_large = {path for path in touched if self._size(path) > self.max_file_bytes}
         if touched - too_large:
-            self._update_index(("--add", "--remove"), touched - too_large)
+            # --replace: a folder that became a file (or the reverse) replaces its entries
+            self._update_index(("--add", "--remove", "--replace"), touched - too_large)
         if too_large:  # grown past the limit: no longer part of the snapshots
             self._update_index(("--force-remove",), too_large)
         tree = self.git.text("write-tree")
         last = self._last
-        if last is not None and last.tree == tree and self._ref_file(last.commit).exists():
-            snap = Snapshot(last.commit, tree, tuple(sorted(too_large)))
+        looked_at = touched | {p for p, _ in last.modes} if last else self._indexed()
+        recorded = tuple(sorted(modes.special_modes(self.project_root, looked_at).items()))
+        if (
+            last is not None
+            and (last.tree, last.modes) == (tree, recorded)
+            and self._ref_file(last.commit).exists()
+        ):
+            snap = Snapshot(last.commit, tree, tuple(sorted(too_large)), recorded)
         else:
-            commit = write_commit(self.git_dir, tree, label or "checkpoint")
+            message = (label or "checkpoint") + modes.trailer(dict(recorded))
+            commit = write_commit(self.git_dir, tree, message)
             self._write_ref(commit)
-            snap = Snapshot(commit, tree, tuple(sorted(too_large)))
+            snap = Snapshot(commit, tree, tuple(sorted(too_large)), recorded)
         self._set_head(snap.commit)
         self._last = snap
         return snap
@@ -157,6 +167,11 @@ class CheckpointStore:
             if not target.exists() or target.read_text("utf-8", "replace") != text:
                 target.write_text(text, "utf-8")
             self._excludes = text
+
+    def _indexed(self) -> set[str]:
+        """Every file of the store's index (a store's first snapshot looks at them all)."""
+        out = self.git.run("ls-files", "-z")
+        return {_decode(raw) for raw in out.split(b"\0") if raw}
 
     def _update_index(self, flags: tuple[str, ...], paths: Iterable[str]) -> None:
         stdin = b"".join(_encode(path) + b"\0" for path in sorted(paths))
@@ -238,11 +253,19 @@ class CheckpointStore:
             if current is None:
                 current = self._snapshot("before restore")
             result = self._diff(current.commit, target)
+            wanted = modes.parse(self.git.run("cat-file", "commit", target))
+            had = dict(current.modes)
+            # files whose bytes match but whose recorded mode does not (600 -> 644)
+            result.changed += [
+                p for p in sorted({*wanted, *had} - {*result.paths})
+                if wanted.get(p) != had.get(p) and (self.project_root / p).exists()
+            ]
             if not result.paths:
                 return result
             # A two-tree read-tree moves index and files from `current` to `target`
             # (git removes emptied folders); the index matches `current` by construction.
             self.git.run("read-tree", "-m", "-u", "--end-of-options", current.commit, target)
+            modes.apply(self.project_root, [*result.changed, *result.created], wanted)
             self._set_head(target)
             self._last = None
             return result
