@@ -209,32 +209,3 @@ def replace_file(root: str, rel: str, data: bytes) -> bool:
         raise
     finally:
         os.close(dir_fd)
-
-
-class NotAFile(OSError):
-    """The path names a FIFO, a device, a socket or a folder, not a regular file."""
-
-
-def read_head(root: str, rel: str, max_bytes: int) -> tuple[bytes, bool]:
-    """At most `max_bytes` of the regular file `rel` beneath `root`, and whether the file
-    holds more. For previews of files the model or a page names: a FIFO never blocks
-    (opened non-blocking, refused after `fstat`), a 1 GiB or sparse file costs
-    `max_bytes`, a symlink out of the root is `Escape`, a NUL in the name is ValueError."""
-    if "\0" in rel:
-        raise ValueError("a path cannot hold a NUL character")
-    fd = open_following_inside(root, rel)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotAFile(errno.EINVAL, "not a regular file", rel)
-        chunks: list[bytes] = []
-        left = max_bytes + 1  # one byte more says whether there is more
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    return data[:max_bytes], len(data) > max_bytes

@@ -2,12 +2,12 @@
 
 The path comes from the model or a web page, so it may name a FIFO (reading it would
 block the caller for good), a 1 GiB or sparse file, a symlink out of the project, or hold
-a NUL. Here a read never blocks, never reads past its limit, and never leaves the project.
+a NUL. Read through `loom.project_files`: never blocking, never past the limit, never
+outside the project; here every refusal is one `PeekError` that says why.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from loom.core.errors import BadInput
@@ -17,35 +17,22 @@ class PeekError(BadInput):
     """The path is not a readable regular file inside the project (the message says why)."""
 
 
-def project_relative(root: Path | str, path: str) -> str | None:
-    """`path` (relative, or absolute inside the project) relative to `root`; None when it
-    leads outside or holds a NUL."""
-    if "\0" in path:
-        return None
-    base = os.path.abspath(root)
-    full = os.path.normpath(os.path.join(base, path))
-    if full != base and not full.startswith(base.rstrip(os.sep) + os.sep):
-        return None
-    return os.path.relpath(full, base)
-
-
 def peek(root: Path | str, path: str, max_bytes: int) -> tuple[bytes, bool]:
     """At most `max_bytes` of the project file `path`, and whether it holds more."""
-    from loom._beneath import Escape, NotAFile, read_head
+    from loom.project_files import OutsideProject, read_project_bytes
 
-    rel = project_relative(root, path)
-    if rel is None:
-        raise PeekError(f"{path!r} is not a path inside the project")
+    if "\0" in path:
+        raise PeekError("a path cannot hold a NUL character")
     try:
-        return read_head(str(root), rel, max_bytes)
-    except FileNotFoundError:
-        raise PeekError(f"{rel}: no such file in the project") from None
-    except (NotAFile, IsADirectoryError):
-        raise PeekError(f"{rel} is not a regular file (a folder, FIFO or device)") from None
-    except Escape:
-        raise PeekError(f"{rel} leads outside the project (a symlink)") from None
-    except OSError as exc:
-        raise PeekError(f"{rel}: cannot read it ({exc.strerror or exc})") from None
+        data = read_project_bytes(root, path, max_bytes=max_bytes + 1)
+    except OutsideProject as exc:
+        raise PeekError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise PeekError(f"{path}: cannot read it ({why})") from None
+    if data is None:
+        raise PeekError(f"{path}: no such file in the project")
+    return data[:max_bytes], len(data) > max_bytes
 
 
 def peek_text(root: Path | str, path: str, max_bytes: int) -> str | None:
