@@ -135,6 +135,15 @@ def _grants(project: Path) -> list[str]:
         store.close()
 
 
+def _database_bytes() -> tuple[Path, bytearray]:
+    """loom.db with its WAL folded in, and its bytes to damage."""
+    database = LoomPaths.from_env().database
+    conn = sqlite3.connect(database)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return database, bytearray(database.read_bytes())
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_path: Path) -> None:
     words = ["alpha", "parser", "login", "cache", "retry", "token"]
@@ -145,11 +154,7 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
     for i in range(5):
         store.add("shell", "prefix", f"make target{i}")
     store.close()
-    database = LoomPaths.from_env().database
-    conn = sqlite3.connect(database)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    raw = bytearray(database.read_bytes())
+    database, raw = _database_bytes()
     rng = random.Random(seed)
     for _ in range(FLIPS):
         raw[rng.randrange(len(raw))] ^= 1 << rng.randrange(8)
@@ -195,11 +200,7 @@ def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> 
     store = GrantStore(project)
     store.add("shell", "prefix", "make test")
     store.close()
-    database = LoomPaths.from_env().database
-    conn = sqlite3.connect(database)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    raw = bytearray(database.read_bytes())
+    database, raw = _database_bytes()
     raw[raw.index(b"CREATE TABLE thread_index_writes") + 7] = 0xFF  # CREATE \xffABLE ...
     database.write_bytes(bytes(raw))
 
