@@ -103,6 +103,7 @@ class FakeSession:
         self.thread = SimpleNamespace(messages=[])
         self.project_root = None
         self.pending_permission = None
+        self.todos: list[Any] = []  # the agent's todo list (Session.todos)
 
     def subscribe(self, callback: Any) -> Any:
         self.listeners.append(callback)
