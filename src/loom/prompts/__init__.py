@@ -64,7 +64,7 @@ def family_of(provider: str, model_id: str = "") -> Family:
 @functools.cache
 def base_prompt(name: str) -> str:
     """The text of one prompt file of this package (a family, or 'architect')."""
-    return resources.files(__package__).joinpath(f"{name}.md").read_text("utf-8").strip()
+    return resources.files("loom.prompts").joinpath(f"{name}.md").read_text("utf-8").strip()
 
 
 def build_system_prompt(

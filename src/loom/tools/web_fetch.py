@@ -192,7 +192,7 @@ def html_to_markdown(html: str, base_url: str = "") -> str:
     # links made absolute against the page's URL, so the model can fetch them next
     options = h2m.ConversionOptions(extract_metadata=False, skip_images=True, base_url=base_url)
     result = h2m.convert(html, options)
-    text = result.content if hasattr(result, "content") else str(result)
+    text = (result.content if hasattr(result, "content") else str(result)) or ""
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 

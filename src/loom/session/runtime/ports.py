@@ -67,6 +67,7 @@ class ToolPort(MachinePort, Protocol):
     thread: Thread
     in_git_repo: bool
     prompts: SessionPrompts
+    active_model: str  # an image a tool read is shown only to a model that takes it
 
     async def git_snapshot(self) -> None: ...
 

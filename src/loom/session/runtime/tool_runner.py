@@ -199,7 +199,7 @@ def runs_in_parallel(tools: ToolRegistry, call: ToolCall) -> bool:
 
 
 async def _after_success(
-    session: ToolPort, tool: Tool, args: dict[str, Any], result: ToolRunResult
+    session: ToolPort, tool: Tool | None, args: dict[str, Any], result: ToolRunResult
 ) -> sm.ToolOutcome:
     """What a successful call changes beyond its result: a todo list for the faces; an
     image file read, shown to a model that takes images; the instruction files
