@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.support.folder_times"]
+
 os.environ["LOOM_ALLOW_MODEL_REQUESTS"] = "0"
 
 # pytest-xdist workers start with COLUMNS=80 whatever the terminal: output that fits its
