@@ -106,9 +106,18 @@ def _root(
 
 
 def build_app() -> typer.Typer:
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(app)
+    _register(COMMAND_MODULES)
     return app
+
+
+def _register(modules: list[str]) -> None:
+    """Give `app` exactly the commands of `modules`. Starting afresh each time keeps a
+    second call in one process (the tests run `loom` in process) from adding every
+    command again."""
+    app.registered_commands.clear()
+    app.registered_groups.clear()
+    for name in modules:
+        importlib.import_module(name).register(app)
 
 
 # Commands that start a session load only their own module: the other command modules
@@ -128,7 +137,7 @@ def run_app(args: list[str]) -> None:
         if not args:  # plain `loom`: the root callback opens the REPL
             app(args=args, prog_name="loom")
         elif args[0] in STANDALONE_COMMANDS and "--help" not in args:
-            importlib.import_module(STANDALONE_COMMANDS[args[0]]).register(app)
+            _register([STANDALONE_COMMANDS[args[0]]])
             app(args=args, prog_name="loom")
         else:
             build_app()(args=args, prog_name="loom")
