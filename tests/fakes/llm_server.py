@@ -80,6 +80,9 @@ from tests.fakes.llm_wire import (
 
 __all__ = ["FakeLlmServer", "FakeToolCall", "RecordedRequest", "Turn", "load_script"]
 
+# How often the serving loop looks for stop(): stop() waits up to this long, once per test.
+_POLL = 0.005
+
 _GEMINI_PATH = re.compile(r"^/v1[a-z0-9]*/models/(?P<model>[^:/]+):(?P<method>\w+)$")
 
 
@@ -308,7 +311,7 @@ class FakeLlmServer:
 
     def start(self) -> FakeLlmServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+                                        kwargs={"poll_interval": _POLL}, daemon=True)
         self._thread.start()
         return self
 
@@ -320,7 +323,7 @@ class FakeLlmServer:
         self._httpd.server_close()
 
     def serve_forever(self) -> None:
-        self._httpd.serve_forever(poll_interval=0.05)
+        self._httpd.serve_forever(poll_interval=_POLL)
 
     def __enter__(self) -> FakeLlmServer:
         return self.start()
