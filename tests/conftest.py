@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.support.folder_times"]
+pytest_plugins = [
+    "tests.support.fixtures",
+    "tests.support.folder_times",
+    "tests.support.mcp",
+]
 
 os.environ["LOOM_ALLOW_MODEL_REQUESTS"] = "0"
 

@@ -11,7 +11,7 @@ import pytest
 from loom._gitsafe import checked_sha, is_sha, run_git
 from loom.checkpoints import CheckpointError, CheckpointStore
 from loom.gitdiff import changes_since
-from tests.tools.test_git import git, make_repo
+from tests.support.git import git, make_repo
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from acp import PROTOCOL_VERSION, RequestError
-from tests.acp.conftest import RecordingClient, acp_agent
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.mcp_client.project_server import define_helper_server
+from tests.support.acp import RecordingClient, acp_agent
+from tests.support.loom_cli import loom
+from tests.support.mcp import BAD_SERVER, define_helper_server
 
 pytestmark = pytest.mark.asyncio
 
@@ -278,7 +278,6 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
 
     from acp.schema import McpServerStdio
 
-    fixture = Path(__file__).parents[1] / "mcp_client" / "bad_server.py"
     server.add(
         Turn(tool_calls=[FakeToolCall("mcp__helper__echo", {"text": "from the editor"})]),
         Turn(text="echoed"),
@@ -286,7 +285,7 @@ async def test_an_mcp_server_given_in_session_new_reaches_the_agent(
     client = RecordingClient(answers=["allow_once"])
     async with acp_agent(server, project, client) as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
-        helper = McpServerStdio(name="helper", command=sys.executable, args=[str(fixture)],
+        helper = McpServerStdio(name="helper", command=sys.executable, args=[str(BAD_SERVER)],
                                 env=[])  # fmt: skip
         session_id = (await conn.new_session(cwd=str(project), mcp_servers=[helper])).session_id
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("echo it")])

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from tests.checkpoints.conftest import git
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.git import git
+from tests.support.loom_cli import loom_in_process
 
 FORMATTER = (
     f"{sys.executable} -c \"import sys; [open(p, 'a').write('# formatted\\\\n') "
@@ -47,7 +47,7 @@ def test_post_tools_hook_runs_on_changed_files_and_the_model_sees_it(
     )
     server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "app.py"})]))
     server.add(Turn(text="done"))
-    done = loom(["run", "-p", "add new.py", "--yes"], project, server)
+    done = loom_in_process(["run", "-p", "add new.py", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "new.py").read_text() == "x = 1\n# formatted\n"
     seen = _tool_results(server, 1)
@@ -66,7 +66,7 @@ def test_post_tools_hook_follows_the_shell_permission_policy(
     )
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "new.py", "content": "y\n"})]))
     server.add(Turn(text="done"))
-    done = loom(["run", "-p", "add new.py"], project, server)  # headless, no --yes
+    done = loom_in_process(["run", "-p", "add new.py"], project, server)  # headless, no --yes
     assert done.returncode == 0, done.stderr
     assert (project / "new.py").read_text() == "y\n"  # the hook did not run
     assert "not run" in _tool_results(server, 1) and "refused shell" in done.stderr
@@ -83,7 +83,7 @@ def test_auto_commit_commits_only_the_turns_files(server: FakeLlmServer, project
     git(project, "-c", "user.name=t", "-c", "user.email=t@e.invalid", "commit", "-qm", "cfg")
     (project / "notes.txt").write_text("my own unfinished work\n")
     _write_turn(server)
-    done = loom(
+    done = loom_in_process(
         ["run", "-p", "Bump app to v2\nwith detail", "--yes", "-o", "json"],
         project,
         server,
@@ -106,7 +106,7 @@ def test_auto_commit_says_so_on_a_detached_head(server: FakeLlmServer, project: 
     git(project, "checkout", "-q", "--detach")
     before = git(project, "rev-parse", "HEAD")
     _write_turn(server)
-    done = loom(["run", "-p", "bump", "--yes", "-o", "stream-json"], project, server)
+    done = loom_in_process(["run", "-p", "bump", "--yes", "-o", "stream-json"], project, server)
     assert done.returncode == 0, done.stderr
     assert git(project, "rev-parse", "HEAD") == before
     assert "HEAD is detached" in done.stdout
@@ -126,7 +126,7 @@ def test_auto_commit_runs_no_hook_or_configured_program(
     git(project, "config", "core.fsmonitor", f"touch {mark}.fsmonitor; false")
     before = git(project, "rev-parse", "HEAD")
     _write_turn(server)
-    done = loom(
+    done = loom_in_process(
         ["run", "-p", "bump", "--yes", "-o", "stream-json"],
         project,
         server,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_chat import PROMPT, saved_thread, spawn
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
+from tests.support.loom_cli import loom_in_process
 
 
 def _write_turn(server: FakeLlmServer, path: str, content: str) -> None:
@@ -140,8 +140,8 @@ def test_loom_show_hides_the_side_branch_unless_all(server: FakeLlmServer, proje
     assert (project / "b.txt").exists()
     child.sendeof()
     thread = saved_thread(child)
-    shown = loom(["show", thread["id"]], project, server)
+    shown = loom_in_process(["show", thread["id"]], project, server)
     assert "first task" in shown.stdout and "second task" not in shown.stdout
     assert "4 rewound message(s)" in shown.stdout
-    everything = loom(["show", "--all", thread["id"]], project, server)
+    everything = loom_in_process(["show", "--all", thread["id"]], project, server)
     assert "second task" in everything.stdout and "side branch" in everything.stdout

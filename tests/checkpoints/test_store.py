@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from loom.checkpoints import CheckpointError, CheckpointStore
-from tests.checkpoints.conftest import git, repo_state, tree_state
+from tests.support.git import git, repo_state, tree_state
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.checkpoints.conftest import repo_state, tree_state
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.git import repo_state, tree_state
+from tests.support.loom_cli import loom_in_process
 
 
 def _agent_changes_three_files(server: FakeLlmServer) -> None:
@@ -45,7 +45,7 @@ def test_undo_restores_every_change_exactly_and_redo_reapplies(
     before_files = tree_state(project)
     before_repo = repo_state(project)
     _agent_changes_three_files(server)
-    done = loom(["run", "-p", "change things", "--yes", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "change things", "--yes", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     thread_id = json.loads(done.stdout)["thread_id"]
     after_files = tree_state(project)
@@ -53,14 +53,14 @@ def test_undo_restores_every_change_exactly_and_redo_reapplies(
     assert after_files["out/new.txt"][0] == b"made\n"
     assert after_files["run.sh"][1] & 0o111 == 0
 
-    undone = loom(["undo"], project, server)
+    undone = loom_in_process(["undo"], project, server)
     assert undone.returncode == 0, undone.stderr
     assert tree_state(project) == before_files  # bytes and modes; out/ is gone again
     assert not (project / "out").exists()
     for path in ("app.py", "notes.txt", "out/new.txt", "run.sh"):
         assert path in undone.stdout
 
-    redone = loom(["redo", "--thread", thread_id[:12]], project, server)
+    redone = loom_in_process(["redo", "--thread", thread_id[:12]], project, server)
     assert redone.returncode == 0, redone.stderr
     assert tree_state(project) == after_files
 
@@ -76,13 +76,13 @@ def test_undo_restores_every_change_exactly_and_redo_reapplies(
 def test_undo_refuses_to_clobber_a_hand_edit(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "app.py", "content": "x\n"})]))
     server.add(Turn(text="Done."))
-    assert loom(["run", "-p", "write", "--yes"], project, server).returncode == 0
+    assert loom_in_process(["run", "-p", "write", "--yes"], project, server).returncode == 0
     (project / "app.py").write_text("my own edit\n")
-    refused = loom(["undo"], project, server)
+    refused = loom_in_process(["undo"], project, server)
     assert refused.returncode == 1
     assert "app.py" in refused.stderr and "--force" in refused.stderr
     assert (project / "app.py").read_text() == "my own edit\n"
-    forced = loom(["undo", "--force"], project, server)
+    forced = loom_in_process(["undo", "--force"], project, server)
     assert forced.returncode == 0, forced.stderr
     assert (project / "app.py").read_text() == "def main():\n    return 1\n"
 
@@ -94,16 +94,16 @@ def test_a_project_that_is_not_a_git_repo(server: FakeLlmServer, tmp_path: Path)
     (root / "build").mkdir()
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "b.txt", "content": "b"})]))
     server.add(Turn(text="ok"))
-    assert loom(["run", "-p", "add b", "--yes"], root, server).returncode == 0
+    assert loom_in_process(["run", "-p", "add b", "--yes"], root, server).returncode == 0
     assert (root / "b.txt").exists()
-    done = loom(["undo"], root, server)
+    done = loom_in_process(["undo"], root, server)
     assert done.returncode == 0, done.stderr
     assert not (root / "b.txt").exists() and (root / "a.txt").read_text() == "a\n"
     assert not (root / ".git").exists()
 
 
 def test_nothing_to_undo_is_a_clear_error(server: FakeLlmServer, project: Path) -> None:
-    done = loom(["undo"], project, server)
+    done = loom_in_process(["undo"], project, server)
     assert done.returncode == 1
     assert "no thread of this project" in done.stderr
 
@@ -117,20 +117,20 @@ def _thread_file(thread_id: str) -> Path:
 def test_gc_doctor_and_turning_checkpoints_off(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="ok"))
-    assert loom(["run", "-p", "write x", "--yes"], project, server).returncode == 0
-    doctor = loom(["doctor"], project, server)
+    assert loom_in_process(["run", "-p", "write x", "--yes"], project, server).returncode == 0
+    doctor = loom_in_process(["doctor"], project, server)
     assert "Checkpoints:" in doctor.stdout and "1 project(s)" in doctor.stdout
-    gc = loom(["checkpoints", "gc", "--keep-days", "0"], project, server)
+    gc = loom_in_process(["checkpoints", "gc", "--keep-days", "0"], project, server)
     assert gc.returncode == 0, gc.stderr
     assert "removed 2 checkpoint(s), kept 0" in gc.stdout
-    gone = loom(["undo"], project, server)
+    gone = loom_in_process(["undo"], project, server)
     assert gone.returncode == 1 and "no longer in the store" in gone.stderr
     assert (project / "x.txt").exists()  # nothing was changed
 
     (project / ".loom.toml").write_text("[checkpoints]\nenabled = false\n")
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "y.txt", "content": "y"})]))
     server.add(Turn(text="ok"))
-    done = loom(["run", "-p", "write y", "--yes", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "write y", "--yes", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     thread = json.loads(_thread_file(json.loads(done.stdout)["thread_id"]).read_text())
     assert "checkpoints" not in thread
@@ -147,9 +147,9 @@ def test_undo_gives_files_back_their_exact_modes(server: FakeLlmServer, project:
     before = tree_state(project)
     command = "rm secret.env && printf 'a = 2\\n' > shared.cfg && printf 'echo\\n' >> tool.sh"
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]), Turn(text="ok"))
-    assert loom(["run", "-p", "change", "--yes"], project, server).returncode == 0
+    assert loom_in_process(["run", "-p", "change", "--yes"], project, server).returncode == 0
     assert not (project / "secret.env").exists()
-    undone = loom(["undo"], project, server)
+    undone = loom_in_process(["undo"], project, server)
     assert undone.returncode == 0, undone.stderr
     assert tree_state(project) == before
     assert (project / "secret.env").stat().st_mode & 0o777 == 0o600
@@ -167,17 +167,17 @@ def test_a_folder_replaced_by_a_file_does_not_break_snapshots_or_undo(
         Turn(tool_calls=[FakeToolCall("file_write", {"path": "later.txt", "content": "l\n"})]),
         Turn(text="ok"),
     )
-    done = loom(["run", "-p", "flatten", "--yes", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "flatten", "--yes", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     # the snapshot before the second tool call worked: it is an ordinary write
     assert "checkpoint" not in json.loads(done.stdout)["result"].lower()
     assert (project / "src").read_text() == "x\n" and (project / "later.txt").exists()
-    undone = loom(["undo"], project, server)
+    undone = loom_in_process(["undo"], project, server)
     assert undone.returncode == 0, undone.stderr
     assert tree_state(project) == before
-    redone = loom(["redo"], project, server)
+    redone = loom_in_process(["redo"], project, server)
     assert redone.returncode == 0, redone.stderr
     assert (project / "src").read_text() == "x\n"
-    forced = loom(["undo", "--force"], project, server)
+    forced = loom_in_process(["undo", "--force"], project, server)
     assert forced.returncode == 0, forced.stderr
     assert tree_state(project) == before

@@ -3,48 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import pexpect
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-PROMPT = "normal ›"
-
-
-def spawn(args: list[str], cwd: Path, server: FakeLlmServer) -> pexpect.spawn:
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        "OPENAI_API_KEY": "test-key",
-        "OPENAI_BASE_URL": server.openai_base_url,
-        "PROMPT_TOOLKIT_NO_CPR": "1",  # nobody answers cursor-position queries in a test pty
-        "TERM": "xterm",
-        "NO_COLOR": "1",
-    }
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "loom", *args],
-        cwd=str(cwd),
-        env=env,
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(40, 200),
-        logfile=open(os.environ.get("CHAT_LOG", os.devnull), "a"),
-    )
-
-
-def saved_thread(child: pexpect.spawn) -> dict:
-    child.expect(r"Thread saved: (T-[0-9a-f-]+)")
-    thread_id = child.match.group(1)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
-    return json.loads(path.read_text())
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
+from tests.support.loom_cli import loom_in_process
 
 
 def test_chat_streams_asks_permission_and_runs_slash_commands(
@@ -189,7 +153,7 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
 
 def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="first"))
-    first = loom(["run", "-p", "remember 7", "-o", "json"], project, server)
+    first = loom_in_process(["run", "-p", "remember 7", "-o", "json"], project, server)
     assert first.returncode == 0, first.stderr
     thread_id = json.loads(first.stdout)["thread_id"]
     server.add(Turn(text="it was 7"))
@@ -246,7 +210,7 @@ def test_repl_reads_piped_stdin(server: FakeLlmServer, project: Path) -> None:
     """Without a terminal the REPL reads lines (and permission answers) from stdin."""
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "p.txt", "content": "P"})]))
     server.add(Turn(text="ok wrote"))
-    done = loom([], project, server, "write p\na\n/history\n")
+    done = loom_in_process([], project, server, "write p\na\n/history\n")
     assert done.returncode == 0, done.stderr
     assert (project / "p.txt").read_text() == "P"
     assert "→ allow always" in done.stdout and "loom: ok wrote" in done.stdout

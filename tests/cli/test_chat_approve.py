@@ -7,9 +7,9 @@ import json
 import os
 from pathlib import Path
 
-from tests.cli.test_chat import PROMPT, saved_thread, spawn
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
+from tests.support.loom_cli import loom_in_process
 
 
 def call(name: str, **arguments: object) -> Turn:
@@ -76,6 +76,6 @@ def test_the_question_shows_the_change_the_command_and_the_grant(
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return b + a\n"
     assert not (project / "long.txt").exists()
 
-    listed = loom(["permissions", "list", "--json"], project, server)
+    listed = loom_in_process(["permissions", "list", "--json"], project, server)
     grants = {(g["scope_kind"], g["scope"]) for g in json.loads(listed.stdout)}
     assert grants == {("prefix", "python3 -m pytest"), ("prefix", "python3 build.py")}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from tests.cli.test_chat import PROMPT, saved_thread, spawn
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
 
 QUESTION = r"\[n\] deny"
 # Keys that do not answer: the question stays and says which keys do.

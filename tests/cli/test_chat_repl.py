@@ -7,10 +7,10 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.cli.test_chat import PROMPT, saved_thread, spawn
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.mcp_client.project_server import define_helper_server
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
+from tests.support.loom_cli import loom_in_process
+from tests.support.mcp import define_helper_server
 
 PLAN = {
     "summary": "Add a greeting module",
@@ -68,7 +68,7 @@ def test_continue_opens_the_newest_thread_of_this_project(
     other.mkdir()
     server.add(Turn(text="older answer"), Turn(text="newer answer"), Turn(text="elsewhere"))
     for prompt, where in (("older", project), ("newer", project), ("other", other)):
-        assert loom(["run", "-p", prompt], where, server).returncode == 0
+        assert loom_in_process(["run", "-p", prompt], where, server).returncode == 0
     server.add(Turn(text="carried on"))
     child = spawn(["-c"], project, server)
     child.expect(r"you: \S*newer")  # this project's newest, not the other folder's
@@ -91,8 +91,8 @@ def test_continue_opens_the_newest_thread_of_this_project(
 
 def test_resume_without_an_id_picks_from_a_list(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="about apples"), Turn(text="about pears"))
-    assert loom(["run", "-p", "tell me about apples"], project, server).returncode == 0
-    assert loom(["run", "-p", "tell me about pears"], project, server).returncode == 0
+    assert loom_in_process(["run", "-p", "tell me about apples"], project, server).returncode == 0
+    assert loom_in_process(["run", "-p", "tell me about pears"], project, server).returncode == 0
     server.add(Turn(text="back to apples"))
     child = spawn(["resume"], project, server)
     child.expect("Resume which thread")
@@ -109,7 +109,7 @@ def test_resume_without_an_id_picks_from_a_list(server: FakeLlmServer, project: 
     child.sendeof()
     saved_thread(child)
 
-    piped = loom(["resume"], project, server)
+    piped = loom_in_process(["resume"], project, server)
     assert piped.returncode == 2 and "give a thread ID" in piped.stderr
 
 

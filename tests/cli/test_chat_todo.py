@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.cli.test_chat import PROMPT, saved_thread, spawn
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
 
 
 def item(mark: str, text: str) -> str:

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.store.helpers import make_thread
+from tests.support.loom_cli import Done, loom_in_process
+from tests.support.threads import make_thread
 
 from loom.core.ids import new_thread_id
 from loom.paths import LoomPaths
@@ -26,10 +27,10 @@ from loom.store.serialize import thread_to_bytes
 LOOM = [sys.executable, "-m", "loom"]
 
 
-def loom(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [*LOOM, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy()
-    )
+def loom(*args: str) -> Done:
+    """`loom ARGS` in this process (a traceback would fail the test right there); the
+    tests about processes (worker processes, signals) start `python -m loom` themselves."""
+    result = loom_in_process(list(args), Path.cwd(), None)
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     return result
 
@@ -164,7 +165,7 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
     # the damage, `loom doctor --repair` leaves a sound database holding every thread.
     said = []
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(*args: str) -> Done:
         result = loom(*args)
         said.append(result.stdout + result.stderr)
         return result
@@ -283,8 +284,8 @@ def test_show_folds_large_contents(role: str) -> None:
 
 @pytest.mark.parametrize("where", ["LOOM_HOME", "XDG_CONFIG_HOME"])
 def test_errors_name_the_config_file_where_it_really_is(where: str, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("LOOM_HOME", None)
+    env = {key: "" for key in os.environ if key.endswith("_API_KEY")}  # "": unset
+    env["LOOM_HOME"] = ""
     if where == "LOOM_HOME":
         env["LOOM_HOME"] = str(tmp_path / "home")
         config = tmp_path / "home" / "config" / "config.toml"
@@ -293,26 +294,14 @@ def test_errors_name_the_config_file_where_it_really_is(where: str, tmp_path: Pa
         env["XDG_DATA_HOME"] = str(tmp_path / "data")
         env["XDG_STATE_HOME"] = str(tmp_path / "state")
         config = tmp_path / "xdg" / "loom" / "config.toml"
-    missing_key = subprocess.run(
-        [*LOOM, "run", "--model", "openai:gpt-4o", "-p", "hi"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
+    missing_key = loom_in_process(
+        ["run", "--model", "openai:gpt-4o", "-p", "hi"], tmp_path, None, **env
     )
     assert missing_key.returncode != 0 and "Traceback" not in missing_key.stderr
     assert str(config) in missing_key.stderr and "~/.config" not in missing_key.stderr
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("[model\ndefault = ")
-    broken = subprocess.run(
-        [*LOOM, "run", "-p", "hi"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
+    broken = loom_in_process(["run", "-p", "hi"], tmp_path, None, **env)
     assert broken.returncode != 0 and "Traceback" not in broken.stderr
     assert str(config) in broken.stderr, broken.stderr
 
@@ -426,13 +415,12 @@ def test_a_lone_surrogate_from_the_model_never_breaks_saving(half: str, tmp_path
         server.add(Turn(text=["before ", half, " after"]))  # cut mid-emoji between chunks
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": f"a{half}.txt"})]))
         server.add(Turn(text="second answer \ud83d"))
-        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
-        command = [*LOOM, "--model", "openai:gpt-4o", "run", "-o", "json", "-p", "hi"]
-        first = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+        command = ["--model", "openai:gpt-4o", "run", "-o", "json", "-p", "hi"]
+        first = loom_in_process(command, tmp_path, server)
         assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr[-2000:]
         thread_id = json.loads(first.stdout)["thread_id"]
-        again = [*LOOM, "--model", "openai:gpt-4o", "run", "-r", thread_id, "-p", "more"]
-        second = subprocess.run(again, capture_output=True, text=True, env=env, cwd=tmp_path)
+        again = ["--model", "openai:gpt-4o", "run", "-r", thread_id, "-p", "more"]
+        second = loom_in_process(again, tmp_path, server)
         assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr[-2000:]
     raw = (LoomPaths.from_env().threads_dir / f"{thread_id}.json").read_bytes()
     raw.decode("utf-8")  # strict: the file is valid UTF-8

@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom_in_process
 
 
 def log_call(**arguments: object) -> FakeToolCall:
@@ -64,7 +64,7 @@ def test_a_second_run_sees_what_the_first_decided(server: FakeLlmServer, project
         ),
         Turn(text="Logged."),
     )
-    first = loom(["run", "-p", "plan the login fix", "-o", "json"], project, server)
+    first = loom_in_process(["run", "-p", "plan the login fix", "-o", "json"], project, server)
     assert first.returncode == 0, first.stderr
     result = json.loads(first.stdout)
     saved = thread_file(result["thread_id"])
@@ -83,7 +83,7 @@ def test_a_second_run_sees_what_the_first_decided(server: FakeLlmServer, project
     assert all(not m.get("is_error") for m in tool_results), tool_results
 
     server.add(Turn(text="I see the earlier plan."))
-    second = loom(["run", "-p", "carry on"], project, server)
+    second = loom_in_process(["run", "-p", "carry on"], project, server)
     assert second.returncode == 0, second.stderr
     request = server.requests[-1].json
     system = json.dumps(request.get("system"))
@@ -102,7 +102,7 @@ def test_bad_calls_are_tool_errors_that_say_how(server: FakeLlmServer, project: 
         ),
         Turn(text="ok"),
     )
-    done = loom(["run", "-p", "log badly", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "log badly", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     saved = thread_file(json.loads(done.stdout)["thread_id"])
     errors = [m["content"] for m in saved["conversation"]["messages"] if m["role"] == "tool"]
@@ -133,7 +133,7 @@ def test_commands_list_show_pulse_narrative_export(server: FakeLlmServer, projec
         ),
         Turn(text="ok"),
     )
-    done = loom(["run", "-p", "x", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "x", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     thread_id = json.loads(done.stdout)["thread_id"]
 
@@ -226,14 +226,14 @@ def test_a_confidence_drop_marks_dependants_and_tells_the_session(
         ),
         Turn(text="logged"),
     )
-    assert loom(["run", "-p", "x"], project, server).returncode == 0
+    assert loom_in_process(["run", "-p", "x"], project, server).returncode == 0
     base = json.loads(run_cmd(["decisions", "--json"], project).stdout)[-1]
     assert base["title"] == "Use SQLite"
     server.add(
         Turn(tool_calls=[log_call(node_id=base["id"], confidence=20, rationale="NFS locks")]),
         Turn(text="noted"),
     )
-    done = loom(["run", "-p", "y", "-o", "stream-json"], project, server)
+    done = loom_in_process(["run", "-p", "y", "-o", "stream-json"], project, server)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     tool_results = [e for e in events if "now uncertain" in json.dumps(e)]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer
+from tests.support.loom_cli import loom
 
 from loom.core.errors import BadInput, LoomError, NotFound, SetupError
 

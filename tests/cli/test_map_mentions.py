@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom_in_process
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def repo_map(request: object) -> str:
 
 
 def run(project: Path, server: FakeLlmServer, prompt: str) -> None:
-    done = loom(["run", "-p", prompt, "--yes"], project, server, LOOM_MAP_TOKENS="80")
+    done = loom_in_process(["run", "-p", prompt, "--yes"], project, server, LOOM_MAP_TOKENS="80")
     assert done.returncode == 0, done.stderr
 
 

@@ -9,36 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.cli.conftest import Done, provider_env
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def loom(
-    args: list[str], cwd: Path, server: FakeLlmServer, stdin: str | None = None, **env: str
-) -> subprocess.CompletedProcess[str]:
-    """The real console entry point, in a subprocess (other parts' tests use this too)."""
-    environ = {**os.environ, **provider_env(server)}
-    for key, value in env.items():
-        if value:
-            environ[key] = value
-        else:
-            environ.pop(key, None)
-    return subprocess.run(
-        [sys.executable, "-m", "loom", *args],
-        cwd=cwd,
-        env=environ,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from tests.support.loom_cli import loom, loom_in_process, provider_env
 
 
 def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
@@ -63,40 +38,40 @@ def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path)
 
 
 def test_model_flag_and_openai(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="from openai"))
-    done = cli(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
+    done = loom_in_process(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
 
 
 def test_root_model_option_applies_to_run(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="ok"))
-    done = cli(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
+    done = loom_in_process(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-5"
 
 
 def test_project_config_picks_the_model(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-4.1"\n[typo]\nx = 1\n')
     server.add(Turn(text="ok"))
-    done = cli(["run", "-p", "hi"], project, server)
+    done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-4.1"
     assert "unknown config key 'typo'" in done.stderr
 
 
 def test_without_yes_a_write_is_refused_and_reported(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="I could not write it."))
-    done = cli(["run", "-p", "write x", "--output-format", "json"], project, server)
+    done = loom_in_process(["run", "-p", "write x", "--output-format", "json"], project, server)
     assert done.returncode == 0, done.stderr
     assert not (project / "x.txt").exists()
     assert "refused file_write" in done.stderr and "--yes" in done.stderr
@@ -109,42 +84,45 @@ def test_without_yes_a_write_is_refused_and_reported(
 
 
 def test_auto_approve_from_config_allows_without_yes(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
     write = FakeToolCall("file_write", {"path": "x.txt", "content": "x"})
     server.add(Turn(tool_calls=[write]), Turn(text="refused"))
-    untrusted = cli(["run", "-p", "write x"], project, server)  # a project's own permission
+    # a project's own permission
+    untrusted = loom_in_process(["run", "-p", "write x"], project, server)
     assert untrusted.returncode == 0, untrusted.stderr
     assert not (project / "x.txt").exists() and "refused file_write" in untrusted.stderr
     (said,) = [line for line in untrusted.stderr.splitlines() if "not trusted" in line]
     assert "ignored permissions.auto_approve (.loom.toml)" in said and "loom trust" in said
-    trusted = cli(["trust", "--yes"], project, server)
+    trusted = loom_in_process(["trust", "--yes"], project, server)
     assert trusted.returncode == 0 and "Trusted" in trusted.stdout, trusted.stderr
     server.add(Turn(tool_calls=[write]), Turn(text="written"))
-    done = cli(["run", "-p", "write x"], project, server)
+    done = loom_in_process(["run", "-p", "write x"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "x.txt").read_text() == "x" and "not trusted" not in done.stderr
 
 
 def test_dangerous_command_is_refused_even_with_yes(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf /"})]))
     server.add(Turn(text="refused"))
-    done = cli(["run", "-p", "wipe", "--yes"], project, server)
+    done = loom_in_process(["run", "-p", "wipe", "--yes"], project, server)
     assert done.returncode == 0
     assert "refused shell" in done.stderr and "dangerous" in done.stderr
 
 
 @pytest.mark.parametrize("limit", [1, 2])
 def test_max_turns(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path, limit: int
+    server: FakeLlmServer, project: Path, limit: int
 ) -> None:
     for _ in range(4):
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="summary"))
-    done = cli(["run", "-p", "loop", "--max-turns", str(limit), "-o", "json"], project, server)
+    done = loom_in_process(
+        ["run", "-p", "loop", "--max-turns", str(limit), "-o", "json"], project, server
+    )
     assert done.returncode == 1
     result = json.loads(done.stdout)
     assert result["subtype"] == "error_max_turns" and result["is_error"] is True
@@ -154,13 +132,17 @@ def test_max_turns(
 
 
 def test_resume_continues_the_thread(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="first answer"))
-    first = json.loads(cli(["run", "-p", "first", "-o", "json"], project, server).stdout)
+    first = json.loads(loom_in_process(
+        ["run", "-p", "first", "-o", "json"], project, server
+    ).stdout)
     server.add(Turn(text="second answer"))
     prefix = first["thread_id"][:12]
-    done = cli(["run", "--resume", prefix, "-p", "second", "-o", "json"], project, server)
+    done = loom_in_process(
+        ["run", "--resume", prefix, "-p", "second", "-o", "json"], project, server
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["thread_id"] == first["thread_id"]
     sent = [json.dumps(m["content"]) for m in server.requests[1].json["messages"]]
@@ -178,14 +160,14 @@ def test_resume_continues_the_thread(
     ],
 )
 def test_bad_input_is_one_clear_line(
-    cli: Callable[..., Done],
+
     server: FakeLlmServer,
     project: Path,
     args: list[str],
     env: dict[str, str],
     message: str,
 ) -> None:
-    done = cli(["run", "-p", "hi", *args], project, server, **env)
+    done = loom_in_process(["run", "-p", "hi", *args], project, server, **env)
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1
@@ -193,19 +175,19 @@ def test_bad_input_is_one_clear_line(
 
 
 def test_bad_config_file_is_reported(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text("[shell]\ntimeout = 'soon'\n")
-    done = cli(["run", "-p", "hi"], project, server)
+    done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 1
     assert ".loom.toml:2" in done.stderr and "shell.timeout" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_unreachable_endpoint(
-    cli: Callable[..., Done], project: Path, server: FakeLlmServer
+    project: Path, server: FakeLlmServer
 ) -> None:
-    done = cli(
+    done = loom_in_process(
         ["run", "-p", "hi", "-o", "json"],
         project,
         server,
@@ -218,10 +200,10 @@ def test_unreachable_endpoint(
 
 
 def test_usage_errors_exit_2(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
-    assert cli(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
-    assert cli(["run", "-p", "  "], project, server).returncode == 2
+    assert loom_in_process(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
+    assert loom_in_process(["run", "-p", "  "], project, server).returncode == 2
 
 
 def _thread_file(thread_id: str) -> Path:
@@ -257,12 +239,14 @@ def test_sigint_ends_the_run_with_the_thread_saved(server: FakeLlmServer, projec
 
 
 def test_resume_with_prompt_continues_headlessly(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="noted"))
-    first = json.loads(cli(["run", "-p", "remember 7", "-o", "json"], project, server).stdout)
+    first = json.loads(loom_in_process(
+        ["run", "-p", "remember 7", "-o", "json"], project, server
+    ).stdout)
     server.add(Turn(text="it was 7"))
-    done = cli(["resume", first["thread_id"], "-p", "what was it?"], project, server)
+    done = loom_in_process(["resume", first["thread_id"], "-p", "what was it?"], project, server)
     assert done.returncode == 0, done.stderr
     assert f"Resuming thread: {first['thread_id']}" in done.stderr  # a header, as run -r
     assert done.stdout == "it was 7\n"
@@ -274,11 +258,11 @@ def test_resume_with_prompt_continues_headlessly(
 
 
 def test_verbose_shows_tool_activity_on_stderr(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="Looking.", tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="It says one."))
-    done = cli(["run", "-p", "read notes", "--verbose"], project, server)
+    done = loom_in_process(["run", "-p", "read notes", "--verbose"], project, server)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "It says one.\n"
     assert "● file_read notes.txt" in done.stderr and "⎿" in done.stderr
@@ -286,10 +270,12 @@ def test_verbose_shows_tool_activity_on_stderr(
 
 
 def test_garbage_from_the_provider_is_a_clear_error(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(garbage="<html>502 Bad Gateway</html>"))
-    done = cli(["run", "-p", "hi", "-o", "stream-json"], project, server, LOOM_MAX_RETRIES="0")
+    done = loom_in_process(
+        ["run", "-p", "hi", "-o", "stream-json"], project, server, LOOM_MAX_RETRIES="0"
+    )
     assert done.returncode == 1
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["type"] == "result" and last["subtype"] == "error_during_execution"
@@ -297,7 +283,7 @@ def test_garbage_from_the_provider_is_a_clear_error(
 
 
 def test_unknown_tool_and_bad_arguments_go_back_to_the_model(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(
         Turn(
@@ -308,7 +294,7 @@ def test_unknown_tool_and_bad_arguments_go_back_to_the_model(
         )
     )
     server.add(Turn(text="Sorry, I will use the right tools."))
-    done = cli(["run", "-p", "go", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "go", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     results = [m for m in server.requests[1].json["messages"] if m["role"] == "user"][-1]
     errors = [block for block in results["content"] if block["type"] == "tool_result"]
@@ -335,22 +321,24 @@ def test_a_reader_that_leaves_stops_the_run_quietly(server: FakeLlmServer, proje
 
 
 def test_bad_model_from_config_points_at_config(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "claude-sonnet"\n')
-    done = cli(["run", "-p", "hi"], project, server)
+    done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "has no provider" in done.stderr and "loom config" in done.stderr
 
 
 def test_json_cost_is_null_for_a_model_with_no_known_price(
-    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path
 ) -> None:
     server.add(Turn(text="priced"))
-    done = cli(["run", "-p", "hi", "-o", "json"], project, server)
+    done = loom_in_process(["run", "-p", "hi", "-o", "json"], project, server)
     assert json.loads(done.stdout)["total_cost_usd"] > 0  # claude-sonnet-4-6 has a price
     server.add(Turn(text="unpriced"))
-    done = cli(["run", "-p", "hi", "-o", "json", "-m", "openai:my-local-model"], project, server)
+    done = loom_in_process(
+        ["run", "-p", "hi", "-o", "json", "-m", "openai:my-local-model"], project, server
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "unpriced" and result["total_cost_usd"] is None

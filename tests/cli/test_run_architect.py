@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom_in_process
 
 PLAN = {
     "summary": "Add a module",
@@ -20,7 +20,7 @@ def test_architect_plans_then_the_editor_writes(server: FakeLlmServer, project: 
     write = FakeToolCall("file_write", {"path": "a.py", "content": "A = 1\n"})
     server.add(Turn(tool_calls=[write]))
     server.add(Turn(text="Created a.py."))
-    done = loom(
+    done = loom_in_process(
         ["run", "--architect", "--yes", "-p", "add module a", "-o", "stream-json"], project, server
     )
     assert done.returncode == 0, done.stderr
@@ -37,6 +37,6 @@ def test_architect_plans_then_the_editor_writes(server: FakeLlmServer, project: 
 
 def test_without_the_flag_the_normal_loop_runs(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="plain answer"))
-    done = loom(["run", "-p", "hi"], project, server)
+    done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 0 and done.stdout.strip() == "plain answer"
     assert server.requests[0].json["model"] == "claude-sonnet-4-6"

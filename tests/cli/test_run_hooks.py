@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.conftest import Done
-from tests.cli.test_run_instructions import system_of, tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import Done
+from tests.support.wire import system_of, tool_results
 
 SCRIPT = Path(__file__).resolve().parents[1] / "hooks" / "hook_script.py"
 

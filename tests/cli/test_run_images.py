@@ -9,27 +9,15 @@ import base64
 import hashlib
 import json
 import os
-import struct
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import Done
-from tests.cli.test_run_instructions import tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.images import png
+from tests.support.loom_cli import Done
+from tests.support.wire import tool_results
 
 from loom.core.images import MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE
-
-
-def png(width: int = 4, height: int = 3, seed: int = 0) -> bytes:
-    """A real, valid PNG."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)  # fmt: skip
-    rows = b"".join(b"\x00" + bytes([seed % 256, 0, 0]) * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
-            + chunk(b"IEND", b""))  # fmt: skip
 
 
 def thread_of(done: Done) -> dict:

@@ -8,34 +8,12 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from tests.cli.conftest import Done
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import Done
+from tests.support.wire import system_of, tool_results
 
 from loom.prompts import base_prompt
-
-
-def system_of(request: Any) -> str:
-    body = request.json
-    if request.format == "anthropic":
-        system = body.get("system", "")
-        return system if isinstance(system, str) else "".join(b["text"] for b in system)
-    if request.format == "openai":
-        return "".join(m["content"] for m in body["messages"] if m["role"] in ("system",
-                                                                               "developer"))
-    return "".join(p["text"] for p in body["systemInstruction"]["parts"])
-
-
-def tool_results(request: Any) -> list[str]:
-    found = []
-    for message in request.json.get("messages", []):
-        content = message.get("content")
-        if message.get("role") == "tool":
-            found.append(content if isinstance(content, str) else json.dumps(content))
-        elif isinstance(content, list):
-            found += [str(b.get("content")) for b in content if b.get("type") == "tool_result"]
-    return found
 
 
 def test_agents_md_and_environment_reach_the_model(

@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import Done
-from tests.cli.test_run_instructions import tool_results
-from tests.cli.test_run_tools_harness import lines, thread_file
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import Done, lines
+from tests.support.threads import thread_file
+from tests.support.wire import tool_results
 
 
 def test_read_only_calls_run_together_writes_stay_in_order(

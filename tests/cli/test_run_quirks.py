@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.cli.conftest import Done
-from tests.cli.test_run_instructions import tool_results
-from tests.cli.test_run_tools_harness import lines, thread_file
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import Done, lines
+from tests.support.threads import thread_file
+from tests.support.wire import tool_results
 
 MODELS = ["anthropic:claude-sonnet-4-6", "openai:gpt-5"]
 

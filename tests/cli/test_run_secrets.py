@@ -12,8 +12,8 @@ import json
 import os
 from pathlib import Path
 
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom_in_process
 
 KEYS = {
     "ANTHROPIC_API_KEY": "sk-ant-test-4f1c9e2b7a55d0c3",
@@ -36,7 +36,7 @@ def _run_env_call(
 ) -> tuple[dict, str]:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]))
     server.add(Turn(text="done"))
-    done = loom(
+    done = loom_in_process(
         ["run", "-p", "show the environment", "--yes", "--output-format", "json", *flags],
         project,
         server,
@@ -78,7 +78,9 @@ def test_a_key_read_from_a_file_is_masked(server: FakeLlmServer, project: Path) 
     (project / ".env").write_text(f"OPENAI_API_KEY={KEYS['OPENAI_API_KEY']}\n")
     server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": ".env"})]))
     server.add(Turn(text="read it"))
-    done = loom(["run", "-p", "read .env", "--output-format", "json"], project, server, **KEYS)
+    done = loom_in_process(
+        ["run", "-p", "read .env", "--output-format", "json"], project, server, **KEYS
+    )
     assert done.returncode == 0, done.stderr
     thread = _thread(json.loads(done.stdout)["thread_id"])
     follow_up = json.dumps(server.requests[1].json)

@@ -9,10 +9,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import Done
-from tests.cli.test_chat import PROMPT, spawn
-from tests.cli.test_run_instructions import tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, spawn
+from tests.support.loom_cli import Done
+from tests.support.wire import tool_results
 
 
 def write(path: Path, text: str) -> Path:

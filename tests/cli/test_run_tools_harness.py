@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.cli.conftest import Done
-from tests.cli.test_run_instructions import tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-
-def thread_file(thread_id: str) -> dict:
-    path = next(Path(os.environ["LOOM_HOME"]).rglob(f"{thread_id}.json"))
-    return json.loads(path.read_text())
-
-
-def lines(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
+from tests.support.loom_cli import Done, lines
+from tests.support.threads import thread_file
+from tests.support.wire import tool_results
 
 PLAN = [
     {"content": "Read the code", "status": "completed"},

@@ -10,7 +10,7 @@ import types
 from pathlib import Path
 
 import pytest
-from tests.store.helpers import make_thread
+from tests.support.threads import make_thread
 
 from loom.__main__ import main
 from loom.core.ids import new_thread_id

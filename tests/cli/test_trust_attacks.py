@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom
 
 from loom.paths import LoomPaths
 
@@ -276,7 +276,7 @@ def test_loom_trust_show_revoke(server: FakeLlmServer, project: Path) -> None:
 def test_a_custom_command_symlinked_out_of_the_project_is_not_sent(
     server: FakeLlmServer, project: Path, tmp_path: Path
 ) -> None:
-    from tests.cli.test_chat import PROMPT, spawn
+    from tests.support.chat_pty import PROMPT, spawn
 
     secret = tmp_path / "id_rsa"
     secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- marker-secret\n")
@@ -302,7 +302,7 @@ def test_a_custom_command_symlinked_out_of_the_project_is_not_sent(
 def test_the_repl_asks_once_and_a_yes_applies_the_projects_settings(
     server: FakeLlmServer, project: Path
 ) -> None:
-    from tests.cli.test_chat import PROMPT, spawn
+    from tests.support.chat_pty import PROMPT, spawn
 
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["shell"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "touch RAN"})]))
@@ -329,7 +329,7 @@ def test_the_repl_asks_once_and_a_yes_applies_the_projects_settings(
 def test_the_repl_in_a_home_folder_says_so_and_asks(
     server: FakeLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.cli.test_chat import spawn
+    from tests.support.chat_pty import spawn
 
     home = tmp_path / "home"
     home.mkdir()

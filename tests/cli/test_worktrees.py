@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.cli.conftest import Done
-from tests.cli.test_chat import PROMPT, spawn
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, spawn
+from tests.support.loom_cli import Done
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",

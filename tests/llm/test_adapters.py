@@ -16,7 +16,7 @@ from loom.llm.base import (
     invalid_arguments_text,
 )
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.llm.conftest import PROVIDERS, provider_for
+from tests.support.providers import PROVIDERS, provider_for
 
 READ_SPEC = ToolSpec("file_read", "Read a file.", {
     "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})

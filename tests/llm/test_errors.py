@@ -10,7 +10,8 @@ from loom.llm.guard import ModelRequestBlocked
 from loom.llm.registry import create_provider
 from loom.llm.retry import RetryPolicy
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.llm.conftest import PROVIDERS, closed_port, provider_for
+from tests.support.net import free_port
+from tests.support.providers import PROVIDERS, provider_for
 
 REQUEST = LlmRequest(model="test-model", messages=[UserMessage(content="hi")])
 
@@ -69,7 +70,7 @@ async def test_garbage_body_is_a_clear_error(name: str, turn: Turn, server: Fake
 
 @pytest.mark.parametrize("name", PROVIDERS)
 async def test_unreachable_endpoint_is_transient_and_says_where(name: str) -> None:
-    port = closed_port()
+    port = free_port()  # nothing listens there
     suffix = "/v1" if name.startswith("openai") else ""
     provider = create_provider(name, api_key="k", base_url=f"http://127.0.0.1:{port}{suffix}")
     with pytest.raises(LlmError) as caught:

@@ -19,7 +19,7 @@ from loom.core.messages import (
 from loom.llm import clients
 from loom.llm.base import LlmRequest, collect
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.llm.conftest import PROVIDERS, provider_for
+from tests.support.providers import PROVIDERS, provider_for
 
 
 def _turn(n: int) -> list[Message]:

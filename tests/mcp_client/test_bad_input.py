@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 
-from tests.mcp_client.conftest import bad_server, call
+from tests.support.mcp import bad_server, call
 
 
 async def test_entry_with_neither_command_nor_url(open_hub, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from loom.cli.app import build_app
 from loom.config import load_config
 from loom.mcp_client import ApprovalStore, load_server_specs, session_specs
 from loom.paths import LoomPaths
-from tests.mcp_client.conftest import BAD_SERVER
+from tests.support.mcp import BAD_SERVER
 
 
 @pytest.fixture

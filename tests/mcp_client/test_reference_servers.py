@@ -10,11 +10,10 @@ from pathlib import Path
 import psutil
 
 from loom.paths import LoomPaths
-from tests.cli.conftest import project, server  # noqa: F401 - fixtures
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.fakes.npm_tools import npm_bin
-from tests.mcp_client.conftest import call
+from tests.support.loom_cli import loom_in_process
+from tests.support.mcp import call
 
 
 def _thread(thread_id: str) -> dict:
@@ -33,16 +32,18 @@ def _tool_results(request) -> list[str]:
 
 
 def test_run_calls_server_everything_and_the_result_reaches_model_and_thread(
-    server: FakeLlmServer,  # noqa: F811
-    project: Path,  # noqa: F811
+    server: FakeLlmServer,
+    project: Path,
 ) -> None:
     everything = npm_bin("mcp-server-everything")
-    added = loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    added = loom_in_process(["mcp", "add", "everything", "--", str(everything)], project, server)
     assert added.returncode == 0, added.stderr
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["mcp__everything__*"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "hi mcp"})]))
     server.add(Turn(text="the server said hi"))
-    done = loom(["run", "-p", "echo something", "-o", "json", "--trust"], project, server)
+    done = loom_in_process(
+        ["run", "-p", "echo something", "-o", "json", "--trust"], project, server
+    )
     assert done.returncode == 0, done.stderr
     first, second = server.requests
     offered = {tool["name"]: tool for tool in first.json["tools"]}
@@ -56,8 +57,8 @@ def test_run_calls_server_everything_and_the_result_reaches_model_and_thread(
 
 
 def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
-    server: FakeLlmServer,  # noqa: F811
-    project: Path,  # noqa: F811
+    server: FakeLlmServer,
+    project: Path,
 ) -> None:
     filesystem = npm_bin("mcp-server-filesystem")
     (project / "notes.txt").write_text("project notes\n")
@@ -68,7 +69,7 @@ def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
     user_config.parent.mkdir(parents=True, exist_ok=True)
     user_config.write_text('[permissions]\nauto_approve = ["mcp__fs__*"]\n')
     server.add(Turn(text="no tools yet"))
-    before = loom(["run", "-p", "hi"], project, server)
+    before = loom_in_process(["run", "-p", "hi"], project, server)
     assert before.returncode == 0, before.stderr
     assert "MCP server 'fs' not started" in before.stderr
     assert "loom mcp approve fs" in before.stderr
@@ -76,42 +77,43 @@ def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
         t for t in server.requests[0].json.get("tools", []) if t["name"].startswith("mcp__")
     ]
 
-    approved = loom(["mcp", "approve", "fs"], project, server)
+    approved = loom_in_process(["mcp", "approve", "fs"], project, server)
     assert approved.returncode == 0 and "Approved" in approved.stdout, approved.stderr
     assert f"runs: {filesystem} {project}" in approved.stdout  # what was approved, in full
     read = FakeToolCall("mcp__fs__read_text_file", {"path": str(project / "notes.txt")})
     server.add(Turn(tool_calls=[read]), Turn(text="read it"))
-    after = loom(["run", "-p", "read the notes"], project, server)  # approved, not trusted
+    # approved, not trusted
+    after = loom_in_process(["run", "-p", "read the notes"], project, server)
     assert after.returncode == 0, after.stderr
     assert "not started" not in after.stderr
     assert any("project notes" in result for result in _tool_results(server.requests[2]))
 
 
 def test_mcp_tools_ask_by_default(
-    server: FakeLlmServer,  # noqa: F811
-    project: Path,  # noqa: F811
+    server: FakeLlmServer,
+    project: Path,
 ) -> None:
     everything = npm_bin("mcp-server-everything")
-    loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    loom_in_process(["mcp", "add", "everything", "--", str(everything)], project, server)
     server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "x"})]))
     server.add(Turn(text="refused"))
-    done = loom(["run", "-p", "echo"], project, server)
+    done = loom_in_process(["run", "-p", "echo"], project, server)
     assert done.returncode == 0, done.stderr
     assert "refused mcp__everything__echo" in done.stderr
 
 
 def test_deny_rule_wins_over_auto_approve(
-    server: FakeLlmServer,  # noqa: F811
-    project: Path,  # noqa: F811
+    server: FakeLlmServer,
+    project: Path,
 ) -> None:
     everything = npm_bin("mcp-server-everything")
-    loom(["mcp", "add", "everything", "--", str(everything)], project, server)
+    loom_in_process(["mcp", "add", "everything", "--", str(everything)], project, server)
     (project / ".loom.toml").write_text(
         '[permissions]\nauto_approve = ["mcp__everything__*"]\ndeny = ["mcp__everything__echo"]\n'
     )
     server.add(Turn(tool_calls=[FakeToolCall("mcp__everything__echo", {"message": "x"})]))
     server.add(Turn(text="refused"))
-    done = loom(["run", "-p", "echo", "--yes"], project, server)
+    done = loom_in_process(["run", "-p", "echo", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert "refused mcp__everything__echo" in done.stderr and "denied by rule" in done.stderr
 

@@ -13,7 +13,7 @@ import psutil
 from loom.config import load_config
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import SessionSpec, Workspace
-from tests.mcp_client.conftest import BAD_SERVER
+from tests.support.mcp import BAD_SERVER
 
 
 def _servers_of_this_process() -> list[psutil.Process]:

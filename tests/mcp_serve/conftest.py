@@ -1,3 +1,14 @@
-"""The MCP client fixtures, for tests that pair Loom's client with its server."""
+"""The project `loom mcp serve` serves in these tests: a git folder with `a.txt`."""
 
-from tests.mcp_client.conftest import open_hub  # noqa: F401 - fixture
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.git import init_repo
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "proj", {"a.txt": "hello from a\n"})

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.mcp_client.conftest import call
-from tests.mcp_serve.test_serve import _free_port, _serve_http, proj  # noqa: F401
+from tests.support.mcp import call, serve_http
+from tests.support.net import free_port
 
 
-async def test_http_server_tools_headers_and_reconnect(open_hub, proj: Path) -> None:  # noqa: F811
-    port = _free_port()
+async def test_http_server_tools_headers_and_reconnect(open_hub, proj: Path) -> None:
+    port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    process, _ = _serve_http(proj, port, LOOM_MCP_TOKEN="tok")
+    process, _ = serve_http(proj, port, LOOM_MCP_TOKEN="tok")
     try:
         _, registry, notices = await open_hub(
             {
@@ -28,7 +28,7 @@ async def test_http_server_tools_headers_and_reconnect(open_hub, proj: Path) -> 
         process.wait(timeout=30)
         down = await call(registry, "mcp__loom__file_read", {"path": "a.txt"}, proj)
         assert down.is_error and "cannot reach" in down.content
-        process, _ = _serve_http(proj, port, LOOM_MCP_TOKEN="tok")
+        process, _ = serve_http(proj, port, LOOM_MCP_TOKEN="tok")
         back = await call(registry, "mcp__loom__file_read", {"path": "a.txt"}, proj)
         assert "hello from a" in back.content, back.content
     finally:

@@ -9,18 +9,16 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.conftest import project, server  # noqa: F401 - fixtures
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, Turn
 from tests.fakes.npm_tools import INSPECTOR_CWD, inspector_js
-
-SERVE = [sys.executable, "-m", "loom", "mcp", "serve"]
+from tests.support.loom_cli import loom_in_process
+from tests.support.mcp import SERVE, serve_http
+from tests.support.net import free_port
 
 
 def inspect(target: list[str], *args: str, ok: bool = True) -> Any:
@@ -41,15 +39,6 @@ def inspect(target: list[str], *args: str, ok: bool = True) -> Any:
 
 def text_of(result: dict[str, Any]) -> str:
     return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
-
-
-@pytest.fixture
-def proj(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "a.txt").write_text("hello from a\n")
-    return root
 
 
 def test_stdio_tools_list_and_call(proj: Path) -> None:
@@ -98,11 +87,13 @@ def test_would_ask_tool_is_refused_with_how_to_grant_then_allowed(proj: Path) ->
 
 
 def test_threads_are_searchable_showable_and_resources(
-    server: FakeLlmServer,  # noqa: F811
-    project: Path,  # noqa: F811
+    server: FakeLlmServer,
+    project: Path,
 ) -> None:
     server.add(Turn(text="Look at auth.py first."))
-    ran = loom(["run", "-p", "fix the flaky login redirect", "-o", "json"], project, server)
+    ran = loom_in_process(
+        ["run", "-p", "fix the flaky login redirect", "-o", "json"], project, server
+    )
     thread_id = json.loads(ran.stdout)["thread_id"]
     target = [*SERVE, "-C", str(project)]
     search = ("--tool-name", "thread_search", "--tool-arg", "query=login")
@@ -125,38 +116,9 @@ def test_threads_are_searchable_showable_and_resources(
     assert missing["isError"] is True and "thread_search" in text_of(missing)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _serve_http(proj: Path, port: int, **env: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [*SERVE, "-C", str(proj), "--http", "--port", str(port)],
-        env={**os.environ, **env},
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stderr is not None
-    announced = ""
-    while "Bearer" not in announced:
-        line = process.stderr.readline()
-        assert line, f"loom mcp serve --http exited: {announced}"
-        announced += line
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # the port opens right after the announcement
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    return process, announced
-
-
 def test_http_needs_the_bearer_token(proj: Path) -> None:
-    port = _free_port()
-    process, announced = _serve_http(proj, port)
+    port = free_port()
+    process, announced = serve_http(proj, port)
     try:
         token = re.search(r"Bearer (\S+)`", announced).group(1)
         url = f"http://127.0.0.1:{port}/mcp"
@@ -197,8 +159,8 @@ def test_http_port_in_use_is_one_clear_error(proj: Path) -> None:
 
 
 def test_http_token_from_the_environment_is_not_printed(proj: Path) -> None:
-    port = _free_port()
-    process, announced = _serve_http(proj, port, LOOM_MCP_TOKEN="s3cret-token")
+    port = free_port()
+    process, announced = serve_http(proj, port, LOOM_MCP_TOKEN="s3cret-token")
     try:
         assert "s3cret-token" not in announced and "LOOM_MCP_TOKEN" in announced
         header = ("--header", "Authorization: Bearer s3cret-token")

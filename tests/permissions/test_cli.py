@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 
 from loom.cli.app import build_app
 from loom.permissions import Decision, GrantStore, PermissionPolicy
-
-from .conftest import SHELL
+from tests.support.permissions import SHELL
 
 
 def loom(*args: str) -> tuple[int, str]:

@@ -5,8 +5,7 @@ from pathlib import Path
 import pytest
 
 from loom.permissions import Decision, DenyRule, GrantStore, PermissionPolicy
-
-from .conftest import GIT, READ, SHELL, WRITE, StubTool
+from tests.support.permissions import GIT, READ, SHELL, WRITE, StubTool
 
 
 def sh(command: str) -> dict[str, str]:

@@ -16,8 +16,7 @@ from loom.permissions import (
     covered_by_prefixes,
     dangerous_reason,
 )
-
-from .conftest import SHELL
+from tests.support.permissions import SHELL
 
 WORDS = st.sampled_from(["pytest", "ls", "make", "git", "status", "npm", "run", "echo", "-x"])
 SAFE_ARG = st.text(alphabet="abcxyz0123-_./=", min_size=1, max_size=8)

@@ -15,10 +15,9 @@ import pytest
 
 from loom.permissions import Decision, GrantStore, PermissionPolicy
 from loom.tools.file_write import FileEdit, FileWrite
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-from .conftest import SHELL
+from tests.support.loom_cli import loom_in_process
+from tests.support.permissions import SHELL
 
 PROTECTED = [
     (".git/config", ".git/"),
@@ -122,7 +121,8 @@ def test_the_issue_attack_through_loom_run(project: Path, tmp_path: Path) -> Non
             )
         )
         server.add(Turn(text="done"))
-        done = loom(["run", "-p", "go", "--trust"], project, server)  # auto_approve applies
+        # auto_approve applies
+        done = loom_in_process(["run", "-p", "go", "--trust"], project, server)
         assert done.returncode == 0, done.stderr
         assert "refused file_write" in done.stderr and ".git/" in done.stderr
         results = [m for m in server.requests[1].json["messages"] if m["role"] == "user"][-1]

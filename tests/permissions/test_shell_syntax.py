@@ -26,8 +26,7 @@ from loom.permissions import (
     covered_by_prefixes,
     dangerous_reason,
 )
-
-from .conftest import SHELL
+from tests.support.permissions import SHELL
 
 GRANT = ["git status"]
 
@@ -272,8 +271,8 @@ def test_no_spelling_of_a_wipe_gets_past_the_floor(
 
 
 def test_the_issue_examples_are_refused_through_loom_run_with_yes(tmp_path: Path) -> None:
-    from tests.cli.test_run import loom
     from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+    from tests.support.loom_cli import loom_in_process
 
     project = tmp_path / "proj"
     project.mkdir()
@@ -281,7 +280,7 @@ def test_the_issue_examples_are_refused_through_loom_run_with_yes(tmp_path: Path
     calls = [FakeToolCall("shell", {"command": c}) for c in ("rm -rf /ho*", "x=rm; $x -rf .")]
     with FakeLlmServer() as server:
         server.add(Turn(tool_calls=calls), Turn(text="stopped"))
-        done = loom(["run", "-p", "clean up", "--yes"], project, server)
+        done = loom_in_process(["run", "-p", "clean up", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("refused shell") == 2 and "dangerous" in done.stderr
     assert (project / "keep.txt").exists()

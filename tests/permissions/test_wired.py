@@ -1,32 +1,21 @@
-"""Saved grants and deny rules reach the agent: `loom run` in a subprocess against the
+"""Saved grants and deny rules reach the agent: `loom run` (in process) against the
 fake LLM server, with real tools on a real project."""
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from loom.permissions import GrantStore
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
+from tests.support.git import init_repo
+from tests.support.loom_cli import loom_in_process
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "notes.txt").write_text("keep me\n")
-    return root
+    return init_repo(tmp_path / "repo", {"notes.txt": "keep me\n"})
 
 
 def _shell_turn(server: FakeLlmServer, command: str) -> None:
@@ -37,19 +26,19 @@ def _shell_turn(server: FakeLlmServer, command: str) -> None:
 def test_saved_grant_allows_its_prefix_only(server: FakeLlmServer, repo: Path) -> None:
     GrantStore(repo).add("shell", "prefix", "touch")
     _shell_turn(server, "touch made.txt")
-    done = loom(["run", "-p", "make it"], repo, server)
+    done = loom_in_process(["run", "-p", "make it"], repo, server)
     assert done.returncode == 0, done.stderr
     assert (repo / "made.txt").exists()
 
     _shell_turn(server, "touch other.txt; rm notes.txt")
-    done = loom(["run", "-p", "sneak"], repo, server)
+    done = loom_in_process(["run", "-p", "sneak"], repo, server)
     assert "refused shell" in done.stderr
     assert (repo / "notes.txt").exists() and not (repo / "other.txt").exists()
 
-    revoked = loom(["permissions", "revoke", "--all"], repo, server)
+    revoked = loom_in_process(["permissions", "revoke", "--all"], repo, server)
     assert revoked.returncode == 0 and "Revoked 1 grant." in revoked.stdout
     _shell_turn(server, "touch again.txt")
-    done = loom(["run", "-p", "again"], repo, server)
+    done = loom_in_process(["run", "-p", "again"], repo, server)
     assert "refused shell" in done.stderr and not (repo / "again.txt").exists()
 
 
@@ -57,7 +46,7 @@ def test_config_deny_rule_beats_yes(server: FakeLlmServer, repo: Path) -> None:
     (repo / ".loom.toml").write_text('[permissions]\ndeny = ["file_read:notes.txt"]\n')
     server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="could not"))
-    done = loom(["run", "-p", "read", "--yes"], repo, server)
+    done = loom_in_process(["run", "-p", "read", "--yes"], repo, server)
     assert done.returncode == 0, done.stderr
     assert "refused file_read" in done.stderr and "denied by rule" in done.stderr
     tool_result = server.requests[1].json["messages"][-1]["content"][0]

@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom, loom_in_process
 
 SITE = Path(__file__).parent / "site"
 
@@ -43,7 +43,7 @@ def test_a_plugin_tool_reaches_the_agent_in_loom_run(server: FakeLlmServer, proj
 
 def test_without_the_plugin_the_tool_is_not_there(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="ok"))
-    done = loom(["run", "-p", "hi", "-o", "stream-json"], project, server)
+    done = loom_in_process(["run", "-p", "hi", "-o", "stream-json"], project, server)
     assert done.returncode == 0, done.stderr
     assert "shout" not in json.loads(done.stdout.splitlines()[0])["tools"]
 
@@ -82,7 +82,7 @@ def test_an_extractor_plugin_puts_its_language_in_the_repo_map(
         "service Greeter {\n  rpc Greet (Greeting) returns (Greeting);\n}\n"
     )
     (project / "main.py").write_text("def greet():\n    return Greeting()\n")
-    before = loom(["map", "--tokens", "2000"], project, server)
+    before = loom_in_process(["map", "--tokens", "2000"], project, server)
     assert before.returncode == 0, before.stderr
     assert "api.proto" not in before.stdout  # no language reads it: not in the map
     after = loom(["map", "--tokens", "2000"], project, server, PYTHONPATH=with_plugins())

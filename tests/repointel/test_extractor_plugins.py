@@ -11,9 +11,8 @@ import pytest
 from loom.repointel import languages, tags
 from loom.repointel.extractors import Extractor, check
 from loom.repointel.tags import extract_symbols
-
-from .conftest import write
-from .test_index import age, make_index
+from tests.support.files import age, write
+from tests.support.repointel import make_index
 
 
 def records(data: bytes) -> list[tuple[str, int, str]]:

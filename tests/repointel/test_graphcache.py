@@ -21,8 +21,7 @@ from loom.repointel.graphcache import (
 from loom.repointel.repomap import fit_to_budget, local_estimate, rank_definitions
 from loom.repointel.service import RepoIntel
 from loom.repointel.settings import RepoSettings
-
-from .conftest import write
+from tests.support.files import write
 
 
 def intel(root: Path, cache: Path) -> RepoIntel:

@@ -12,18 +12,8 @@ import pytest
 from loom.repointel import index as index_module
 from loom.repointel.cache import cache_file_for
 from loom.repointel.index import RepoIndex
-
-from .conftest import write
-
-
-def make_index(root: Path, cache_dir: Path, **kwargs) -> RepoIndex:
-    return RepoIndex(root, cache_file_for(cache_dir, root.resolve()), **kwargs)
-
-
-def age(path: Path, seconds: int = 60) -> None:
-    """Backdate a file so its mtime is not 'racy' (too recent to trust)."""
-    st = path.stat()
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
+from tests.support.files import age, write
+from tests.support.repointel import make_index
 
 
 def test_rescan_touches_only_what_changed(git_repo: Path, tmp_path: Path) -> None:

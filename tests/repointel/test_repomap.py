@@ -15,8 +15,8 @@ from loom.repointel.rank import FileGraph, definition_ranks, pagerank
 from loom.repointel.repomap import local_estimate
 from loom.repointel.service import RepoIntel
 from loom.repointel.settings import RepoSettings
-
-from .conftest import FIXTURES, write
+from tests.support.files import write
+from tests.support.repointel import FIXTURES
 
 GOLDEN = FIXTURES / "shop.golden"
 

@@ -7,13 +7,8 @@ from pathlib import Path
 
 from loom.ignore import IgnoreRules
 from loom.repointel.scan import scan_project
-
-from .conftest import git, write
-
-
-def git_visible(root: Path) -> set[str]:
-    out = git(root, "ls-files", "--cached", "--others", "--exclude-standard")
-    return set(out.splitlines())
+from tests.support.files import write
+from tests.support.git import git_visible
 
 
 def test_nested_gitignores_negations_and_info_exclude_match_git(git_repo: Path) -> None:

@@ -18,9 +18,8 @@ from loom.repointel.scan import (
     save_dir_cache,
     scan_project,
 )
-
-from .conftest import git, write
-from .test_scan import git_visible
+from tests.support.files import write
+from tests.support.git import git, git_visible
 
 
 def backdate(root: Path) -> None:

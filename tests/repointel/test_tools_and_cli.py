@@ -3,9 +3,6 @@ as a person runs them."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,13 +10,12 @@ import pytest
 from loom.repointel.service import RepoIntel
 from loom.session.assembly.toolset import default_registry
 from loom.tools.base import ToolContext, ToolError
+from tests.support.files import write
+from tests.support.loom_cli import Done, loom_in_process
 
-from .conftest import write
 
-
-def loom(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "loom", *args], cwd=cwd, capture_output=True,
-                          text=True, env={**os.environ}, timeout=120)
+def loom(*args: str, cwd: Path) -> Done:
+    return loom_in_process(list(args), cwd, None)
 
 
 async def test_tools_are_in_the_default_registry_and_answer(shop: Path) -> None:

@@ -9,8 +9,7 @@ from pathlib import Path
 from loom.repointel import repo_map_for, start_watcher
 from loom.repointel.service import RepoIntel
 from loom.repointel.watcher import RepoUpdate
-
-from .conftest import write
+from tests.support.files import write
 
 
 def wait_for(predicate, timeout: float = 15.0) -> bool:

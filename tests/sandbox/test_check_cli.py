@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.sandbox.conftest import require_sandbox
+from tests.support.sandbox import require_sandbox
 
 
 def loom_sandbox_check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

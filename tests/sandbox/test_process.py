@@ -14,7 +14,7 @@ import pytest
 from loom.sandbox import Sandbox, build_policy
 from loom.tools.base import ToolContext, ToolResult
 from loom.tools.shell import Shell
-from tests.sandbox.conftest import require_sandbox
+from tests.support.sandbox import require_sandbox
 
 
 def _sleepers(token: str) -> list[psutil.Process]:

@@ -1,5 +1,6 @@
 """`loom run --yes` with shell commands scripted by the fake LLM: the real kernel confines
-them (bubblewrap here). No mocks: every test spawns Loom and its sandbox for real."""
+them (bubblewrap here). No mocks: every command starts its sandbox for real (Loom itself
+runs in this process, but where no sandbox can start, where it is a subprocess)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_run import loom, provider_env
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.sandbox.conftest import Layout
+from tests.support.loom_cli import loom_in_process, provider_env
+from tests.support.sandbox import Layout
 
 FIXTURE_PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "sandbox_project"
 
@@ -26,7 +27,7 @@ def run_command(
     """Script one shell call, run `loom run --yes`, return the tool result the model got."""
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]))
     server.add(Turn(text="done"))
-    done = loom(
+    done = loom_in_process(
         ["run", "-p", "do it", "--yes", *flags],
         layout.project,
         server,
@@ -198,7 +199,7 @@ def test_git_commands_the_agent_asks_for_run_sandboxed(
         )
     )
     server.add(Turn(text="committed"))
-    done = loom(
+    done = loom_in_process(
         ["run", "-p", "commit", "--yes"],
         layout.project,
         server,
@@ -222,7 +223,9 @@ def test_ask_mode_refuses_shell_under_yes_and_no_sandbox_runs_it(
     config.write_text('[sandbox]\nmode = "ask"\n')
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "echo hi > asked.txt"})]))
     server.add(Turn(text="refused"))
-    done = loom(["run", "-p", "go", "--yes"], layout.project, server, TMPDIR=str(layout.systmp))
+    done = loom_in_process(
+        ["run", "-p", "go", "--yes"], layout.project, server, TMPDIR=str(layout.systmp)
+    )
     assert done.returncode == 0, done.stderr
     assert not (layout.project / "asked.txt").exists()
     assert "refused shell" in done.stderr and "--no-sandbox" in done.stderr
@@ -255,12 +258,14 @@ def test_the_repl_runs_approved_commands_sandboxed_unless_no_sandbox(
         server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": write_outside})]))
         server.add(Turn(text="tried"))
     # piped stdin: a line for the message, then "y" answers the permission prompt
-    sandboxed = loom([], layout.project, server, "write it\ny\n", TMPDIR=str(layout.systmp))
+    sandboxed = loom_in_process(
+        [], layout.project, server, "write it\ny\n", TMPDIR=str(layout.systmp)
+    )
     assert sandboxed.returncode == 0, sandboxed.stderr
     assert not (layout.outside / "repl.txt").exists()
     assert "sandbox is off" not in sandboxed.stdout + sandboxed.stderr
 
-    unconfined = loom(
+    unconfined = loom_in_process(
         ["--no-sandbox"], layout.project, server, "write it\ny\n", TMPDIR=str(layout.systmp)
     )
     assert unconfined.returncode == 0, unconfined.stderr
@@ -282,12 +287,14 @@ def test_one_command_gets_the_network_when_a_person_approves_it(
         call = FakeToolCall("shell", {"command": connect, "network": True})
         # headless, --yes is not enough: refused, with the way to allow it
         server.add(Turn(tool_calls=[call]), Turn(text="no network"))
-        done = loom(["run", "-p", "go", "--yes"], layout.project, server)
+        done = loom_in_process(["run", "-p", "go", "--yes"], layout.project, server)
         assert done.returncode == 0, done.stderr
         assert "refused shell" in done.stderr and "network = true" in done.stderr
         # in the REPL the person answers "y": that one command gets the network
         server.add(Turn(tool_calls=[call]), Turn(text="fetched"))
-        done = loom([], layout.project, server, "fetch it\ny\n", TMPDIR=str(layout.systmp))
+        done = loom_in_process(
+            [], layout.project, server, "fetch it\ny\n", TMPDIR=str(layout.systmp)
+        )
         assert done.returncode == 0, done.stderr
         assert "runs sandboxed (bubblewrap)" in done.stdout  # the question says so
         result = last_tool_result(server)

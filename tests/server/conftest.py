@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.server.support import add_user, migrate, postgres_database, unique
+from tests.support.server import add_user, migrate, postgres_database, unique
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.test_api import put
-from tests.server.threads_factory import make_thread
+from tests.support.server import put
+from tests.support.threads import thread_with
 
 VIS = ["organization", "private", "public"]
 
@@ -16,7 +16,7 @@ def test_read_rules(backend, visibility: str) -> None:
     _, colleague = backend.user(org)
     _, stranger = backend.user()
     _, support = backend.user(support=True)
-    thread = make_thread(f"secret plans {visibility}", visibility=visibility)
+    thread = thread_with(f"secret plans {visibility}", visibility=visibility)
     assert put(backend, owner, thread, 0).status_code == 201
 
     def status(headers: dict[str, str]) -> int:
@@ -42,7 +42,7 @@ def test_support_flag_opens_a_thread_to_support_only(backend) -> None:
     _, owner = backend.user()
     _, support = backend.user(support=True)
     _, stranger = backend.user()
-    thread = make_thread("help me", visibility="private", is_shared_with_support=True)
+    thread = thread_with("help me", visibility="private", is_shared_with_support=True)
     assert put(backend, owner, thread, 0).status_code == 201
     path = f"/api/threads/{thread.id}"
     assert backend.client.get(path, headers=support).status_code == 200
@@ -58,7 +58,7 @@ def test_only_the_owner_writes(backend) -> None:
     org, owner = backend.user()
     _, colleague = backend.user(org)
     _, stranger = backend.user()
-    thread = make_thread("mine")
+    thread = thread_with("mine")
     assert put(backend, owner, thread, 0).status_code == 201
     thread.touch()
     assert put(backend, colleague, thread, thread.version - 1).status_code == 403
@@ -72,7 +72,7 @@ def test_only_the_owner_writes(backend) -> None:
 
 def test_public_share_link_opens_without_a_token(backend) -> None:
     _, owner = backend.user()
-    thread = make_thread("look at this")
+    thread = thread_with("look at this")
     assert put(backend, owner, thread, 0).status_code == 201
     path = f"/api/threads/{thread.id}/share"
     info = backend.client.get(path, headers=owner).json()

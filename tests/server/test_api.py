@@ -8,16 +8,8 @@ import string
 import pytest
 
 from loom.core.messages import UserMessage
-from tests.server.threads_factory import JSON, body, make_thread
-
-
-def put(backend, headers, thread, expected):
-    return backend.client.put(
-        f"/api/threads/{thread.id}",
-        params={} if expected is None else {"expected_version": expected},
-        content=body(thread),
-        headers={**headers, **JSON},
-    )
+from tests.support.server import JSON, body, put
+from tests.support.threads import thread_with
 
 
 def test_health_is_open_and_names_the_database(backend) -> None:
@@ -28,7 +20,7 @@ def test_health_is_open_and_names_the_database(backend) -> None:
 
 
 def test_every_api_route_needs_a_valid_token(backend) -> None:
-    thread = make_thread("hello")
+    thread = thread_with("hello")
     for method, path in [
         ("GET", "/api/threads"),
         ("GET", "/api/threads/search?q=x"),
@@ -45,7 +37,7 @@ def test_every_api_route_needs_a_valid_token(backend) -> None:
 
 def test_create_read_update_and_conflict(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("fix the login bug", "reading auth.py")
+    thread = thread_with("fix the login bug", "reading auth.py")
     created = put(backend, me, thread, 0)
     assert created.status_code == 201
     assert created.json() == {"id": thread.id, "version": thread.version, "created": True}
@@ -68,7 +60,7 @@ def test_create_read_update_and_conflict(backend) -> None:
 
 def test_a_write_that_drops_history_is_refused(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("one", "two", "three")
+    thread = thread_with("one", "two", "three")
     assert put(backend, me, thread, 0).status_code == 201
     rewritten = thread.model_copy(deep=True)
     rewritten.conversation.messages = rewritten.conversation.messages[:2]
@@ -81,14 +73,14 @@ def test_a_write_that_drops_history_is_refused(backend) -> None:
 
 def test_version_must_grow(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("one")
+    thread = thread_with("one")
     assert put(backend, me, thread, 0).status_code == 201
     assert put(backend, me, thread, thread.version).status_code == 409
 
 
 def test_post_creates_and_refuses_duplicates(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("posted")
+    thread = thread_with("posted")
     first = backend.client.post("/api/threads", content=body(thread), headers={**me, **JSON})
     assert first.status_code == 201
     again = backend.client.post("/api/threads", content=body(thread), headers={**me, **JSON})
@@ -99,7 +91,7 @@ def test_list_is_paginated_newest_first_without_gaps(backend) -> None:
     _, me = backend.user()
     ids = []
     for i in range(7):
-        thread = make_thread(f"thread {i}")
+        thread = thread_with(f"thread {i}")
         thread.last_activity_at = f"2026-01-0{i + 1}T00:00:00.000Z"
         assert put(backend, me, thread, 0).status_code == 201
         ids.append(thread.id)
@@ -117,7 +109,7 @@ def test_list_is_paginated_newest_first_without_gaps(backend) -> None:
 
 def test_soft_delete_hides_the_thread(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("to delete")
+    thread = thread_with("to delete")
     assert put(backend, me, thread, 0).status_code == 201
     assert backend.client.delete(f"/api/threads/{thread.id}", headers=me).status_code == 204
     assert backend.client.get(f"/api/threads/{thread.id}", headers=me).status_code == 404
@@ -134,9 +126,9 @@ def test_search_ranks_and_highlights(backend, bitmap_below: int, monkeypatch) ->
     monkeypatch.setattr("loom.server.search.BITMAP_BELOW", bitmap_below)
     _, me = backend.user()
     word = "zanzibar" + "".join(random.choices(string.ascii_lowercase, k=8))
-    strong = make_thread(f"{word} crash in {word} handler", f"the {word} fix")
-    weak = make_thread("unrelated start", f"a mention of {word} at the end")
-    other = make_thread("nothing to see")
+    strong = thread_with(f"{word} crash in {word} handler", f"the {word} fix")
+    weak = thread_with("unrelated start", f"a mention of {word} at the end")
+    other = thread_with("nothing to see")
     for thread in (strong, weak, other):
         assert put(backend, me, thread, 0).status_code == 201
     result = backend.client.get("/api/threads/search", params={"q": word}, headers=me).json()
@@ -161,7 +153,7 @@ def test_search_ranks_and_highlights(backend, bitmap_below: int, monkeypatch) ->
 
 def test_listing_columns_are_denormalised(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("denorm", "reply", git_branch="feature/x", git_remote_url="github.com/a/b")
+    thread = thread_with("denorm", "reply", git_branch="feature/x", git_remote_url="github.com/a/b")
     assert put(backend, me, thread, 0).status_code == 201
     item = backend.client.get("/api/threads", params={"mine": "true"}, headers=me).json()[
         "threads"

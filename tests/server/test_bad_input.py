@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from tests.server.test_api import put
-from tests.server.threads_factory import JSON, body, make_thread
+from tests.support.server import JSON, body, put
+from tests.support.threads import thread_with
 
 
 def test_malformed_json_and_wrong_types(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("x")
+    thread = thread_with("x")
     path = f"/api/threads/{thread.id}"
     headers = {**me, **JSON}
     assert backend.client.put(path, content=b"{not json", headers=headers).status_code == 422
@@ -32,7 +32,7 @@ def test_malformed_json_and_wrong_types(backend) -> None:
 
 def test_oversized_body_is_413(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("x" * 300_000)
+    thread = thread_with("x" * 300_000)
     response = put(backend, me, thread, 0)
     assert response.status_code == 413
     assert "limit" in response.json()["detail"]
@@ -45,7 +45,7 @@ def test_oversized_body_is_413(backend) -> None:
 def test_ids_must_be_t_uuidv7(backend, bad_id: str) -> None:
     _, me = backend.user()
     assert backend.client.get(f"/api/threads/{bad_id}", headers=me).status_code in (404, 422)
-    thread = make_thread("x")
+    thread = thread_with("x")
     thread.id = "T-123"
     response = backend.client.post("/api/threads", content=body(thread), headers={**me, **JSON})
     assert response.status_code == 422
@@ -53,14 +53,14 @@ def test_ids_must_be_t_uuidv7(backend, bad_id: str) -> None:
 
 def test_body_id_must_match_the_url(backend) -> None:
     _, me = backend.user()
-    a, b = make_thread("a"), make_thread("b")
+    a, b = thread_with("a"), thread_with("b")
     response = backend.client.put(f"/api/threads/{a.id}", content=body(b), headers={**me, **JSON})
     assert response.status_code == 422
 
 
 def test_private_threads_are_refused(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("local only", is_private=True)
+    thread = thread_with("local only", is_private=True)
     response = put(backend, me, thread, 0)
     assert response.status_code == 422 and "private" in response.json()["detail"]
 
@@ -94,7 +94,7 @@ def test_search_syntax_is_just_text(backend, query: str) -> None:
 
 def test_nul_characters_in_content_are_stored(backend) -> None:
     _, me = backend.user()
-    thread = make_thread("nul \u0000 inside", git_branch="b\u0000r")
+    thread = thread_with("nul \u0000 inside", git_branch="b\u0000r")
     assert put(backend, me, thread, 0).status_code == 201
     back = backend.client.get(f"/api/threads/{thread.id}", headers=me).json()
     assert back["conversation"]["messages"][0]["content"] == "nul \u0000 inside"

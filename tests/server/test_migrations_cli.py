@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from loom.cli.app import build_app
 from loom.server.migrate import DatabaseNotMigrated, check_migrated, head_revision
-from tests.server.support import postgres_database
+from tests.support.server import postgres_database
 
 runner = CliRunner()
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from tests.server.support import LiveServer, add_user, migrate, postgres_database
+from tests.support.server import LiveServer, add_user, migrate, postgres_database
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.server.support import LiveServer, add_user, migrate
-from tests.server.threads_factory import make_thread
+from tests.support.server import LiveServer, add_user, migrate
+from tests.support.threads import thread_with
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer,
 
 
 def _good_body() -> tuple[str, str]:
-    thread = make_thread("hello", "hi there")
+    thread = thread_with("hello", "hi there")
     return thread.id, json.dumps(thread.model_dump(mode="json"))
 
 

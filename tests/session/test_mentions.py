@@ -9,8 +9,8 @@ import pytest
 
 from loom.session.runtime.mentions import MentionError, expand_mentions, find_mentions
 from loom.session.runtime.repo_map import focus_of
-from tests.cli.test_run import loom
 from tests.fakes.llm_server import FakeLlmServer, Turn
+from tests.support.loom_cli import loom_in_process
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_mentioned_files_lead_the_repo_map_focus(root: Path) -> None:
 
 def test_loom_run_attaches_and_refuses_before_sending(server: FakeLlmServer, root: Path) -> None:
     server.add(Turn(text="It counts lines."))
-    done = loom(["run", "-p", "explain @src/app.py:2-3", "-o", "json"], root, server)
+    done = loom_in_process(["run", "-p", "explain @src/app.py:2-3", "-o", "json"], root, server)
     assert done.returncode == 0, done.stderr
     sent = json.dumps(server.requests[0].json["messages"])
     assert "line 2\\nline 3" in sent and "line 4" not in sent
@@ -84,13 +84,7 @@ def test_loom_run_attaches_and_refuses_before_sending(server: FakeLlmServer, roo
     first = json.loads(saved.read_text())["conversation"]["messages"][0]
     assert first["mentions"] == ["src/app.py"]
 
-    refused = loom(["run", "-p", "explain @src/nope.py"], root, server)
+    refused = loom_in_process(["run", "-p", "explain @src/nope.py"], root, server)
     assert refused.returncode == 1
     assert "@src/nope.py: no such file" in refused.stderr
     assert len(server.requests) == 1  # nothing was sent for it
-
-
-@pytest.fixture
-def server():
-    with FakeLlmServer() as fake:
-        yield fake

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.store.helpers import make_thread
+from tests.support.threads import make_thread
 
 from loom.core.ids import new_thread_id
 from loom.store import doctor

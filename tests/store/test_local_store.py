@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.store.helpers import make_thread
+from tests.support.threads import make_thread
 
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.thread import Thread

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.store.helpers import make_thread
+from tests.support.threads import make_thread
 
 from loom.core.messages import UserMessage
 from loom.store import atomic

@@ -38,6 +38,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _COUNTS[folder] += 1
 
 
+@pytest.hookimpl(trylast=True)  # after --durations: the last table before the counts
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:

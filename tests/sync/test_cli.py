@@ -15,8 +15,8 @@ from loom.paths import LoomPaths
 from loom.store.factory import open_thread_store
 from loom.store.local import LocalThreadStore
 from loom.store.syncing import SyncingThreadStore
-from tests.server.support import free_port
-from tests.server.threads_factory import make_thread
+from tests.support.server import free_port
+from tests.support.threads import thread_with
 
 runner = CliRunner()
 
@@ -65,7 +65,7 @@ def test_sync_pushes_pending_and_pulls(server) -> None:
     login(server)
     local = LocalThreadStore(LoomPaths.from_env())
     store = open_thread_store(LoomPaths.from_env(), background=False)
-    thread = make_thread("queued while the session ran")
+    thread = thread_with("queued while the session ran")
     store.save(thread)  # queued; no background thread in this test
     store.close()
     code, output = loom("sync", "--json")
@@ -85,7 +85,7 @@ def test_sync_reports_an_unreachable_server(server) -> None:
     data["server_url"] = f"http://127.0.0.1:{free_port()}"
     creds.write_text(json.dumps(data))
     store = open_thread_store(LoomPaths.from_env(), background=False)
-    store.save(make_thread("stuck"))
+    store.save(thread_with("stuck"))
     store.close()
     code, output = loom("sync")
     assert code == 1
@@ -95,7 +95,7 @@ def test_sync_reports_an_unreachable_server(server) -> None:
 def test_share_changes_visibility_on_the_server(server) -> None:
     token = login(server)
     store = open_thread_store(LoomPaths.from_env(), background=False)
-    thread = make_thread("look at my fix")
+    thread = thread_with("look at my fix")
     store.save_and_sync(thread)
     store.close()
     code, output = loom("share", thread.id[:12], "--visibility", "public", "--support", "--json")
@@ -113,7 +113,7 @@ def test_share_changes_visibility_on_the_server(server) -> None:
 
     code, output = loom("share", thread.id, "--visibility", "everyone")
     assert code == 1 and "--visibility must be" in output
-    private = make_thread("never leaves", is_private=True)
+    private = thread_with("never leaves", is_private=True)
     LocalThreadStore(LoomPaths.from_env()).save(private)
     code, output = loom("share", private.id, "--visibility", "public")
     assert code == 1 and "never leaves this machine" in output
@@ -125,7 +125,7 @@ def test_remote_list_and_search(server, capsys) -> None:
     assert "not logged in" in capsys.readouterr().err
     login(server)
     store = open_thread_store(LoomPaths.from_env(), background=False)
-    thread = make_thread("quixotic refactor of the parser")
+    thread = thread_with("quixotic refactor of the parser")
     store.save_and_sync(thread)
     store.close()
     capsys.readouterr()
@@ -143,7 +143,7 @@ def test_remote_search_falls_back_to_local_when_unreachable(capsys) -> None:
 
     paths = LoomPaths.from_env()
     save_credentials(paths, Credentials(f"http://127.0.0.1:{free_port()}", "loom_x"))
-    thread = make_thread("quixotic local only")
+    thread = thread_with("quixotic local only")
     LocalThreadStore(paths).save(thread)
     assert remote_search("quixotic", 5, as_json=True) == 0
     captured = capsys.readouterr()
@@ -160,7 +160,7 @@ def test_sync_with_a_revoked_token_says_so(server) -> None:
 
     token = login(server)
     store = open_thread_store(LoomPaths.from_env(), background=False)
-    store.save(make_thread("after revoke"))
+    store.save(thread_with("after revoke"))
     store.close()
 
     async def revoke() -> None:

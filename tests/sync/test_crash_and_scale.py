@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from loom.core.messages import UserMessage
-from tests.server.support import LiveServer, add_user, migrate, postgres_database
-from tests.server.threads_factory import make_thread
-from tests.sync.conftest import make_machine
+from tests.support.server import LiveServer, add_user, migrate, postgres_database
+from tests.support.sync import make_machine
+from tests.support.threads import thread_with
 
 
 def all_mine(url: str, token: str) -> list[dict]:
@@ -46,7 +46,7 @@ def test_server_killed_mid_sync_of_200_threads(database: str, tmp_path: Path, ma
     try:
         machine = make_machine(tmp_path / "client", server.url, token, max_backoff=0.3)
         machines.append(machine)
-        threads = [make_thread(f"crash test {i}", "reply") for i in range(200)]
+        threads = [thread_with(f"crash test {i}", "reply") for i in range(200)]
         for thread in threads:
             machine.store.save(thread)
         assert len(machine.store.queue) == 200
@@ -84,7 +84,7 @@ def test_two_server_processes_on_one_database(database: str, tmp_path: Path, mac
         a = make_machine(tmp_path / "a", first.url, token)
         b = make_machine(tmp_path / "b", second.url, token)
         machines.extend([a, b])
-        thread = make_thread("written through the first server")
+        thread = thread_with("written through the first server")
         a.store.save_and_sync(thread)
         assert b.store.pull().pulled == 1  # read through the second
         ours = b.store.load(thread.id)

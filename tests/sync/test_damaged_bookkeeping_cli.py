@@ -4,29 +4,25 @@ the `loom` command against a real sync server."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
 from loom.paths import LoomPaths
 from loom.store.factory import acked_versions_file
 from loom.store.local import LocalThreadStore
-from tests.server.threads_factory import make_thread
+from tests.support.loom_cli import Done, loom_in_process
+from tests.support.threads import thread_with
 
-LOOM = [sys.executable, "-m", "loom"]
 
-
-def loom(*args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [*LOOM, *args], capture_output=True, text=True, timeout=120, env=os.environ.copy()
-    )
+def loom(*args: str) -> Done:
+    """`loom ARGS` in this process (a traceback would fail the test right there)."""
+    result = loom_in_process(list(args), Path.cwd(), None)
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     return result
 
 
-def _login(server, *extra: str) -> subprocess.CompletedProcess[str]:
+def _login(server, *extra: str) -> Done:
     result = loom("login", "--server", server.url, "--token", server.token(), *extra)
     assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -36,7 +32,7 @@ def _save(n: int, prefix: str) -> list[str]:
     store = LocalThreadStore(LoomPaths.from_env())
     ids = []
     for i in range(n):
-        thread = make_thread(f"{prefix} {i}", "an answer")
+        thread = thread_with(f"{prefix} {i}", "an answer")
         store.save(thread)
         ids.append(thread.id)
     store.close()
@@ -168,7 +164,7 @@ def test_threads_made_before_login_are_counted_and_pushed_on_request(server) -> 
 
 def test_login_push_existing_queues_them_at_once(server) -> None:
     before = _save(3, "offline too")
-    private = make_thread("my private notes")
+    private = thread_with("my private notes")
     private.is_private = True
     store = LocalThreadStore(LoomPaths.from_env())
     store.save(private)

@@ -5,24 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.sync.conftest import Server
+from tests.support.loom_cli import Done, loom_in_process
+from tests.support.sync import Server
 
 
-def _loom(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "loom", *args],
-        cwd=cwd,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def _loom(args: list[str], cwd: Path, **env: str) -> Done:
+    return loom_in_process(args, cwd, None, **env)
 
 
 def test_revoked_token_shows_up_as_a_sync_error_event(server: Server, tmp_path: Path) -> None:

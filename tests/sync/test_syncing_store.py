@@ -12,9 +12,9 @@ import pytest
 from loom.core.messages import UserMessage
 from loom.store.pending import PendingSyncQueue
 from loom.store.sync_client import SyncUnavailable
-from tests.server.support import free_port
-from tests.server.threads_factory import make_thread
-from tests.sync.conftest import make_machine
+from tests.support.server import free_port
+from tests.support.sync import make_machine
+from tests.support.threads import thread_with
 
 
 def server_copy(server, token: str, thread_id: str) -> dict | None:
@@ -32,7 +32,7 @@ def test_save_queues_durably_and_the_background_thread_pushes(
     token = server.token()
     machine = make_machine(tmp_path, server.url, token, background=True)
     machines.append(machine)
-    thread = make_thread("background push please")
+    thread = thread_with("background push please")
     machine.store.save(thread)
     assert machine.store.load(thread.id) is not None  # local first
     assert machine.store.wait_idle(timeout=20)
@@ -44,7 +44,7 @@ def test_save_queues_durably_and_the_background_thread_pushes(
 def test_private_threads_never_produce_a_request(server, tmp_path: Path, machines) -> None:
     machine = make_machine(tmp_path, server.url, server.token())
     machines.append(machine)
-    secret = make_thread("my secret", is_private=True)
+    secret = thread_with("my secret", is_private=True)
     machine.store.save(secret)
     machine.store.save_and_sync(secret)
     machine.store.delete(secret.id)
@@ -61,7 +61,7 @@ def test_offline_saves_wait_in_the_queue_and_arrive_later(tmp_path: Path, server
     token = server.token()
     down = make_machine(tmp_path, f"http://127.0.0.1:{free_port()}", token)
     machines.append(down)
-    threads = [make_thread(f"offline {i}") for i in range(3)]
+    threads = [thread_with(f"offline {i}") for i in range(3)]
     for thread in threads:
         down.store.save(thread)
     report = down.store.drain()
@@ -98,7 +98,7 @@ def test_save_and_sync_blocks_until_the_server_has_it(server, tmp_path: Path, ma
     token = server.token()
     machine = make_machine(tmp_path, server.url, token)
     machines.append(machine)
-    thread = make_thread("share me now")
+    thread = thread_with("share me now")
     machine.store.save_and_sync(thread)
     assert server_copy(server, token, thread.id)["version"] == thread.version
     assert len(machine.store.queue) == 0
@@ -119,7 +119,7 @@ def test_two_machines_edit_one_thread_no_message_is_lost(
     machines,
 ) -> None:
     token, a, b = two_machines(server, tmp_path, machines)
-    thread = make_thread("shared start")
+    thread = thread_with("shared start")
     a.store.save_and_sync(thread)
     b_copy = a.store.load(thread.id).model_copy(deep=True)
     b.store.local.save(b_copy)
@@ -163,7 +163,7 @@ def test_a_stale_session_copy_cannot_drop_merged_messages(
     machines,
 ) -> None:
     token, a, b = two_machines(server, tmp_path, machines)
-    thread = make_thread("base")
+    thread = thread_with("base")
     a.store.save_and_sync(thread)
     b.store.pull()
     remote_edit = b.store.load(thread.id)
@@ -188,7 +188,7 @@ def test_pull_brings_in_changes_from_another_machine(
     machines,
 ) -> None:
     _, a, b = two_machines(server, tmp_path, machines)
-    thread = make_thread("written on A")
+    thread = thread_with("written on A")
     a.store.save_and_sync(thread)
     report = b.store.pull()
     assert report.pulled == 1
@@ -200,7 +200,7 @@ def test_delete_reaches_the_server(server, tmp_path: Path, machines) -> None:
     token = server.token()
     machine = make_machine(tmp_path, server.url, token)
     machines.append(machine)
-    thread = make_thread("short lived")
+    thread = thread_with("short lived")
     machine.store.save_and_sync(thread)
     machine.store.delete(thread.id)
     machine.store.drain()
@@ -218,7 +218,7 @@ def test_a_thread_made_private_is_taken_off_the_server(
     token = server.token()
     machine = make_machine(tmp_path, server.url, token)
     machines.append(machine)
-    thread = make_thread("was shared")
+    thread = thread_with("was shared")
     machine.store.save_and_sync(thread)
     machine.transport.requests.clear()
     thread.is_private = True
@@ -240,7 +240,7 @@ def test_replaying_a_push_the_server_already_has_changes_nothing(
     token = server.token()
     machine = make_machine(tmp_path, server.url, token)
     machines.append(machine)
-    thread = make_thread("pushed, then the client crashed before noting it")
+    thread = thread_with("pushed, then the client crashed before noting it")
     machine.store.save(thread)
     machine.store.client.upsert(thread, 0)  # the server has it; the queue still does too
     report = machine.store.drain()

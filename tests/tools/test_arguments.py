@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from loom.tools.base import Tool, ToolError, ToolRegistry
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 BUILTINS = [
     "content_search", "directory_list", "file_edit", "file_read", "file_search", "file_write",

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from loom.tools.base import ToolError
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 CALLS = [
     ("file_read", {}),

@@ -24,8 +24,7 @@ from loom.session.assembly.toolset import default_registry
 from loom.tools._search_py import read_beneath
 from loom.tools.base import ToolContext, ToolError
 from loom.tools.content_search import ContentSearch
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 ROUNDS = 800
 SECRET = "OUTSIDE-SECRET"

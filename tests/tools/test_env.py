@@ -11,8 +11,7 @@ from loom.session.assembly.toolset import default_registry
 from loom.tools._env import agent_environ
 from loom.tools._process import tool_env
 from loom.tools.base import ToolContext
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 ENV = {
     "PATH": "/usr/bin:/bin",

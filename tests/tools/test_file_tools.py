@@ -8,8 +8,7 @@ import pytest
 
 from loom.tools.base import ToolError
 from loom.tools.file_read import DEFAULT_LIMIT, MAX_LINE_CHARS
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 
 async def test_read_numbers_lines_and_pages(run: Runner, root: Path) -> None:

@@ -1,30 +1,12 @@
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from loom.tools.base import ToolError
-
-from .conftest import Runner
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-def make_repo(root: Path) -> Path:
-    """A repository on branch main with one commit of a.txt."""
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "Tester")
-    (root / "a.txt").write_text("one\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-qm", "first")
-    return root
+from tests.support.git import git, make_repo
+from tests.support.tools import Runner
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from loom.tools.base import ToolError
-
-from .conftest import Runner
-from .test_git import git
+from tests.support.git import git
+from tests.support.tools import Runner
 
 OUTSIDE_SECRET = "outside-secret-3f9c"
 

@@ -7,8 +7,7 @@ import pytest
 
 from loom.tools.base import ToolContext, ToolError
 from loom.tools.content_search import ContentSearch, find_rg
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ import pytest
 
 from loom.tools.base import ToolContext
 from loom.tools.shell import Shell
-
-from .conftest import Runner
+from tests.support.tools import Runner
 
 
 def _gone(pid: int) -> bool:

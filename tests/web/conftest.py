@@ -7,25 +7,15 @@ Without it these tests skip on a developer's machine and FAIL under CI=true.
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.llm_server import FakeLlmServer
-
-CHROMIUM = os.environ.get("LOOM_CHROMIUM", "/usr/bin/chromium")  # Debian's; never a download
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
-]
-READY = re.compile(r"Loom is ready at (http://\S+)")
+from tests.support.git import init_repo
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS, WebServer, start_web, stop_web
 
 
 def _missing(what: str) -> None:
@@ -62,92 +52,12 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer() as fake:
-        yield fake
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=Loom Test", "-c", "user.email=test@loom.invalid", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "hello.py").write_text("def greet():\n    print('Hello')\n")
-    (root / "README.md").write_text("# demo\n")
-    (root / "src").mkdir()
-    (root / "src" / "util.py").write_text("X = 1\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "start")
-    return root
-
-
-def provider_env(server: FakeLlmServer) -> dict[str, str]:
-    return {
-        "ANTHROPIC_API_KEY": "sk-test-secret-key", "OPENAI_API_KEY": "sk-test-secret-key",
-        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
-        "OPENAI_BASE_URL": server.openai_base_url,
-    }
-
-
-@dataclass
-class WebServer:
-    url: str  # with ?token=
-    base: str
-    token: str
-    port: int
-    process: subprocess.Popen[str]
-    project: Path
-    home: Path
-    output: list[str] = field(default_factory=list)
-
-    def threads(self) -> list[Path]:
-        return sorted((self.home / "data" / "threads").glob("T-*.json"))
-
-
-def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> WebServer:
-    env = {**os.environ, **provider_env(server), "LOOM_HOME": str(home)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "loom", "web", "--no-open", "--port", "0", *extra],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    output: list[str] = []
-    found: list[str] = []
-    ready = threading.Event()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            match = READY.search(line)
-            if match:
-                found.append(match.group(1))
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not ready.wait(60) or not found:
-        process.kill()
-        raise AssertionError("loom web did not start:\n" + "".join(output))
-    url = found[0]
-    port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
-    token = url.split("token=", 1)[1]
-    return WebServer(url, f"http://127.0.0.1:{port}", token, port, process, project, home,
-                     output)
-
-
-def stop_web(running: WebServer) -> None:
-    running.process.terminate()
-    try:
-        running.process.wait(15)
-    except subprocess.TimeoutExpired:
-        running.process.kill()
+    return init_repo(tmp_path / "proj", {
+        "hello.py": "def greet():\n    print('Hello')\n",
+        "README.md": "# demo\n",
+        "src/util.py": "X = 1\n",
+    }, commit="start")
 
 
 @pytest.fixture

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer
+from tests.support.web import WebServer, send, wait_for
 
 EDIT = FakeToolCall(
     "file_edit", {"path": "hello.py", "old_string": "Hello", "new_string": "Goodbye"}
 )
-
-
-def wait_for(condition: Any, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
-
-
-def send(page: Any, text: str) -> None:
-    box = page.get_by_role("textbox", name="Message")
-    box.fill(text)
-    box.press("Enter")
 
 
 def test_edit_with_permission_end_to_end(
@@ -358,7 +344,7 @@ def test_an_image_dropped_on_the_message_box_reaches_the_model(
 ) -> None:
     import base64
 
-    from tests.cli.test_run_images import png
+    from tests.support.images import png
 
     image = png(seed=7)
     server.add(Turn(text="A small red picture."))

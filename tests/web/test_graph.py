@@ -9,8 +9,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer
-from tests.web.test_history import loom_run
+from tests.support.web import WebServer, loom_run
 
 
 def log(**arguments: object) -> FakeToolCall:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,16 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.web.conftest import WebServer, provider_env, start_web
-
-
-def loom_run(project: Path, server: FakeLlmServer, prompt: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "loom", "run", "-p", prompt, "-o", "json"],
-        cwd=project, env={**os.environ, **provider_env(server)}, capture_output=True,
-        text=True, timeout=120, check=True,
-    )
-    return json.loads(done.stdout)["thread_id"]
+from tests.support.web import WebServer, loom_run, start_web
 
 
 @pytest.fixture

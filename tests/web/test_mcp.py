@@ -10,9 +10,8 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.mcp_client.project_server import HELPER, define_helper_server
-from tests.web.conftest import WebServer
-from tests.web.test_chat import send, wait_for
+from tests.support.mcp import HELPER, define_helper_server
+from tests.support.web import WebServer, send, wait_for
 
 
 def test_a_project_mcp_server_starts_after_approve_in_the_page(

@@ -14,7 +14,8 @@ import httpx
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.web.conftest import WebServer, provider_env
+from tests.support.loom_cli import provider_env
+from tests.support.web import WebServer
 
 
 def client(web: WebServer, **headers: str) -> httpx.Client:

@@ -12,8 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer, start_web, stop_web
-from tests.web.test_chat import send, wait_for
+from tests.support.web import WebServer, send, start_web, stop_web, wait_for
 
 
 @pytest.fixture

@@ -1,6 +1,10 @@
-"""Small builders shared by the store tests."""
+"""Threads built in memory, for tests that store, sync or show them."""
 
 from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
 
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.core.thread import Thread
@@ -25,3 +29,19 @@ def make_thread(title: str = "Add error handling to login", messages: int = 3, *
             thread.append(ToolMessage(tool_call_id=f"c{i - 1}", tool_name="file_read", content="x"))
     thread.touch()
     return thread
+
+
+def thread_with(*texts: str, **fields: object) -> Thread:
+    """A new thread whose messages are `texts`, alternately the user's and the assistant's."""
+    thread = Thread.model_validate({**Thread.new().model_dump(), **fields})
+    for i, text in enumerate(texts):
+        message = UserMessage(content=text) if i % 2 == 0 else AssistantMessage(content=text)
+        thread.append(message)
+    thread.touch()
+    return thread
+
+
+def thread_file(thread_id: str) -> dict:
+    """The saved thread `thread_id` of this test's LOOM_HOME, as JSON."""
+    path = next(Path(os.environ["LOOM_HOME"]).rglob(f"{thread_id}.json"))
+    return json.loads(path.read_text())

@@ -14,9 +14,8 @@ from typing import Any
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from acp import spawn_agent_process
-from tests.cli.conftest import project, server  # noqa: F401 (the faces' fixtures)
-from tests.cli.test_run import provider_env
 from tests.fakes.llm_server import FakeLlmServer
+from tests.support.loom_cli import provider_env
 
 
 @dataclass

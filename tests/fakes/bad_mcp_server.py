@@ -1,5 +1,5 @@
 """A small MCP stdio server (SDK 2.x MCPServer) that misbehaves on request, for the
-client's bad-input tests. Run: python bad_server.py [--garbage] [--collide]."""
+client's bad-input tests. Run: python tests/fakes/bad_mcp_server.py [--garbage] [--collide]."""
 
 from __future__ import annotations
 

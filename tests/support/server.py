@@ -1,4 +1,5 @@
-"""Helpers for server and sync tests: real databases, users, and a real server process."""
+"""`loom server` in tests: real databases (SQLite, PostgreSQL), users and tokens, a real
+server process, and the API calls the server tests share."""
 
 from __future__ import annotations
 
@@ -6,24 +7,20 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from tests.support.net import free_port
+
 PG_ADMIN_DSN = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _postgres_unreachable(exc: BaseException) -> None:
@@ -134,3 +131,21 @@ class LiveServer:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+def body(thread: Any) -> bytes:
+    """A thread as the API's request body."""
+    return thread.model_dump_json().encode()
+
+
+def put(backend: Any, headers: dict[str, str], thread: Any, expected: int | None) -> Any:
+    """PUT a thread through the backend's test client (with `expected_version` unless None)."""
+    return backend.client.put(
+        f"/api/threads/{thread.id}",
+        params={} if expected is None else {"expected_version": expected},
+        content=body(thread),
+        headers={**headers, **JSON},
+    )
