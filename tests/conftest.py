@@ -11,6 +11,7 @@ pytest_plugins = [
     "tests.support.fixtures",
     "tests.support.folder_times",
     "tests.support.mcp",
+    "tests.support.scheduling",
 ]
 
 os.environ["LOOM_ALLOW_MODEL_REQUESTS"] = "0"
