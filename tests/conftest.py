@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = [
     "tests.support.fixtures",
@@ -25,6 +26,11 @@ elif os.environ.get("LOOM_TEST_COLUMNS"):
     os.environ["COLUMNS"] = os.environ["LOOM_TEST_COLUMNS"]
 else:
     os.environ.pop("COLUMNS", None)
+# No wall-clock checks in tests (PROTOCOL.md): Hypothesis neither times examples nor fails
+# a test whose inputs are slow to generate when other processes hold the cores.
+settings.register_profile("loom", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("loom")
+
 for _key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
     os.environ.pop(_key, None)
 

@@ -1,26 +1,18 @@
-"""`loom sandbox check` as a person runs it: a real subprocess, real probes."""
+"""`loom sandbox check` as a person runs it, with real probes (the command runs in this
+process; each probe is a real sandboxed process)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.loom_cli import Done, loom_in_process
 from tests.support.sandbox import require_sandbox
 
 
-def loom_sandbox_check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "loom", "sandbox", "check", *args],
-        cwd=cwd,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def loom_sandbox_check(cwd: Path, *args: str) -> Done:
+    return loom_in_process(["sandbox", "check", *args], cwd, None)
 
 
 def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: Path) -> None:

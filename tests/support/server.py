@@ -98,7 +98,8 @@ class LiveServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> LiveServer:
+    def start(self, timeout: float = 120.0) -> LiveServer:
+        # a bound on waiting, not a speed check: on a loaded machine start-up takes 30 s+
         env = {**os.environ, "LOOM_DATABASE_URL": self.database_url, "LOOM_HOME": str(self.home)}
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
