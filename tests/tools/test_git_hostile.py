@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from loom.tools.base import ToolError
-from tests.support.git import git
+from tests.support.git import git, make_repo
 from tests.support.tools import Runner
 
 OUTSIDE_SECRET = "outside-secret-3f9c"
@@ -24,12 +24,7 @@ OUTSIDE_SECRET = "outside-secret-3f9c"
 
 @pytest.fixture
 def repo(root: Path, tmp_path: Path) -> Path:
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "Tester")
-    (root / "a.txt").write_text("one\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-qm", "first")
+    make_repo(root)
     (tmp_path / "outside.txt").write_text(OUTSIDE_SECRET + "\n")
     (root / "link-out").symlink_to(tmp_path / "outside.txt")
     return root
