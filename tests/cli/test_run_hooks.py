@@ -5,7 +5,6 @@ context for the model, and the bad hooks (a hang, megabytes of output, exit 1)."
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.config_files import user_config
 from tests.support.loom_cli import Done
 from tests.support.wire import system_of, tool_results
 
@@ -22,13 +22,6 @@ SCRIPT = Path(__file__).resolve().parents[1] / "hooks" / "hook_script.py"
 
 def hook(log: Path, mode: str, arg: str = "") -> str:
     return shlex.join([sys.executable, str(SCRIPT), str(log), mode, *([arg] if arg else [])])
-
-
-def user_config(text: str) -> None:
-    """Hooks in the person's own config (a project's need trust)."""
-    path = Path(os.environ["LOOM_HOME"]) / "config" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 def entry(
@@ -237,7 +230,7 @@ def test_a_projects_hooks_run_only_in_a_trusted_project(
 
 
 def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path) -> None:
-    from tests.cli.test_chat import PROMPT, saved_thread, spawn
+    from tests.support.chat_pty import PROMPT, saved_thread, spawn
 
     user_config(
         entry("PreToolUse", hook(tmp_path / "pre", "fail"), "file_write")

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.cli.conftest import Done
-from tests.cli.test_run_hooks import user_config
-from tests.cli.test_run_instructions import system_of, tool_results
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn, first_user_text
+from tests.support.config_files import user_config
+from tests.support.loom_cli import Done
+from tests.support.wire import system_of, tool_results
 
 from loom.delegation.agents import builtin_agents
 
@@ -248,7 +248,7 @@ def test_a_worktree_child_leaves_its_changes_on_its_branch(
 def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
     server: FakeLlmServer, project: Path
 ) -> None:
-    from tests.cli.test_chat import PROMPT, saved_thread, spawn
+    from tests.support.chat_pty import PROMPT, saved_thread, spawn
 
     brief = "Append a line to notes.txt"
     edit = FakeToolCall("file_edit", {"path": "notes.txt", "old_string": "one",

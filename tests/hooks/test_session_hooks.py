@@ -17,7 +17,7 @@ from loom.llm.base import LlmRequest
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import SessionSpec, Workspace
 from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
-from tests.cli.test_run_hooks import user_config
+from tests.support.config_files import user_config
 
 SCRIPT = Path(__file__).resolve().parent / "hook_script.py"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,17 +17,14 @@ from loom.config import load_config
 from loom.llm.base import LlmRequest
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session import SessionSpec, Workspace
+from tests.support.config_files import quiet_project
 
 Entry = ScriptedTurn | str
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".loom.toml").write_text("[repo]\nmap_tokens = 0\n[context]\ndecision_tokens = 0\n")
-    return root
+    return quiet_project(tmp_path)
 
 
 class Family:

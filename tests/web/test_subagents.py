@@ -11,8 +11,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer
-from tests.web.test_chat import send
+from tests.support.web import WebServer, send
 
 
 def test_a_child_runs_under_its_parent_and_asks_in_the_parents_dialog(
