@@ -192,7 +192,6 @@ def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> 
     # SQLite names the bad schema entry in its error, Python cannot decode the message
     # and raised UnicodeDecodeError from `connect`, which no repair path caught: every
     # command failed.
-    from tests.cli.test_run import loom as loom_with_model
     from tests.fakes.llm_server import FakeLlmServer, Turn
 
     ids = _save(["parser thread", "login thread"])
@@ -213,7 +212,7 @@ def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> 
     assert loom("search", "parser").returncode == 0
     assert _grants(project) == ["make test"]
     with FakeLlmServer([Turn(text="fine")]) as server:
-        run = loom_with_model(["run", "-p", "hi"], project, server)
+        run = loom_in_process(["run", "-p", "hi"], project, server)
     assert run.returncode == 0 and run.stdout == "fine\n", run.stderr
 
 

@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.cli.test_run import loom, provider_env
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import loom, provider_env
 
 
 def test_a_pasted_hex_dump_reaches_the_model(server: FakeLlmServer, project: Path) -> None:

@@ -95,6 +95,14 @@ def loom_run(project: Path, server: FakeLlmServer, prompt: str) -> str:
     return json.loads(done.stdout)["thread_id"]
 
 
+def authed(web: WebServer, **headers: str) -> Any:
+    """An httpx client of `loom web` that carries its token cookie (and `headers`)."""
+    import httpx
+
+    jar = {f"loom_token_{web.port}": web.token}
+    return httpx.Client(base_url=web.base, headers=headers, cookies=jar, timeout=20)
+
+
 def wait_for(condition: Callable[[], Any], timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

@@ -10,9 +10,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.web.conftest import WebServer
-from tests.web.test_chat import send
-from tests.web.test_security import authed
+from tests.support.web import WebServer, authed, send
 
 
 def peak_rss_kib(pid: int) -> int:

@@ -15,16 +15,11 @@ from playwright.sync_api import expect
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
 from tests.support.loom_cli import provider_env
-from tests.support.web import WebServer
+from tests.support.web import WebServer, authed
 
 
 def client(web: WebServer, **headers: str) -> httpx.Client:
     return httpx.Client(base_url=web.base, headers=headers, timeout=20)
-
-
-def authed(web: WebServer, **headers: str) -> httpx.Client:
-    jar = {f"loom_token_{web.port}": web.token}
-    return httpx.Client(base_url=web.base, headers=headers, cookies=jar, timeout=20)
 
 
 def test_without_the_token_everything_is_401(web: WebServer) -> None:
