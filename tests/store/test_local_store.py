@@ -324,7 +324,7 @@ def test_a_save_that_died_after_its_rename_is_found_even_if_the_marker_matches(
     assert conn.execute(f"SELECT count(*) FROM {WRITES}").fetchone()[0] == 0  # cleaned up
 
 
-def test_saves_stop_vouching_for_the_folder_a_minute_after_the_last_scan(
+def test_a_save_a_minute_after_the_last_scan_has_the_folder_checked_in_the_background(
     store: LocalThreadStore,
 ) -> None:
     from loom.store.index import LAST_SCAN_KEY
@@ -335,7 +335,43 @@ def test_saves_stop_vouching_for_the_folder_a_minute_after_the_last_scan(
     store.index.conn.execute(
         f"UPDATE thread_index_state SET value = '0' WHERE key = '{LAST_SCAN_KEY}'"
     )
+    # another program drops a thread file in, and the folder's mtime tick hides it
+    other = make_thread("dropped in by another program")
+    mtime = store.threads_dir.stat().st_mtime_ns
+    (store.threads_dir / f"{other.id}.json").write_bytes(thread_to_bytes(other))
+    os.utime(store.threads_dir, ns=(mtime, mtime))
+    checks = store.folder_check.completed
+    thread.touch()
+    store.save(thread)  # no longer vouches by itself: the store re-checks the folder
+    store.folder_check.wait(timeout=30)
+    assert store.folder_check.completed == checks + 1
+    listed = store.list()
+    assert not store.last_scan.scanned  # `loom list` after the session: index only
+    assert {s.id for s in listed} == {thread.id, other.id}  # the check found the file
+    # and saves vouch again: a list after the next save needs no scan either
     thread.touch()
     store.save(thread)
+    assert [s.version for s in store.list() if s.id == thread.id] == [thread.version]
+    assert not store.last_scan.scanned
+
+
+def test_the_background_check_leaves_a_bad_file_to_the_next_list_which_reports_it(
+    store: LocalThreadStore,
+) -> None:
+    from loom.store.index import LAST_SCAN_KEY
+
+    thread = make_thread()
+    store.save(thread)
+    _settle(store)
+    store.index.conn.execute(
+        f"UPDATE thread_index_state SET value = '0' WHERE key = '{LAST_SCAN_KEY}'"
+    )
+    bad = store.threads_dir / "T-019a3c1e-8f2b-7c41-9a55-3e0f5d2b7a10.json"
+    bad.write_text("{not json")
+    thread.touch()
+    store.save(thread)
+    store.folder_check.wait(timeout=30)
+    assert bad.exists()  # nobody was there to be told: not quarantined in the background
     store.list()
-    assert store.last_scan.scanned  # so a file dropped in by another program shows up
+    assert store.last_scan.scanned and store.last_scan.quarantined  # the list says so
+    assert not bad.exists()

@@ -14,7 +14,7 @@ truth; everything here can be rebuilt from them.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator, Sequence
 
 from loom.store.search_text import fts_query, make_snippet, sortable_time, word_parts
 
@@ -166,13 +166,15 @@ class ThreadIndex:
             ).fetchone()[0]
         )
 
-    def end_write(self, write_id: int, before: str, after: str, now_ns: int) -> None:
+    def end_write(self, write_id: int, before: str, after: str, now_ns: int) -> int:
         """Drop the announcement; move the marker from `before` to `after` if nothing
-        else changed the folder meanwhile and a full scan happened recently."""
+        else changed the folder meanwhile and a full scan happened recently. Returns
+        when that scan was (ns; 0: never)."""
         self.conn.execute(f"DELETE FROM {WRITES} WHERE id = ?", (write_id,))
         last_scan = int(self.get_state(LAST_SCAN_KEY) or 0)
         if self.get_state(MARKER_KEY) == before and now_ns - last_scan < CHAIN_FOR_NS:
             self.set_state(MARKER_KEY, after)
+        return last_scan
 
     def drop_stale_writes(self, host: str, alive: Callable[[int], bool], now_ns: int) -> int:
         """Forget announcements of saves that died (dead pid here, or too old)."""
@@ -192,14 +194,50 @@ class ThreadIndex:
 
     def upsert(self, rec: IndexRecord, file_stat: tuple[int, int, int] | None) -> None:
         """Write `rec`; its message_texts replace messages from `rec.first_message` on."""
-        try:
-            self._upsert(rec, file_stat)
-        except UnicodeEncodeError:  # a lone surrogate (a hand-written `\ud83d` escape)
-            rec.clean_text()
-            self._upsert(rec, file_stat)  # every statement replaces: safe to run again
+        self.upsert_many([(rec, file_stat)])
 
-    def _upsert(self, rec: IndexRecord, file_stat: tuple[int, int, int] | None) -> None:
+    def upsert_many(
+        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]
+    ) -> None:
+        """`upsert` for many records at once (in the caller's transaction)."""
+        try:
+            self._upsert_many(items)
+        except UnicodeEncodeError:  # a lone surrogate (a hand-written `\ud83d` escape)
+            for rec, _stat in items:
+                rec.clean_text()
+            self._upsert_many(items)  # every statement replaces: safe to run again
+
+    def _upsert_many(
+        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]
+    ) -> None:
+        # Summary rows first, then the full-text rows all together, deletes before inserts:
+        # FTS5 writes its pending rows out whenever another statement opens a savepoint or
+        # deletes, and building 100,000 threads one tiny segment at a time cost half the
+        # first index. A thread not indexed before has no full-text rows to delete.
+        placed = [(self._upsert_summary(rec, file_stat), rec) for rec, file_stat in items]
+        for (num, existed), rec in placed:
+            if existed:
+                base = num << ROW_BITS
+                self.conn.execute(f"DELETE FROM {HEADS} WHERE rowid = ?", (num,))
+                self.conn.execute(
+                    f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
+                    (base + rec.first_message + 1, base + (1 << ROW_BITS) - 1),
+                )
+        self.conn.executemany(
+            f"INSERT INTO {HEADS} (rowid, title, meta) VALUES (?, ?, ?)",
+            [(num, rec.title, rec.meta_text) for (num, _), rec in placed],
+        )
+        self.conn.executemany(
+            f"INSERT INTO {MESSAGES} (rowid, body) VALUES (?, ?)",
+            [row for (num, _), rec in placed for row in _message_rows(num, rec)],
+        )
+
+    def _upsert_summary(
+        self, rec: IndexRecord, file_stat: tuple[int, int, int] | None
+    ) -> tuple[int, bool]:
+        """(the thread's row number, whether it was indexed before)."""
         ino, size, mtime = file_stat or (None, None, None)
+        existed = self.conn.execute(f"SELECT 1 FROM {THREADS} WHERE id = ?", (rec.id,)).fetchone()
         num = self.conn.execute(
             f"""INSERT INTO {THREADS} (id, title, version, created_at, last_activity_at,
                 message_count, git_branch, git_remote_url, workspace_root, agent_state_kind,
@@ -235,24 +273,7 @@ class ThreadIndex:
                 mtime,
             ),
         ).fetchone()[0]
-        base = num << ROW_BITS
-        first = rec.first_message
-        # Header row always; message rows from `first` on (append-only history).
-        self.conn.execute(f"DELETE FROM {HEADS} WHERE rowid = ?", (num,))
-        self.conn.execute(
-            f"INSERT INTO {HEADS} (rowid, title, meta) VALUES (?, ?, ?)",
-            (num, rec.title, rec.meta_text),
-        )
-        self.conn.execute(
-            f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
-            (base + first + 1, base + (1 << ROW_BITS) - 1),
-        )
-        rows: Iterable[tuple[int, str]] = (
-            (base + first + i + 1, text)
-            for i, text in enumerate(rec.message_texts[: MAX_MESSAGES_INDEXED - first])
-            if text
-        )
-        self.conn.executemany(f"INSERT INTO {MESSAGES} (rowid, body) VALUES (?, ?)", rows)
+        return num, existed is not None
 
     def remove(self, thread_id: str) -> None:
         row = self.conn.execute(
@@ -395,3 +416,11 @@ def _summary(row: sqlite3.Row | tuple) -> dict[str, Any]:
     summary = dict(zip(SUMMARY_FIELDS, row, strict=True))
     summary["is_private"] = bool(summary["is_private"])
     return summary
+
+
+def _message_rows(num: int, rec: IndexRecord) -> Iterator[tuple[int, str]]:
+    """(rowid, text) of the record's messages from `first_message` on (empty ones left out)."""
+    first = (num << ROW_BITS) + rec.first_message + 1
+    for i, text in enumerate(rec.message_texts[: MAX_MESSAGES_INDEXED - rec.first_message]):
+        if text:
+            yield first + i, text

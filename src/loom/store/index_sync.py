@@ -22,7 +22,9 @@ on some filesystems): a change within the same tick as the recorded stat does no
 the mtime, so a scan does not record a marker within `racy_window_ns` of a change
 ("racy", as git calls it). A save's marker is racy by nature; what it can miss is a
 file dropped into threads/ by another program in that same tick, so saves only vouch
-for the folder for CHAIN_FOR_NS (a minute) after the last full scan. A file edited in
+for the folder for CHAIN_FOR_NS (a minute) after the last full scan, and a store whose
+saves go on longer re-checks the folder in the background (`loom.store.folder_check`)
+so its saves keep vouching and the next `loom list` stays fast. A file edited in
 place (no rename) does not change the folder: `recheck_shown` stats the files of the
 rows a list or search is about to show and re-reads those that changed, and `loom
 doctor` compares every file (an edit that adds a word to a thread no search shows is
@@ -86,6 +88,7 @@ class ScanReport:
         self.quarantined: list[tuple[Path, str]] = []
         self.repaired: list[tuple[str, str]] = []
         self.unreadable: list[tuple[Path, str]] = []
+        self.deferred = 0  # files left to a foreground scan (`fix=False`)
 
 
 def open_index(paths: LoomPaths) -> tuple[ThreadIndex, str | None]:
@@ -186,9 +189,18 @@ def write_transaction(index: ThreadIndex) -> Iterator[ThreadIndex]:
 
 
 def ensure_fresh(
-    index: ThreadIndex, paths: LoomPaths, *, force: bool = False, progress: Progress | None = None
+    index: ThreadIndex,
+    paths: LoomPaths,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    fix: bool = True,
 ) -> ScanReport:
-    """Bring the index up to date with the files if the folder changed (see module doc)."""
+    """Bring the index up to date with the files if the folder changed (see module doc).
+
+    `fix=False` (a background check nobody watches): files that need quarantine or
+    repair are left alone and the marker is not recorded, so the next `loom list`
+    scans and tells the person about them."""
     if not force and index.is_fresh(paths.threads_dir):
         return ScanReport()
     marker, mtime_ns = dir_marker(paths.threads_dir)
@@ -214,21 +226,22 @@ def ensure_fresh(
     done = 0
     for parsed in parsed_batches(paths.threads_dir, batches):
         with write_transaction(index):
-            for item in parsed:
-                _index_parsed(index, paths, item, report)
+            _index_batch(index, paths, parsed, report, fix=fix)
         done += len(parsed)
         if progress is not None and many:
             progress(done, len(changed))
     if many:
         index.conn.execute("PRAGMA synchronous = NORMAL")
     with write_transaction(index):
+        _drop_stale_writes(index)
+        if report.deferred:
+            return report
         racy = looked_at - mtime_ns < racy_window_ns(mtime_ns)
         # Unreadable files do not hold the marker back: retrying them on every list
         # would make every list slow. They are reported now and by `loom doctor`.
         index.set_state(MARKER_KEY, "racy" if racy else marker)
         if not racy:
             index.set_state(LAST_SCAN_KEY, str(looked_at))
-        _drop_stale_writes(index)
     return report
 
 
@@ -259,15 +272,35 @@ def scan_files(threads_dir: Path) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def _index_parsed(index: ThreadIndex, paths: LoomPaths, item: Parsed, report: ScanReport) -> None:
+def _index_batch(
+    index: ThreadIndex, paths: LoomPaths, batch: list[Parsed], report: ScanReport, *, fix: bool
+) -> None:
+    """Index the readable files of `batch` together (see ThreadIndex.upsert_many), drop
+    vanished ones, quarantine bad ones (`fix`; else leave them for a foreground scan)."""
+    good = [ready for item in batch if (ready := _checked(index, paths, item, report, fix))]
+    index.upsert_many(good)
+    report.indexed.extend(record.id for record, _stat in good)
+
+
+def _checked(
+    index: ThreadIndex, paths: LoomPaths, item: Parsed, report: ScanReport, fix: bool
+) -> tuple[IndexRecord, tuple[int, int, int]] | None:
+    """A parsed file's record and stat to index, or None (handled here: gone, unreadable,
+    quarantined)."""
     tid, st, record, raw = item
+    if isinstance(record, IndexRecord) and not record.repairs and st is not None:
+        return record, st  # the common case, first (no Path built: 100,000 of them)
+    unreadable = isinstance(record, str) and record.startswith("!")
+    if not fix and record is not None and not unreadable:
+        report.deferred += 1  # to quarantine or repair: a foreground scan does it
+        return None
     path = paths.threads_dir / f"{tid}.json"
     if st is None and record is None:  # vanished since the folder was listed
         index.remove(tid)
-        return
-    if isinstance(record, str) and record.startswith("!"):  # could not be read at all
+        return None
+    if unreadable:  # could not be read at all
         report.unreadable.append((path, record[1:]))
-        return
+        return None
     if isinstance(record, str):
         index.remove(tid)
         moved = quarantine_file(path, paths.quarantine_dir, record)
@@ -275,7 +308,7 @@ def _index_parsed(index: ThreadIndex, paths: LoomPaths, item: Parsed, report: Sc
             report.unreadable.append((path, record))
         else:
             report.quarantined.append((moved, record))
-        return
+        return None
     assert st is not None and isinstance(record, IndexRecord)
     if record.repairs and raw is not None:
         from loom.store.repair import write_repaired
@@ -284,8 +317,7 @@ def _index_parsed(index: ThreadIndex, paths: LoomPaths, item: Parsed, report: Sc
             fresh = os.stat(path)
             st = (fresh.st_ino, fresh.st_size, fresh.st_mtime_ns)
             report.repaired.append((tid, "; ".join(record.repairs)))
-    index.upsert(record, st)
-    report.indexed.append(tid)
+    return record, st
 
 
 def recheck_shown(index: ThreadIndex, paths: LoomPaths, ids: list[str]) -> bool:
@@ -320,8 +352,9 @@ def recheck_shown(index: ThreadIndex, paths: LoomPaths, ids: list[str]) -> bool:
         return False
     report = ScanReport(scanned=True)
     with write_transaction(index):
-        for item in parse_batch(str(paths.threads_dir), changed):
-            _index_parsed(index, paths, item, report)
+        _index_batch(
+            index, paths, parse_batch(str(paths.threads_dir), changed), report, fix=True
+        )
     return True
 
 

@@ -35,6 +35,7 @@ from loom.store.base import (
     ThreadUnreadable,
 )
 from loom.store.db_repair import is_damage
+from loom.store.folder_check import FolderCheck
 from loom.store.index import MAX_MESSAGES_INDEXED, WRITES, ThreadIndex, dir_marker
 from loom.store.index_sync import (
     ScanReport,
@@ -69,6 +70,7 @@ class LocalThreadStore:
         self._cleaned_temp = False
         # Sessions save from worker threads; one connection, used by one at a time.
         self._guard = threading.RLock()
+        self.folder_check = FolderCheck(self.paths, self._guard, lambda: self.index)
 
     # -- paths ---------------------------------------------------------------------
 
@@ -99,6 +101,7 @@ class LocalThreadStore:
             yield self._index
 
     def close(self) -> None:
+        self.folder_check.wait(timeout=30)
         with self._guard:
             if self._index is not None:
                 self._index.conn.close()
@@ -133,8 +136,9 @@ class LocalThreadStore:
                 with write_transaction(self.index) as index:
                     self._record(index, thread, (st.st_ino, st.st_size, st.st_mtime_ns))
                     if write is not None:
-                        after = dir_marker(self.threads_dir)[0]
-                        index.end_write(write[0], write[1], after, time.time_ns())
+                        after, now = dir_marker(self.threads_dir)[0], time.time_ns()
+                        last_scan = index.end_write(write[0], write[1], after, now)
+                        self.folder_check.after_save(write[1], after, last_scan, now)
             except (OSError, sqlite3.Error) as exc:
                 # The file is saved; the announcement left behind (or the changed
                 # folder) makes the next list/search re-index it from the file.
