@@ -324,17 +324,24 @@ def test_a_save_that_died_after_its_rename_is_found_even_if_the_marker_matches(
     assert conn.execute(f"SELECT count(*) FROM {WRITES}").fetchone()[0] == 0  # cleaned up
 
 
-def test_a_save_a_minute_after_the_last_scan_has_the_folder_checked_in_the_background(
-    store: LocalThreadStore,
-) -> None:
+def _saved_a_minute_after_the_last_scan(store: LocalThreadStore) -> Thread:
+    """A thread saved and listed, with the last full scan made to look a minute old."""
     from loom.store.index import LAST_SCAN_KEY
 
     thread = make_thread()
     store.save(thread)
     _settle(store)
+    a_minute_ago = time.time_ns() - 61 * 10**9
     store.index.conn.execute(
-        f"UPDATE thread_index_state SET value = '0' WHERE key = '{LAST_SCAN_KEY}'"
+        "UPDATE thread_index_state SET value = ? WHERE key = ?", (str(a_minute_ago), LAST_SCAN_KEY)
     )
+    return thread
+
+
+def test_a_save_a_minute_after_the_last_scan_has_the_folder_checked_in_the_background(
+    store: LocalThreadStore,
+) -> None:
+    thread = _saved_a_minute_after_the_last_scan(store)
     # another program drops a thread file in, and the folder's mtime tick hides it
     other = make_thread("dropped in by another program")
     mtime = store.threads_dir.stat().st_mtime_ns
@@ -358,14 +365,7 @@ def test_a_save_a_minute_after_the_last_scan_has_the_folder_checked_in_the_backg
 def test_the_background_check_leaves_a_bad_file_to_the_next_list_which_reports_it(
     store: LocalThreadStore,
 ) -> None:
-    from loom.store.index import LAST_SCAN_KEY
-
-    thread = make_thread()
-    store.save(thread)
-    _settle(store)
-    store.index.conn.execute(
-        f"UPDATE thread_index_state SET value = '0' WHERE key = '{LAST_SCAN_KEY}'"
-    )
+    thread = _saved_a_minute_after_the_last_scan(store)
     bad = store.threads_dir / "T-019a3c1e-8f2b-7c41-9a55-3e0f5d2b7a10.json"
     bad.write_text("{not json")
     thread.touch()

@@ -50,8 +50,8 @@ class FolderCheck:
         """Called by a save (with the store's guard held) once its file is in place."""
         if self._moves is not None:
             self._moves.append((before, after))
-        if now_ns - last_scan_ns < CHAIN_FOR_NS or self.running:
-            return
+        if not last_scan_ns or now_ns - last_scan_ns < CHAIN_FOR_NS or self.running:
+            return  # never scanned (the first `loom list` builds the index) or recent
         self._moves = []
         self._thread = threading.Thread(target=self._run, name="loom-folder-check")
         self._thread.start()
