@@ -104,10 +104,49 @@ async def test_a_failing_summary_falls_back_to_dropping_and_the_turn_goes_on(tmp
     assert agent.summary_requests  # it was tried ...
     fallbacks = [e for e in events if e.type == "context_compacted" and e.fallback]
     assert fallbacks and "model overloaded" in fallbacks[0].fallback  # ... and said so
-    # ... not on every call: once per failure until the history grows by a turn
-    assert len(agent.summary_requests) <= 6
+    # ... once: nothing changed since (same model, fewer than RETRY_AFTER_TURNS turns)
+    assert len(agent.summary_requests) == 1 and len(fallbacks) == 1
     assert "earlier message(s)" in main.requests[-1].system  # old turns dropped instead
     assert not getattr(session.thread, "compactions", None)
+    await manager.shutdown()
+
+
+async def test_a_summary_model_without_a_key_is_tried_again_once_it_has_one(tmp_path) -> None:
+    agent = Agent()
+    main = ScriptedProvider([agent] * 200)
+    providers = {ANY_MODEL: main}  # the editor model cannot be built: no key for it
+    manager = make_manager(
+        providers=providers,
+        max_context_tokens=6_000,
+        reserved_output_tokens=1_000,
+        compaction=True,
+        editor_model=EDITOR,
+    )
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    events: list[Any] = []
+    session.subscribe(events.append)
+    for n in range(6):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    fallbacks = [e for e in events if e.type == "context_compacted" and e.fallback]
+    assert len(fallbacks) == 1 and EDITOR in fallbacks[0].fallback  # told once, not per call
+    assert not agent.summary_requests
+    providers[EDITOR] = ScriptedProvider([agent] * 50)  # the key is set
+    await session.send_message("question 6 " + "filler " * 600)
+    assert agent.summary_requests  # tried again at once
+    assert session.thread.compactions
+    await manager.shutdown()
+
+
+async def test_a_failed_summary_is_tried_again_with_another_model(tmp_path) -> None:
+    agent = Agent(summary_fails=True)
+    manager, _main, _editor = _session_factory(agent)
+    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    for n in range(5):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    assert len(agent.summary_requests) == 1
+    session.options.editor_model = ANY_MODEL  # another summary model
+    await session.send_message("question 5 " + "filler " * 600)
+    assert len(agent.summary_requests) == 2
     await manager.shutdown()
 
 

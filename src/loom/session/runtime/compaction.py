@@ -9,9 +9,10 @@ wrote it. From then on the model sees the summary (in the system text) instead o
 turns; the thread keeps every original message. `/compact [focus]` does it on demand.
 
 When summarising fails (no model, an error), the request falls back to leaving the old
-turns out (loom.session.runtime.context) and a `context_compacted` event says so; the session
-never fails for want of a summary, and it tries again only once the history has grown
-by another turn.
+turns out (loom.session.runtime.context) and a `context_compacted` event says so, once;
+the session never fails for want of a summary. It does not try again until something
+changed: another summary model, a key for one that had none, or RETRY_AFTER_TURNS more
+turns (a session whose editor model had no key used to fail, and log, on every call).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ KEEP_FRACTION = 0.5  # after compacting, the kept turns use at most this share o
 SUMMARY_MAX_TOKENS = 2048
 TRANSCRIPT_MAX_TOKENS = 60_000  # what the fast model is asked to read, at most
 TOOL_OUTPUT_CHARS = 2_000  # each tool result, shortened, in the transcript
+RETRY_AFTER_TURNS = 10  # a failed summary is tried again after this many more user turns
 
 SUMMARY_SYSTEM = (
     "You summarise the earlier part of a conversation between a user and an AI coding "
@@ -46,7 +48,21 @@ SUMMARY_SYSTEM = (
 
 
 class CompactionError(LoomError):
-    """Summarising failed; the caller falls back to leaving old turns out."""
+    """Summarising failed; the caller falls back to leaving old turns out. `setup`: the
+    summary model's provider could not even be built (no key, unknown provider)."""
+
+    def __init__(self, message: str, *, setup: bool = False) -> None:
+        super().__init__(message)
+        self.setup = setup
+
+
+@dataclass
+class _Failure:
+    """The last summary that failed: what was tried, when, and what the person was told."""
+
+    model: str
+    turns: int  # user turns in the conversation then
+    setup: bool
 
 
 @dataclass(frozen=True)
@@ -151,17 +167,37 @@ class Compactor:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self._failed_at_turns: int | None = None  # user turns when summarising last failed
+        self._failure: _Failure | None = None
+        self._told = ""  # the last fallback the person was told about
         self._positions: dict[str, tuple[Message, int]] = {}
+        self._counted: tuple[int, Message | None, int] = (0, None, 0)  # len, last, user turns
 
     def view(self, conversation: Sequence[Message]) -> View:
         return _view(records(self.session.thread), conversation, self._positions)
 
     def should_try(self, conversation: Sequence[Message]) -> bool:
+        """Compaction is on, and no summary failed, or something changed since one did."""
         if not self.session.options.compaction:
             return False
-        turns = sum(1 for m in conversation if isinstance(m, UserMessage))
-        return self._failed_at_turns is None or turns > self._failed_at_turns
+        failure = self._failure
+        if failure is None or self.summary_model() != failure.model:
+            return True
+        if failure.setup:  # retried once its provider can be built (a key was added)
+            try:
+                self.session.llm.provider(failure.model)
+            except Exception:
+                return False
+            return True
+        return self._user_turns(conversation) >= failure.turns + RETRY_AFTER_TURNS
+
+    def _user_turns(self, conversation: Sequence[Message]) -> int:
+        """User messages in `conversation`, counted incrementally (it only grows)."""
+        seen, last, turns = self._counted
+        if seen > len(conversation) or (seen and conversation[seen - 1] is not last):
+            seen, turns = 0, 0  # a different history (a rewind)
+        turns += sum(1 for m in conversation[seen:] if isinstance(m, UserMessage))
+        self._counted = (len(conversation), conversation[-1] if conversation else None, turns)
+        return turns
 
     async def compact(
         self,
@@ -187,11 +223,10 @@ class Compactor:
         text = await asyncio.to_thread(transcript, list(folded), current.summary)
         try:
             summary = await self._summarise(model, text, focus)
-        except CompactionError:
-            turns = sum(1 for m in conversation if isinstance(m, UserMessage))
-            self._failed_at_turns = turns
+        except CompactionError as exc:
+            self._failure = _Failure(model, self._user_turns(conversation), exc.setup)
             raise
-        self._failed_at_turns = None
+        self._failure, self._told = None, ""
         before = sum(estimate_message_tokens(m) for m in conversation[current.start :])
         before += estimate_tokens(current.summary)
         after = sum(estimate_message_tokens(m) for m in conversation[cut:])
@@ -221,6 +256,10 @@ class Compactor:
         return View(conversation[cut:], summary, cut)
 
     def report_fallback(self, error: str, omitted: int) -> None:
+        """Tell the person, once per problem, that older turns are left out instead."""
+        if error == self._told:
+            return
+        self._told = error
         self.session.publish(
             ContextCompacted(
                 session_id=self.session.id,
@@ -242,6 +281,10 @@ class Compactor:
         request_text = f"{ask}\n\n<conversation>\n{text}\n</conversation>"
         try:
             provider = self.session.llm.provider(model)
+        except Exception as exc:  # no key, unknown provider: not worth retrying as is
+            log.warning("compaction summary with %s is not possible: %s", model, exc)
+            raise CompactionError(f"{model}: {exc}", setup=True) from exc
+        try:
             _, model_id = self.session.llm.split(model)
             request = LlmRequest(
                 model=model_id,

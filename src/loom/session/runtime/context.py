@@ -159,6 +159,14 @@ class ContextWindow:
 
     # -- internals -------------------------------------------------------------------
 
+    def counting_work(self, conversation: Sequence[Message]) -> int:
+        """About how many characters `build(conversation)` has still to count (only new
+        messages are counted): the caller sends big work to a worker thread."""
+        seen = len(self._seen)
+        if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
+            seen = 0
+        return sum(len(m.content) + 200 for m in conversation[seen:])
+
     def _extend(self, conversation: Sequence[Message]) -> None:
         seen = len(self._seen)
         if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
