@@ -175,7 +175,19 @@ def test_depth_limit_and_grandchildren(
     assert grandchild.startswith("two done")
     grandchild_id = grandchild.rsplit("thread ", 1)[1].rstrip("]")
     child_id = thread_file(grandchild_id)["parent_thread_id"]
-    assert thread_file(child_id)["parent_thread_id"] == json.loads(done.stdout)["thread_id"]
+    top_id = json.loads(done.stdout)["thread_id"]
+    assert thread_file(child_id)["parent_thread_id"] == top_id
+
+    tree = cli(["list", "--tree"], project, server)
+    assert tree.returncode == 0, tree.stderr
+    rows = [line for line in tree.stdout.splitlines() if line.startswith("T-")]
+    assert [row.split()[0] for row in rows] == [top_id, child_id, grandchild_id]
+    assert "  ↳ look into it" in rows[1] and "    ↳ look into it" in rows[2]
+    as_json = json.loads(cli(["list", "--tree", "--json"], project, server).stdout)
+    assert [(r["id"], r["depth"], r["parent_thread_id"]) for r in as_json] == [
+        (top_id, 0, None), (child_id, 1, top_id), (grandchild_id, 2, child_id)]
+    flat = cli(["list", "--json"], project, server).stdout
+    assert {r["id"] for r in json.loads(flat)} == {top_id, child_id, grandchild_id}
 
 
 def test_a_child_that_fails_its_first_model_call_is_a_tool_error(

@@ -28,13 +28,15 @@ def try_fast_path(args: list[str]) -> int | None:
     if parsed is None:
         return None
     limit, as_json, words = parsed
+    tree = args[0] == "list" and "--tree" in words
+    words = [word for word in words if word != "--tree"] if tree else words
     if args[0] == "list" and words:
         return None
     if args[0] == "search" and not words:
         return None  # let Typer explain the missing QUERY
     try:
         if args[0] == "list":
-            return run_list(50 if limit is None else limit, as_json)
+            return run_list(50 if limit is None else limit, as_json, tree=tree)
         return run_search(" ".join(words), 20 if limit is None else limit, as_json)
     except KeyboardInterrupt:
         # Everything indexed so far is committed; the next list carries on from there.
@@ -54,6 +56,8 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
         arg = rest[i]
         if arg == "--json":
             as_json = True
+        elif arg == "--tree" and not wants_query:
+            words.append(arg)  # `loom list --tree`: taken out again by the caller
         elif arg in ("--limit", "-n") and i + 1 < len(rest) and rest[i + 1].isdigit():
             limit = int(rest[i + 1])
             i += 1
@@ -73,8 +77,15 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
 # -- the commands (also called by the Typer commands) ------------------------------------
 
 
-def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) -> int:
-    rows = _answer(lambda index: index.list(limit))
+def run_list(
+    limit: int = 50, as_json: bool = False, out: TextIO | None = None, *, tree: bool = False
+) -> int:
+    """`tree`: sub-agents' threads under the thread that started them (the top level is
+    `limit` threads; their families come whole)."""
+    if tree:
+        rows = _answer(lambda index: family_rows(index, limit))
+    else:
+        rows = _answer(lambda index: index.list(limit))
     out = out or sys.stdout
     if as_json:
         import json
@@ -86,6 +97,32 @@ def run_list(limit: int = 50, as_json: bool = False, out: TextIO | None = None) 
         return 0
     out.write(format_table(rows))
     return 0
+
+
+def family_rows(index, limit: int) -> list:  # (ThreadIndex, int) -> [summary dict]
+    """Top-level threads, newest first, each followed by its sub-agents' threads (and
+    theirs), their titles indented; each row says its `depth`."""
+    top = index.list(limit, top_level=True)
+    rows: list = []
+    level = [(row, 0) for row in top]
+    known = {row["id"] for row in top}
+    by_parent: dict = {}
+    frontier = [row["id"] for row in top]
+    while frontier:  # one query per generation
+        children = [c for c in index.children(frontier) if c["id"] not in known]
+        known.update(c["id"] for c in children)
+        for child in children:
+            by_parent.setdefault(child["parent_thread_id"], []).append(child)
+        frontier = [c["id"] for c in children]
+
+    def add(row: dict, depth: int) -> None:
+        rows.append({**row, "depth": depth})
+        for child in by_parent.get(row["id"], []):
+            add(child, depth + 1)
+
+    for row, depth in level:
+        add(row, depth)
+    return rows
 
 
 def run_search(
@@ -160,6 +197,8 @@ def format_table(rows: list) -> str:
         )
         for r in rows
     ]
+    # `loom list --tree`: a sub-agent's title is indented under its parent's
+    indents = ["", *("  " * (r["depth"] - 1) + "↳ " if r.get("depth") else "" for r in rows)]
     header = ("ID", "TITLE", "BRANCH", "MSGS", "LAST ACTIVITY")
     branch_w = min(24, max(len(header[2]), *(len(c[2]) for c in cells)))
     age_w = max(len(header[4]), *(len(c[4]) for c in cells))
@@ -167,9 +206,10 @@ def format_table(rows: list) -> str:
     fixed = 38 + branch_w + msgs_w + age_w + 8
     title_w = max(12, min(60, width - fixed))
     lines = []
-    for ident, title, branch, msgs, age in (header, *cells):
+    for indent, (ident, title, branch, msgs, age) in zip(indents, (header, *cells), strict=True):
+        shown = indent + _cut(title, max(4, title_w - len(indent)))
         lines.append(
-            f"{ident:<38}  {_cut(title, title_w):<{title_w}}  {_cut(branch, branch_w):<{branch_w}}"
+            f"{ident:<38}  {shown:<{title_w}}  {_cut(branch, branch_w):<{branch_w}}"
             f"  {msgs:>{msgs_w}}  {age}"
         )
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -49,6 +49,9 @@ def list_command(
     limit: int = typer.Option(50, "--limit", "-n", min=0, help="Show at most this many."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     remote: bool = typer.Option(False, "--remote", help="List the sync server's threads."),
+    tree: bool = typer.Option(
+        False, "--tree", help="Sub-agents' threads under the thread that started them."
+    ),
 ) -> None:
     """List threads, newest activity first: id, title, branch, messages, last activity."""
     if remote:
@@ -58,7 +61,7 @@ def list_command(
         return
     from loom.cli.fast import run_list
 
-    raise typer.Exit(run_list(limit, as_json))
+    raise typer.Exit(run_list(limit, as_json, tree=tree))
 
 
 def search_command(

@@ -68,6 +68,7 @@ class ThreadSummary:
     agent_state_kind: str | None = None
     is_private: bool = False
     visibility: str = "organization"
+    parent_thread_id: str | None = None  # a sub-agent's thread: the one that started it
 
 
 @dataclass(frozen=True)

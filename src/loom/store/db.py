@@ -48,6 +48,9 @@ def connect(
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    except UnicodeDecodeError as exc:  # damaged bytes read back as text: a damaged file
+        conn.close()
+        raise sqlite3.DatabaseError(f"{path} is damaged ({exc})") from None
     except BaseException:
         conn.close()
         raise

@@ -46,6 +46,7 @@ SUMMARY_FIELDS = (
     "agent_state_kind",
     "is_private",
     "visibility",
+    "parent_thread_id",
 )
 _SUMMARY_COLS = ", ".join(SUMMARY_FIELDS)
 
@@ -104,7 +105,14 @@ def _m3_writes_in_progress(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart, _m3_writes_in_progress]
+def _m4_parent_link(conn: sqlite3.Connection) -> None:
+    """A sub-agent's thread names its parent (`loom list --tree`)."""
+    conn.execute(f"ALTER TABLE {THREADS} ADD COLUMN parent_thread_id TEXT")
+    conn.execute(f"CREATE INDEX {THREADS}_parent ON {THREADS} (parent_thread_id)")
+
+
+MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart, _m3_writes_in_progress,
+              _m4_parent_link]  # fmt: skip
 
 
 MARKER_KEY = "threads_dir_marker"
@@ -241,8 +249,9 @@ class ThreadIndex:
         num = self.conn.execute(
             f"""INSERT INTO {THREADS} (id, title, version, created_at, last_activity_at,
                 message_count, git_branch, git_remote_url, workspace_root, agent_state_kind,
-                is_private, visibility, indexed_messages, file_ino, file_size, file_mtime_ns)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                is_private, visibility, indexed_messages, file_ino, file_size, file_mtime_ns,
+                parent_thread_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET title = excluded.title,
                 version = excluded.version, created_at = excluded.created_at,
                 last_activity_at = excluded.last_activity_at,
@@ -252,7 +261,8 @@ class ThreadIndex:
                 agent_state_kind = excluded.agent_state_kind,
                 is_private = excluded.is_private, visibility = excluded.visibility,
                 indexed_messages = excluded.indexed_messages, file_ino = excluded.file_ino,
-                file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns
+                file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns,
+                parent_thread_id = excluded.parent_thread_id
             RETURNING num""",
             (
                 rec.id,
@@ -271,6 +281,7 @@ class ThreadIndex:
                 ino,
                 size,
                 mtime,
+                rec.parent_thread_id,
             ),
         ).fetchone()[0]
         return num, existed is not None
@@ -300,12 +311,28 @@ class ThreadIndex:
     def count(self) -> int:
         return int(self.conn.execute(f"SELECT count(*) FROM {THREADS}").fetchone()[0])
 
-    def list(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        """Summary dicts (keys: SUMMARY_FIELDS), newest activity first, from `offset`."""
+    def list(
+        self, limit: int = 50, offset: int = 0, *, top_level: bool = False
+    ) -> list[dict[str, Any]]:
+        """Summary dicts (keys: SUMMARY_FIELDS), newest activity first, from `offset`;
+        `top_level`: no sub-agent's thread."""
+        where = "WHERE parent_thread_id IS NULL " if top_level else ""
         rows = self.conn.execute(
-            f"SELECT {_SUMMARY_COLS} FROM {THREADS} "
+            f"SELECT {_SUMMARY_COLS} FROM {THREADS} {where}"
             "ORDER BY last_activity_at DESC, id DESC LIMIT ? OFFSET ?",
             (max(limit, 0), max(offset, 0)),
+        ).fetchall()
+        return [_summary(r) for r in rows]
+
+    def children(self, parent_ids: list[str]) -> list[dict[str, Any]]:
+        """Summary dicts of the sub-agents' threads of `parent_ids`, oldest first."""
+        if not parent_ids:
+            return []
+        marks = ", ".join("?" * len(parent_ids))
+        rows = self.conn.execute(
+            f"SELECT {_SUMMARY_COLS} FROM {THREADS} WHERE parent_thread_id IN ({marks}) "
+            "ORDER BY created_at, id",
+            parent_ids,
         ).fetchall()
         return [_summary(r) for r in rows]
 

@@ -206,6 +206,7 @@ class LocalThreadStore:
                 for m in messages[first:]
             ],
             first_message=first,
+            parent_thread_id=thread.parent_thread_id,
         )
         index.upsert(record, file_stat)
 

@@ -46,6 +46,10 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "model": _OPTIONAL_STR,
     "is_private": (bool,),
     "is_shared_with_support": (bool,),
+    "parent_thread_id": _OPTIONAL_STR,
+    "parent_call_id": _OPTIONAL_STR,
+    "agent": _OPTIONAL_STR,
+    "worktree": (dict, type(None)),
 }
 
 
@@ -78,6 +82,7 @@ class IndexRecord:
         commits: list[str] | None = None,
         message_texts: list[str] | None = None,
         first_message: int = 0,
+        parent_thread_id: str | None = None,
     ) -> None:
         self.id = id
         self.title = title
@@ -96,6 +101,7 @@ class IndexRecord:
         self.message_texts = message_texts or []
         """Searchable text of messages[first_message:] (all of them unless incremental)."""
         self.first_message = first_message
+        self.parent_thread_id = parent_thread_id  # a sub-agent's thread: its parent's
         self.repairs: list[str] = []
         """What `repair_timestamps` changed to make the file usable (then it must be
         written back: see loom.store.repair)."""
@@ -243,6 +249,7 @@ def extract_record(data: Any, file_id: str | None) -> IndexRecord:
         tags=tags,
         commits=commits,
         message_texts=texts,
+        parent_thread_id=_optional(data, "parent_thread_id", str),
     )
 
 
