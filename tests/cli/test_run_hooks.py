@@ -247,3 +247,25 @@ def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path)
     saved_thread(child)
     assert (project / "out.txt").read_text() == "hi\n"  # a failing hook warns; the call goes on
     assert "Deploys are frozen." in json.dumps(server.requests[0].json["messages"][-1])
+
+
+def test_subagent_stop_keeps_a_child_going_and_a_childs_brief_is_no_user_prompt(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    child_log, stop_log, prompt_log = tmp_path / "sub", tmp_path / "stop", tmp_path / "ups"
+    user_config(
+        entry("SubagentStop", hook(child_log, "block-once", "cite the file"))
+        + entry("Stop", hook(stop_log, "ok"))
+        + entry("UserPromptSubmit", hook(prompt_log, "ok"))
+    )
+    brief = "Find the config loader"
+    task = FakeToolCall("task", {"description": "find it", "prompt": brief})
+    server.add(Turn(tool_calls=[task]), Turn(text="found"))
+    server.for_first_message(brief, Turn(text="it is somewhere"), Turn(text="config.py:1"))
+    done = cli(["run", "-p", "where is the loader?"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert tool_results(server.requests[-1])[0].startswith("config.py:1")  # it went on
+    first, second = logged(child_log)
+    assert first["hook_event_name"] == "SubagentStop" and second["stop_hook_active"] is True
+    assert [e["hook_event_name"] for e in logged(stop_log)] == ["Stop"]  # the parent's only
+    assert [e["prompt"] for e in logged(prompt_log)] == ["where is the loader?"]

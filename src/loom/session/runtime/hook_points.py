@@ -9,6 +9,8 @@
 | PostToolUse      | after a call ran                       | feedback added to the result     |
 | Stop             | the agent finished its answer          | make the turn go on with a text  |
 | SubagentStop     | the same, for a sub-agent              | the same                         |
+|                  | (a sub-agent fires no SessionStart,    |                                  |
+|                  | SessionEnd or UserPromptSubmit)        |                                  |
 | PreCompact       | before old turns are summarised        | (nothing to decide)              |
 | Notification     | Loom waits for a permission answer     | (nothing to decide)              |
 | SessionEnd       | the session stops                      | (nothing to decide)              |
@@ -84,7 +86,10 @@ class SessionHooks:
     # -- session start and end --------------------------------------------------------
 
     def session_start(self, source: str) -> None:
-        """Fire SessionStart in the background; `start_context()` joins it."""
+        """Fire SessionStart in the background; `start_context()` joins it. A
+        sub-agent is part of its parent's session: no SessionStart of its own."""
+        if self.is_child:
+            return
         if self.hooks.wants("SessionStart", source) and self._start is None:
             self._start = asyncio.get_running_loop().create_task(self._run_start(source))
 
@@ -104,13 +109,16 @@ class SessionHooks:
             self._start.cancel()
         for task in list(self._background):
             task.cancel()
+        if self.is_child:
+            return  # its parent's session goes on
         if self.hooks.wants("SessionEnd"):
             await self.fire("SessionEnd", {"reason": reason})
 
     # -- a person's message -----------------------------------------------------------
 
     async def user_prompt(self, prompt: str) -> HookOutcome | None:
-        if not self.hooks.wants("UserPromptSubmit"):
+        """A person's message; a sub-agent's brief is not one (no hook runs on it)."""
+        if self.is_child or not self.hooks.wants("UserPromptSubmit"):
             return None
         return await self.fire("UserPromptSubmit", {"prompt": prompt})
 
