@@ -98,6 +98,11 @@ def test_show_names_the_family(
     assert done.returncode == 0, done.stderr
     parent_id = json.loads(done.stdout)["thread_id"]
     child_id = tool_results(server.requests[-1])[0].rsplit("thread ", 1)[1].rstrip("]")
+    server.for_first_message("Summarise notes.txt", Turn(text="carried on"))  # resumed
+    again = cli(["run", "--resume", child_id, "-p", "and the rest?", "-o", "json"],
+                project, server)  # fmt: skip
+    assert again.returncode == 0 and json.loads(again.stdout)["result"] == "carried on"
+    assert thread_file(child_id)["parent_thread_id"] == parent_id
     shown = cli(["show", child_id], project, server)
     assert f"sub-agent (general) of {parent_id}, call " in shown.stdout
     parent = cli(["show", parent_id], project, server)

@@ -114,6 +114,15 @@ def test_a_taken_name_and_no_repository_are_refused(
     assert done.returncode == 1 and "is not in a git repository" in done.stderr
     assert "start Loom without --worktree" in done.stderr and not server.requests
 
+    server.add(Turn(text="ok"))
+    assert cli(["run", "-w", "blocked", "-p", "hi"], repo, server).returncode == 0
+    listed = json.loads(cli(["worktree", "list", "--json"], repo, server).stdout)
+    folder = Path(next(w["path"] for w in listed if w["name"] == "blocked"))
+    assert cli(["worktree", "remove", "blocked", "--delete-branch"], repo, server).returncode == 0
+    folder.mkdir(parents=True)  # a folder where the worktree would go, not a worktree
+    done = cli(["run", "-w", "blocked", "-p", "hi"], repo, server)
+    assert done.returncode == 1 and f"{folder} exists but is not a worktree of" in done.stderr
+
 
 def test_the_repl_opens_in_the_worktree(server: FakeLlmServer, repo: Path) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "git branch --show-current"})]),
