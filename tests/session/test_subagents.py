@@ -147,3 +147,18 @@ async def test_a_crashing_or_unstartable_child_is_an_error_result(
         assert "nosuch" in unstarted
     finally:
         await ws.shutdown()
+
+
+async def test_shutting_down_while_a_child_works_stops_both(project: Path) -> None:
+    family = Family([task("Work slowly")],
+                    {"Work slowly": [ScriptedTurn(text="never", delay=60)]})  # fmt: skip
+    ws = workspace(project, family)
+    parent = await ws.start_session(SessionSpec(cwd=project))
+    seen, wait = events_of(parent)
+    turn = asyncio.create_task(parent.send_message("go"))
+    await asyncio.wait_for(wait("subagent_message").wait(), 30)
+    assert len(ws.list_active()) == 2
+    await asyncio.wait_for(ws.shutdown(), 30)  # the face closes mid-task: no error
+    assert ws.list_active() == [] and await asyncio.wait_for(turn, 30) == ""
+    child_id = next(e for e in seen if e.type == "subagent_status").child_thread_id
+    assert ws.paths.threads_dir.joinpath(f"{child_id}.json").exists()

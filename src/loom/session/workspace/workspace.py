@@ -523,7 +523,8 @@ class Workspace:
     async def shutdown(self) -> None:
         """Stop every session, the repo watcher, language servers and the store."""
         for session_id in list(self._running):
-            await self.stop_session(session_id)
+            if session_id in self._running:  # stopping a parent stops its sub-agents
+                await self.stop_session(session_id)
         if self._manager is not None:
             await self._manager.shutdown()
         self.repo.stop_watching()
