@@ -225,7 +225,7 @@ def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
     child = spawn([], project, server)
     child.expect("sets what only a trusted project may:")  # the trust question, first
     child.expect(r"mcpServers.helper: MCP server\s+\[.mcp.json\]")
-    child.expect(r"runs: \S+ \S+bad_server.py")  # the program and its arguments
+    child.expect(r"runs: \S+ \S+bad_mcp_server.py")  # the program and its arguments
     child.expect(r"Trust this project\? \[y/N\]")
     child.sendline("")  # Enter: no
     child.expect("Not trusted: Loom ignores these settings here")
@@ -234,7 +234,7 @@ def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
     assert "not started:" not in child.before  # said once, not again by the session
     child.sendline("/mcp")
     child.expect(r"helper\s+needs approval")
-    child.expect(r"runs: \S+ \S+bad_server.py")  # what approving it lets it run
+    child.expect(r"runs: \S+ \S+bad_mcp_server.py")  # what approving it lets it run
     child.expect("Start one the project defines with /mcp approve NAME.")
     child.expect(PROMPT)
     child.sendline("/mcp approve nobody")
