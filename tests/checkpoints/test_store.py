@@ -131,3 +131,35 @@ def test_auto_gc_runs_at_most_once_a_day(store: CheckpointStore, project: Path) 
     maybe_auto_gc(store, keep_days=30)  # a day has not passed: nothing starts
     assert not any(t.name == "loom-checkpoint-gc" for t in threading.enumerate())
     assert stamp.stat().st_mtime == ran_at
+
+
+def test_folders_that_became_files_or_links_keep_snapshots_and_restores_working(
+    store: CheckpointStore, project: Path
+) -> None:
+    (project / "lib").mkdir()
+    (project / "lib" / "x.py").write_text("x\n")
+    (project / "deep" / "a").mkdir(parents=True)
+    (project / "deep" / "a" / "b.txt").write_text("b\n")
+    (project / "flat").write_text("flat\n")
+    first = store.snapshot()
+    before = tree_state(project)
+    # git refuses "lib/x.py is beyond a symbolic link" unless the entry is removed first
+    (project / "lib" / "x.py").unlink()
+    (project / "lib").rmdir()
+    (project / "lib").symlink_to("deep")
+    (project / "deep" / "a" / "b.txt").unlink()
+    (project / "deep" / "a").rmdir()
+    (project / "deep" / "a").write_text("a file now\n")
+    (project / "flat").unlink()
+    (project / "flat").mkdir()
+    (project / "flat" / "m.py").write_text("m\n")
+    second = store.snapshot()
+    (project / "later.txt").write_text("later\n")
+    third = store.snapshot()
+    assert len({first.commit, second.commit, third.commit}) == 3
+    store.restore(first.commit)
+    assert tree_state(project) == before and not (project / "lib").is_symlink()
+    store.restore(third.commit)
+    assert os.readlink(project / "lib") == "deep"
+    assert (project / "deep" / "a").read_text() == "a file now\n"
+    assert (project / "flat" / "m.py").read_text() == "m\n"

@@ -181,3 +181,24 @@ def test_a_folder_replaced_by_a_file_does_not_break_snapshots_or_undo(
     forced = loom_in_process(["undo", "--force"], project, server)
     assert forced.returncode == 0, forced.stderr
     assert tree_state(project) == before
+
+
+def test_a_folder_replaced_by_a_link_does_not_break_snapshots_or_undo(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("A = 1\n")
+    (project / "elsewhere").mkdir()
+    before = tree_state(project)
+    server.add(
+        Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf src && ln -s elsewhere src"})]),
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "later.txt", "content": "l\n"})]),
+        Turn(text="ok"),
+    )
+    done = loom_in_process(["run", "-p", "relink", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "checkpoint" not in json.loads(done.stdout)["result"].lower()
+    assert (project / "src").is_symlink() and (project / "later.txt").exists()
+    undone = loom_in_process(["undo", "--force"], project, server)
+    assert undone.returncode == 0, undone.stderr
+    assert tree_state(project) == before and not (project / "src").is_symlink()

@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator
@@ -99,6 +100,7 @@ class CheckpointStore:
         self.git = Git(self.git_dir, self.project_root, store_dir / "index")
         self._excludes = ""
         self._last: Snapshot | None = None
+        self._folders: dict[str, bool] = {}  # one snapshot's answers of _is_real_folder
 
     @classmethod
     def for_project(
@@ -126,13 +128,15 @@ class CheckpointStore:
 
     def _snapshot(self, label: str) -> Snapshot:
         self._write_excludes()
+        self._folders.clear()
         touched = self._changes()
         too_large = {path for path in touched if self._size(path) > self.max_file_bytes}
-        if touched - too_large:
+        gone = {path for path in touched - too_large if not self._is_file_here(path)}
+        if gone | too_large:  # deleted, under a folder that is now a file or a link, or
+            self._update_index(("--force-remove",), gone | too_large)  # grown too large
+        if touched - too_large - gone:
             # --replace: a folder that became a file (or the reverse) replaces its entries
-            self._update_index(("--add", "--remove", "--replace"), touched - too_large)
-        if too_large:  # grown past the limit: no longer part of the snapshots
-            self._update_index(("--force-remove",), too_large)
+            self._update_index(("--add", "--remove", "--replace"), touched - too_large - gone)
         tree = self.git.text("write-tree")
         last = self._last
         looked_at = touched | {p for p, _ in last.modes} if last else self._indexed()
@@ -201,6 +205,30 @@ class CheckpointStore:
             elif entry.startswith(b"? ") and not entry.endswith(b"/"):
                 changed.add(_decode(entry[2:]))  # ("name/": a repo of its own, left out)
         return changed
+
+    def _is_file_here(self, path: str) -> bool:
+        """Whether `path` is a file, symlink or repo of its own reached through real
+        folders only (git refuses a path "beyond a symbolic link" or under a file)."""
+        parent = path.rpartition("/")[0]
+        if parent and not self._is_real_folder(parent):
+            return False
+        try:
+            os.lstat(self.project_root / path)
+        except OSError:
+            return False
+        return True
+
+    def _is_real_folder(self, folder: str) -> bool:
+        known = self._folders.get(folder)
+        if known is None:
+            parent = folder.rpartition("/")[0]
+            try:
+                real = stat.S_ISDIR(os.lstat(self.project_root / folder).st_mode)
+            except OSError:
+                real = False
+            known = real and (not parent or self._is_real_folder(parent))
+            self._folders[folder] = known
+        return known
 
     def _size(self, path: str) -> int:
         try:
