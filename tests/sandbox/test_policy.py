@@ -13,7 +13,7 @@ import pytest
 from loom.config import ConfigError, load_config
 from loom.paths import LoomPaths
 from loom.sandbox import Detection, Sandbox, build_policy, explain_refusal, policy_from_config
-from loom.sandbox.bwrap import Bubblewrap, find_bwrap
+from loom.sandbox.bwrap import Bubblewrap, find_bwrap, mount_plan
 from loom.sandbox.policy import SandboxPolicy, WritableRoot
 from loom.sandbox.seatbelt import Seatbelt, seatbelt_profile
 from loom.sandbox.seccomp import unix_socket_filter
@@ -23,18 +23,20 @@ def test_policy_writable_roots(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git" / "hooks").mkdir(parents=True)
     (project / "out").mkdir()
-    data = tmp_path / "home" / "data"  # created: a bind mount needs its source
+    data = tmp_path / "home" / "data"  # created: no command may make it first
     policy = build_policy(
-        project, extra_writable=["out", str(tmp_path / "nope"), "~"], loom_dirs=(data,)
+        project,
+        extra_writable=["out", str(tmp_path / "nope"), "~"],
+        loom_dirs=((data, "Loom data"),),
     )
     assert data.is_dir()
     assert [(root.path, root.why) for root in policy.writable] == [
         (project.resolve(), "project root"),
         (Path(tempfile.gettempdir()).resolve(), "system temp"),
-        (data.resolve(), "Loom data"),
         ((project / "out").resolve(), "[sandbox] writable"),
         (Path.home().resolve(), "[sandbox] writable"),
     ]
+    assert policy.hidden_paths() == [data.resolve()]
     assert policy.missing == (str(tmp_path / "nope"),)
     assert policy.protected_paths() == [(project / ".git" / "hooks").resolve()]
     assert policy.network is False and policy.mode == "on"
@@ -81,6 +83,42 @@ def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
     assert argv[-6:] == ["--chdir", "/work/proj/src", "--", "bash", "-c", "make"]
     argv, fds = backend.wrap(_policy(network=True), ["true"], Path("/"))
     assert "--unshare-net" not in argv and "--seccomp" not in argv and fds == ()
+
+
+def test_mount_plan_hides_loom_folders_and_pins_their_parents() -> None:
+    policy = SandboxPolicy(
+        mode="on",
+        network=False,
+        project_root=Path("/work/proj"),
+        writable=(
+            WritableRoot(Path("/work/proj"), "project root"),
+            WritableRoot(Path("/tmp"), "system temp"),
+        ),
+        hidden=(
+            WritableRoot(Path("/tmp/x/home/data"), "Loom data"),
+            WritableRoot(Path("/root/.config/loom"), "Loom user config"),
+        ),
+    )
+    assert mount_plan(policy) == [
+        ("bind", Path("/tmp")),
+        ("bind", Path("/work/proj")),
+        ("bind", Path("/tmp/x")),  # pinned: a mount point cannot be renamed away
+        ("bind", Path("/tmp/x/home")),
+        ("hide", Path("/root/.config/loom")),
+        ("hide", Path("/tmp/x/home/data")),
+    ]
+    argv, fds = Bubblewrap("/usr/bin/bwrap").wrap(policy, ["true"], Path("/work/proj"))
+    for fd in fds:
+        os.close(fd)
+    at = argv.index("/tmp/x/home/data")
+    assert argv[at - 1 : at + 3] == [
+        "--tmpfs",
+        "/tmp/x/home/data",
+        "--remount-ro",
+        "/tmp/x/home/data",
+    ]
+    profile = seatbelt_profile(policy)
+    assert '(deny file-read* file-write*\n    (subpath (param "HIDDEN_0"))' in profile
 
 
 def test_seatbelt_profile_text() -> None:

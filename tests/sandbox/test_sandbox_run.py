@@ -10,43 +10,14 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.loom_cli import loom_in_process, provider_env
-from tests.support.sandbox import Layout
+from tests.support.sandbox import Layout, last_tool_result, run_command
 
 FIXTURE_PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "sandbox_project"
-
-
-def run_command(
-    server: FakeLlmServer, layout: Layout, command: str, *flags: str, **env: str
-) -> dict[str, Any]:
-    """Script one shell call, run `loom run --yes`, return the tool result the model got."""
-    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": command})]))
-    server.add(Turn(text="done"))
-    done = loom_in_process(
-        ["run", "-p", "do it", "--yes", *flags],
-        layout.project,
-        server,
-        TMPDIR=str(layout.systmp),
-        **env,
-    )
-    assert done.returncode == 0, done.stderr
-    return last_tool_result(server)
-
-
-def last_tool_result(server: FakeLlmServer) -> dict[str, Any]:
-    for request in reversed(server.requests):
-        for message in reversed(request.json.get("messages", [])):
-            content = message.get("content")
-            if isinstance(content, list):
-                for block in content:
-                    if block.get("type") == "tool_result":
-                        return block
-    raise AssertionError("the model never got a tool result")
 
 
 def test_write_outside_the_project_fails_and_leaves_the_file(

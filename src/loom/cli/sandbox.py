@@ -44,6 +44,7 @@ def check_command(
                     "network": config.sandbox.network,
                     "writable": [{"path": str(p), "why": why} for p, why in report.writable],
                     "read_only_in_project": [str(p) for p in report.protected],
+                    "hidden": [{"path": str(p), "why": why} for p, why in report.hidden],
                     "enforced": report.enforced,
                     "probes": [
                         {"name": p.name, "passed": p.passed, "detail": p.detail}
@@ -84,6 +85,9 @@ def render_report(report: object, network: bool) -> list[str]:
     ]
     if report.missing:
         lines.append("  skipped (do not exist): " + ", ".join(report.missing))
+    if report.hidden:
+        lines.append("Hidden (Loom's own state; an empty read-only folder inside):")
+        lines += [f"  {path}  ({why})" for path, why in report.hidden]
     if report.protected:
         lines.append("Read-only inside the project:")
         lines += [f"  {path}" for path in report.protected]

@@ -164,8 +164,8 @@ class Sandbox:
             return False, f"runs without a sandbox ({self.problem})"
         network = "network on" if self.policy.network else "network off"
         return True, (
-            f"runs sandboxed ({self.backend.name}): writes only in the project, temp "
-            f"and Loom's folders; {network}"
+            f"runs sandboxed ({self.backend.name}): writes only in the project and temp "
+            f"(not .git); {network}"
         )
 
     def model_note(self) -> str:
@@ -181,8 +181,10 @@ class Sandbox:
             )
         )
         return (
-            "Commands run in a sandbox: they can write only inside the project, the system "
-            f"temp folder and Loom's data folders; everything else is read-only.{network}"
+            "Commands run in a sandbox: they can write only inside the project and the "
+            "system temp folder; everything else is read-only, and so are the project's "
+            ".git, .loom.toml, .mcp.json and .loom/ (use the git tool to commit, file_write "
+            f"for Loom's files).{network}"
         )
 
     def explain(self, output: str, failed: bool) -> str | None:

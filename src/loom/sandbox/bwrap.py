@@ -25,6 +25,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.seccomp import filter_fd, unix_socket_filter
@@ -50,6 +51,46 @@ def _features(bwrap: str) -> tuple[str, bool]:
     except (OSError, subprocess.SubprocessError):
         return "", False
     return version.removeprefix("bubblewrap ").strip(), "--disable-userns" in helptext
+
+
+MountKind = Literal["bind", "hide", "ro"]
+_ORDER: dict[str, int] = {"bind": 0, "hide": 1, "ro": 2}
+
+
+def mount_plan(policy: SandboxPolicy) -> list[tuple[MountKind, Path]]:
+    """The mounts on top of the read-only `/`, in order: parents before children (so a
+    nested folder's mount lands on top), and at one depth writable, then hidden, then
+    read-only (the stricter wins).
+
+    A hidden or protected path inside a writable folder (LOOM_HOME under /tmp, `.git`
+    in the project) is a mount point, which cannot be renamed or removed; but a folder
+    between it and the writable folder could be renamed away, and a new one made in its
+    place (a fresh Loom data folder with a planted loom.db). So each of those folders is
+    bound onto itself, still writable, which pins it where it is."""
+    writable = policy.writable_paths()
+    hidden = policy.hidden_paths()
+    protected = policy.protected_paths()
+    planned: dict[Path, MountKind] = {path: "bind" for path in writable}
+    for path in (*hidden, *protected):
+        for pin in _between(path, writable):
+            planned.setdefault(pin, "bind")
+    for path in hidden:
+        planned[path] = "hide"
+    for path in protected:
+        planned[path] = "ro"
+    return sorted(
+        ((kind, path) for path, kind in planned.items()),
+        key=lambda item: (len(item[1].parts), _ORDER[item[0]]),
+    )
+
+
+def _between(path: Path, writable: list[Path]) -> list[Path]:
+    """The folders strictly between `path` and the deepest writable folder holding it."""
+    holders = [root for root in writable if root in path.parents]
+    if not holders:
+        return []
+    root = max(holders, key=lambda r: len(r.parts))
+    return [parent for parent in path.parents if root in parent.parents]
 
 
 class Bubblewrap:
@@ -82,11 +123,14 @@ class Bubblewrap:
                 args += ["--seccomp", str(fd)]
                 fds = (fd,)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        # Parents before children, so a nested folder's mount lands on top.
-        for path in sorted(policy.writable_paths(), key=lambda p: len(p.parts)):
-            args += ["--bind", str(path), str(path)]
-        for path in policy.protected_paths():
-            args += ["--ro-bind-try", str(path), str(path)]
+        for kind, path in mount_plan(policy):
+            where = str(path)
+            if kind == "hide":  # an empty folder that cannot be written
+                args += ["--tmpfs", where, "--remount-ro", where]
+            elif kind == "bind":
+                args += ["--bind", where, where]
+            else:
+                args += ["--ro-bind-try", where, where]
         args += ["--chdir", str(cwd), "--", *argv]
         return args, fds
 
@@ -107,6 +151,7 @@ class Bubblewrap:
         return [
             "files: everything read-only (contents and metadata: chmod, chown, xattrs) "
             "except the writable folders",
+            "Loom's own folders: hidden (an empty read-only folder in their place)",
             f"network: {network}",
             "processes: own PID and IPC namespaces (cannot see or signal other processes)",
             f"privileges: own user namespace, all capabilities dropped{nested}, "

@@ -2,11 +2,19 @@
 use the network. Built from `[sandbox]` and Loom's paths; the backends only enforce it.
 
 Writable: the project root (unless it is the home folder, `/` or a folder holding home:
-where Loom was started never opens those), the system temp folder, Loom's own
-data/state/cache folders and `[sandbox] writable`. Everything else is read-only. Inside
-the project, a few paths that would let a command reach beyond the sandbox later stay
-read-only too: git hooks and git config (a hook runs unsandboxed when the person
-commits) and `.loom.toml`.
+where Loom was started never opens those), the system temp folder and `[sandbox]
+writable`. Everything else is read-only. Inside the project, a few paths that would let a
+command reach beyond the sandbox later stay read-only too: git hooks and git config (a
+hook runs unsandboxed when the person commits) and `.loom.toml`.
+
+Hidden: Loom's own folders (data, state, cache, config: threads, loom.db with its grants
+and MCP approvals, trust.json, checkpoints, pending.json, the user config). Loom acts on
+what they hold later, unsandboxed, so a command that could write them could reach past
+the sandbox (a `core.fsmonitor` in a checkpoint store's git config, a grant row in
+loom.db). Read-only would be enough against that; hidden (an empty read-only folder in
+their place) also keeps private threads and the person's config out of the command's
+reach. Nothing a command needs lives there: the tools that use Loom's caches run in
+Loom's own process, not in the sandbox.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ PROTECTED_IN_PROJECT = (".git/hooks", ".git/config", ".loom.toml")
 @dataclass(frozen=True)
 class WritableRoot:
     path: Path  # resolved (symlinks followed): the mount or rule is on the real folder
-    why: str  # "project root", "system temp", "Loom data", "[sandbox] writable"
+    why: str  # "project root", "system temp", "[sandbox] writable"; or what a hidden one holds
 
 
 @dataclass(frozen=True)
@@ -37,9 +45,13 @@ class SandboxPolicy:
     project_root: Path
     writable: tuple[WritableRoot, ...]
     missing: tuple[str, ...] = ()  # `[sandbox] writable` entries that do not exist
+    hidden: tuple[WritableRoot, ...] = ()  # Loom's own folders: empty and read-only inside
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]
+
+    def hidden_paths(self) -> list[Path]:
+        return [root.path for root in self.hidden]
 
     def protected_paths(self) -> list[Path]:
         """The protected project paths that exist now (checked per command: `git init`
@@ -58,11 +70,12 @@ def build_policy(
     mode: Mode = "on",
     network: bool = False,
     extra_writable: tuple[str, ...] | list[str] = (),
-    loom_dirs: tuple[Path, ...] = (),
+    loom_dirs: tuple[tuple[Path, str], ...] = (),
 ) -> SandboxPolicy:
-    """The policy for commands run in `project_root`. Loom's folders are created when
-    missing (a bind mount needs its source); extra folders that do not exist are listed
-    in `missing` and skipped."""
+    """The policy for commands run in `project_root`. `loom_dirs` (Loom's own folders)
+    are hidden; they are created when missing, so that no command can create one first
+    and plant a loom.db or trust.json there. Extra writable folders that do not exist
+    are listed in `missing` and skipped."""
     if mode not in MODES:
         raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
     root = _real(project_root)
@@ -70,12 +83,13 @@ def build_policy(
     if not _holds_home(root):  # started in ~ or /: never every file of the person's
         roots.append(WritableRoot(root, "project root"))
     roots.append(WritableRoot(_system_temp(), "system temp"))
-    for folder in loom_dirs:
+    hidden: list[WritableRoot] = []
+    for folder, why in loom_dirs:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError:
-            continue  # cannot exist, so nothing there to write
-        roots.append(WritableRoot(_real(folder), "Loom data"))
+            continue  # cannot exist, so nothing there to read or write
+        hidden.append(WritableRoot(_real(folder), why))
     missing: list[str] = []
     for raw in extra_writable:
         path = Path(os.path.expanduser(raw))
@@ -90,6 +104,7 @@ def build_policy(
         project_root=root,
         writable=tuple(_dedupe(roots)),
         missing=tuple(missing),
+        hidden=tuple(_dedupe(hidden)),
     )
 
 
@@ -128,5 +143,15 @@ def policy_from_config(config: Any, paths: Any, project_root: Path | None = None
         mode=section.mode,
         network=section.network,
         extra_writable=tuple(section.writable),
-        loom_dirs=(paths.data, paths.state, paths.cache),
+        loom_dirs=loom_folders(paths),
+    )
+
+
+def loom_folders(paths: Any) -> tuple[tuple[Path, str], ...]:
+    """Loom's own folders (LoomPaths), each with what it holds: hidden from commands."""
+    return (
+        (paths.data, "Loom data: threads, loom.db, trust, checkpoints"),
+        (paths.state, "Loom state: pending sync"),
+        (paths.cache, "Loom cache"),
+        (paths.config, "Loom user config"),
     )

@@ -1,7 +1,8 @@
 """macOS: run agent commands under `sandbox-exec` with a generated Seatbelt profile.
 
 The profile allows everything, then denies file writes outside the writable folders
-(and on the protected project paths), and all network use when the network is off.
+(and on the protected project paths), reads and writes in Loom's own folders, and all
+network use when the network is off.
 Paths never appear in the profile text: each is passed as a `-D NAME=PATH` parameter
 and read with `(param "NAME")`, so no path needs quoting or escaping. Later rules win
 in Seatbelt, hence deny-all-writes first, then the writable folders, then the
@@ -31,8 +32,10 @@ _DEVICE_RULES = (
 
 
 def profile_parameters(policy: SandboxPolicy) -> dict[str, str]:
-    """WRITABLE_0.. and PROTECTED_0.., the values the profile refers to."""
+    """WRITABLE_0.., HIDDEN_0.. and PROTECTED_0.., the values the profile refers to."""
     params = {f"WRITABLE_{i}": str(path) for i, path in enumerate(policy.writable_paths())}
+    for i, path in enumerate(policy.hidden_paths()):
+        params[f"HIDDEN_{i}"] = str(path)
     for i, path in enumerate(policy.protected_paths()):
         params[f"PROTECTED_{i}"] = str(path)
     return params
@@ -42,6 +45,7 @@ def seatbelt_profile(policy: SandboxPolicy) -> str:
     params = profile_parameters(policy)
     writable = [f'(subpath (param "{name}"))' for name in params if name.startswith("WRITABLE")]
     protected = [f'(subpath (param "{n}"))' for n in params if n.startswith("PROTECTED")]
+    hidden = [f'(subpath (param "{n}"))' for n in params if n.startswith("HIDDEN")]
     lines = [
         "(version 1)",
         "; Loom sandbox: reads allowed, writes only in the writable folders.",
@@ -51,6 +55,8 @@ def seatbelt_profile(policy: SandboxPolicy) -> str:
         *(f"    {rule}" for rule in (*writable, *_DEVICE_RULES)),
         ")",
     ]
+    if hidden:  # Loom's own folders: neither read nor written
+        lines += ["(deny file-read* file-write*", *(f"    {rule}" for rule in hidden), ")"]
     if protected:
         lines += ["(deny file-write*", *(f"    {rule}" for rule in protected), ")"]
     if not policy.network:

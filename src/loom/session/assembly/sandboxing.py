@@ -141,6 +141,7 @@ class SandboxReport:
     enforced: list[str]
     probes: list[Any] = field(default_factory=list)  # loom.sandbox.probe.ProbeResult
     missing: list[str] = field(default_factory=list)
+    hidden: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def holds(self) -> bool:
@@ -167,4 +168,5 @@ def sandbox_report(config: LoomConfig, paths: LoomPaths | None = None) -> Sandbo
         enforced=backend.enforced(policy) if backend is not None else [],
         probes=run_probes(backend) if backend is not None else [],
         missing=list(policy.missing),
+        hidden=[(root.path, root.why) for root in policy.hidden],
     )
