@@ -34,6 +34,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from loom.core.shapes import is_commit_id
+
 NO_HOOKS = os.devnull  # `core.hooksPath`: nothing can be put there
 TIMEOUT_S = 60.0
 
@@ -90,12 +92,9 @@ KEPT_ENV = frozenset(
     f"GIT_{who}_{what}" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL", "DATE")
 )
 
-_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
-
-
 def is_sha(value: object) -> bool:
     """A (possibly abbreviated) commit id: 4 to 64 hex digits, nothing else."""
-    return isinstance(value, str) and _SHA.match(value) is not None
+    return is_commit_id(value)
 
 
 def checked_sha(value: object, what: str) -> str:

@@ -45,3 +45,20 @@ def thread_file(thread_id: str) -> dict:
     """The saved thread `thread_id` of this test's LOOM_HOME, as JSON."""
     path = next(Path(os.environ["LOOM_HOME"]).rglob(f"{thread_id}.json"))
     return json.loads(path.read_text())
+
+
+def plant_thread(**raw_fields: object) -> str:
+    """A saved thread of this test's LOOM_HOME whose file then gets `raw_fields` written
+    straight into its JSON (as a sandboxed command or a hand edit could); its id."""
+    from loom.paths import LoomPaths
+    from loom.store.local import LocalThreadStore
+
+    store = LocalThreadStore(LoomPaths.from_env())
+    thread = make_thread("planted thread")
+    store.save(thread)
+    store.close()
+    path = store.path_for(thread.id)
+    data = json.loads(path.read_text())
+    data.update(raw_fields)
+    path.write_text(json.dumps(data, indent=2))
+    return thread.id

@@ -9,6 +9,7 @@ an id that does not match the file name) and returns an `IndexRecord`. It runs o
 from __future__ import annotations
 
 from loom.core.schema import SCHEMA_VERSION
+from loom.core.shapes import shape_problem
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
@@ -233,6 +234,9 @@ def extract_record(data: Any, file_id: str | None) -> IndexRecord:
     if not all(isinstance(t, str) for t in tags + commits):
         raise BadThreadFile("metadata.tags and git_commits must be lists of strings")
     title = _optional(metadata, "title", str, "metadata.") or "(untitled)"
+    problem = shape_problem(data)  # a value git or the file system would see as more
+    if problem is not None:
+        raise BadThreadFile(problem)
     return IndexRecord(
         id=thread_id,
         title=title,
