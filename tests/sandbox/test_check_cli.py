@@ -25,7 +25,7 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert f"  {tmp_path.resolve()}  (project root)" in out
     assert "Hidden (Loom's own state" in out
     assert f"  {(loom_home / 'data').resolve()}  (Loom data: threads, loom.db" in out
-    assert f"  {(tmp_path / '.git' / 'hooks').resolve()}" in out  # read-only inside
+    assert f"  {(tmp_path / '.git').resolve()}" in out  # read-only inside
     assert "network: off" in out and "all capabilities dropped" in out
     for probe in ("write inside", "write outside", "network off", "unix sockets"):
         assert f"  ok   {probe}:" in out

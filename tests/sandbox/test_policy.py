@@ -38,7 +38,7 @@ def test_policy_writable_roots(tmp_path: Path) -> None:
     ]
     assert policy.hidden_paths() == [data.resolve()]
     assert policy.missing == (str(tmp_path / "nope"),)
-    assert policy.protected_paths() == [(project / ".git" / "hooks").resolve()]
+    assert policy.protected_paths() == [(project / ".git").resolve()]
     assert policy.network is False and policy.mode == "on"
     with pytest.raises(ValueError, match="sandbox mode must be one of"):
         build_policy(project, mode="maybe")  # type: ignore[arg-type]

@@ -14,13 +14,14 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from loom.sandbox.policy import SandboxPolicy
-from loom.sandbox.refusals import explain_refusal
+from loom.sandbox.refusals import explain_refusal, swept_note
+from loom.sandbox.sweep import started, sweep
 
 SMOKE_TIMEOUT_S = 10.0
 
@@ -157,6 +158,25 @@ class Sandbox:
         if self.backend is None:
             return list(argv), ()
         return self.backend.wrap(self.policy, argv, cwd)
+
+    def launch(
+        self, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...], Callable[[], list[str]]]:
+        """`wrap`, plus what to call once the command is over (see `sweep.py`): guarded
+        files it created are taken away before Loom reads them. It returns notes for
+        the model."""
+        since = started()
+        wrapped, fds = self.wrap(argv, cwd)
+        policy = self.policy
+        active = self.backend is not None
+
+        def finish() -> list[str]:
+            if not active:
+                return []
+            taken = sweep(policy.project_root, since, policy.quarantine)
+            return [swept_note(taken, policy.quarantine)] if taken else []
+
+        return wrapped, fds, finish
 
     def status(self) -> tuple[bool, str]:
         """(sandboxed, a short text for a permission prompt)."""

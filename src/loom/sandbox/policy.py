@@ -3,9 +3,11 @@ use the network. Built from `[sandbox]` and Loom's paths; the backends only enfo
 
 Writable: the project root (unless it is the home folder, `/` or a folder holding home:
 where Loom was started never opens those), the system temp folder and `[sandbox]
-writable`. Everything else is read-only. Inside the project, a few paths that would let a
-command reach beyond the sandbox later stay read-only too: git hooks and git config (a
-hook runs unsandboxed when the person commits) and `.loom.toml`.
+writable`. Everything else is read-only. A few paths that would let a command reach
+beyond the sandbox later stay read-only too: the repository's whole `.git` (see
+`gitdirs.py`) and the project's `.loom.toml`, `.mcp.json` and `.loom/` when they exist.
+New ones cannot be mounted (a mount needs an existing path): `sweep.py` takes away any a
+command creates, before Loom reads them.
 
 Hidden: Loom's own folders (data, state, cache, config: threads, loom.db with its grants
 and MCP approvals, trust.json, checkpoints, pending.json, the user config). Loom acts on
@@ -25,11 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from loom.sandbox.gitdirs import git_dirs
+
 Mode = Literal["on", "ask", "off"]
 MODES: tuple[str, ...] = ("on", "ask", "off")
 
 # Relative to the project root; kept read-only when they exist (see the module doc).
-PROTECTED_IN_PROJECT = (".git/hooks", ".git/config", ".loom.toml")
+PROTECTED_IN_PROJECT = (".loom.toml", ".mcp.json", ".loom")
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class SandboxPolicy:
     writable: tuple[WritableRoot, ...]
     missing: tuple[str, ...] = ()  # `[sandbox] writable` entries that do not exist
     hidden: tuple[WritableRoot, ...] = ()  # Loom's own folders: empty and read-only inside
+    quarantine: Path | None = None  # where files a command may not create are moved
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]
@@ -54,10 +59,14 @@ class SandboxPolicy:
         return [root.path for root in self.hidden]
 
     def protected_paths(self) -> list[Path]:
-        """The protected project paths that exist now (checked per command: `git init`
-        may create hooks during a session)."""
+        """The protected paths that exist now (checked per command: `git init` may
+        create a repository during a session)."""
         here = [self.project_root / rel for rel in PROTECTED_IN_PROJECT]
-        return [_real(path) for path in here if os.path.lexists(path)]
+        found = git_dirs(self.project_root)
+        for path in here:
+            if os.path.lexists(path) and _real(path) not in found:
+                found.append(_real(path))
+        return found
 
 
 def _real(path: Path) -> Path:
@@ -71,6 +80,7 @@ def build_policy(
     network: bool = False,
     extra_writable: tuple[str, ...] | list[str] = (),
     loom_dirs: tuple[tuple[Path, str], ...] = (),
+    quarantine: Path | None = None,
 ) -> SandboxPolicy:
     """The policy for commands run in `project_root`. `loom_dirs` (Loom's own folders)
     are hidden; they are created when missing, so that no command can create one first
@@ -105,6 +115,7 @@ def build_policy(
         writable=tuple(_dedupe(roots)),
         missing=tuple(missing),
         hidden=tuple(_dedupe(hidden)),
+        quarantine=quarantine,
     )
 
 
@@ -144,6 +155,7 @@ def policy_from_config(config: Any, paths: Any, project_root: Path | None = None
         network=section.network,
         extra_writable=tuple(section.writable),
         loom_dirs=loom_folders(paths),
+        quarantine=paths.quarantine_dir / "sandbox",
     )
 
 

@@ -4,6 +4,8 @@ left as they are; this is one extra line after them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from loom.sandbox.policy import SandboxPolicy
 
 # What programs print when the kernel refuses them inside the sandbox.
@@ -31,7 +33,9 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
         writable = ", ".join(str(path) for path in policy.writable_paths())
         reasons.append(
             "the sandbox refused a write outside the writable folders "
-            f"({writable}; .git/hooks, .git/config and .loom.toml stay read-only). "
+            f"({writable}; the repository's .git and the project's .loom.toml, .mcp.json "
+            "and .loom/ stay read-only: commit with the git tool, edit those with "
+            "file_write). "
             "The person can add a folder to `[sandbox] writable` in their Loom config"
         )
     if not policy.network and any(marker in output for marker in NETWORK_MARKERS):
@@ -48,4 +52,15 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
         + "; ".join(reasons)
         + " (or run Loom with --no-sandbox). Retrying the same command will fail the "
         "same way: ask the person, or do the work inside the project.]"
+    )
+
+
+def swept_note(taken: list[str], quarantine: Path | None) -> str:
+    """What the model is told when files a command may not create were taken away."""
+    where = f"moved to {quarantine}" if quarantine is not None else "deleted"
+    return (
+        "[sandbox: a command may not create or change .loom.toml, .mcp.json or anything "
+        "in a .loom/ folder (Loom would act on them outside the sandbox), so these were "
+        f"{where}: {', '.join(taken)}. To change Loom's files, use file_write: it asks "
+        "the person.]"
     )

@@ -9,7 +9,8 @@ its `loom.sandbox.Sandbox`. The helpers read what the launcher can say about its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -19,6 +20,31 @@ class CommandLauncher(Protocol):
     under bubblewrap / sandbox-exec, or unchanged when there is no sandbox)."""
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]: ...
+
+
+def _nothing_after() -> list[str]:
+    return []
+
+
+@dataclass
+class Launch:
+    """One command's launch: what to spawn, and what to do once it is over (`finish`:
+    the sandbox's clean-up and checks; it returns notes for the model)."""
+
+    argv: list[str]
+    fds: tuple[int, ...] = ()
+    finish: Callable[[], list[str]] = field(default=_nothing_after)
+
+
+def start_launch(argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None) -> Launch:
+    """The launch of `argv`: the launcher's own `launch` when it has one (the sandbox:
+    argv, descriptors, what to call after), else its `wrap`."""
+    launch = getattr(launcher, "launch", None)
+    if callable(launch):
+        wrapped, fds, finish = launch(argv, cwd)
+        return Launch(wrapped, fds, finish)
+    wrapped, fds = launch_argv(argv, cwd, launcher)
+    return Launch(wrapped, fds)
 
 
 def launch_argv(

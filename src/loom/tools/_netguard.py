@@ -95,9 +95,7 @@ def why_not_public(address: IpAddress) -> str | None:
     return None
 
 
-def check_url(
-    url: str, allow: HostAllowList, resolver: Resolver = system_resolver
-) -> Target:
+def check_url(url: str, allow: HostAllowList, resolver: Resolver = system_resolver) -> Target:
     """The checked target of `url`, or Refused. Resolves the host (blocking: call it off
     the event loop)."""
     parts = urlsplit(url.strip())

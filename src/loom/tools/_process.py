@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loom.tools._env import agent_environ
-from loom.tools._launcher import CommandLauncher, launch_argv
+from loom.tools._launcher import CommandLauncher, start_launch
 from loom.tools.base import ToolContext
 
 KILL_GRACE_S = 2.0  # SIGTERM first, SIGKILL after this
@@ -28,6 +28,7 @@ class ProcessOutcome:
     timed_out: bool
     total_bytes: int
     omitted_bytes: int
+    notes: tuple[str, ...] = ()  # from the launcher, once the command is over
 
 
 class _CappedBuffer:
@@ -111,9 +112,33 @@ async def run_process(
     pass_env: Sequence[str] = (),
     launcher: CommandLauncher | None = None,
 ) -> ProcessOutcome:
+    launch = start_launch(argv, cwd, launcher)
+    argv, launch_fds = launch.argv, launch.fds
+    try:
+        outcome = await _run_launched(
+            argv, launch_fds, cwd, timeout, max_output_bytes, ctx, label, extra_env, pass_env
+        )
+    except BaseException:
+        launch.finish()  # the checks still run (and clean up) when cancelled
+        raise
+    notes = await asyncio.to_thread(launch.finish)
+    outcome.notes = tuple(notes)
+    return outcome
+
+
+async def _run_launched(
+    argv: Sequence[str],
+    launch_fds: tuple[int, ...],
+    cwd: Path,
+    timeout: float,
+    max_output_bytes: int,
+    ctx: ToolContext | None,
+    label: str,
+    extra_env: Mapping[str, str | None] | None,
+    pass_env: Sequence[str],
+) -> ProcessOutcome:
     # The output goes through our own pipe, not the subprocess transport's: asyncio's
     # `wait()` would otherwise also wait for background children that keep it open.
-    argv, launch_fds = launch_argv(argv, cwd, launcher)
     read_fd, write_fd = os.pipe()
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(

@@ -127,8 +127,9 @@ class Shell(BuiltinTool):
         status = describe_exit(outcome.exit_code, outcome.timed_out, timeout)
         failed = outcome.timed_out or outcome.exit_code != 0
         refusal = explain_sandbox_refusal(launcher, outcome.output, failed)
+        notes = "".join(f"\n{note}" for note in outcome.notes)
         return ToolResult(
-            f"{body}\n{status}" + (f"\n{refusal}" if refusal else ""),
+            f"{body}\n{status}" + (f"\n{refusal}" if refusal else "") + notes,
             is_error=failed,
             metadata={
                 "exit_code": outcome.exit_code,

@@ -56,8 +56,10 @@ class TodoWrite(BuiltinTool):
         except TodoError as exc:
             raise self.fail(str(exc)) from None
         doing = sum(item.status == "in_progress" for item in items)
-        text = f"Todo list updated ({progress(items)}):\n{checklist(items)}" if items else (
-            "Todo list cleared."
+        text = (
+            f"Todo list updated ({progress(items)}):\n{checklist(items)}"
+            if items
+            else ("Todo list cleared.")
         )
         if doing > 1:
             text += f"\nNote: {doing} items are in_progress; keep exactly one in progress."

@@ -110,8 +110,10 @@ class WebFetch(BuiltinTool):
         header = [f"URL: {page.url}"]
         if page.url != args["url"]:
             header.append(f"(redirected from {args['url']})")
-        header.append(f"Status: {page.status}; {page.content_type or 'no content type'}; "
-                      f"{page.size:,} bytes{' (cut at the size cap)' if page.capped else ''}")
+        header.append(
+            f"Status: {page.status}; {page.content_type or 'no content type'}; "
+            f"{page.size:,} bytes{' (cut at the size cap)' if page.capped else ''}"
+        )
         body = "\n".join(header) + "\n\n" + (shown or "(the page has no text)")
         if note:
             body += f"\n\n{note}"
@@ -144,9 +146,7 @@ class WebFetch(BuiltinTool):
         kind = content_type.split(";", 1)[0].strip().lower()
         if kind and not (kind in _HTML_TYPES or kind in _TEXT_TYPES or kind.startswith("text/")
                          or kind.endswith(("+json", "+xml"))):  # fmt: skip
-            raise ToolError(
-                f"{url} is {kind}, not a page of text; web_fetch reads HTML and text"
-            )
+            raise ToolError(f"{url} is {kind}, not a page of text; web_fetch reads HTML and text")
         chunks: list[bytes] = []
         size = 0
         capped = False

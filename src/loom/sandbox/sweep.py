@@ -1,0 +1,128 @@
+"""After each sandboxed command: take away any `.loom.toml`, `.mcp.json` or file under a
+`.loom/` folder that the command created or changed, at any depth of the project,
+before Loom reads them (they choose programs, servers and permissions Loom uses outside
+the sandbox: a planted `[lsp] servers` would run as the person).
+
+Why a sweep after the command and not a refusal inside it: existing ones are read-only
+mounts (see policy.py), but a mount needs an existing path, so a new file cannot be
+refused that way without first creating it in the person's tree; Landlock and seccomp
+cannot refuse a file by its name (Landlock rules are folder hierarchies, seccomp sees
+pointers, not paths). The sweep is sound because the command is over when it runs: the
+sandbox has its own PID namespace, so when the command ends every process it started is
+gone, and nothing can write after the sweep. A changed file has a new ctime, which no
+program can set back (utimes sets ctime to now; a rename or a hard link sets it too), so
+"ctime at or after the command started" finds everything the command made or touched.
+A folder moved into place keeps its files' old ctimes, but it gets a new one itself;
+so a `.loom` folder is taken away whole when it or anything in it changed.
+
+Taken-away files go to Loom's quarantine folder (or are deleted when there is none),
+and the model is told to use `file_write`, which asks the person.
+
+Cost: one `scandir` per folder of the project (`.git` folders are skipped: Loom reads no
+configuration there, and the repository's is read-only anyway); lstat only for the
+guarded names and inside `.loom/` folders. Linear in the size of the tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+GUARDED_NAMES = frozenset({".loom.toml", ".mcp.json"})
+GUARDED_FOLDER = ".loom"
+SKIPPED_FOLDER = ".git"
+# File times come from the kernel's coarse clock, which may lag `time_ns()` by a tick.
+CLOCK_SLACK_NS = 50_000_000
+
+
+def started() -> int:
+    """The moment to pass to `sweep`, taken just before the command starts."""
+    return time.time_ns() - CLOCK_SLACK_NS
+
+
+def sweep(root: Path, since_ns: int, quarantine: Path | None) -> list[str]:
+    """Take away guarded files made or changed since `since_ns` under `root`; the paths
+    taken away (relative to `root`, `/`-separated)."""
+    found = _find(root, since_ns)
+    if not found:
+        return []
+    batch = None
+    if quarantine is not None:
+        batch = quarantine / time.strftime("%Y%m%dT%H%M%S") / f"{os.getpid()}-{since_ns}"
+    taken: list[str] = []
+    for path in found:
+        relative = path.relative_to(root).as_posix()
+        if _take_away(path, None if batch is None else batch / relative):
+            taken.append(relative)
+    return taken
+
+
+def _find(root: Path, since_ns: int) -> list[Path]:
+    found: list[Path] = []
+    pending = [str(root)]
+    while pending:
+        for entry in _entries(pending.pop()):
+            name = entry.name.casefold()  # case-insensitive file systems too
+            is_dir = _is_dir(entry)
+            if name == GUARDED_FOLDER:
+                # the whole folder, when anything in it (or itself: moved here) changed
+                if _changed(entry, since_ns) or (is_dir and _tree_changed(entry.path, since_ns)):
+                    found.append(Path(entry.path))
+            elif name in GUARDED_NAMES:
+                if _changed(entry, since_ns):
+                    found.append(Path(entry.path))
+            elif is_dir and name != SKIPPED_FOLDER:
+                pending.append(entry.path)
+    return found
+
+
+def _tree_changed(folder: str, since_ns: int) -> bool:
+    pending = [folder]
+    while pending:
+        for entry in _entries(pending.pop()):
+            if _changed(entry, since_ns):
+                return True
+            if _is_dir(entry):
+                pending.append(entry.path)
+    return False
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as listing:
+            return list(listing)
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _changed(entry: os.DirEntry[str], since_ns: int) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_ctime_ns >= since_ns
+    except OSError:
+        return False
+
+
+def _take_away(path: Path, destination: Path | None) -> bool:
+    try:
+        if destination is not None:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(path, destination)
+        elif path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except OSError:
+        with contextlib.suppress(OSError):  # at least not where Loom would read it
+            path.unlink() if path.is_symlink() or not path.is_dir() else shutil.rmtree(path)
+        return not os.path.lexists(path)
+    return True
