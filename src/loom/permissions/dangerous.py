@@ -13,12 +13,8 @@ import re
 
 from loom.permissions.bash_syntax import parse
 from loom.permissions.raw_patterns import raw_reason
-from loom.permissions.shell_rules import (
-    _WRAPPERS,
-    SimpleCommand,
-    parse_command,
-    strip_wrappers,
-)
+from loom.permissions.shell_rules import SimpleCommand, parse_command
+from loom.permissions.wrappers import unwrap
 
 # Commands that delete or change files: a path they get must be known before they run.
 _DESTRUCTIVE = {
@@ -74,10 +70,21 @@ MAX_NESTING = 4
 
 
 def _simple_reason(simple: SimpleCommand, depth: int = 0) -> str | None:
-    words = strip_wrappers(simple.words)
+    unwrapped = unwrap(simple.words)
+    for script in unwrapped.scripts:  # `env -S 'rm -rf /'`, `su -c ...`, `watch ...`
+        if depth >= MAX_NESTING:
+            return f"commands nested more than {MAX_NESTING} deep cannot be judged"
+        reason = dangerous_reason(script, depth + 1)
+        if reason:
+            return reason
+    words = simple.words[unwrapped.start :]
     if not words:
         return None
-    program, args = words[0], words[1:]
+    program, args = words[0].rsplit("/", 1)[-1], words[1:]
+    if program != "git":  # `git rm -r --cached .` only untracks
+        reason = _buried_reason(simple.words)
+        if reason:
+            return reason
     if program in {"sh", "bash", "zsh", "dash", "ksh", "eval"}:  # `bash -c "rm -rf /"`
         inner = args[args.index("-c") + 1 :] if "-c" in args else args
         if program == "eval" or "-c" in args:
@@ -117,6 +124,69 @@ def _simple_reason(simple: SimpleCommand, depth: int = 0) -> str | None:
         return "killing every process"
     if program == "git" and "push" in targets[:3]:  # also `git -C dir push ...`
         return _force_push_reason(args[args.index("push") :])
+    if program == "find":
+        return _find_reason(args)
+    if program == "rsync":
+        return _rsync_reason(args, flags, targets)
+    return None
+
+
+def _buried_reason(words: tuple[str, ...]) -> str | None:
+    """`rm` anywhere in the words with a recursive flag and a root-like target after it:
+    whatever ran it (a wrapper or option this module does not know), it is judged. One
+    pass from the end, so linear in the number of words."""
+    recursive = root_target = no_preserve = False
+    for word in reversed(words):
+        if word in {"-r", "-R", "--recursive"} or (
+            word.startswith("-") and not word.startswith("--") and set(word[1:]) & {"r", "R"}
+        ):
+            recursive = True
+        elif word == "--no-preserve-root":
+            no_preserve = True
+        elif _root_like(word):
+            root_target = True
+        elif word.rsplit("/", 1)[-1] == "rm" and (no_preserve or (recursive and root_target)):
+            return "recursively deleting the root, home or project folder"
+    return None
+
+
+# find's tests that pick some files: with one of them, `find . ... -delete` is selective.
+_FIND_SELECTORS = {
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-empty",
+    "-user", "-group", "-perm", "-inum", "-samefile", "-links", "-lname", "-ilname",
+}  # fmt: skip
+_FIND_RUNS = {"-exec", "-execdir", "-ok", "-okdir"}
+
+
+def _find_reason(args: tuple[str, ...]) -> str | None:
+    """`find / -delete`, `find ~ -exec rm -rf {} +`, `find . -delete` (everything)."""
+    starts: list[str] = []
+    for word in args:
+        if word.startswith(("-", "(", "!")) and word not in ("-", "--"):
+            break
+        starts.append(word)
+    deletes = "-delete" in args
+    for index, word in enumerate(args):
+        if word in _FIND_RUNS and index + 1 < len(args):
+            program = args[index + 1].rsplit("/", 1)[-1]
+            deletes = deletes or program in _DESTRUCTIVE or program in {"sh", "bash"}
+    if not deletes:
+        return None
+    if any(_root_like(s) and s.rstrip("/") not in {".", "..", "*", "./*"} for s in starts):
+        return "find deleting files under the root or home folder"
+    if (not starts or any(map(_root_like, starts))) and not _FIND_SELECTORS & set(args):
+        return "find deleting every file of the project"
+    return None
+
+
+def _rsync_reason(args: tuple[str, ...], flags: set[str], targets: list[str]) -> str | None:
+    """`rsync -a --delete empty/ /` (or ~, or .): deletes what the source lacks."""
+    deleting = any(f == "--del" or f.startswith("--delete") for f in flags)
+    if deleting and len(targets) >= 2 and _root_like(targets[-1]):
+        return "rsync --delete onto the root, home or project folder"
+    if "--remove-source-files" in flags and any(map(_root_like, targets[:-1])):
+        return "rsync removing the root, home or project folder's files"
     return None
 
 
@@ -138,20 +208,8 @@ def _force_push_reason(args: tuple[str, ...]) -> str | None:
 def _unwrapped(simple: SimpleCommand) -> tuple[int, bool]:
     """Where the command that really runs starts in `simple.words` (after `sudo`, `env`,
     `xargs`, `VAR=1`, ...), and whether `xargs` feeds it arguments read from input."""
-    index, from_input = 0, False
-    words = simple.words
-    while index < len(words):
-        head = words[index].rsplit("/", 1)[-1] if simple.is_literal(index) else ""
-        if head in _WRAPPERS or head == "xargs":
-            from_input = from_input or head == "xargs"
-            index += 1
-            while index < len(words) and (words[index].startswith("-") or "=" in words[index]):
-                index += 1
-        elif simple.is_literal(index) and "=" in words[index] and index == 0:
-            index += 1
-        else:
-            break
-    return index, from_input
+    unwrapped = unwrap(simple.words, simple.is_literal)
+    return unwrapped.start, unwrapped.from_input
 
 
 def _syntax_reason(simple: SimpleCommand) -> str | None:
@@ -166,6 +224,9 @@ def _syntax_reason(simple: SimpleCommand) -> str | None:
             "cannot be judged before"
         )
     program = simple.words[start].rsplit("/", 1)[-1]
+    rest = set(simple.words[start + 1 :])
+    if from_input and program == "find" and ("-delete" in rest or rest & _FIND_RUNS):
+        return "find deleting files in folders read from input (xargs)"
     if program not in _DESTRUCTIVE:
         return None
     if from_input:
