@@ -25,7 +25,7 @@ def write_user(paths: LoomPaths, text: str) -> Path:
 def test_defaults(tmp_path: Path) -> None:
     config = load_config(tmp_path, environ={})
     assert config.model.default == "anthropic:claude-sonnet-4-6"
-    assert config.model.architect == "anthropic:claude-opus-4-6"
+    assert config.model.architect is None  # the provider of the model in use decides
     assert config.repo.watch_enabled is True
     assert config.repo.map_tokens == 1024
     assert config.project_root == tmp_path.resolve()

@@ -69,10 +69,21 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
+DEFAULT_MODEL = "anthropic:claude-sonnet-4-6"
+# model.architect (plans) and model.editor (carries out plan steps, summarises old turns)
+# when not set: the provider's strong and fast models, for the provider of the model in use
+ROLE_MODELS: dict[str, dict[str, str]] = {
+    "anthropic": {"architect": "claude-opus-4-6", "editor": "claude-haiku-4-5"},
+    "openai": {"architect": "gpt-5", "editor": "gpt-5-mini"},
+    "google": {"architect": "gemini-2.5-pro", "editor": "gemini-2.5-flash"},
+}
+
+
 class ModelSection(_Section):
-    default: str = "anthropic:claude-sonnet-4-6"
-    architect: str = "anthropic:claude-opus-4-6"
-    editor: str = "anthropic:claude-haiku-4-5"  # the fast model that carries out plan steps
+    default: str = DEFAULT_MODEL
+    # None: the provider's own (ROLE_MODELS) for the model in use; see `role_model`
+    architect: str | None = None
+    editor: str | None = None  # the fast model that carries out plan steps
     max_retries: int = Field(default=4, ge=0)  # transient failures (429, 5xx, network) per call
     # seconds of silence from the endpoint (nothing streamed) before the call is treated
     # as a transient failure and retried
@@ -281,6 +292,27 @@ class _Layer:
 
 
 # -- loading ------------------------------------------------------------------------
+
+
+def default_model(config: LoomConfig | None = None, asked: str | None = None) -> str:
+    """The model a session starts on: the one a face was asked for (`--model`), else
+    `model.default` (else Loom's own). The one place that decides it."""
+    for name in (asked, config.model.default if config is not None else None):
+        if name and name.strip():
+            return name.strip()
+    return DEFAULT_MODEL
+
+
+def role_model(role: Literal["architect", "editor"], in_use: str, configured: str | None) -> str:
+    """The model for architect mode's planning (`architect`) or its steps and summaries
+    (`editor`): `configured` (model.architect / model.editor) when set, else the strong or
+    fast model of the provider of `in_use`, else `in_use` itself (a provider Loom knows
+    no models of: openai-compatible, a local server)."""
+    if configured and configured.strip():
+        return configured.strip()
+    provider, _, _ = in_use.partition(":")
+    chosen = ROLE_MODELS.get(provider, {}).get(role)
+    return f"{provider}:{chosen}" if chosen else in_use
 
 
 def load_config(

@@ -40,3 +40,32 @@ def test_without_the_flag_the_normal_loop_runs(server: FakeLlmServer, project: P
     done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 0 and done.stdout.strip() == "plain answer"
     assert server.requests[0].json["model"] == "claude-sonnet-4-6"
+
+
+def test_an_openai_user_plans_and_carries_out_with_openai_models(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text=f"My plan:\n```json\n{json.dumps(PLAN)}\n```"))
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "a.py", "content": "A\n"})]))
+    server.add(Turn(text="Created a.py."))
+    done = loom_in_process(
+        ["run", "--architect", "--model", "openai:gpt-4.1", "--yes", "-p", "add module a"],
+        project, server, ANTHROPIC_API_KEY="",
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r.json["model"] for r in server.requests] == ["gpt-5", "gpt-5-mini", "gpt-5-mini"]
+
+
+def test_a_configured_model_without_a_key_is_found_before_the_turn(
+    server: FakeLlmServer, project: Path
+) -> None:
+    done = loom_in_process(
+        ["run", "--architect", "--model", "openai:gpt-4.1", "--yes", "-p", "add module a"],
+        project, server, ANTHROPIC_API_KEY="", LOOM_ARCHITECT_MODEL="anthropic:claude-opus-4-6",
+    )
+    assert done.returncode != 0
+    assert server.requests == []  # found before any model call
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr  # said once, and no advice to send it again
+    assert "anthropic:claude-opus-4-6 (model.architect" in lines[0]
+    assert "No API key for anthropic" in lines[0]

@@ -105,6 +105,18 @@ def test_an_interpreter_prefix_the_person_types(policy: PermissionPolicy) -> Non
     assert policy.decide(SHELL, sh("node b.js")) is Decision.ASK
 
 
+@pytest.mark.parametrize("typed", ["python3", "bash -c", "python3 -m", "/usr/bin/node"])
+def test_an_interpreter_alone_typed_as_a_prefix_grants_only_the_command(
+    policy: PermissionPolicy, typed: str
+) -> None:
+    """Whatever face sent it (the web, ACP), a typed prefix that is an interpreter's name
+    alone does not become a grant for every command it starts."""
+    command = f"{typed} build.py"
+    grant = policy.record(SHELL, sh(command), "allow_always", scope=typed)
+    assert grant is not None and grant.scope in (command, f"{typed} build.py")
+    assert policy.decide(SHELL, sh(f"{typed} evil.py")) is Decision.ASK
+
+
 def test_pipeline_of_granted_commands(policy: PermissionPolicy) -> None:
     policy.record(SHELL, sh("pytest"), "allow_always")
     policy.record(SHELL, sh("tail -n 5"), "allow_always")

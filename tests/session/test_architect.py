@@ -113,7 +113,7 @@ async def test_bad_json_is_sent_back_with_a_clear_message(tmp_path) -> None:
 async def test_no_usable_plan_is_a_turn_error_and_the_session_goes_on(tmp_path) -> None:
     architect = ScriptedProvider(["nope", '{"steps": []}', "[1, 2]"])
     normal = ScriptedProvider(["normal answer"])
-    manager = make_manager(providers={ARCHITECT: architect, ANY_MODEL: normal})
+    manager = make_manager(providers={ARCHITECT: architect, EDITOR: normal, ANY_MODEL: normal})
     session = await manager.start_session(project_path=tmp_path, mode="architect")
     with pytest.raises(TurnError, match="did not produce a usable plan after 3 attempts"):
         await session.send_message("plan it")

@@ -131,14 +131,15 @@ class ApprovalPrompt:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings
 
-        from loom.session import grant_words
+        from loom.session import grant_words, prefix_refusal
 
         command = " ".join(str(event.arguments.get("command", "")).split())
         bindings = KeyBindings()
         bindings.add("escape", eager=True)(lambda e: e.app.exit(result=""))
         try:
             typed = await PromptSession(key_bindings=bindings).prompt_async(
-                "  prefix (Enter accepts, Esc goes back) › ", default=command
+                "  prefix (Enter accepts, Esc goes back) › ", default=command,
+                handle_sigint=False,  # keep the turn's Ctrl-C handler (see permission_keys)
             )
         except (EOFError, KeyboardInterrupt):
             return None
@@ -149,6 +150,10 @@ class ApprovalPrompt:
             self.renderer.line(
                 f"  `{typed}` does not start this command; type a prefix of it", style="yellow"
             )
+            return None
+        refused = prefix_refusal(typed)
+        if refused:
+            self.renderer.line(f"  {refused}", style="yellow")
             return None
         words = grant_words(session, event.tool_name, event.arguments, scope=typed)
         return Answer("allow_always", {"scope": typed}, said=f"allow always: {words}")
@@ -191,6 +196,7 @@ async def _read_change(interactive: bool) -> str:
     bindings = KeyBindings()
     bindings.add("escape", eager=True)(lambda e: e.app.exit(result=""))
     try:
-        return (await PromptSession(key_bindings=bindings).prompt_async(prompt)).strip()
+        session: PromptSession[str] = PromptSession(key_bindings=bindings)
+        return (await session.prompt_async(prompt, handle_sigint=False)).strip()
     except (EOFError, KeyboardInterrupt):
         return ""

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
+from loom.cli.stream_echo import OpenBlockEcho
 from loom.session import EDIT_TOOLS, edit_diff, read_text
 
 PREVIEW_CHARS = 160
@@ -64,6 +65,8 @@ class EventRenderer:
         self.markdown = markdown  # answers rendered as Markdown, block by block
         self.show_progress = show_progress  # False: a spinner line shows tool progress
         self._stream: MarkdownStream | None = None
+        # a terminal shows the open block as plain text while it arrives
+        self._echo = OpenBlockEcho(self._write_echo) if console.is_terminal else None
         self._blocks = 0  # Markdown blocks printed for the current message
         self.project_root = project_root  # set: edits show their applied diff
         self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
@@ -128,10 +131,24 @@ class EventRenderer:
             self._stream = MarkdownStream(self._markdown_block)
             self._blocks = 0
         self._stream.feed(event.text)
+        open_text = self._stream.open_text()
+        if self._echo is not None and open_text:
+            self._echo.show(("\n" if self._blocks else "") + open_text)
+
+    def _write_echo(self, text: str) -> None:
+        if self.before_write is not None:
+            self.before_write()
+        self.console.file.write(text)
+        self.console.file.flush()
+        # an erase (cursor up, erase down) ends at a line's start
+        self._at_line_start = text.endswith(("\n", "\x1b[J"))
 
     def _markdown_block(self, source: str) -> None:
         from rich.markdown import Markdown
 
+        if self._echo is not None and self._echo.active and not self._echo.erase():
+            self._blocks += 1  # too tall to redraw: it stays as the plain text shown
+            return
         self.end_line()
         if self.before_write is not None:
             self.before_write()
@@ -145,6 +162,8 @@ class EventRenderer:
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.close()
+        if self._echo is not None and self._echo.active:
+            self._echo.erase()  # only blank text was left open
 
     def _on_new_message(self, event: Any) -> None:
         message = event.message

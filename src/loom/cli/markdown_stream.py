@@ -1,7 +1,8 @@
 """Markdown for a streamed answer without flicker: text is cut into finished blocks (a
 paragraph ended by a blank line, a whole fenced code block) and each block is rendered
-once, as `loom show` renders messages (rich Markdown, code highlighted). Nothing printed
-is ever redrawn; the unfinished block waits (the spinner says the model is writing)."""
+once, as `loom show` renders messages (rich Markdown, code highlighted). The unfinished
+block's text is `open_text()`: a terminal shows it plain while it grows (see
+`loom.cli.stream_echo`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ class MarkdownStream:
         *lines, self._partial = self._partial.split("\n")
         for line in lines:
             self._line(line)
+
+    def open_text(self) -> str:
+        """The unfinished block as received so far ("" when none is open)."""
+        lines = [*self._block, self._partial]
+        return "\n".join(lines) if any(line.strip() for line in lines) else ""
 
     def _line(self, line: str) -> None:
         stripped = line.lstrip()

@@ -101,7 +101,10 @@ async def _read_key_answer(question: str, keys: Mapping[str, str]) -> str:
         erase_when_done=False,
     )
     try:
-        result = await app.run_async()
+        # the turn's own Ctrl-C handler stays in place: prompt_toolkit's would remove it
+        # when the question closes, and a Ctrl-C during the allowed command would be lost
+        # (raw mode reads Ctrl-C here as a key anyway)
+        result = await app.run_async(handle_sigint=False)
     except (EOFError, KeyboardInterrupt):
         return DENY
     return result if isinstance(result, str) else DENY

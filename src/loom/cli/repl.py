@@ -243,7 +243,7 @@ class ChatRepl:
         session = self.session
         work = session.send_message(text) if text is not None else session.continue_turn()
         self._turn = asyncio.ensure_future(work)
-        loop.add_signal_handler(signal.SIGINT, self.interrupt)
+        self._arm_interrupt()
         self.status.turn_started()
         try:
             answer = await self._turn
@@ -252,15 +252,27 @@ class ChatRepl:
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on
+            from loom.session import SetupError
+
             if str(exc) != self.renderer.last_error:  # not shown already as an event
                 self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
-            self.renderer.line("The thread is saved; send the message again to retry.", style="dim")
+            if not isinstance(exc, SetupError):  # a missing key: sending again cannot help
+                self.renderer.line(
+                    "The thread is saved; send the message again to retry.", style="dim"
+                )
         finally:
             self.status.turn_ended()
             loop.remove_signal_handler(signal.SIGINT)
             await asyncio.sleep(0)  # let queued events render before the next prompt
             self.renderer.finish()
             self._turn = None
+
+    def _arm_interrupt(self) -> None:
+        """Ctrl-C interrupts the running turn. Armed at its start and again after each
+        question asked during it: a prompt that took SIGINT over must not leave the rest
+        of the turn (a command the person just allowed) deaf to Ctrl-C."""
+        if self._turn is not None and not self._turn.done():
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.interrupt)
 
     def interrupt(self) -> None:
         if self._turn is not None and not self._turn.done():
@@ -292,6 +304,7 @@ class ChatRepl:
                 return "no", ""
             finally:
                 self.status.resume()
+                self._arm_interrupt()
 
     async def _ask_permission(self, event: Any) -> None:
         """Show what would happen, ask, answer the session, and never leave the turn
@@ -311,6 +324,7 @@ class ChatRepl:
             answer = Answer("deny", said="deny")
         finally:
             self.status.resume()
+            self._arm_interrupt()
             from loom.session import NoPendingPermission
 
             with contextlib.suppress(NoPendingPermission):  # the turn was interrupted

@@ -174,7 +174,12 @@ class SlashCommands:
             self.line(f"error: {exc}", style="bold red")
 
     async def mode(self, mode: str) -> None:
-        self.repl.session.set_mode(mode)
+        from loom.session import LoomError
+
+        try:
+            self.repl.session.set_mode(mode)
+        except LoomError as exc:  # architect mode without a key for its models
+            self.line(f"error: {exc}", style="bold red")
 
     async def history(self, _arg: str) -> None:
         self.repl.renderer.history(self.repl.session.get_history())

@@ -69,8 +69,8 @@ class Status:
             self.phase = "retry"
             self.retry_until = now + float(event.delay_seconds)
             self.retry_note = f"attempt {event.attempt}"
-        elif kind == "text_delta":
-            self.phase = "writing"
+        elif kind == "text_delta" and self.phase != "writing":
+            self.phase, self.since = "writing", now
         elif kind == "new_message" and getattr(event.message, "role", "") == "assistant":
             self.phase, self.since = "thinking", now
 
@@ -83,6 +83,8 @@ class Status:
             what = f"running {self.tool} {now - self.since:.1f}s"
             if self.progress:
                 what += f" ({self.progress})"
+        elif self.phase == "writing":
+            what = f"writing {now - self.since:.1f}s"
         elif self.phase == "retry":
             left = max(self.retry_until - now, 0.0)
             what = f"retrying in {left:.0f}s ({self.retry_note})"
@@ -147,7 +149,7 @@ class Status:
         if not text or self._paused or renderer is None or not renderer.at_line_start:
             return
         self._frame = (self._frame + 1) % len(FRAMES)
-        width = _columns() - 2
+        width = _columns() - 5  # room for an echoed "^C": a full line would wrap and stay
         with contextlib.suppress(OSError, ValueError):
             self.stream.write(f"\r\x1b[2K\x1b[2m{FRAMES[self._frame]} {text[:width]}\x1b[0m")
             self.stream.flush()

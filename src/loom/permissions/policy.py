@@ -34,6 +34,7 @@ from loom.permissions.shell_rules import (
     covered_by_prefixes,
     normalize_command,
     parse_command,
+    prefix_refusal,
 )
 
 log = logging.getLogger(__name__)
@@ -230,9 +231,9 @@ class PermissionPolicy:
         if scope is not None and scope.strip() in ("*", ""):
             return "any", "*"
         if kind == "command" and command is not None:
-            if scope is not None:
+            if scope is not None and prefix_refusal(scope) is None:
                 return "prefix", normalize_command(scope)
-            prefix = command_prefix(command)
+            prefix = command_prefix(command)  # an interpreter alone: this command only
             return ("prefix", prefix) if prefix else ("exact", normalize_command(command))
         if scope is not None:
             if kind == "path" and scope.endswith("/"):

@@ -240,6 +240,21 @@ def command_prefix(command: str) -> str | None:
     return " ".join(prefix)
 
 
+def prefix_refusal(prefix: str) -> str | None:
+    """Why a command prefix a person typed cannot be granted, or None when it can: an
+    interpreter's name alone, or with options only (`python3`, `bash -c`, `python3 -m`),
+    would cover whatever code it is given."""
+    words = prefix.split()
+    if not words or not _is_interpreter(words[0]):
+        return None
+    if any(not word.startswith("-") for word in words[1:]):
+        return None  # `python3 -m pytest`, `node build.js`: it names what runs
+    return (
+        f"`{prefix.strip()}` would run any code at all: an interpreter is never granted by "
+        f"its name alone; type more of the command (a script or `-m module`)"
+    )
+
+
 def _is_interpreter(program: str) -> bool:
     """`python3`, `/usr/bin/python3.12`, `node`, `bash`..."""
     name = program.rsplit("/", 1)[-1]

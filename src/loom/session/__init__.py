@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         edit_diff,
         edited_text,
         grant_words,
+        prefix_refusal,
         read_text,
     )
     from loom.session.helpers.changes import changes_since, changes_since_start
@@ -124,6 +125,7 @@ _EXPORTS = {  # name -> the module that defines it
     "edit_diff": "loom.session.helpers.approval",
     "edited_text": "loom.session.helpers.approval",
     "grant_words": "loom.session.helpers.approval",
+    "prefix_refusal": "loom.session.helpers.approval",
     "read_text": "loom.session.helpers.approval",
     "HandEdited": "loom.session.helpers.undo",
     "list_user_turns": "loom.session.helpers.undo",
@@ -215,6 +217,7 @@ __all__ = [
     "newest_thread_in",
     "not_a_project",
     "peek",
+    "prefix_refusal",
     "probe_mcp_servers",
     "project_files",
     "project_text_files",

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from loom.config import default_model
 from loom.session import LoomError
 from loom.web.cards import ChatItem, chat_items, usage_totals
 from loom.web.live import LiveSession, pending_permission
@@ -50,7 +51,7 @@ def trust_question(ws: Any) -> list[str] | None:
 
 
 def _new_context(state: WebState, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    context.update(items=[], model=state.ws.config.model.default, mode="normal", title="",
+    context.update(items=[], model=default_model(state.ws.config), mode="normal", title="",
                    thread_id=None, busy=False, plan=None, partial="", live=state.live_list())
     context.update(extra)
     return context

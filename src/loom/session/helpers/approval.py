@@ -117,6 +117,14 @@ def grant_words(
     return describe_scope(tool_name, kind, value)
 
 
+def prefix_refusal(prefix: str) -> str | None:
+    """Why a command prefix a person typed cannot be granted (an interpreter's name
+    alone), or None."""
+    from loom.permissions.shell_rules import prefix_refusal as refusal
+
+    return refusal(prefix)
+
+
 def describe_scope(tool_name: str, kind: str, value: str) -> str:
     if kind == "any":
         return f"every {tool_name} call in this project"

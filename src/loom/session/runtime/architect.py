@@ -1,10 +1,12 @@
 """Architect mode (seed 001): a strong model plans, a fast model carries out each step.
 
-1. The architect model (config `model.architect`) gets the request with a planning
-   prompt and no tools, and answers with a JSON plan (`loom.core.plan`). A bad plan is
-   answered with a message saying exactly what is wrong, up to `architect_plan_attempts`.
-2. For each step the editor model (config `model.editor`) gets a step message and the
-   file tools only, through the same loop and the same permission rules as normal mode.
+1. The architect model (config `model.architect`, else the provider's strong model)
+   gets the request with a planning prompt and no tools, and answers with a JSON plan
+   (`loom.core.plan`). A bad plan is answered with a message saying exactly what is
+   wrong, up to `architect_plan_attempts`.
+2. For each step the editor model (config `model.editor`, else the provider's fast one)
+   gets a step message and the file tools only, through the same loop and the same
+   permission rules as normal mode.
 3. Everything is in the thread: the request, plan and step messages carry
    `mode="architect"`; the planning answer carries the parsed `plan`; each step's final
    answer carries `architect_outcome` (index, status), each step request `architect_step`.
@@ -27,6 +29,7 @@ from loom.core.plan import Plan, PlanError, parse_plan
 from loom.core.todos import MAX_CONTENT_CHARS, TodoItem
 from loom.session.runtime.ports import TurnError
 from loom.session.runtime.prompt import EDITOR_STEP_PROMPT
+from loom.session.runtime.role_models import model_for
 from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -51,7 +54,6 @@ def editor_tools(tools: ToolRegistry) -> ToolRegistry:
 
 
 async def run_architect_turn(session: ArchitectPort, text: str) -> str:
-    options = session.options
     session.busy = True
     try:
         plan = await _plan(session, text)
@@ -73,7 +75,7 @@ async def run_architect_turn(session: ArchitectPort, text: str) -> str:
             return ""  # interrupted while planning
         outcomes: list[str] = []
         completed = 0
-        session.active_model = options.editor_model
+        session.active_model = model_for(session, "editor")
         session.active_tools = editor_tools(session.tools)
         total = len(plan.steps)
         statuses: dict[int, str] = {}
@@ -146,7 +148,7 @@ async def _approval(session: ArchitectPort, plan: Plan) -> tuple[str, str]:
 
 async def _plan(session: ArchitectPort, text: str) -> Plan | None:
     options = session.options
-    session.active_model = options.architect_model
+    session.active_model = model_for(session, "architect")
     session.active_tools = ToolRegistry()
     session.llm.system_prompt = await session.prompts.architect()
     message: UserMessage = _user(text)

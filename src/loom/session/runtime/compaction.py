@@ -2,8 +2,9 @@
 
 When the history no longer fits its zone of the context window, the oldest whole turns
 (a user message and everything up to the next one, so a tool call is never separated
-from its result) are summarised by the fast model (`[model] editor`, else the session's
-own) into a *compaction record* saved in the thread's `compactions` field: the summary,
+from its result) are summarised by the fast model (`[model] editor`, else the fast
+model of the session's provider, else the session's own) into a *compaction record*
+saved in the thread's `compactions` field: the summary,
 the ids of the messages it stands for, the first message it keeps, and the model that
 wrote it. From then on the model sees the summary (in the system text) instead of those
 turns; the thread keeps every original message. `/compact [focus]` does it on demand.
@@ -269,7 +270,9 @@ class Compactor:
         )
 
     def summary_model(self) -> str:
-        return self.session.options.editor_model or self.session.active_model
+        from loom.session.runtime.role_models import model_for
+
+        return model_for(self.session, "editor")
 
     async def _summarise(self, model: str, text: str, focus: str) -> str:
         from loom.core.messages import UserMessage as Ask

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loom.config import ContextSection, ModelSection, RepoSection
+from loom.config import ContextSection, RepoSection
 from loom.core.secrets import MIN_SECRET_CHARS, secrets_in
 from loom.llm.retry import RetryPolicy
 from loom.session.runtime.context import RepoMapHook
@@ -52,8 +52,9 @@ class SessionOptions:
     # a custom agent's text in place of the family's (environment, brief, instructions
     # still follow it); None: the family's
     system_base: str | None = None
-    architect_model: str = _default(ModelSection, "architect")
-    editor_model: str = _default(ModelSection, "editor")
+    # None: the provider's own for the model in use (loom.session.runtime.role_models)
+    architect_model: str | None = None
+    editor_model: str | None = None
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
     post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)

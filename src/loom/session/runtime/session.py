@@ -257,6 +257,10 @@ class Session:
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use 'normal' or 'architect'")
+        if mode == "architect" and mode != self.mode:
+            from loom.session.runtime.role_models import check_architect_models
+
+            check_architect_models(self)  # SetupError: no key for its models
         if mode != self.mode:
             self.mode = mode
             self.publish(ModeChanged(session_id=self.id, mode=mode))  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loom.config import LoomConfig, ModelSection
+from loom.config import DEFAULT_MODEL, LoomConfig, default_model
 from loom.core.thread import Thread
 from loom.llm.base import Provider
 from loom.session.runtime.bus import EventBus
@@ -35,7 +35,7 @@ from loom.tools.base import Tool, ToolRegistry
 if TYPE_CHECKING:
     from loom.store.base import ThreadStore
 
-DEFAULT_MODEL: str = ModelSection.model_fields["default"].default  # one place: loom.config
+__all__ = ["DEFAULT_MODEL", "SessionManager", "SessionNotFound"]  # DEFAULT_MODEL: loom.config
 
 
 class SessionNotFound(LookupError):
@@ -111,7 +111,7 @@ class SessionManager:
         Raises ValueError for a bad model name or a session id already running,
         LookupError when the thread to resume does not exist, and the store's
         ThreadLocked when another Loom process is writing that thread."""
-        model = model or self.config.model.default
+        model = default_model(self.config, model)
         thread = self.thread_for(thread, project_path, model, private)
         if title:
             thread.metadata.title = title

@@ -304,8 +304,9 @@ class Workspace:
         surface when the session starts."""
         import loom.session.assembly.toolset
         import loom.session.workspace.manager  # noqa: F401
+        from loom.config import default_model
 
-        model = self.config.model.default.strip()
+        model = default_model(self.config)
         with contextlib.suppress(Exception):
             self._prewarmed[model] = self._builder()(model)
 
@@ -350,7 +351,9 @@ class Workspace:
             detect_soon()  # checking the OS sandbox overlaps with the provider's import
         cwd = (spec.cwd or Path.cwd()).resolve()
         thread = self._thread_to_resume(spec.thread) if spec.thread else fresh
-        model = (spec.model or self.config.model.default).strip()
+        from loom.config import default_model
+
+        model = default_model(self.config, spec.model)
         if thread is not None and spec.model is None and thread.provider and thread.model:
             model = f"{thread.provider}:{thread.model}"  # a resumed thread keeps its model
         # Building the provider imports its SDK, the slowest step of start-up: do it on a

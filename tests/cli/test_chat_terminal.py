@@ -1,0 +1,70 @@
+"""The REPL in a terminal, as a person meets it: Ctrl-C, streaming, grants typed at the
+question (issue 26, "The terminal")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.chat_pty import PROMPT, saved_thread, spawn
+
+
+def test_ctrl_c_stops_a_command_the_person_allowed(server: FakeLlmServer, project: Path) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "sleep 20; touch finished"})]))
+    child = spawn(["--private"], project, server)
+    child.expect(PROMPT)
+    child.sendline("wait a while")
+    child.expect(r"\[n\] deny")
+    child.send("y")
+    child.expect("→ allow once")
+    child.expect("running shell")
+    child.send("\x03")
+    child.expect("interrupted", timeout=10)
+    child.expect(PROMPT, timeout=10)
+    assert not (project / "finished").exists()
+    child.sendeof()
+    saved_thread(child)
+
+
+def test_a_long_paragraph_shows_as_it_arrives(server: FakeLlmServer, project: Path) -> None:
+    # a finished paragraph, then one that keeps coming for a long time (2 s a chunk)
+    chunks = ["Intro **paragraph**.\n\n", "Second paragraph starts", " and goes on"]
+    chunks += [f" and on ({n})" for n in range(20)] + [" to its end."]
+    server.add(Turn(text=chunks, chunk_delay=2))
+    child = spawn(["--private"], project, server)
+    child.expect(PROMPT)
+    child.sendline("tell me")
+    child.expect(r"Intro \S*paragraph\S*\.")
+    assert "**" not in child.after  # rendered as Markdown (bold, not stars)
+    child.expect(r"writing \d+\.\ds")  # the spinner, while the next block is awaited
+    # the open paragraph shows long before it ends (it would take 40 s more)
+    child.expect("Second paragraph starts", timeout=20)
+    child.expect(r"and on \(1\)", timeout=20)
+    child.send("\x03")
+    child.expect("interrupted")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)
+
+
+def test_an_interpreter_alone_is_refused_as_a_typed_prefix(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "python3 build.py --fast"})]))
+    server.add(Turn(text="all done"))
+    child = spawn(["--private"], project, server)
+    child.expect(PROMPT)
+    child.sendline("build it")
+    child.expect(r"\[p\] always, for a prefix you type")
+    child.send("p")
+    child.expect(r"prefix \(Enter accepts, Esc goes back\)")
+    child.send("\x17\x17")  # Ctrl-W twice: `python3` is left
+    child.send("\r")
+    child.expect(r"`python3` would run any code at all: an interpreter is never granted by its")
+    child.expect(r"\[p\] always, for a prefix you type")  # asked again
+    child.send("n")
+    child.expect("→ deny")
+    child.expect("all done")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)
