@@ -217,6 +217,10 @@ class SandboxSection(_Section):
     mode: Literal["on", "ask", "off"] = "on"
     network: bool = False  # network for sandboxed commands
     writable: list[str] = Field(default_factory=list)  # extra writable folders
+    # per command, enforced for root too (loom.sandbox.limits); none: no limit
+    max_processes: int | None = Field(default=defaults.SANDBOX_MAX_PROCESSES, ge=1)
+    max_memory_mb: int | None = Field(default=defaults.SANDBOX_MAX_MEMORY_MB, ge=16)
+    max_file_mb: int | None = Field(default=defaults.SANDBOX_MAX_FILE_MB, ge=1)
 
 
 class WebFetchSection(_Section):

@@ -236,6 +236,9 @@ KEYS: dict[str, Kind] = {
     "sandbox.mode": Tighten(_stricter_mode, _NO_LOOSENING),
     "sandbox.network": Tighten(_stricter_flag_off, _NO_LOOSENING),
     "sandbox.writable": Tighten(_subset, _NO_LOOSENING),
+    "sandbox.max_processes": Tighten(at_most, _NO_LOOSENING),
+    "sandbox.max_memory_mb": Tighten(at_most, _NO_LOOSENING),
+    "sandbox.max_file_mb": Tighten(at_most, _NO_LOOSENING),
     "web_fetch.allow_hosts": Powerful(
         show_list("web_fetch may reach these hosts on this machine or its network")
     ),

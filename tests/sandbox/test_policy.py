@@ -80,7 +80,9 @@ def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
     # read-only root first, then writable folders, parents before children
     assert text.index("--ro-bind / /") < text.index("--bind /tmp /tmp")
     assert text.index("--bind /work/proj /work/proj") < text.index("--bind /work/proj/build/x")
-    assert argv[-6:] == ["--chdir", "/work/proj/src", "--", "bash", "-c", "make"]
+    at = argv.index("--")
+    assert argv[at - 2 : at] == ["--chdir", "/work/proj/src"]
+    assert argv[-3:] == ["bash", "-c", "make"]  # after the rlimits (prlimit ... --)
     argv, fds = backend.wrap(_policy(network=True), ["true"], Path("/"))
     assert "--unshare-net" not in argv and "--seccomp" not in argv and fds == ()
 
@@ -285,3 +287,30 @@ def test_a_project_root_of_home_or_root_is_never_writable(
         assert wide.resolve() not in policy.writable_paths()
         assert "project root" not in [root.why for root in policy.writable]
     assert (home / "proj").resolve() in build_policy(home / "proj").writable_paths()
+
+
+def test_limits_come_from_config_and_a_project_can_only_lower_them(tmp_path: Path) -> None:
+    paths = LoomPaths(tmp_path / "d", tmp_path / "s", tmp_path / "c", tmp_path / "cfg")
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    config = load_config(project, paths=paths, environ={})
+    limits = policy_from_config(config, paths).limits
+    assert (limits.max_processes, limits.max_memory_mb, limits.max_file_mb) == (512, 8192, 1024)
+    _write(project / ".loom.toml", "[sandbox]\nmax_processes = 100000\nmax_file_mb = 10\n")
+    config = load_config(project, paths=paths, environ={})
+    limits = policy_from_config(config, paths).limits
+    assert (limits.max_processes, limits.max_file_mb) == (512, 10)
+    assert any("sandbox.max_processes" in w for w in config.warnings)
+    argv, fds = Bubblewrap("/usr/bin/bwrap").wrap(
+        policy_from_config(config, paths), ["true"], project
+    )
+    for fd in fds:
+        os.close(fd)
+    tail = argv[argv.index("--") + 1 :]
+    if tail[0].endswith("prlimit"):  # util-linux is there: rlimits inside the sandbox
+        assert tail[1:5] == [
+            "--nproc=512",
+            f"--fsize={10 * 1024 * 1024}",
+            f"--data={8192 * 1024 * 1024}",
+            "--",
+        ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from loom.sandbox.limits import cgroup_parents, join_then_exec, make_group
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.refusals import explain_refusal, swept_note
 from loom.sandbox.sweep import started, sweep
@@ -166,13 +167,21 @@ class Sandbox:
         files it created are taken away before Loom reads them. It returns notes for
         the model."""
         since = started()
-        wrapped, fds = self.wrap(argv, cwd)
         policy = self.policy
-        active = self.backend is not None
+        if self.backend is None:
+            return list(argv), (), list
+        group = None
+        if self.backend.name == "bubblewrap" and policy.limits.any:
+            group = make_group(policy.limits)  # None where no cgroup can be made
+        if group is not None and cgroup_parents().caps_memory:
+            policy = dataclasses.replace(policy, memory_by_cgroup=True)
+        wrapped, fds = self.backend.wrap(policy, argv, cwd)
+        if group is not None:
+            wrapped = join_then_exec(group, wrapped)
 
         def finish() -> list[str]:
-            if not active:
-                return []
+            if group is not None:
+                group.close()
             taken = sweep(policy.project_root, since, policy.quarantine)
             return [swept_note(taken, policy.quarantine)] if taken else []
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from loom.sandbox.limits import describe, prlimit_prefix
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.seccomp import filter_fd, unix_socket_filter
 
@@ -131,7 +132,8 @@ class Bubblewrap:
                 args += ["--bind", where, where]
             else:
                 args += ["--ro-bind-try", where, where]
-        args += ["--chdir", str(cwd), "--", *argv]
+        limits = prlimit_prefix(policy.limits, policy.memory_by_cgroup)
+        args += ["--chdir", str(cwd), "--", *limits, *argv]
         return args, fds
 
     def enforced(self, policy: SandboxPolicy) -> list[str]:
@@ -156,4 +158,5 @@ class Bubblewrap:
             "processes: own PID and IPC namespaces (cannot see or signal other processes)",
             f"privileges: own user namespace, all capabilities dropped{nested}, "
             "no_new_privs (root gets no way around it)",
+            *(f"limits: {line}" for line in describe(policy.limits)),
         ]

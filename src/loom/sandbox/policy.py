@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from loom.sandbox.gitdirs import git_dirs
+from loom.sandbox.limits import Limits
 
 Mode = Literal["on", "ask", "off"]
 MODES: tuple[str, ...] = ("on", "ask", "off")
@@ -51,6 +52,8 @@ class SandboxPolicy:
     missing: tuple[str, ...] = ()  # `[sandbox] writable` entries that do not exist
     hidden: tuple[WritableRoot, ...] = ()  # Loom's own folders: empty and read-only inside
     quarantine: Path | None = None  # where files a command may not create are moved
+    limits: Limits = field(default_factory=Limits)  # processes, memory, file size
+    memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]
@@ -81,6 +84,7 @@ def build_policy(
     extra_writable: tuple[str, ...] | list[str] = (),
     loom_dirs: tuple[tuple[Path, str], ...] = (),
     quarantine: Path | None = None,
+    limits: Limits | None = None,
 ) -> SandboxPolicy:
     """The policy for commands run in `project_root`. `loom_dirs` (Loom's own folders)
     are hidden; they are created when missing, so that no command can create one first
@@ -116,6 +120,7 @@ def build_policy(
         missing=tuple(missing),
         hidden=tuple(_dedupe(hidden)),
         quarantine=quarantine,
+        limits=limits or Limits(),
     )
 
 
@@ -156,6 +161,11 @@ def policy_from_config(config: Any, paths: Any, project_root: Path | None = None
         extra_writable=tuple(section.writable),
         loom_dirs=loom_folders(paths),
         quarantine=paths.quarantine_dir / "sandbox",
+        limits=Limits(
+            max_processes=section.max_processes,
+            max_memory_mb=section.max_memory_mb,
+            max_file_mb=section.max_file_mb,
+        ),
     )
 
 

@@ -10,6 +10,8 @@ from loom.sandbox.policy import SandboxPolicy
 
 # What programs print when the kernel refuses them inside the sandbox.
 WRITE_MARKERS = ("Read-only file system", "EROFS")
+FILE_SIZE_MARKERS = ("File size limit exceeded", "File too large", "EFBIG")
+PROCESS_MARKERS = ("fork: Resource temporarily unavailable", "fork: retry", "EAGAIN")
 NETWORK_MARKERS = (
     "Network is unreachable",
     "ENETUNREACH",
@@ -44,6 +46,17 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
             "localhost services, and no DNS). If the command truly needs it, call shell "
             "again with `network: true` and the person is asked; or they can set "
             "`[sandbox] network = true` in their Loom config"
+        )
+    limits = policy.limits
+    if limits.max_file_mb is not None and any(m in output for m in FILE_SIZE_MARKERS):
+        reasons.append(
+            f"the sandbox caps each file at {limits.max_file_mb} MB "
+            "(`[sandbox] max_file_mb` in the person's config)"
+        )
+    if limits.max_processes is not None and any(m in output for m in PROCESS_MARKERS):
+        reasons.append(
+            f"the sandbox caps a command at {limits.max_processes} processes "
+            "(`[sandbox] max_processes`)"
         )
     if not reasons:
         return None
