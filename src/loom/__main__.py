@@ -16,6 +16,29 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"loom {__version__}\n")
         return
+    if "--help" not in args and "-h" not in args:
+        from loom.paths import folder_problem
+
+        problem = folder_problem()  # a read-only data folder, a path through a file
+        if problem:
+            _fail(problem)
+    try:
+        _dispatch(args)
+    except OSError as exc:  # Loom's own folder broke under the command: one line
+        from loom.paths import folder_error
+
+        line = folder_error(exc)
+        if line is None:
+            raise
+        _fail(line)
+
+
+def _fail(line: str) -> None:
+    sys.stderr.write(f"loom: error: {line}\n")
+    raise SystemExit(1)
+
+
+def _dispatch(args: list[str]) -> None:
     if not args or args[0].startswith("-"):
         from loom.cli.repl_main import try_bare_repl  # plain `loom`: the prompt first
 

@@ -14,11 +14,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from loom._xdg import APP, roots
 
-__all__ = ["APP", "LoomPaths"]
+__all__ = ["APP", "LoomPaths", "folder_error", "folder_problem"]
 
 
 class LoomPaths:
@@ -91,3 +92,61 @@ class LoomPaths:
     @property
     def user_config_file(self) -> Path:
         return self.config / "config.toml"
+
+
+# -- whether the folders can be used -------------------------------------------------
+# Every command writes under the data, state and cache folders. When one of them cannot
+# be made or written (a read-only disk or folder, a path that runs through a file), the
+# command stops with one line: which folder, why, and which variable points Loom
+# elsewhere, instead of a traceback from wherever it first wrote.
+
+_XDG_VARS = ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+_KINDS = ("data", "state", "cache")
+
+
+def what_to_set(index: int) -> str:
+    if os.environ.get("LOOM_HOME"):
+        return "set LOOM_HOME to a folder you can write"
+    return f"set {_XDG_VARS[index]} (or LOOM_HOME) to a folder you can write"
+
+
+def folder_problem() -> str | None:
+    """One line about the first unusable folder among data, state and cache, or None."""
+    for index, folder in enumerate(roots()[:3]):
+        why = _why_unusable(folder)
+        if why:
+            return f"Loom's {_KINDS[index]} folder {folder} cannot be used ({why}); " + (
+                what_to_set(index)
+            )
+    return None
+
+
+def _why_unusable(folder: str) -> str | None:
+    path = os.path.abspath(folder)
+    while not os.path.lexists(path):  # the nearest part that exists
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    if not os.path.isdir(path):
+        return f"{path} is a file, not a folder"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "it is read-only" if path == os.path.abspath(folder) else f"{path} is read-only"
+    return None
+
+
+def folder_error(exc: OSError) -> str | None:
+    """One line for an error writing under one of Loom's folders, or None when the
+    error is about some other file."""
+    name = exc.filename if isinstance(exc.filename, str) else None
+    if not name:
+        return None
+    path = os.path.abspath(name)
+    for index, folder in enumerate(roots()[:3]):
+        root = os.path.abspath(folder)
+        if path == root or path.startswith(root + os.sep):
+            reason = exc.strerror or type(exc).__name__
+            return f"Loom's {_KINDS[index]} folder {folder} cannot be used ({reason}: {name}); " + (
+                what_to_set(index)
+            )
+    return None
