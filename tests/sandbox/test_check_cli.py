@@ -27,14 +27,23 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert f"  {(loom_home / 'data').resolve()}  (Loom data: threads, loom.db" in out
     assert f"  {(tmp_path / '.git').resolve()}" in out  # read-only inside
     assert "network: off" in out and "all capabilities dropped" in out
-    for probe in ("write inside", "write outside", "network off", "unix sockets"):
+    probes = (
+        "write inside", "write outside", "network off", "unix sockets", ".git read-only",
+        "new Loom config", "hidden folder", "process limit", "file size limit", "memory limit",
+    )  # fmt: skip
+    for probe in probes:
         assert f"  ok   {probe}:" in out
+    # this project's own protected list, proven live
+    assert f"  ok   hidden {(loom_home / 'data').resolve()}: empty and read-only inside" in out
+    assert f"  ok   read-only {(tmp_path / '.git').resolve()}: a write was refused" in out
+    assert not list((tmp_path / ".git").glob(".loom-sandbox-probe"))
     assert "Not sandboxed: language servers" in out
 
     report = json.loads(loom_sandbox_check(tmp_path, "--json").stdout)
     assert report["mode"] == "on" and report["backend"].startswith("bubblewrap")
     assert report["network"] is False
-    assert all(probe["passed"] for probe in report["probes"]) and len(report["probes"]) == 4
+    assert all(probe["passed"] for probe in report["probes"]), report["probes"]
+    assert len(report["probes"]) == len(probes) + 4 + 1  # 4 Loom folders, .git
 
 
 def test_check_with_the_sandbox_off(tmp_path: Path, loom_home: Path) -> None:

@@ -79,7 +79,8 @@ def render_report(report: object, network: bool) -> list[str]:
             "(--yes does not cover it; --no-sandbox runs them unconfined).",
         ]
     lines = [
-        f"Sandbox: on ({report.backend}) for the agent's shell and git commands.",
+        f"Sandbox: on ({report.backend}) for the agent's shell commands (its git tool "
+        "runs outside it, through Loom's hardened git runner).",
         "Writable:",
         *(f"  {path}  ({why})" for path, why in report.writable),
     ]
@@ -89,7 +90,7 @@ def render_report(report: object, network: bool) -> list[str]:
         lines.append("Hidden (Loom's own state; an empty read-only folder inside):")
         lines += [f"  {path}  ({why})" for path, why in report.hidden]
     if report.protected:
-        lines.append("Read-only inside the project:")
+        lines.append("Read-only (git's folders; Loom's project files that exist):")
         lines += [f"  {path}" for path in report.protected]
     lines.append("Enforced:")
     lines += [f"  {line}" for line in report.enforced]
@@ -97,6 +98,10 @@ def render_report(report: object, network: bool) -> list[str]:
     for probe in report.probes:
         mark = "ok  " if probe.passed else "FAIL"
         lines.append(f"  {mark} {probe.name}: {probe.detail}")
+    lines.append(
+        "Taken away after each command: any .loom.toml, .mcp.json or .loom/ file it "
+        "created or changed, at any depth of the project (moved to the quarantine)."
+    )
     lines.append(
         "Not sandboxed: language servers Loom starts, and Loom's own file tools (those "
         "are confined to the project by the tools themselves)."

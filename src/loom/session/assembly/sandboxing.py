@@ -151,7 +151,7 @@ class SandboxReport:
 def sandbox_report(config: LoomConfig, paths: LoomPaths | None = None) -> SandboxReport:
     """What is enforced for agent commands in this project on this machine, with
     probes that try a write inside, writes outside and a connection under it."""
-    from loom.sandbox.probe import run_probes
+    from loom.sandbox.probe import probe_live, run_probes
 
     sandbox = make_sandbox(config, paths)
     policy = sandbox.policy
@@ -166,7 +166,7 @@ def sandbox_report(config: LoomConfig, paths: LoomPaths | None = None) -> Sandbo
         writable=[(root.path, root.why) for root in policy.writable],
         protected=policy.protected_paths(),
         enforced=backend.enforced(policy) if backend is not None else [],
-        probes=run_probes(backend) if backend is not None else [],
+        probes=[*run_probes(backend), *probe_live(backend, policy)] if backend is not None else [],
         missing=list(policy.missing),
         hidden=[(root.path, root.why) for root in policy.hidden],
     )
