@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.support.loom_cli import loom, loom_in_process, provider_env
+from tests.support.loom_cli import lines, loom, loom_in_process, provider_env
 
 
 def test_text_prints_the_answer(server: FakeLlmServer, project: Path) -> None:
@@ -81,6 +81,26 @@ def test_without_yes_a_write_is_refused_and_reported(
     # the model was told why, in the tool result it received
     tool_result = server.requests[1].json["messages"][-1]["content"][0]
     assert "headless" in tool_result["content"] and tool_result["is_error"] is True
+
+
+def test_a_headless_refusal_is_one_line_for_the_person_and_an_event(
+    server: FakeLlmServer, project: Path
+) -> None:
+    call = FakeToolCall("shell", {"command": "touch made"}, id="call_9")
+    server.add(Turn(tool_calls=[call]), Turn(text="I could not."))
+    done = loom_in_process(["run", "-p", "make it", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "loom: refused shell touch made: it needs approval and nobody can give it in a "
+        "headless run; pass --yes, or list shell under [permissions] auto_approve"
+    ]  # not the text meant for the model ("do not retry it, finish what you can...")
+    events = lines(done.stdout)
+    entry = {"tool_name": "shell", "tool_use_id": "call_9", "tool_input": {"command": "touch made"}}
+    (denied,) = [e for e in events if e["type"] == "loom.permission_denial"]
+    assert {k: denied[k] for k in entry} == entry
+    kinds = [e["type"] for e in events]
+    assert kinds.index("loom.permission_denial") > kinds.index("user", 1)  # after its result
+    assert events[-1]["permission_denials"] == [entry]
 
 
 def test_auto_approve_from_config_allows_without_yes(

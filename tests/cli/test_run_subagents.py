@@ -152,7 +152,7 @@ def test_a_child_has_the_parents_permissions_never_more(
     done = cli(["run", "-p", "go"], project, server)  # headless, no --yes
     assert done.returncode == 0, done.stderr
     assert not (project / "out.txt").exists()
-    assert "loom: refused file_write out.txt: nobody can approve it" in done.stderr
+    assert "loom: refused file_write out.txt: it needs approval and nobody can" in done.stderr
     child_request = requests_of(server, brief)[-1]
     assert "nobody can approve it in a headless run" in tool_results(child_request)[0]
     assert "task" not in tool_names(requests_of(server, brief)[0])  # max_depth 1: no grandchildren

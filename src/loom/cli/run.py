@@ -195,11 +195,8 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
     """The session for this run, or None after saying on stderr why there is none."""
     from loom.session import LoomError, SessionSpec
 
-    def on_refusal(tool: str, subject: str | None, reason: str) -> None:
-        what = f"{tool} {subject}" if subject else tool
-        err.write(f"loom: refused {what}: {reason}\n")
-        if reason.startswith("nobody can approve"):
-            err.write("loom: pass --yes, or list the tool under [permissions] auto_approve\n")
+    def on_refusal(refusal: Any) -> None:
+        err.write(refusal_line(refusal) + "\n")
 
     spec = SessionSpec(
         model=options.model,
@@ -357,15 +354,28 @@ def _activity_renderer(err: TextIO) -> Any:
     return EventRenderer(Console(file=err, highlight=False), show_messages=False)
 
 
+def refusal_line(refusal: Any) -> str:
+    """One line for the person about a refused call (the model reads its own text)."""
+    subject = " ".join(str(refusal.subject or "").split())
+    if len(subject) > 80:
+        subject = subject[:79] + "…"
+    what = f"{refusal.tool} {subject}" if subject else refusal.tool
+    if not refusal.unattended:
+        return f"loom: refused {what}: {' '.join(refusal.why.split())}"
+    why = f" ({' '.join(refusal.why.split())})" if refusal.why else ""
+    return (
+        f"loom: refused {what}: it needs approval{why} and nobody can give it in a headless "
+        f"run; pass --yes, or list {refusal.tool} under [permissions] auto_approve"
+    )
+
+
 def refusals(history: list[Any]) -> list[dict[str, Any]]:
     """Tool calls in this history that were refused (Claude Code's permission_denials)."""
-    refused = {
-        m.tool_call_id
-        for m in history
-        if m.role == "tool" and m.content.startswith(("Refused:", "Permission denied:"))
-    }
+    from loom.cli.output.result import denial, is_refusal
+
+    refused = {m.tool_call_id for m in history if is_refusal(m)}
     return [
-        {"tool_name": call.tool_name, "tool_use_id": call.id, "tool_input": call.arguments_json}
+        denial(call)
         for m in history
         if m.role == "assistant"
         for call in m.tool_calls

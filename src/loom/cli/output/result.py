@@ -9,6 +9,17 @@ from loom.core.events import NewMessage, PermissionRequest, SubagentMessage
 from loom.core.messages import AssistantMessage
 
 ResultSubtype = Literal["success", "error_max_turns", "error_during_execution"]
+REFUSED_PREFIXES = ("Refused:", "Permission denied:")  # a refused call's tool result
+
+
+def is_refusal(message: Any) -> bool:
+    """A tool result saying the call was refused (by the policy, a rule or a hook)."""
+    return getattr(message, "role", "") == "tool" and message.content.startswith(REFUSED_PREFIXES)
+
+
+def denial(call: Any) -> dict[str, Any]:
+    """One entry of Claude Code's `permission_denials`."""
+    return {"tool_name": call.tool_name, "tool_use_id": call.id, "tool_input": call.arguments_json}
 
 
 @dataclass

@@ -7,6 +7,8 @@ stream-json lines, in the shape of Claude Code's stream-json:
   {"type":"user","message":{"role":"user","content":[{"type":"tool_result",...}]}}
   {"type":"stream_event","event":{"type":"content_block_delta",...}}  with partial messages
   {"type":"system","subtype":"api_retry","attempt","retry_delay_ms","error"}  a retried call
+  {"type":"loom.permission_denial","tool_name","tool_use_id","tool_input"}  after a refused
+      call's tool_result: the entry the result's `permission_denials` will list
   {"type":"result","subtype":"success"|"error_max_turns"|"error_during_execution",...}  last
 Loom's other events (tool_executing, tool_progress, tool_complete, permission_request,
 session_status, mode_changed, error, sync_error) are lines of type "loom.<event>" carrying
@@ -20,7 +22,7 @@ import json
 import os
 from typing import Any, Protocol, TextIO
 
-from loom.cli.output.result import RunResult
+from loom.cli.output.result import RunResult, denial, is_refusal
 from loom.core.events import (
     LlmRetry,
     NewMessage,
@@ -83,6 +85,7 @@ class StreamJsonWriter(_Writer):
     def __init__(self, out: TextIO, *, partial_messages: bool = False) -> None:
         super().__init__(out)
         self.partial_messages = partial_messages
+        self._calls: dict[str, Any] = {}  # tool call id -> the call, for refusals
 
     def _line(self, data: dict[str, Any]) -> None:
         self._write(json.dumps(data, ensure_ascii=False) + "\n")
@@ -94,6 +97,14 @@ class StreamJsonWriter(_Writer):
         line = stream_json_line(event, partial_messages=self.partial_messages)
         if line is not None:
             self._line(line)
+        if isinstance(event, NewMessage):
+            message = event.message
+            if isinstance(message, AssistantMessage):
+                self._calls.update((call.id, call) for call in message.tool_calls)
+            elif is_refusal(message) and message.tool_call_id in self._calls:
+                entry = denial(self._calls[message.tool_call_id])
+                self._line({"type": "loom.permission_denial", **entry,
+                            "session_id": event.session_id})  # fmt: skip
 
     def finish(self, result: RunResult) -> None:
         self._line(result.to_dict())

@@ -1,16 +1,28 @@
 """The headless permission policy: `loom run` has nobody to ask, so what would ask is
 refused with a reason the model reads, and the face hears about it through
-`on_refusal(tool, subject, why)`."""
+`on_refusal(Refusal(...))`, with the reason a person reads."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from loom.permissions import Verdict
 
-OnRefusal = Callable[[str, str | None, str], None]
+
+@dataclass(frozen=True)
+class Refusal:
+    """A call refused in a run without a person, as the face tells the person."""
+
+    tool: str
+    subject: str | None  # the command, path or URL, when there is one
+    why: str  # the policy's reason ("" when the call only needed approval)
+    unattended: bool  # it would have asked: nobody can approve it in a headless run
+
+
+OnRefusal = Callable[[Refusal], None]
 
 HEADLESS_REASON = (
     "nobody can approve it in a headless run (loom run without --yes); do not retry it, "
@@ -30,13 +42,14 @@ class HeadlessPolicy:
         from loom.permissions import Decision, Verdict
 
         verdict = self.policy.check(tool, args)
-        if verdict.decision is Decision.ASK:
+        why, unattended = verdict.reason, verdict.decision is Decision.ASK
+        if unattended:
             # keep why it would ask when that says more than "needs your approval"
             why = verdict.reason if verdict.reason != "needs your approval" else ""
             reason = f"{why}; {HEADLESS_REASON}" if why else HEADLESS_REASON
             verdict = Verdict(Decision.DENY, reason, verdict.subject)
         if verdict.decision is Decision.DENY and self.on_refusal is not None:
-            self.on_refusal(tool.name, verdict.subject, verdict.reason)
+            self.on_refusal(Refusal(tool.name, verdict.subject, why, unattended))
         return verdict
 
     def decide(self, tool: Any, args: dict[str, Any]) -> Any:

@@ -109,14 +109,14 @@ class PermissionGate:
         decision = verdict.decision.value
         if decision == "allow" and hook_decision == "ask":
             from loom.permissions import Decision, Verdict
-            from loom.session.runtime.headless import HEADLESS_REASON, HeadlessPolicy
+            from loom.session.runtime.headless import HEADLESS_REASON, HeadlessPolicy, Refusal
 
             why = "a PreToolUse hook asks for your approval"
             verdict, decision = Verdict(Decision.ASK, why, verdict.subject), "ask"
             if isinstance(self.policy, HeadlessPolicy):  # nobody to ask
                 reason = f"{why}; {HEADLESS_REASON}"
                 if self.policy.on_refusal is not None:
-                    self.policy.on_refusal(call.tool_name, verdict.subject, reason)
+                    self.policy.on_refusal(Refusal(call.tool_name, verdict.subject, why, True))
                 return sm.PermissionDenied(call.id, verdict.subject, time.time(), reason)
         if decision == "allow":
             return None

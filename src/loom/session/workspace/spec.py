@@ -35,7 +35,7 @@ class SessionSpec:
     max_turns: int | None = None  # model requests per user message (loom run --max-turns)
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
     headless: bool = False  # nobody can answer: what would ask is refused
-    on_refusal: OnRefusal | None = None  # (tool, subject, why) for each refusal
+    on_refusal: OnRefusal | None = None  # called with a Refusal for each refused call
     cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
     extra_tools: Sequence[Tool] = ()  # tools this face adds for this session only
     title: str | None = None
