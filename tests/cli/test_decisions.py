@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.support.loom_cli import loom_in_process
+from tests.support.loom_cli import Done, loom_in_process
 
 
 def log_call(**arguments: object) -> FakeToolCall:
@@ -179,7 +179,7 @@ def test_commands_list_show_pulse_narrative_export(server: FakeLlmServer, projec
 MERMAID_NODE = re.compile(
     r'^    (\w+)(\(\[|\{|\[/|\[\[|\[\\|\(|\[)"[^"]*"(\]\)|\}|/\]|\]\]|\\\]|\)|\])$'
 )
-MERMAID_EDGE = re.compile(r"^    (\w+) (-->|-\.->)\|(\w+)\| (\w+)$")
+MERMAID_EDGE = re.compile(r'^    (\w+) (-->|-\.->)\|"([^"|]+)"\| (\w+)$')
 
 
 def assert_mermaid_parses(text: str, *, nodes: int, edges: int) -> None:
@@ -240,3 +240,50 @@ def test_a_confidence_drop_marks_dependants_and_tells_the_session(
     assert tool_results, "the model is told which nodes became uncertain"
     pulse = json.loads(run_cmd(["decisions", "pulse", "--json"], project).stdout)
     assert len(pulse["uncertain"]) == 2
+
+
+def in_process(args: list[str], cwd: Path) -> Done:
+    return loom_in_process(args, cwd, None)
+
+
+def test_export_escapes_edge_types_and_titles_and_lists_cut_long_titles(
+    server: FakeLlmServer, project: Path
+) -> None:
+    long_title = "Refactor the parser " + "x" * 50_000
+    server.add(
+        Turn(tool_calls=[log_call(type="goal", title=long_title)]),
+        Turn(
+            tool_calls=[
+                log_call(type="decision", title='Say "hi"\n|x| [/] and [bold]', parent=long_title)
+            ]
+        ),
+        Turn(text="ok"),
+    )
+    done = loom_in_process(["run", "-p", "x", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    # a thread file edited (or synced) by someone else: an edge type that ends the label
+    path = Path(os.environ["LOOM_HOME"]) / "data" / "threads"
+    path = path / f"{json.loads(done.stdout)['thread_id']}.json"
+    saved = json.loads(path.read_text())
+    injected = 'leads_to| B\n    click B href "javascript:alert(1)"\n    A -->|x'
+    saved["decision_graph"]["edges"][0]["edge_type"] = injected
+    path.write_text(json.dumps(saved))
+
+    mermaid = in_process(["decisions", "export"], project).stdout
+    assert not any(line.lstrip().startswith("click") for line in mermaid.splitlines())
+    assert_mermaid_parses(mermaid, nodes=2, edges=1)
+    dot = in_process(["decisions", "export", "--format", "dot"], project).stdout
+    assert len(dot.splitlines()) == 3 + 2 + 1 + 1  # header, two nodes, one edge, "}"
+
+    listed = in_process(["decisions"], project)
+    assert listed.returncode == 0, listed.stderr
+    assert "Refactor the parser" in listed.stdout and "xxx…" in listed.stdout
+    assert len(listed.stdout) < 3_000 and "[/] and [bold]" in listed.stdout
+    goal = json.loads(in_process(["decisions", "--json"], project).stdout)[-1]
+    assert goal["title"] == long_title  # JSON keeps it whole
+    shown = in_process(["decisions", "show", goal["id"]], project)
+    assert shown.returncode == 0, shown.stderr
+    assert len(shown.stdout) < 3_000 and "title cut: 50,020 characters" in shown.stdout
+    for command in (["decisions", "pulse"], ["decisions", "narrative", "--goal", goal["id"]]):
+        text = in_process(command, project).stdout
+        assert "Refactor the parser" in text and len(text) < 3_000, command

@@ -31,7 +31,7 @@ def test_a_goal_two_options_a_decision_an_action_and_an_outcome(project) -> None
     assert report.health > 80
     mermaid = export(index.nodes(newest_first=False), index.edges(), "mermaid")
     assert mermaid.startswith("flowchart TD")
-    assert "|chosen|" in mermaid and "|rejected|" in mermaid
+    assert '|"chosen"|' in mermaid and '|"rejected"|' in mermaid
 
 
 def test_pulse_finds_a_goal_without_action_or_outcome(project) -> None:

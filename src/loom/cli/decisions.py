@@ -63,17 +63,19 @@ def list_command(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from loom.core.clock import humanize_age
+    from loom.decisions.titles import one_line
 
     table = Table(box=None, header_style="bold")
     for column in ("id", "type", "title", "conf", "status", "updated"):
         table.add_column(column, overflow="fold")
     for r in rows:
         colour = "green" if r.confidence >= 70 else "yellow" if r.confidence >= 50 else "red"
-        table.add_row(
-            r.id, r.node_type, r.title, f"[{colour}]{r.confidence}[/]", r.status,
-            humanize_age(r.updated_at),
+        table.add_row(  # Text: a title's "[/]" or "[bold]" is not Rich markup
+            Text(r.id), Text(r.node_type), Text(one_line(r.title)),
+            Text(str(r.confidence), style=colour), Text(r.status), humanize_age(r.updated_at),
         )  # fmt: skip
     Console().print(table)
     typer.echo("Details: `loom decisions show ID`; health: `loom decisions pulse`.")
@@ -96,7 +98,12 @@ def show_command(
         typer.echo(json.dumps({**_row_dict(node), "links": links,
                                "uncertain": view.uncertain}, indent=2))  # fmt: skip
         return
-    typer.echo(f"{node.id}  [{node.node_type}]  {node.title}")
+    from loom.decisions.titles import SHOW_WIDTH, cut_note, one_line
+
+    title = one_line(node.title, SHOW_WIDTH)
+    typer.echo(f"{node.id}  [{node.node_type}]  {title}")
+    if note := cut_note(node.title, title):
+        typer.echo(note)
     typer.echo(f"status {node.status}, confidence {node.confidence}"
                + ("  (uncertain)" if view.uncertain else ""))  # fmt: skip
     typer.echo(f"thread {node.thread_id}, logged {node.created_at}")
@@ -109,8 +116,10 @@ def show_command(
         typer.echo("")
         for direction, edge, other in view.links:
             arrow = "->" if direction == "child" else "<-"
-            label = f"{other.id} [{other.node_type}] {other.title}" if other else "(missing)"
-            typer.echo(f"  {arrow} {edge.edge_type:<10} {label}")
+            label = "(missing)"
+            if other is not None:
+                label = f"{other.id} [{other.node_type}] {one_line(other.title)}"
+            typer.echo(f"  {arrow} {one_line(edge.edge_type, 30):<10} {label}")
 
 
 @decisions_app.command("pulse")

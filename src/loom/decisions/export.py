@@ -6,6 +6,7 @@ import json
 import re
 
 from loom.decisions.index import EdgeRow, NodeRow
+from loom.decisions.titles import one_line
 
 FORMATS = ("mermaid", "dot", "json")
 SHAPES = {  # mermaid node shapes by type
@@ -23,11 +24,22 @@ def _mermaid_id(node_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", node_id)
 
 
+# Characters kept as they are inside a quoted Mermaid label; every other one is written
+# as an entity code (`#34;`), so no quote, bar, bracket, `<`, `#` or backtick from a
+# thread file (a hand-edited edge_type, a title) can end the label and start a statement.
+_MERMAID_PLAIN = re.compile(r"[\w .,:;!?()/+='-]")
+
+
 def _label(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text.replace('"', "'")
+    """One line of at most `limit` characters (newlines and runs of blanks as spaces)."""
+    return one_line(text, limit)
+
+
+def _mermaid_text(text: str, limit: int = 60) -> str:
+    """`text` for inside `"..."` in Mermaid: one line, every special character encoded."""
+    return "".join(
+        ch if _MERMAID_PLAIN.fullmatch(ch) else f"#{ord(ch)};" for ch in _label(text, limit)
+    )
 
 
 def to_mermaid(nodes: list[NodeRow], edges: list[EdgeRow]) -> str:
@@ -35,21 +47,32 @@ def to_mermaid(nodes: list[NodeRow], edges: list[EdgeRow]) -> str:
     lines = ["flowchart TD"]
     for node in nodes:
         left, right = SHAPES.get(node.node_type, ("[", "]"))
-        label = _label(f"{node.node_type}: {node.title} ({node.confidence})")
+        label = _mermaid_text(f"{node.node_type}: {node.title} ({node.confidence})")
         lines.append(f'    {_mermaid_id(node.id)}{left}"{label}"{right}')
     for edge in edges:
         if edge.from_id in known and edge.to_id in known:
             arrow = "-.->" if edge.edge_type == "supersedes" else "-->"
+            label = _mermaid_text(edge.edge_type, 30)
             lines.append(
-                f"    {_mermaid_id(edge.from_id)} {arrow}|{edge.edge_type}| "
-                f"{_mermaid_id(edge.to_id)}"
+                f'    {_mermaid_id(edge.from_id)} {arrow}|"{label}"| {_mermaid_id(edge.to_id)}'
             )
     for node in nodes:
         if node.status != "active":
-            lines.append(f"    class {_mermaid_id(node.id)} {node.status}")
+            lines.append(f"    class {_mermaid_id(node.id)} {_mermaid_id(node.status)}")
     lines.append("    classDef superseded stroke-dasharray: 5 5")
     lines.append("    classDef abandoned opacity:0.5")
     return "\n".join(lines) + "\n"
+
+
+def _dot_text(text: str, limit: int = 60) -> str:
+    """A quoted dot string: one line, `"` and `\\` escaped (dot reads `\\n`, `\\l` as
+    line breaks, so no backslash goes through bare)."""
+    flat = _label(text, limit).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{flat}"'
+
+
+def _dot_id(node_id: str) -> str:
+    return json.dumps(node_id, ensure_ascii=False)
 
 
 def to_dot(nodes: list[NodeRow], edges: list[EdgeRow]) -> str:
@@ -57,13 +80,13 @@ def to_dot(nodes: list[NodeRow], edges: list[EdgeRow]) -> str:
     lines = ["digraph decisions {", "  rankdir=TB;", "  node [shape=box];"]
     for node in nodes:
         style = ', style="dashed"' if node.status == "superseded" else ""
-        label = json.dumps(_label(f"{node.node_type}: {node.title} ({node.confidence})"))
-        lines.append(f"  {json.dumps(node.id)} [label={label}{style}];")
+        label = _dot_text(f"{node.node_type}: {node.title} ({node.confidence})")
+        lines.append(f"  {_dot_id(node.id)} [label={label}{style}];")
     for edge in edges:
         if edge.from_id in known and edge.to_id in known:
             lines.append(
-                f"  {json.dumps(edge.from_id)} -> {json.dumps(edge.to_id)} "
-                f"[label={json.dumps(edge.edge_type)}];"
+                f"  {_dot_id(edge.from_id)} -> {_dot_id(edge.to_id)} "
+                f"[label={_dot_text(edge.edge_type, 30)}];"
             )
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -121,6 +121,10 @@ class RefreshReport:
     unreadable: int = 0
 
 
+MAX_ID_PREFIX = 64
+"""Longer than any node id: a longer string is not looked up as an id prefix."""
+
+
 class DecisionIndex:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -357,10 +361,13 @@ class DecisionIndex:
         row = self.conn.execute(
             f"SELECT {NODE_COLUMNS} FROM decision_nodes WHERE id = ?", (node_id,)
         ).fetchone()
-        if row is None:  # a unique prefix, as people type ids
+        if row is None and 0 < len(node_id) <= MAX_ID_PREFIX:  # a unique prefix, as typed
+            # (no LIKE: `_` and `%` are wildcards there, and SQLite refuses a pattern over
+            # 50,000 bytes, which a title passed as `parent` can be)
             rows = self.conn.execute(
-                f"SELECT {NODE_COLUMNS} FROM decision_nodes WHERE id LIKE ? LIMIT 2",
-                (node_id.replace("%", "") + "%",),
+                f"SELECT {NODE_COLUMNS} FROM decision_nodes "
+                "WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2",
+                (node_id,),
             ).fetchall()
             row = rows[0] if len(rows) == 1 else None
         return NodeRow.from_sql(row) if row is not None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from loom.decisions.index import DecisionIndex, EdgeRow, NodeRow
+from loom.decisions.titles import one_line
 
 VERBS = {
     "goal": "set the goal",
@@ -40,19 +41,20 @@ def goal_subgraph(index: DecisionIndex, goal_id: str) -> list[NodeRow]:
 
 def narrative(nodes: list[NodeRow], edges: list[EdgeRow], title: str) -> str:
     if not nodes:
-        return f"{title}: nothing was logged."
+        return f"{one_line(title, 200)}: nothing was logged."
     by_id = {n.id: n for n in nodes}
     incoming: dict[str, list[EdgeRow]] = {}
     for edge in edges:
         if edge.from_id in by_id and edge.to_id in by_id:
             incoming.setdefault(edge.to_id, []).append(edge)
-    lines = [f"{title}:"]
+    lines = [f"{one_line(title, 200)}:"]
     for node in sorted(nodes, key=lambda n: n.created_at):
         when = node.created_at[:16].replace("T", " ")
         sentence = f"{when}  {VERBS.get(node.node_type, f'logged a {node.node_type}')}: "
-        sentence += node.title
+        sentence += one_line(node.title)
         links = [
-            f"{EDGE_WORDS.get(e.edge_type, e.edge_type)} from “{by_id[e.from_id].title}”"
+            f"{EDGE_WORDS.get(e.edge_type) or one_line(e.edge_type, 30)} "
+            f"from “{one_line(by_id[e.from_id].title)}”"
             for e in incoming.get(node.id, ())
         ]
         if links:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from loom.decisions.graph import CASCADE_DEPTH, CASCADE_EDGES, UNCERTAIN_BELOW
 from loom.decisions.index import DecisionIndex, NodeRow
+from loom.decisions.titles import one_line
 
 STALE_DAYS = 7
 RECENT = 10
@@ -133,7 +134,8 @@ def render_pulse(p: Pulse) -> str:
             return
         lines.append(f"{title} ({len(rows)}):")
         lines.extend(
-            f"  {r.id} [{r.node_type}] {r.title} (confidence {r.confidence})" for r in rows[:limit]
+            f"  {r.id} [{r.node_type}] {one_line(r.title)} (confidence {r.confidence})"
+            for r in rows[:limit]
         )
         if len(rows) > limit:
             lines.append(f"  ... and {len(rows) - limit} more")

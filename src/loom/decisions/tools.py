@@ -16,6 +16,7 @@ from loom.decisions.index import NodeRow
 from loom.decisions.narrative import goal_subgraph, narrative
 from loom.decisions.pulse import pulse, render_pulse
 from loom.decisions.recorder import DecisionRecorder, Logged
+from loom.decisions.titles import SHOW_WIDTH, one_line
 from loom.decisions.types import node_types
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
@@ -31,7 +32,7 @@ def recorder_from(ctx: ToolContext) -> DecisionRecorder:
 
 
 def _row(node: NodeRow) -> str:
-    text = f"{node.id} [{node.node_type}] {node.title} (confidence {node.confidence}"
+    text = f"{node.id} [{node.node_type}] {one_line(node.title)} (confidence {node.confidence}"
     if node.status != "active":
         text += f", {node.status}"
     return text + ")"
@@ -107,7 +108,8 @@ class DecisionLog(BuiltinTool):
 def _logged_result(logged: Logged) -> ToolResult:
     lines = []
     if logged.node is not None:
-        lines.append(f"Logged {logged.node.node_type} {logged.node.id}: {logged.node.title}")
+        title = one_line(logged.node.title, SHOW_WIDTH)
+        lines.append(f"Logged {logged.node.node_type} {logged.node.id}: {title}")
     if logged.edge is not None:
         lines.append(f"Linked {logged.edge.from_id} --{logged.edge.edge_type}--> "
                      f"{logged.edge.to_id}")  # fmt: skip
