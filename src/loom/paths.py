@@ -10,6 +10,7 @@
 | caches          | cache/                                  |
 | user config     | config/config.toml                      |
 | trusted projects| data/trust.json                         |
+| private threads | data/private-threads.txt                |
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ class LoomPaths:
         """Which projects the person trusts (loom.trust); in the data folder, which
         sandboxed commands cannot write."""
         return self.data / "trust.json"
+
+    @property
+    def private_threads_file(self) -> Path:
+        """Loom's own record of which threads are private (loom.store.private_record);
+        in the data folder, which sandboxed commands cannot write."""
+        return self.data / "private-threads.txt"
 
     @property
     def user_config_file(self) -> Path:

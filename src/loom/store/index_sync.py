@@ -278,8 +278,26 @@ def _index_batch(
     """Index the readable files of `batch` together (see ThreadIndex.upsert_many), drop
     vanished ones, quarantine bad ones (`fix`; else leave them for a foreground scan)."""
     good = [ready for item in batch if (ready := _checked(index, paths, item, report, fix))]
+    _private_as_recorded(paths, [record for record, _stat in good])
     index.upsert_many(good)
     report.indexed.extend(record.id for record, _stat in good)
+
+
+def _private_as_recorded(paths: LoomPaths, records: list[IndexRecord]) -> None:
+    """Threads Loom recorded private are indexed private whatever their files say
+    (loom.store.private_record); all of them while the record cannot be read."""
+    if not records:
+        return
+    from loom.store.private_record import PrivateRecord
+
+    try:
+        private = PrivateRecord(paths.private_threads_file).ids()
+    except OSError:
+        private = None
+    for record in records:
+        if not record.is_private and (private is None or record.id in private):
+            record.is_private = True
+            record.visibility = "private"
 
 
 def _checked(
@@ -352,9 +370,7 @@ def recheck_shown(index: ThreadIndex, paths: LoomPaths, ids: list[str]) -> bool:
         return False
     report = ScanReport(scanned=True)
     with write_transaction(index):
-        _index_batch(
-            index, paths, parse_batch(str(paths.threads_dir), changed), report, fix=True
-        )
+        _index_batch(index, paths, parse_batch(str(paths.threads_dir), changed), report, fix=True)
     return True
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from loom.core.ids import is_thread_id
 from loom.core.messages import message_text
 from loom.core.text import clean_text
-from loom.core.thread import Thread
+from loom.core.thread import Thread, ThreadVisibility
 from loom.paths import LoomPaths
 from loom.store.atomic import StorageError, fsync_dir, move_into_place, write_temp
 from loom.store.base import (
@@ -46,6 +46,7 @@ from loom.store.index_sync import (
     write_transaction,
 )
 from loom.store.lock import WriterLock, acquire_writer_lock, lock_holder
+from loom.store.private_record import PrivateRecord
 from loom.store.quarantine import quarantine_file
 from loom.store.serialize import thread_to_parts
 from loom.store.summary import (
@@ -71,6 +72,8 @@ class LocalThreadStore:
         # Sessions save from worker threads; one connection, used by one at a time.
         self._guard = threading.RLock()
         self.folder_check = FolderCheck(self.paths, self._guard, lambda: self.index)
+        self.private = PrivateRecord(self.paths.private_threads_file)
+        """Loom's own record of private threads: it wins over a file's `is_private`."""
 
     # -- paths ---------------------------------------------------------------------
 
@@ -122,6 +125,7 @@ class LocalThreadStore:
                 f"could not create {self.threads_dir}: {exc.strerror}; check its permissions",
             ) from exc
         path = self.path_for(thread.id)
+        self._keep_private(thread)
         # The temp file lives outside threads/, so only the rename changes that folder.
         tmp = write_temp(path, thread_to_parts(thread), temp_dir=self._temp_dir())
         with self._guard:
@@ -230,8 +234,8 @@ class LocalThreadStore:
                 from loom.store.repair import write_repaired
 
                 write_repaired(path, raw, record, self.paths.quarantine_dir)
-                return Thread.model_validate(record.repaired_data)
-            return _thread_from_bytes(raw)
+                return self._as_recorded(Thread.model_validate(record.repaired_data))
+            return self._as_recorded(_thread_from_bytes(raw))
         except BadThreadFile as exc:
             reason = str(exc)
         except RecursionError:
@@ -246,12 +250,15 @@ class LocalThreadStore:
     def list(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
         """Newest activity first, from `offset` (the web sidebar pages through it)."""
         rows = self._query(lambda index: index.list(limit, offset))
-        return [ThreadSummary(**row) for row in rows]
+        return [ThreadSummary(**self._row_as_recorded(row)) for row in rows]
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
         hits = self._query(lambda index: index.search(query, limit))
-        return [SearchHit(ThreadSummary(**row), snippet, rank) for row, snippet, rank in hits]
+        return [
+            SearchHit(ThreadSummary(**self._row_as_recorded(row)), snippet, rank)
+            for row, snippet, rank in hits
+        ]
 
     def _query(self, query: Callable[[ThreadIndex], Any]) -> Any:
         """Run `query` on the fresh index; a damaged loom.db is rebuilt and asked again."""
@@ -330,6 +337,46 @@ class LocalThreadStore:
             lock.release()
 
     # -- helpers -------------------------------------------------------------------
+
+    def _keep_private(self, thread: Thread) -> None:
+        """Before a save: a private thread is recorded as such (StorageError when the
+        record cannot be written), and a recorded one stays private whatever it says."""
+        if thread.is_private:
+            try:
+                self.private.add(thread.id)
+            except OSError as exc:
+                raise StorageError(
+                    exc.errno or 0,
+                    f"could not record {thread.id} as private in {self.private.path}: "
+                    f"{exc.strerror or exc}",
+                ) from exc
+        else:
+            self._as_recorded(thread)
+
+    def _row_as_recorded(self, row: dict[str, Any]) -> dict[str, Any]:
+        """An index row, private when Loom's record says so (an unreadable record:
+        every row private, so that nothing is shown as shareable by mistake)."""
+        if row.get("is_private"):
+            return row
+        try:
+            recorded = self.private.holds(row["id"])
+        except OSError:
+            recorded = True
+        return {**row, "is_private": True, "visibility": "private"} if recorded else row
+
+    def _as_recorded(self, thread: Thread) -> Thread:
+        """`thread`, made private again when Loom's record says it is (its file was
+        changed behind Loom's back)."""
+        try:
+            recorded = self.private.holds(thread.id)
+        except OSError as exc:  # sync refuses to push while this is so
+            log.warning("%s", exc)
+            return thread
+        if recorded and not thread.is_private:
+            log.warning("thread %s is private in Loom's record; its file said otherwise", thread.id)
+            thread.is_private = True
+            thread.visibility = ThreadVisibility.PRIVATE
+        return thread
 
     def _unindex(self, thread_id: str) -> None:
         with self._guard, contextlib.suppress(sqlite3.Error), write_transaction(self.index):

@@ -25,6 +25,7 @@ from loom.core.events import SyncError
 from loom.core.merge import merge_threads
 from loom.core.thread import Thread
 from loom.store.pending import AckedVersions, PendingEntry, PendingSyncQueue, SyncOperation
+from loom.store.private_record import PrivateRecordUnreadable
 from loom.store.sync_client import (
     SyncAuthError,
     SyncClientError,
@@ -115,7 +116,7 @@ class SyncingThreadStore:
         return getattr(self.local, name)
 
     def save(self, thread: Thread) -> None:
-        self.local.save(thread)
+        self.local.save(thread)  # a thread Loom recorded private comes back private
         if thread.is_private:
             if self.acked.get(thread.id):
                 # Made private after it was synced: take the server's copy down (the
@@ -168,7 +169,7 @@ class SyncingThreadStore:
             self._ack(entry.thread_id, None, batch)
             return
         thread = self.local.load(entry.thread_id)
-        if thread is None or thread.is_private:
+        if thread is None or thread.is_private or self._recorded_private(thread.id):
             return  # gone or made private since it was queued: nothing may be sent
         if batch is not None and thread.id in batch:
             expected = batch[thread.id] or 0
@@ -186,6 +187,17 @@ class SyncingThreadStore:
             self._ack(thread.id, result.version, batch)
             return
         raise SyncRejected(f"thread {entry.thread_id} kept changing on the server; will retry", 409)
+
+    def _recorded_private(self, thread_id: str) -> bool:
+        """Loom's own record says private (whatever the file says); while the record
+        cannot be read nothing is pushed (SyncRejected: the entry stays queued)."""
+        record = getattr(self.local, "private", None)
+        if record is None:
+            return False
+        try:
+            return bool(record.holds(thread_id))
+        except PrivateRecordUnreadable as exc:
+            raise SyncRejected(str(exc.strerror), 0) from exc
 
     def _merge(self, ours: Thread, theirs: Thread) -> tuple[Thread, int, bool]:
         """Merge after a 409: (copy to push, expected version, already in sync?)."""
