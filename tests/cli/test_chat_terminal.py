@@ -68,3 +68,27 @@ def test_an_interpreter_alone_is_refused_as_a_typed_prefix(
     child.expect(PROMPT)
     child.sendeof()
     saved_thread(child)
+
+
+def test_an_unknown_price_is_unknown_on_the_spinner_and_in_cost(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="first", delay=2), Turn(text="second", delay=2))
+    child = spawn(["--private", "-m", "openai:my-local-model"], project, server)
+    child.expect(PROMPT)
+    child.sendline("one")
+    child.expect(r"thinking \d+\.\ds · 0 tokens · cost unknown")  # before any price is known
+    child.expect("first")
+    child.expect(PROMPT)
+    # the toolbar shares the spinner's text; it is not drawn in a test pty (no cursor
+    # position reports), so /cost stands for it
+    child.sendline("/cost")
+    child.expect(r"cost unknown \(no price known for a model used\)")
+    child.expect(PROMPT)
+    child.sendline("two")
+    child.expect(r"thinking \d+\.\ds · [\d,.k]+ tokens · cost unknown")
+    child.expect("second")
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)
+    assert "$0.0" not in child.before

@@ -96,6 +96,21 @@ def test_usage_totals_split_the_last_turn() -> None:
     assert [item.kind for item in chat_items(messages)] == ["user", "assistant"] * 2
 
 
+def test_an_unknown_price_is_unknown_never_zero() -> None:
+    from loom.web.views import format_money
+
+    messages = [
+        UserMessage(content="one"),
+        AssistantMessage(content="a", usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.1)),
+        UserMessage(content="two"),
+        AssistantMessage(content="b", usage=Usage(input_tokens=1, output_tokens=2, cost_usd=None)),
+    ]
+    totals = usage_totals(messages)
+    assert totals["cost"] is None and totals["turn_cost"] is None and totals["tokens"] == 18
+    assert format_money(None) == "unknown" and format_money(0.0) == "$0.00"
+    assert usage_totals(messages[:2])["cost"] == pytest.approx(0.1)
+
+
 class FakeSession:
     def __init__(self) -> None:
         self.id = "S1"
@@ -165,7 +180,7 @@ def test_hub_asks_for_a_reload_when_too_much_was_missed() -> None:
 
 
 def test_cost_report_per_model_day_and_session() -> None:
-    def thread(thread_id: str, model: str, day: str, cost: float) -> Any:
+    def thread(thread_id: str, model: str, day: str, cost: float | None) -> Any:
         usage = Usage(input_tokens=100, output_tokens=10, cost_usd=cost)
         message = AssistantMessage(content="x", usage=usage, model=model,
                                    created_at=f"{day}T10:00:00Z")
@@ -191,6 +206,13 @@ def test_cost_report_per_model_day_and_session() -> None:
     assert [r.id for r in report.by_session] == ["A", "B"]
     cache.report(summaries, load)
     assert loads == ["A", "B"]  # unchanged versions are not read again
+
+    threads["C"] = thread("C", "my-local-model", "2026-11-21", None)
+    summaries.append(SimpleNamespace(id="C", version=1, last_activity_at="2026"))
+    report = cache.report(summaries, load)
+    assert report.cost is None  # unknown, not $0.60
+    by_day = {r.name: r.cost for r in report.by_day}
+    assert by_day["2026-11-21"] is None and by_day["2026-11-20"] == pytest.approx(0.5)
 
 
 def test_retries_errors_and_sync_problems_become_notices() -> None:

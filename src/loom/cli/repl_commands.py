@@ -191,10 +191,11 @@ class SlashCommands:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
+        from loom.session import session_cost
+
         usage = self.repl.session.usage
-        cost = "unknown (no price known for a model used)" if usage.cost_usd is None else (
-            f"${usage.cost_usd:.4f}"
-        )  # fmt: skip
+        known = session_cost(self.repl.session)
+        cost = "unknown (no price known for a model used)" if known is None else f"${known:.4f}"
         self.line(
             f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out; "
             f"cost {cost} ({self.repl.session.model})"

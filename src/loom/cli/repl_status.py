@@ -23,13 +23,18 @@ def tokens_text(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else f"{count:,}"
 
 
-def usage_text(usage: Any) -> str:
-    """`12.3k tokens · $0.0421` (cost unknown for a model with no known price)."""
-    if usage is None:
-        return ""
+def cost_text(cost: float | None) -> str:
+    """`$0.0421`, or `cost unknown` (a model with no known price: never `$0`)."""
+    return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
+def usage_text(session: Any) -> str:
+    """`12.3k tokens · $0.0421` for the session so far."""
+    from loom.session import session_cost
+
+    usage = session.usage
     total = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-    cost = "cost unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
-    return f"{tokens_text(total)} tokens · {cost}"
+    return f"{tokens_text(total)} tokens · {cost_text(session_cost(session))}"
 
 
 class Status:
@@ -104,7 +109,7 @@ class Status:
 
     def _usage(self) -> str:
         session = self.repl.session if self.repl.starter.ready else None
-        return usage_text(session.usage) if session is not None else ""
+        return usage_text(session) if session is not None else ""
 
     # -- drawing ---------------------------------------------------------------------------
 

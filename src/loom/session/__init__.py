@@ -69,7 +69,12 @@ if TYPE_CHECKING:
         restore_saved_thread,
         rewind_in_session,
     )
-    from loom.session.helpers.usage import SessionUsage, session_usage
+    from loom.session.helpers.usage import (
+        SessionUsage,
+        price_known,
+        session_cost,
+        session_usage,
+    )
     from loom.session.runtime.bus import EventBus, Subscription
     from loom.session.runtime.compaction import compact_now
     from loom.session.runtime.context import BuiltContext, ContextBudget, ContextWindow
@@ -138,6 +143,8 @@ _EXPORTS = {  # name -> the module that defines it
     "recent_threads": "loom.session.helpers.lookup",
     "SessionUsage": "loom.session.helpers.usage",
     "session_usage": "loom.session.helpers.usage",
+    "session_cost": "loom.session.helpers.usage",
+    "price_known": "loom.session.helpers.usage",
     "changes_since": "loom.session.helpers.changes",
     "changes_since_start": "loom.session.helpers.changes",
     "ToolAccess": "loom.session.helpers.tool_access",
@@ -218,6 +225,7 @@ __all__ = [
     "not_a_project",
     "peek",
     "prefix_refusal",
+    "price_known",
     "probe_mcp_servers",
     "project_files",
     "project_text_files",
@@ -230,6 +238,7 @@ __all__ = [
     "restore_saved_thread",
     "rewind_in_session",
     "sandbox_report",
+    "session_cost",
     "session_usage",
     "unapproved_mcp_servers",
 ]

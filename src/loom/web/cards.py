@@ -179,11 +179,12 @@ def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
             card.link = f"/s/{child[1]}"
 
 
-def usage_totals(messages: list[Any]) -> dict[str, float]:
+def usage_totals(messages: list[Any]) -> dict[str, float | None]:
     """Tokens and cost of a whole thread, and of its last turn (since the last user
-    message), from the usage each assistant message carries."""
-    total = {"input": 0, "output": 0, "cost": 0.0}
-    turn = {"input": 0, "output": 0, "cost": 0.0}
+    message), from the usage each assistant message carries. A cost is None (shown as
+    unknown, never $0) once a call of a model with no known price counts in it."""
+    total: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
+    turn: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
     for message in messages:
         if getattr(message, "role", "") == "user":
             turn = {"input": 0, "output": 0, "cost": 0.0}
@@ -191,12 +192,17 @@ def usage_totals(messages: list[Any]) -> dict[str, float]:
         if usage is None:
             continue
         for bucket in (total, turn):
-            bucket["input"] += usage.input_tokens or 0
-            bucket["output"] += usage.output_tokens or 0
-            bucket["cost"] += usage.cost_usd or 0.0
+            bucket["input"] = (bucket["input"] or 0) + (usage.input_tokens or 0)
+            bucket["output"] = (bucket["output"] or 0) + (usage.output_tokens or 0)
+            bucket["cost"] = add_cost(bucket["cost"], usage.cost_usd)
     return {
-        "tokens": total["input"] + total["output"],
+        "tokens": (total["input"] or 0) + (total["output"] or 0),
         "cost": total["cost"],
-        "turn_tokens": turn["input"] + turn["output"],
+        "turn_tokens": (turn["input"] or 0) + (turn["output"] or 0),
         "turn_cost": turn["cost"],
     }
+
+
+def add_cost(total: float | None, cost: float | None) -> float | None:
+    """A running cost: unknown (None) once one part of it is."""
+    return None if total is None or cost is None else total + cost

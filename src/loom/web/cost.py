@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from loom.web.cards import add_cost
+
 MAX_SESSION_ROWS = 200
 
 
@@ -14,7 +16,7 @@ class Row:
     name: str
     input: int = 0
     output: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: a model with no known price counts in it
     id: str = ""
     when: str = ""
     share: float = 0.0
@@ -22,14 +24,14 @@ class Row:
     def add(self, usage: Any) -> None:
         self.input += usage.input_tokens or 0
         self.output += usage.output_tokens or 0
-        self.cost += usage.cost_usd or 0.0
+        self.cost = add_cost(self.cost, usage.cost_usd)
 
 
 @dataclass
 class CostReport:
     threads: int = 0
     tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
     by_model: list[Row] = field(default_factory=list)
     by_day: list[Row] = field(default_factory=list)
     by_session: list[Row] = field(default_factory=list)
@@ -65,15 +67,19 @@ class CostCache:
                     total = target.setdefault(key, Row(key))
                     total.input += row.input
                     total.output += row.output
-                    total.cost += row.cost
+                    total.cost = add_cost(total.cost, row.cost)
         report.tokens = sum(r.input + r.output for r in sessions)
-        report.cost = sum(r.cost for r in sessions)
-        report.by_model = sorted(models.values(), key=lambda r: -r.cost)
+        report.cost = 0.0
+        for row in sessions:
+            report.cost = add_cost(report.cost, row.cost)
+        report.by_model = sorted(models.values(), key=lambda r: -(r.cost or 0.0))
         report.by_day = sorted(days.values(), key=lambda r: r.name, reverse=True)[:60]
-        top = max((r.cost for r in report.by_day), default=0.0)
+        top = max((r.cost or 0.0 for r in report.by_day), default=0.0)
         for row in report.by_day:
-            row.share = row.cost / top if top else 0.0
-        spent = sorted((r for r in sessions if r.input or r.output), key=lambda r: -r.cost)
+            row.share = (row.cost or 0.0) / top if top else 0.0
+        spent = sorted(
+            (r for r in sessions if r.input or r.output), key=lambda r: -(r.cost or 0.0)
+        )
         report.truncated = len(spent) > MAX_SESSION_ROWS
         report.by_session = spent[:MAX_SESSION_ROWS]
         return report

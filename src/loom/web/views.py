@@ -48,7 +48,9 @@ def format_duration(seconds: float | None) -> str:
 
 
 def format_money(value: float | None) -> str:
-    value = value or 0.0
+    """`$0.42`, `$0.0042`; None (a model with no known price) is "unknown", never $0."""
+    if value is None:
+        return "unknown"
     if value and value < 0.01:
         return f"${value:.4f}"
     return f"${value:.2f}"

@@ -16,6 +16,25 @@ class SessionUsage:
     cost_usd: float | None  # None: some call's price is unknown
 
 
+def price_known(model: str) -> bool:
+    """Whether Loom knows what `provider:model-id` costs (else its cost is unknown, never
+    $0)."""
+    from loom.llm.catalog import model_info
+    from loom.llm.registry import parse_model_name
+
+    try:
+        return model_info(*parse_model_name(model)).known
+    except Exception:  # a malformed name: nothing known about it
+        return False
+
+
+def session_cost(session: Any) -> float | None:
+    """What the session has cost so far; None when unknown (a call of a model with no
+    known price, or nothing called yet on such a model)."""
+    cost = session.usage.cost_usd
+    return None if cost is None or not price_known(session.model) else cost
+
+
 def session_usage(session: Any) -> SessionUsage:
     from loom.core.messages import AssistantMessage
     from loom.llm.catalog import model_info

@@ -136,7 +136,10 @@ function setUsage(usage) {
   if (!node || !usage) return;
   const fmtTokens = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${Math.round(n / 1e3)}k`
     : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : `${n}`);
-  const fmtCost = (c) => (c && c < 0.01 ? `$${c.toFixed(4)}` : `$${(c || 0).toFixed(2)}`);
+  // null: a model with no known price answered; unknown, never $0
+  const fmtCost = (c) =>
+    c === null || c === undefined ? "cost unknown"
+      : c && c < 0.01 ? `$${c.toFixed(4)}` : `$${c.toFixed(2)}`;
   node.innerHTML = "";
   node.append(`${fmtTokens(usage.tokens)} tokens · ${fmtCost(usage.cost)} `);
   const last = document.createElement("span");
