@@ -80,7 +80,8 @@ def test_undo_refuses_to_clobber_a_hand_edit(server: FakeLlmServer, project: Pat
     (project / "app.py").write_text("my own edit\n")
     refused = loom_in_process(["undo"], project, server)
     assert refused.returncode == 1
-    assert "app.py" in refused.stderr and "--force" in refused.stderr
+    assert "app.py" in refused.stderr and "run `loom undo --force`" in refused.stderr
+    assert "confirm" not in refused.stderr  # there is nothing to confirm with, only --force
     assert (project / "app.py").read_text() == "my own edit\n"
     forced = loom_in_process(["undo", "--force"], project, server)
     assert forced.returncode == 0, forced.stderr

@@ -38,7 +38,7 @@ def _restore(action: str, thread: str | None, force: bool) -> None:
     try:
         thread_id, report = restore_saved_thread(workspace, thread, action, force=force)  # type: ignore[arg-type]
     except HandEdited as exc:
-        fail(f"{exc}. Run `loom {action} --force` to overwrite them.")
+        fail(f"{exc}. Save or move those edits, or run `loom {action} --force` to overwrite them.")
     except LoomError as exc:
         fail(str(exc))
     print_report(report, thread_id)

@@ -38,7 +38,7 @@ class HandEdited(CheckpointError):
         listed = ", ".join(paths[:20]) + (f" and {len(paths) - 20} more" if len(paths) > 20 else "")
         super().__init__(
             f"{action} would overwrite changes made by hand since the agent's last turn: "
-            f"{listed}. Nothing was changed; save or move those edits, or confirm to go ahead"
+            f"{listed}. Nothing was changed"  # each face says how to go ahead
         )
 
 
