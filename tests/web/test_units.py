@@ -119,6 +119,7 @@ class FakeSession:
         self.project_root = None
         self.pending_permission = None
         self.todos: list[Any] = []  # the agent's todo list (Session.todos)
+        self.tools = None  # its ToolRegistry (None: calls shown as the built-ins show them)
 
     def subscribe(self, callback: Any) -> Any:
         self.listeners.append(callback)

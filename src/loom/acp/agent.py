@@ -107,7 +107,7 @@ class LoomAgent:
         if live is None:
             live = await self._start(workspace, cwd, mcp_servers, thread=session_id)
         # the whole conversation, in order, before the answer (the spec's contract)
-        for update in updates.replay(live.session.get_history(), live.root):
+        for update in updates.replay(live.session.get_history(), live.root, live.session.tools):
             await self._client.session_update(session_id=live.id, update=update)
         await live.send_usage()
         return LoadSessionResponse(

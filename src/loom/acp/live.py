@@ -44,6 +44,7 @@ from loom.core.events import (
     ToolProgress,
 )
 from loom.core.messages import AssistantMessage, ToolMessage
+from loom.session import ToolPresentation
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ class LiveSession:
         self._unsubscribe = self._bind(session)
         self._cancelled = False
         self._rejected: set[tuple[str, str | None]] = set()  # reject_always, this session
-        self._edit_before: dict[str, str | None] = {}
+        self._edit_before: dict[str, tuple[str, str | None]] = {}  # call -> (path, text)
         self._finished: set[str] = set()  # calls whose last update has been sent
         self._asked = False  # trust and MCP servers: asked before the first turn
 
@@ -231,14 +232,20 @@ class LiveSession:
                 return [updates.agent_text(text)]
             case NewMessage(message=AssistantMessage() as message):
                 return [
-                    updates.call_started(c.id, c.tool_name, c.arguments_json, self.root)
+                    updates.call_started(
+                        c.id,
+                        self._present(c.tool_name, c.arguments_json),
+                        c.arguments_json,
+                        self.root,
+                    )
                     for c in message.tool_calls
                 ]
             case ToolExecuting(call_id=call_id, tool_name=name, arguments=args):
-                if name in updates.EDIT_TOOLS and isinstance(args.get("path"), str):
+                shown = self._present(name, args)
+                if shown.edits_files and shown.path:
                     from loom.session import read_text
 
-                    self._edit_before[call_id] = read_text(self.root, args["path"])
+                    self._edit_before[call_id] = (shown.path, read_text(self.root, shown.path))
                 return [updates.call_progress(call_id, "in_progress")]
             case NewMessage(message=ToolMessage() as message) if (
                 message.tool_call_id not in self._finished
@@ -248,9 +255,9 @@ class LiveSession:
                 status = "failed" if message.is_error is not False else "completed"
                 content = [updates.text_content(message.content)] if message.content else None
                 return [updates.call_progress(message.tool_call_id, status, content)]
-            case ToolComplete(call_id=call_id, tool_name=name, result=result, is_error=failed):
+            case ToolComplete(call_id=call_id, result=result, is_error=failed):
                 self._finished.add(call_id)
-                content = self._result_content(call_id, name, result, failed)
+                content = self._result_content(call_id, result, failed)
                 return [
                     updates.call_progress(
                         call_id, "failed" if failed else "completed", content, result[:2000]
@@ -278,26 +285,21 @@ class LiveSession:
                 log.warning("sync: %s", message)  # not part of the conversation
         return []
 
-    def _result_content(self, call_id: str, name: str, result: str, failed: bool) -> list[Any]:
-        if name in updates.EDIT_TOOLS and not failed and call_id in self._edit_before:
-            before = self._edit_before.pop(call_id)
-            call = self._call_args(call_id)
-            path = call.get("path") if call else None
-            if isinstance(path, str):
-                from loom.session import read_text
+    def _present(self, tool_name: str, args: dict[str, Any]) -> ToolPresentation:
+        from loom.session import present_call
 
-                after = read_text(self.root, path)
-                if after is not None:
-                    return [updates.diff_content(self.root, path, before, after)]
+        return present_call(self.session.tools, tool_name, args)
+
+    def _result_content(self, call_id: str, result: str, failed: bool) -> list[Any]:
+        edited = self._edit_before.pop(call_id, None)
+        if edited is not None and not failed:
+            from loom.session import read_text
+
+            path, before = edited
+            after = read_text(self.root, path)
+            if after is not None:
+                return [updates.diff_content(self.root, path, before, after)]
         return [updates.text_content(result)] if result else []
-
-    def _call_args(self, call_id: str) -> dict[str, Any] | None:
-        for message in reversed(self.session.thread.messages):
-            if isinstance(message, AssistantMessage):
-                for call in message.tool_calls:
-                    if call.id == call_id:
-                        return call.arguments_json
-        return None
 
     # -- permission --------------------------------------------------------------------------
 
@@ -311,7 +313,11 @@ class LiveSession:
             response = await self.client.request_permission(
                 session_id=self.id,
                 tool_call=updates.permission_call(
-                    event.call_id, event.tool_name, event.arguments, self.root, content
+                    event.call_id,
+                    self._present(event.tool_name, event.arguments),
+                    event.arguments,
+                    self.root,
+                    content,
                 ),
                 options=PERMISSION_OPTIONS,
             )
@@ -405,12 +411,13 @@ class LiveSession:
             self.session.respond_to_permission(action, {})
 
     def _preview(self, event: PermissionRequest) -> list[Any] | None:
-        from loom.session import edited_text, read_text
+        from loom.session import read_text
 
-        path = event.arguments.get("path")
-        if event.tool_name in updates.EDIT_TOOLS and isinstance(path, str):
+        shown = self._present(event.tool_name, event.arguments)
+        path, preview = shown.path, shown.preview
+        if shown.edits_files and path and preview is not None:
             before = read_text(self.root, path)
-            after = edited_text(event.tool_name, event.arguments, before)
+            after = preview.applied_to(before)
             if after is not None:
                 return [updates.diff_content(self.root, path, before, after)]
         command = event.arguments.get("command")

@@ -20,6 +20,7 @@ from acp.schema import (
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
+    ToolCallStatus,
     ToolCallUpdate,
     UsageUpdate,
     UserMessageChunk,
@@ -27,76 +28,15 @@ from acp.schema import (
 
 from acp import helpers
 from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from loom.session import ToolPresentation, present_call
 
-READ_TOOLS = {"file_read"}
-EDIT_TOOLS = {"file_write", "file_edit"}
-SEARCH_TOOLS = {
-    "file_search", "content_search", "directory_list", "repo_map", "symbol_search",
-    "lsp_definition", "lsp_references", "lsp_hover", "lsp_diagnostics", "decision_query",
-}  # fmt: skip
-EXECUTE_TOOLS = {"shell", "git"}
-FETCH_TOOLS = {"web_fetch", "fetch"}
 MAX_OUTPUT_CHARS = 20_000  # a tool's output shown in the editor; the model gets it whole
 
 
-def tool_kind(tool_name: str) -> str:
-    if tool_name in READ_TOOLS:
-        return "read"
-    if tool_name in EDIT_TOOLS:
-        return "edit"
-    if tool_name in SEARCH_TOOLS:
-        return "search"
-    if tool_name in EXECUTE_TOOLS:
-        return "execute"
-    if tool_name in FETCH_TOOLS or tool_name.endswith("__fetch"):
-        return "fetch"
-    if tool_name in ("decision_log", "task", "skill"):
-        return "think"  # a sub-agent's work and a loaded skill: the agent thinking aloud
-    return "other"
-
-
-def tool_title(tool_name: str, args: dict[str, Any]) -> str:
-    path = args.get("path")
-    if tool_name == "file_read" and path:
-        return f"Read {path}"
-    if tool_name == "file_write" and path:
-        return f"Write {path}"
-    if tool_name == "file_edit" and path:
-        return f"Edit {path}"
-    if tool_name == "shell" and args.get("command"):
-        return f"Run `{_one_line(str(args['command']))}`"
-    if tool_name == "git":
-        words = args.get("args") or args.get("command") or ""
-        if isinstance(words, list):
-            words = " ".join(map(str, words))
-        return f"git {_one_line(str(words))}".strip()
-    if tool_name == "content_search" and args.get("pattern"):
-        return f"Search for `{_one_line(str(args['pattern']))}`"
-    if tool_name == "file_search" and args.get("pattern"):
-        return f"Find files `{_one_line(str(args['pattern']))}`"
-    if tool_name == "directory_list":
-        return f"List {path or '.'}"
-    if tool_name == "task":
-        what = _one_line(str(args.get("description", "")))
-        return f"{args.get('agent') or 'general'} sub-agent: {what}"
-    if tool_name == "skill":
-        return f"Skill {args.get('name', '')}"
-    if tool_name.startswith("mcp__"):
-        _, server, name = [*tool_name.split("__", 2), "", ""][:3]
-        return f"{name} ({server})"
-    return tool_name
-
-
-def _one_line(text: str, limit: int = 80) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def locations(root: Path, args: dict[str, Any]) -> list[ToolCallLocation] | None:
-    path = args.get("path")
-    if not isinstance(path, str) or not path:
+def locations(root: Path, shown: ToolPresentation) -> list[ToolCallLocation] | None:
+    if not shown.path:
         return None
-    return [ToolCallLocation(path=str((root / path).resolve()))]
+    return [ToolCallLocation(path=str((root / shown.path).resolve()))]
 
 
 def text_content(text: str) -> Any:
@@ -110,21 +50,26 @@ def diff_content(root: Path, path: str, old: str | None, new: str) -> Any:
 
 
 def call_started(
-    call_id: str, tool_name: str, args: dict[str, Any], root: Path, status: str = "pending"
+    call_id: str,
+    shown: ToolPresentation,
+    args: dict[str, Any],
+    root: Path,
+    status: ToolCallStatus = "pending",
 ) -> ToolCallStart:
+    """A call the model made, shown as its tool presents it (`present_call`)."""
     return ToolCallStart(
         session_update="tool_call",
         tool_call_id=call_id,
-        title=tool_title(tool_name, args),
-        kind=tool_kind(tool_name),
+        title=shown.title,
+        kind=shown.kind,
         status=status,
-        locations=locations(root, args),
+        locations=locations(root, shown),
         raw_input=args,
     )
 
 
 def call_progress(
-    call_id: str, status: str, content: list[Any] | None = None, raw_output: Any = None
+    call_id: str, status: ToolCallStatus, content: list[Any] | None = None, raw_output: Any = None
 ) -> ToolCallProgress:
     return ToolCallProgress(
         session_update="tool_call_update",
@@ -136,15 +81,19 @@ def call_progress(
 
 
 def permission_call(
-    call_id: str, tool_name: str, args: dict[str, Any], root: Path, content: list[Any] | None
+    call_id: str,
+    shown: ToolPresentation,
+    args: dict[str, Any],
+    root: Path,
+    content: list[Any] | None,
 ) -> ToolCallUpdate:
     return ToolCallUpdate(
         tool_call_id=call_id,
-        title=tool_title(tool_name, args),
-        kind=tool_kind(tool_name),
+        title=shown.title,
+        kind=shown.kind,
         status="pending",
         content=content,
-        locations=locations(root, args),
+        locations=locations(root, shown),
         raw_input=args,
     )
 
@@ -183,8 +132,7 @@ def todo_plan(todos: list[Any]) -> Any:
     """The agent's todo list (or an architect plan's progress) as ACP's `plan` update:
     the whole list each time, as the protocol replaces the plan it shows."""
     entries = [
-        PlanEntry(content=item.content, priority="medium", status=item.status)
-        for item in todos
+        PlanEntry(content=item.content, priority="medium", status=item.status) for item in todos
     ]
     return helpers.update_plan(entries)
 
@@ -198,8 +146,9 @@ def usage(used: int, size: int, cost: float | None) -> UsageUpdate:
     )
 
 
-def replay(messages: list[Message], root: Path) -> Iterator[Any]:
-    """The whole conversation as updates, in order (for `session/load`)."""
+def replay(messages: list[Message], root: Path, tools: Any = None) -> Iterator[Any]:
+    """The whole conversation as updates, in order (for `session/load`); `tools` is the
+    session's ToolRegistry (how each tool shows its calls)."""
     calls: dict[str, str] = {}
     for message in messages:
         if isinstance(message, UserMessage):
@@ -210,7 +159,8 @@ def replay(messages: list[Message], root: Path) -> Iterator[Any]:
                 yield agent_text(message.content)
             for call in message.tool_calls:
                 calls[call.id] = call.tool_name
-                yield call_started(call.id, call.tool_name, call.arguments_json, root)
+                shown = present_call(tools, call.tool_name, call.arguments_json)
+                yield call_started(call.id, shown, call.arguments_json, root)
         elif isinstance(message, ToolMessage):
             failed = bool(getattr(message, "is_error", False))
             yield call_progress(

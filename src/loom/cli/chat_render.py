@@ -12,7 +12,7 @@ from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
 from loom.cli.stream_echo import OpenBlockEcho
-from loom.session import EDIT_TOOLS, edit_diff, read_text
+from loom.session import ToolPresentation, edit_diff, present_call, read_text
 
 PREVIEW_CHARS = 160
 
@@ -24,12 +24,14 @@ _TODO_MARKS = {
 }
 
 
-def describe_call(tool_name: str, arguments: dict[str, Any]) -> str:
-    """`file_read src/app.py`, `shell pytest -q`: the one argument a person wants to see."""
-    for key in ("path", "command", "pattern", "file_path", "query", "subcommand", "url"):
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return f"{tool_name} {value}"
+def describe_call(
+    tool_name: str, arguments: dict[str, Any], shown: ToolPresentation | None = None
+) -> str:
+    """`file_read src/app.py`, `shell pytest -q`: the one argument a person wants to see
+    (the call's subject, as its tool presents it)."""
+    shown = shown or present_call(None, tool_name, arguments)
+    if shown.subject:
+        return f"{tool_name} {shown.subject}"
     if not arguments:
         return tool_name
     text = json.dumps(arguments, ensure_ascii=False)
@@ -59,8 +61,10 @@ class EventRenderer:
         before_write: Callable[[], None] | None = None,
         markdown: bool = False,
         show_progress: bool = True,
+        tools: Any = None,
     ) -> None:
         self.console = console
+        self.tools = tools  # the session's ToolRegistry: how each tool shows its calls
         self.before_write = before_write  # e.g. erase the spinner line
         self.markdown = markdown  # answers rendered as Markdown, block by block
         self.show_progress = show_progress  # False: a spinner line shows tool progress
@@ -185,12 +189,13 @@ class EventRenderer:
         self._streamed = False
 
     def _on_tool_executing(self, event: Any) -> None:
-        described = describe_call(event.tool_name, event.arguments)
+        shown = present_call(self.tools, event.tool_name, event.arguments)
+        described = describe_call(event.tool_name, event.arguments, shown)
         self._running[event.call_id] = described
         self._last_started = event.call_id
         self.line(f"● {described}", style="cyan")
-        path = event.arguments.get("path")
-        if self.project_root is not None and event.tool_name in EDIT_TOOLS and path:
+        path = shown.path
+        if self.project_root is not None and shown.edits_files and path:
             self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
 
     def _on_tool_progress(self, event: Any) -> None:
@@ -243,9 +248,7 @@ class EventRenderer:
         what = f": {event.description}" if event.description else ""
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
         detail = f" ({event.detail})" if event.detail else ""
-        self.line(
-            f"  ↳ {who} {event.status}{what}  [{event.child_thread_id}]{detail}", style=style
-        )
+        self.line(f"  ↳ {who} {event.status}{what}  [{event.child_thread_id}]{detail}", style=style)
 
     def _on_sync_error(self, event: Any) -> None:
         self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")
@@ -300,4 +303,6 @@ class EventRenderer:
                 label = {"user": "you", "assistant": "loom", "system": "system"}.get(role, role)
                 self.line(Text.assemble((f"{label}: ", "bold"), message.content))
             for call in getattr(message, "tool_calls", None) or []:
-                self.line(f"● {describe_call(call.tool_name, call.arguments_json)}", style="cyan")
+                shown = present_call(self.tools, call.tool_name, call.arguments_json)
+                described = describe_call(call.tool_name, call.arguments_json, shown)
+                self.line(f"● {described}", style="cyan")

@@ -84,6 +84,7 @@ class ChatRepl:
             before_write=self.status.clear,
             markdown=True,
             show_progress=not self.status.enabled,  # the spinner line shows it instead
+            tools=self.session.tools,
         )
         self.commands = SlashCommands(self)
         self.session.subscribe(self._on_event)

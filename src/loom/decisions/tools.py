@@ -40,6 +40,7 @@ def _row(node: NodeRow) -> str:
 
 class DecisionLog(BuiltinTool):
     name = "decision_log"
+    kind = "think"
     description = (
         "Record in the project's decision graph what you set out to do and why, so later "
         "sessions know: a goal, the options you weighed, the decision (link it to the option "
@@ -135,6 +136,7 @@ def _logged_result(logged: Logged) -> ToolResult:
 
 class DecisionQuery(BuiltinTool):
     name = "decision_query"
+    kind = "search"
     description = (
         "Look up the project's decision graph (this and earlier sessions): `goals` (active "
         "goals), `recent` (recent decisions), `pulse` (health: gaps, low confidence, stale, "

@@ -25,6 +25,11 @@ INTRO = (
 
 class SkillTool(BuiltinTool):
     name = "skill"
+    kind = "think"  # a loaded skill: the agent thinking aloud
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Skill {args.get('name', '')}"
+
     risk = "read"  # reads files people wrote for the agent
 
     def __init__(self, catalog: SkillCatalog, project_root: Any = None) -> None:

@@ -16,6 +16,7 @@ from loom.core.family import footer
 from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.presentation import one_line
 
 SUBAGENTS_KEY = "subagents"  # ToolContext.extras: the session's SubagentRunner
 ISOLATIONS = ("worktree",)
@@ -44,6 +45,12 @@ class SubagentRunner(Protocol):
 
 class TaskTool(BuiltinTool):
     name = "task"
+    kind = "think"  # a sub-agent's work: the agent thinking aloud
+
+    def title(self, args: dict[str, Any]) -> str:
+        what = one_line(str(args.get("description", "")))
+        return f"{args.get('agent') or 'general'} sub-agent: {what}"
+
     risk = "read"  # no question for the call: every call the child makes is checked
     may_change_files = True  # ...yet the child may edit: a checkpoint before it runs
 

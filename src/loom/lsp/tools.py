@@ -44,6 +44,7 @@ def _read_text(root: Path, rel: str) -> str:
 class _LspTool(BuiltinTool):
     risk = "read"
     subject_kind = "path"
+    kind = "search"
 
     def __init__(
         self, project_root: Path | None = None, supervisor: LspSupervisor | None = None

@@ -12,12 +12,25 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.presentation import ToolPresentation, plain_presentation
 
-if TYPE_CHECKING:
-    from loom.mcp_client.hub import McpHub
+
+class McpHub(Protocol):
+    """What the tools need of loom.mcp_client.hub.McpHub (which imports this module)."""
+
+    compact: bool
+
+    def tool(self, name: str) -> McpTool | None: ...
+
+    def tool_names(self) -> list[str]: ...
+
+    async def call(
+        self, tool: McpTool, args: dict[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult: ...
+
 
 MAX_NAME = 64  # what the model APIs accept for a tool name
 OPEN_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": True}
@@ -84,6 +97,9 @@ class McpTool:
 
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         return None  # a grant covers every call of this tool
+
+    def present(self, args: dict[str, Any]) -> ToolPresentation:
+        return plain_presentation(self.name, args, title=f"{self.remote_name} ({self.server})")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await self.hub.call(self, args, ctx)

@@ -31,6 +31,7 @@ class _RepoTool(BuiltinTool):
 
 class RepoMapTool(_RepoTool):
     name = "repo_map"
+    kind = "search"
     description = (
         "A ranked map of the project: the files and definitions (with line numbers) that "
         "matter most, fitted to a token budget. Pass the files you are working on as "
@@ -77,6 +78,7 @@ class RepoMapTool(_RepoTool):
 
 class SymbolSearchTool(_RepoTool):
     name = "symbol_search"
+    kind = "search"
     description = (
         "Find where a function, class, method or constant is defined: give its name or the "
         "start of it. Returns `path:line  kind  name` with the defining line."

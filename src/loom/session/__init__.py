@@ -37,12 +37,11 @@ if TYPE_CHECKING:
     from loom.session.assembly.plugins import PLUGIN_GROUPS
     from loom.session.assembly.sandboxing import SandboxReport, sandbox_report
     from loom.session.helpers.approval import (
-        EDIT_TOOLS,
         approval_view,
         edit_diff,
-        edited_text,
         grant_words,
         prefix_refusal,
+        present_call,
         read_text,
     )
     from loom.session.helpers.changes import changes_since, changes_since_start
@@ -90,6 +89,7 @@ if TYPE_CHECKING:
     from loom.session.workspace.workspace import ActiveSession, SessionSpec, Workspace
     from loom.session.workspace.worktrees_api import WorktreesApi
     from loom.store.index_fresh import answer_from_index, has_search_words
+    from loom.tools.presentation import EditPreview, ToolPresentation
 
 _EXPORTS = {  # name -> the module that defines it
     # errors every face catches
@@ -125,10 +125,11 @@ _EXPORTS = {  # name -> the module that defines it
     "project_files": "loom.session.runtime.mentions",
     "repointel_hook": "loom.session.runtime.repo_map",
     # what faces call beside a session
-    "EDIT_TOOLS": "loom.session.helpers.approval",
     "approval_view": "loom.session.helpers.approval",
     "edit_diff": "loom.session.helpers.approval",
-    "edited_text": "loom.session.helpers.approval",
+    "present_call": "loom.session.helpers.approval",
+    "EditPreview": "loom.tools.presentation",
+    "ToolPresentation": "loom.tools.presentation",
     "grant_words": "loom.session.helpers.approval",
     "prefix_refusal": "loom.session.helpers.approval",
     "read_text": "loom.session.helpers.approval",
@@ -172,7 +173,6 @@ _EXPORTS = {  # name -> the module that defines it
 
 __all__ = [
     "DEFAULT_MODEL",
-    "EDIT_TOOLS",
     "PLUGIN_GROUPS",
     "ActiveSession",
     "BadInput",
@@ -180,6 +180,7 @@ __all__ = [
     "Busy",
     "ContextBudget",
     "ContextWindow",
+    "EditPreview",
     "EventBus",
     "HandEdited",
     "LoomError",
@@ -201,6 +202,7 @@ __all__ = [
     "SetupError",
     "Subscription",
     "ToolAccess",
+    "ToolPresentation",
     "TurnError",
     "Unavailable",
     "Workspace",
@@ -215,7 +217,6 @@ __all__ = [
     "collect_checkpoint_garbage",
     "compact_now",
     "edit_diff",
-    "edited_text",
     "find_mcp_server",
     "grant_words",
     "has_search_words",
@@ -225,6 +226,7 @@ __all__ = [
     "not_a_project",
     "peek",
     "prefix_refusal",
+    "present_call",
     "price_known",
     "probe_mcp_servers",
     "project_files",

@@ -9,6 +9,7 @@ from loom.tools._paths import confine, lexical_path, subject_path
 from loom.tools._protected import protected_reason
 from loom.tools._schema import usage, validate_args
 from loom.tools.base import Risk, SubjectKind, ToolContext, ToolError, ToolResult
+from loom.tools.presentation import ToolKind, ToolPresentation, plain_presentation
 
 
 class BuiltinTool:
@@ -25,6 +26,7 @@ class BuiltinTool:
     parameters: ClassVar[dict[str, Any]]
     risk: ClassVar[Risk]
     subject_kind: ClassVar[SubjectKind] = "exact"
+    kind: ClassVar[ToolKind] = "other"  # how faces show it (ACP's kinds); see present()
 
     def __init__(self, project_root: Path | None = None) -> None:
         self.project_root = Path(project_root or Path.cwd()).resolve()
@@ -52,6 +54,13 @@ class BuiltinTool:
             if reason:
                 return f"{rel}: {reason}"
         return None
+
+    def present(self, args: dict[str, Any]) -> ToolPresentation:
+        """How a call is shown (loom.tools.presentation); subclasses give better titles."""
+        return plain_presentation(self.name, args, self.kind, self.title(args))
+
+    def title(self, args: dict[str, Any]) -> str:
+        return self.name
 
     def usage(self) -> str:
         return usage(self.name, self.parameters)

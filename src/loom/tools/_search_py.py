@@ -7,7 +7,8 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 import pathspec
 
@@ -15,10 +16,16 @@ from loom._beneath import Folders, open_following_inside
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import ToolContext
 
-if TYPE_CHECKING:
-    from loom.tools.content_search import FileHits
-
 _BATCH = 500
+
+
+@dataclass
+class FileHits:
+    """Matching lines of one file (and their context lines), line number -> text."""
+
+    rel: str
+    lines: dict[int, str] = field(default_factory=dict)
+    matches: set[int] = field(default_factory=set)
 
 
 def read_beneath(
@@ -39,8 +46,6 @@ def read_beneath(
 def _search_file(
     folders: Folders, rel: str, regex: re.Pattern[str], context: int, max_bytes: int
 ) -> FileHits | None:
-    from loom.tools.content_search import FileHits
-
     data = read_beneath(folders.root, rel, max_bytes, folders)
     if data is None or len(data) > max_bytes:
         return None

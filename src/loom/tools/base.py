@@ -5,11 +5,19 @@ model how to call it right; the session turns that into an error tool result, ne
 crash. `risk` feeds the permission decision: "read" tools run freely, "write" and
 "execute" tools ask unless granted.
 
-Optional attributes the permission policy also reads (by duck typing):
+Optional parts a tool may have, read through the functions at the end of this module
+(the permission policy reads the first three the same way, by duck typing, as it does not
+import this package):
 - `subject_kind`: "path" (grants are per file or folder), "command" (per command prefix,
   and the dangerous-command floor applies to `args["command"]`) or "exact" (the default).
 - `risk_for(args) -> Risk`: a risk that depends on the arguments (`git status` reads,
   `git commit` writes).
+- `protected_reason(args) -> str | None`: why writing this call's path always asks.
+- `present(args) -> ToolPresentation`: how faces show a call (loom.tools.presentation).
+- `sandbox_status(args) -> (sandboxed, text)`: a tool that runs commands says where.
+- `may_change_files = True`: a call that asks nothing but whose work edits (a `task`)
+  still gets a checkpoint first.
+- `parallel_safe = False`: a read-only tool whose calls must not run at the same time.
 """
 
 from __future__ import annotations
@@ -132,3 +140,63 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+
+# -- the optional parts, typed (see the module docstring) --------------------------------
+
+
+@runtime_checkable
+class RiskByArguments(Protocol):
+    def risk_for(self, args: dict[str, Any]) -> Risk: ...
+
+
+@runtime_checkable
+class HasRisk(Protocol):
+    risk: Risk
+
+
+@runtime_checkable
+class HasSubjectKind(Protocol):
+    subject_kind: SubjectKind
+
+
+@runtime_checkable
+class ReportsSandbox(Protocol):
+    def sandbox_status(self, args: dict[str, Any]) -> tuple[bool | None, str]: ...
+
+
+@runtime_checkable
+class MayChangeFiles(Protocol):
+    may_change_files: bool
+
+
+@runtime_checkable
+class ParallelSafety(Protocol):
+    parallel_safe: bool
+
+
+def risk_of(tool: object, args: dict[str, Any]) -> Risk:
+    """The call's risk ("read" tools cannot change files); "execute" when unknown."""
+    if isinstance(tool, RiskByArguments):
+        return tool.risk_for(args)
+    risk = tool.risk if isinstance(tool, HasRisk) else None
+    return risk if risk in ("read", "write", "execute") else "execute"
+
+
+def subject_kind_of(tool: object) -> SubjectKind:
+    if isinstance(tool, HasSubjectKind) and tool.subject_kind in ("path", "command", "exact"):
+        return tool.subject_kind
+    return "exact"
+
+
+def sandbox_status_of(tool: object, args: dict[str, Any]) -> tuple[bool | None, str]:
+    """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
+    return tool.sandbox_status(args) if isinstance(tool, ReportsSandbox) else (None, "")
+
+
+def may_change_files(tool: object) -> bool:
+    return isinstance(tool, MayChangeFiles) and bool(tool.may_change_files)
+
+
+def parallel_safe(tool: object) -> bool:
+    return not isinstance(tool, ParallelSafety) or bool(tool.parallel_safe)

@@ -15,28 +15,19 @@ import shutil
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loom._beneath import Folders
 from loom.tools._builtin import resolve, schema
-from loom.tools._search_py import python_search, read_beneath
+from loom.tools._search_py import FileHits, python_search, read_beneath
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.listing import _WalkingTool
+from loom.tools.presentation import one_line
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
 MAX_FILE_BYTES = 10_000_000
-
-
-@dataclass
-class FileHits:
-    """Matching lines of one file (and their context lines), line number -> text."""
-
-    rel: str
-    lines: dict[int, str] = field(default_factory=dict)
-    matches: set[int] = field(default_factory=set)
 
 
 def find_rg() -> str | None:
@@ -85,6 +76,11 @@ class ContentSearch(_WalkingTool):
     )
     risk = "read"
     subject_kind = "path"
+    kind = "search"
+
+    def title(self, args: dict[str, Any]) -> str:
+        pattern = args.get("pattern")
+        return f"Search for `{one_line(pattern)}`" if isinstance(pattern, str) else self.name
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from loom.tools._builtin import BuiltinTool
 from loom.tools._launcher import CommandLauncher
 from loom.tools.base import Tool, ToolRegistry, ToolSetup
 from loom.tools.content_search import ContentSearch
@@ -75,8 +76,17 @@ def provide(setup: ToolSetup) -> list[Tool]:
     return builtin_tools(setup.project_root, setup.config, setup.command_launcher)
 
 
-def default_registry(project_root: Path, config: Any = None) -> ToolRegistry:
+def builtin_registry(project_root: Path, config: Any = None) -> ToolRegistry:
     """A registry of the built-in tools only, for code below the session (tests of the
     tools, MCP). A session's full set (with repo_map, symbol_search, lsp_* and plugins)
     comes from loom.session.assembly.toolset, which this layer must not import."""
     return ToolRegistry(builtin_tools(project_root, config))
+
+
+def builtin_tool_types() -> dict[str, type[BuiltinTool]]:
+    """The built-in tools by name (how an old thread's calls are shown)."""
+    kinds: list[type[BuiltinTool]] = [
+        FileRead, FileWrite, FileEdit, FileSearch, ContentSearch, DirectoryList,
+        Shell, Git, TodoWrite, WebFetch,
+    ]  # fmt: skip
+    return {kind.name: kind for kind in kinds}

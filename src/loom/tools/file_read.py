@@ -72,6 +72,10 @@ class FileRead(BuiltinTool):
     )
     risk = "read"
     subject_kind = "path"
+    kind = "read"
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Read {args['path']}" if args.get("path") else self.name
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, rel = resolve(ctx, args["path"])

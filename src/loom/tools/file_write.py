@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from loom.tools._paths import lexical_path, open_confined, replace_confined
 from loom.tools._protected import protected_reason
 from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
 from loom.tools.file_read import binary_kind, numbered
+from loom.tools.presentation import EditPreview, ToolPresentation
 
 
 async def write_text(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
@@ -71,6 +73,15 @@ class FileWrite(BuiltinTool):
     )
     risk = "write"
     subject_kind = "path"
+    kind = "edit"
+
+    def present(self, args: dict[str, Any]) -> ToolPresentation:
+        shown = super().present(args)
+        content = args.get("content")
+        if shown.path is None or not isinstance(content, str):
+            return replace(shown, edits_files=True)
+        preview = EditPreview(shown.path, content)
+        return replace(shown, title=f"Write {shown.path}", edits_files=True, preview=preview)
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, rel = resolve(ctx, args["path"])
@@ -108,6 +119,15 @@ class FileEdit(BuiltinTool):
     )
     risk = "write"
     subject_kind = "path"
+    kind = "edit"
+
+    def present(self, args: dict[str, Any]) -> ToolPresentation:
+        shown = super().present(args)
+        old, new = args.get("old_string"), args.get("new_string")
+        if shown.path is None or not isinstance(old, str) or not isinstance(new, str):
+            return replace(shown, edits_files=True)
+        preview = EditPreview(shown.path, new, old, bool(args.get("replace_all")))
+        return replace(shown, title=f"Edit {shown.path}", edits_files=True, preview=preview)
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, rel = resolve(ctx, args["path"])

@@ -28,6 +28,7 @@ from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._git_args import check_arguments
 from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.presentation import one_line
 
 SUBCOMMANDS = ("status", "diff", "log", "show", "branch", "add", "commit", "stash")
 _READS = {"status", "diff", "log", "show", "branch"}
@@ -70,6 +71,11 @@ class Git(BuiltinTool):
     )
     risk = "write"
     subject_kind = "exact"
+    kind = "execute"
+
+    def title(self, args: dict[str, Any]) -> str:
+        words = [args.get("subcommand") or "", *(args.get("args") or ())]
+        return one_line(" ".join(["git", *map(str, words)]))
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ import pathspec
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.presentation import one_line
 
 MAX_RESULTS = 200
 MAX_ENTRIES = 500
@@ -54,6 +55,11 @@ class FileSearch(_WalkingTool):
     )
     risk = "read"
     subject_kind = "path"
+    kind = "search"
+
+    def title(self, args: dict[str, Any]) -> str:
+        pattern = args.get("pattern")
+        return f"Find files `{one_line(pattern)}`" if isinstance(pattern, str) else self.name
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         walker, base = self._start(ctx, args["path"])
@@ -111,6 +117,10 @@ class DirectoryList(_WalkingTool):
     )
     risk = "read"
     subject_kind = "path"
+    kind = "search"
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"List {args.get('path') or '.'}"
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         walker, base = self._start(ctx, args["path"])

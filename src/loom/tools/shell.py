@@ -20,6 +20,7 @@ from loom.tools._launcher import (
 )
 from loom.tools._process import run_process
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S
 DEFAULT_MAX_TIMEOUT_S = 600.0
@@ -47,6 +48,11 @@ class Shell(BuiltinTool):
     name = "shell"
     risk = "execute"
     subject_kind = "command"
+    kind = "execute"
+
+    def title(self, args: dict[str, Any]) -> str:
+        command = args.get("command")
+        return f"Run `{one_line(command)}`" if isinstance(command, str) and command else "shell"
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._netguard import HostAllowList, Refused, Resolver, Target, check_url
 from loom.tools._netguard import system_resolver as _system_resolver
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = 20.0
 DEFAULT_MAX_BYTES = 5_000_000
@@ -64,6 +65,11 @@ class WebFetch(BuiltinTool):
     )
     risk = "execute"  # it reaches the network: asks like a network tool
     subject_kind = "exact"
+    kind = "fetch"
+
+    def title(self, args: dict[str, Any]) -> str:
+        url = args.get("url")
+        return f"Fetch {one_line(url)}" if isinstance(url, str) and url else self.name
 
     def __init__(
         self,

@@ -14,11 +14,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from loom.session import edited_text, read_text
+from loom.session import EditPreview, present_call, read_text
 from loom.web.render import diff_html, markdown, unified_diff
 
-EDIT_TOOLS = ("file_edit", "file_write")
-SUBJECT_KEYS = ("command", "path", "pattern", "query", "file", "url")
 MAX_OUTPUT_CHARS = 20_000
 DISK_DIFF_BYTES = 256_000  # a bigger file's change is shown from the tool's arguments
 
@@ -59,56 +57,53 @@ class ChatItem:
     images: list[str] = field(default_factory=list)  # kind "user": attached images, described
 
 
-def subject_of(arguments: dict[str, Any]) -> str:
-    for key in SUBJECT_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
 def card_for(
     call: Any,
     durations: dict[str, float] | None = None,
     diffs: dict[str, Markup | None] | None = None,
+    tools: Any = None,
 ) -> ToolCard:
-    """A call's card. `diffs` holds the diffs this process took from disk before an edit
-    ran (with context lines); otherwise the diff comes from the arguments alone."""
+    """A call's card, as its tool presents it (`tools`: the session's ToolRegistry, None
+    for a thread no session runs). `diffs` holds the diffs this process took from disk
+    before an edit ran (with context lines); otherwise the diff comes from the arguments."""
     args = dict(call.arguments_json or {})
-    diff = (diffs or {}).get(call.id) or args_diff(call.tool_name, args)
+    shown = present_call(tools, call.tool_name, args)
+    diff = (diffs or {}).get(call.id) or args_diff(shown.preview)
     return ToolCard(
         call_id=call.id,
         name=call.tool_name,
-        subject=subject_of(args),
+        subject=shown.subject,
         arguments=json.dumps(args, indent=2, ensure_ascii=False)[:MAX_OUTPUT_CHARS],
         diff=diff,
         duration=(durations or {}).get(call.id),
     )
 
 
-def args_diff(tool_name: str, args: dict[str, Any]) -> Markup | None:
-    """The change a file tool asks for, from its arguments alone (history view)."""
-    path = str(args.get("path", ""))
-    if tool_name == "file_edit" and isinstance(args.get("old_string"), str):
-        text = unified_diff(path, args["old_string"], str(args.get("new_string", "")))
-        return diff_html(text) if text else None
-    if tool_name == "file_write" and isinstance(args.get("content"), str):
-        return diff_html(unified_diff(path, "", args["content"]))
-    return None
-
-
-def disk_diff(project_root: Path, tool_name: str, args: dict[str, Any]) -> Markup | None:
-    """The change a file tool is about to make, against the file on disk (the modal).
-    Built on the event loop, so the file is read the bounded way (a FIFO, a 1 GiB or
-    unreadable file: the change from the arguments alone)."""
-    raw = args.get("path")
-    if tool_name not in EDIT_TOOLS or not isinstance(raw, str):
+def args_diff(preview: EditPreview | None) -> Markup | None:
+    """The change an editing call asks for, from its arguments alone (history view)."""
+    if preview is None:
         return None
-    before = read_text(project_root, raw, DISK_DIFF_BYTES)
-    after = edited_text(tool_name, args, before) if before is not None else None
+    text = unified_diff(preview.path, preview.old_text or "", preview.new_text)
+    if preview.whole_file:
+        return diff_html(text)
+    return diff_html(text) if text else None
+
+
+def disk_diff(
+    project_root: Path, tool_name: str, args: dict[str, Any], tools: Any = None
+) -> Markup | None:
+    """The change an editing call is about to make, against the file on disk (the
+    modal). Built on the event loop, so the file is read the bounded way (a FIFO, a 1 GiB
+    or unreadable file: the change from the arguments alone)."""
+    shown = present_call(tools, tool_name, args)
+    if not shown.edits_files or shown.path is None:
+        return None
+    before = read_text(project_root, shown.path, DISK_DIFF_BYTES)
+    preview = shown.preview
+    after = preview.applied_to(before) if preview is not None and before is not None else None
     if before is None or after is None:
-        return args_diff(tool_name, args)
-    text = unified_diff(raw, before, after)
+        return args_diff(preview)
+    text = unified_diff(shown.path, before, after)
     return diff_html(text) if text else None
 
 
@@ -126,6 +121,7 @@ def chat_items(
     messages: list[Any],
     durations: dict[str, float] | None = None,
     diffs: dict[str, Markup | None] | None = None,
+    tools: Any = None,
 ) -> list[ChatItem]:
     """The thread's messages as chat items; tool results fill their call's card."""
     items: list[ChatItem] = []
@@ -142,13 +138,13 @@ def chat_items(
         elif role == "assistant" and isinstance(extra.get("plan"), dict):
             items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
         elif role == "assistant":
-            tools = [card_for(call, durations, diffs) for call in message.tool_calls]
-            cards.update((card.call_id, card) for card in tools)
+            shown = [card_for(call, durations, diffs, tools) for call in message.tool_calls]
+            cards.update((card.call_id, card) for card in shown)
             items.append(
                 ChatItem(
                     "assistant",
                     html=markdown(message.content) if message.content else None,
-                    tools=tools,
+                    tools=shown,
                     model=message.model,
                 )
             )
@@ -160,14 +156,16 @@ def chat_items(
 
 
 def _plan_view(plan: dict[str, Any]) -> dict[str, Any]:
-    steps = [dict(step, status="planned") for step in plan.get("steps", [])
-             if isinstance(step, dict)]
+    steps = [
+        dict(step, status="planned") for step in plan.get("steps", []) if isinstance(step, dict)
+    ]
     return {"summary": str(plan.get("summary", "")), "steps": steps}
 
 
 def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
     card.output = content[:MAX_OUTPUT_CHARS] + (
-        f"\n… {len(content) - MAX_OUTPUT_CHARS} more characters" if len(content) > MAX_OUTPUT_CHARS
+        f"\n… {len(content) - MAX_OUTPUT_CHARS} more characters"
+        if len(content) > MAX_OUTPUT_CHARS
         else ""
     )
     card.status = outcome_status(is_error, content)

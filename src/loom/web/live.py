@@ -58,6 +58,7 @@ class LiveSession:
         self.running: dict[str, tuple[str, float]] = {}  # call id -> (tool, started)
         self.durations: dict[str, float] = {}
         self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
+        self.tools: Any = session.tools  # its ToolRegistry: how each tool shows its calls
         self.permission: Any = None  # the open PermissionRequest event
         self.status = "idle"
         # the panel: an architect plan and its steps' states, or the agent's todo list
@@ -187,7 +188,7 @@ class LiveSession:
             self.running[event.call_id] = (event.tool_name, time.monotonic())
             if event.call_id not in self.diffs:  # auto-approved edits: the file as it is now
                 self.diffs[event.call_id] = disk_diff(
-                    self.session.project_root, event.tool_name, event.arguments
+                    self.session.project_root, event.tool_name, event.arguments, self.tools
                 )
             if self.permission is not None and self.permission.call_id == event.call_id:
                 self.permission = None
@@ -198,7 +199,7 @@ class LiveSession:
         elif kind == "permission_request":
             self.permission = event
             self.diffs[event.call_id] = disk_diff(
-                self.session.project_root, event.tool_name, event.arguments
+                self.session.project_root, event.tool_name, event.arguments, self.tools
             )
         elif kind == "architect_plan":
             self.plan = {"summary": event.summary, "steps": [dict(s) for s in event.steps]}

@@ -92,7 +92,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
     """Everything the stream has shown so far, and the number of its last event: the
     page's EventSource asks for what comes after it. Synchronous on purpose."""
     session = live.session
-    items = chat_items(session.thread.messages, live.durations, live.diffs)
+    items = chat_items(session.thread.messages, live.durations, live.diffs, live.tools)
     _mark_running(items, live)
     notices = [ChatItem("notice", text=n["text"], level=n["level"]) for n in live.notices]
     permission = None

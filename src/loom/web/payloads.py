@@ -4,13 +4,23 @@ templates a page load uses."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from loom.web.cards import ChatItem, card_for, chat_items, disk_diff, fill_result, usage_totals
 from loom.web.views import fragment
 
-if TYPE_CHECKING:
-    from loom.web.live import LiveSession
+
+class LiveSession(Protocol):
+    """What payloads read of loom.web.live.LiveSession (which imports this module)."""
+
+    session: Any
+    tools: Any  # the session's ToolRegistry
+    durations: dict[str, float]
+    diffs: dict[str, Any]
+    plan: dict[str, Any] | None
+
+    @property
+    def badge(self) -> tuple[str, str]: ...
 
 
 def payload_for(live: LiveSession, event: Any) -> dict[str, Any] | None:
@@ -38,7 +48,8 @@ def _message(live: LiveSession, event: Any) -> dict[str, Any]:
         }
     if message.role not in ("user", "assistant"):
         return {"type": "noop"}
-    (item,) = chat_items([message], live.durations, live.diffs) or [ChatItem("notice")]
+    items = chat_items([message], live.durations, live.diffs, live.tools)
+    (item,) = items or [ChatItem("notice")]
     payload: dict[str, Any] = {"type": "message", "role": message.role,
                                "html": fragment("chat_item", item)}
     if message.role == "assistant":
@@ -50,7 +61,7 @@ def tool_card(live: LiveSession, call_id: str) -> Any:
     for message in reversed(live.session.thread.messages):
         for call in getattr(message, "tool_calls", ()) or ():
             if call.id == call_id:
-                return card_for(call, live.durations, live.diffs)
+                return card_for(call, live.durations, live.diffs, live.tools)
     return None
 
 
@@ -85,7 +96,8 @@ def _permission(live: LiveSession, event: Any) -> dict[str, Any]:
 def permission_modal(live: LiveSession, event: Any) -> str:
     diff = live.diffs.get(event.call_id)
     if diff is None:
-        diff = disk_diff(live.session.project_root, event.tool_name, event.arguments)
+        session = live.session
+        diff = disk_diff(session.project_root, event.tool_name, event.arguments, live.tools)
     return fragment("permission_modal", event, diff)
 
 

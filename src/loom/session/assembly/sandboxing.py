@@ -17,6 +17,7 @@ from typing import Any
 
 from loom.config import LoomConfig
 from loom.paths import LoomPaths
+from loom.tools.base import subject_kind_of
 
 NO_SANDBOX_ASK = (
     "no sandbox confines shell commands here, so each one needs a person's approval "
@@ -56,7 +57,7 @@ class UnconfinedShellPolicy:
         from loom.permissions import Decision, Verdict
 
         verdict = self.policy.check(tool, args)
-        if getattr(tool, "subject_kind", None) != "command":
+        if subject_kind_of(tool) != "command":
             return verdict
         if verdict.decision is Decision.DENY:
             return verdict
@@ -98,7 +99,7 @@ class NetworkRequestPolicy:
 
         verdict = self.policy.check(tool, args)
         wants_network = isinstance(args, dict) and args.get("network") is True
-        if not wants_network or getattr(tool, "subject_kind", None) != "command":
+        if not wants_network or subject_kind_of(tool) != "command":
             return verdict
         if verdict.decision is Decision.DENY:
             return verdict

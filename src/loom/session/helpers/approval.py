@@ -6,7 +6,8 @@ Every face shows the same `ApprovalView` (the REPL prints it; the web page can r
     view = approval_view(session, "file_edit", {"path": "calc.py", ...})
     view.title, view.body, view.body_kind, view.cwd, view.grant
 
-`edit_diff(before, after, path)` is also how a face shows the change once it is applied.
+`edit_diff(before, after, path)` is also how a face shows the change once it is applied;
+`present_call(session.tools, name, args)` is how every face shows a call (its tool says).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loom.tools.base import ToolRegistry
+from loom.tools.presentation import ToolPresentation, present
+
 MAX_PREVIEW_BYTES = 2_000_000  # a bigger file is not read to preview an edit of it
-EDIT_TOOLS = ("file_edit", "file_write")
 
 
 @dataclass(frozen=True)
@@ -48,34 +51,34 @@ def read_text(root: Path, path: str, max_bytes: int = MAX_PREVIEW_BYTES) -> str 
     return peek_text(root, path, max_bytes)
 
 
-def edited_text(tool_name: str, args: dict[str, Any], before: str | None) -> str | None:
-    """The file's text after the call, or None when it cannot be worked out (the tool
-    itself will explain: no match, several matches...)."""
-    if tool_name == "file_write":
-        content = args.get("content")
-        return content if isinstance(content, str) else None
-    old, new = args.get("old_string"), args.get("new_string")
-    if before is None or not isinstance(old, str) or not isinstance(new, str) or not old:
-        return None
-    if "\r\n" in before and "\r" not in old:  # as the tool does: the file uses \r\n
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-    count = before.count(old)
-    if count == 0 or (count > 1 and not args.get("replace_all")):
-        return None
-    return before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+def present_call(
+    tools: ToolRegistry | None, tool_name: str, args: dict[str, Any]
+) -> ToolPresentation:
+    """How a call is shown (title, kind, subject, file, edits, preview), as its tool says;
+    `tools` is the session's registry (None: a thread no session runs, whose built-in
+    tools' calls are shown as those tools show them)."""
+    tool: object | None = tools.get(tool_name) if tools is not None else None
+    if tool is None:
+        from loom.tools.defaults import builtin_tool_types
+
+        kind = builtin_tool_types().get(tool_name)
+        tool = kind() if kind is not None else None
+    return present(tool, tool_name, args)
 
 
 def approval_view(session: Any, tool_name: str, args: dict[str, Any]) -> ApprovalView:
     root = Path(session.project_root)
+    shown = present_call(session.tools, tool_name, args)
     grant = grant_words(session, tool_name, args)
-    path = args.get("path") if isinstance(args.get("path"), str) else None
-    if tool_name in EDIT_TOOLS and path:
+    path = shown.path
+    if shown.edits_files and path:
         before = read_text(root, path)
-        after = edited_text(tool_name, args, before)
-        if tool_name == "file_write" and before is None and after is not None:
+        preview = shown.preview
+        after = preview.applied_to(before) if preview is not None else None
+        if preview is not None and preview.whole_file and before is None and after is not None:
             return ApprovalView(f"Create {path}", after, "content", None, grant, False)
         if after is not None:
-            verb = "Overwrite" if tool_name == "file_write" else "Edit"
+            verb = "Overwrite" if preview is not None and preview.whole_file else "Edit"
             return ApprovalView(
                 f"{verb} {path}", edit_diff(before, after, path), "diff", None, grant, False
             )
@@ -114,7 +117,7 @@ def grant_words(
         if dangerous_reason(command):
             return "nothing: a dangerous command asks every time (a = allow this once)"
     kind, value = scope_for(tool, args, scope)
-    return describe_scope(tool_name, kind, value)
+    return describe_scope(tool_name, kind, value, present(tool, tool_name, args).edits_files)
 
 
 def prefix_refusal(prefix: str) -> str | None:
@@ -125,14 +128,14 @@ def prefix_refusal(prefix: str) -> str | None:
     return refusal(prefix)
 
 
-def describe_scope(tool_name: str, kind: str, value: str) -> str:
+def describe_scope(tool_name: str, kind: str, value: str, edits_files: bool = False) -> str:
     if kind == "any":
         return f"every {tool_name} call in this project"
     if kind == "prefix":
         return f"every `{value} ...` command in this project"
     if kind == "dir":
         return f"{tool_name} on any file under {value} in this project"
-    if tool_name == "shell" or (kind == "exact" and tool_name not in EDIT_TOOLS):
+    if tool_name == "shell" or (kind == "exact" and not edits_files):
         return f"exactly `{value}` in this project, nothing else"
     return f"{tool_name} on {value} in this project"
 

@@ -45,11 +45,7 @@ def editor_tools(tools: ToolRegistry) -> ToolRegistry:
     does not execute commands)."""
     chosen = [tools.get(name) for name in tools.names() if name in FILE_TOOLS]
     if not chosen:
-        chosen = [
-            tools.get(name)
-            for name in tools.names()
-            if getattr(tools.get(name), "risk", "") != "execute"
-        ]
+        chosen = [tool for tool in map(tools.get, tools.names()) if tool and tool.risk != "execute"]
     return ToolRegistry(tool for tool in chosen if tool is not None)
 
 

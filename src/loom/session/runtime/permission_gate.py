@@ -184,11 +184,10 @@ def _only_a_grant_missing(policy: Any, tool: Any, args: dict[str, Any]) -> bool:
 
 def _sandbox_status(tool: Any, args: dict[str, Any]) -> tuple[bool | None, str]:
     """(runs sandboxed, text) for tools that run commands; (None, "") for the others."""
-    status = getattr(tool, "sandbox_status", None)
-    if not callable(status):
-        return None, ""
-    sandboxed, text = status(args)
-    return bool(sandboxed), str(text)
+    from loom.tools.base import sandbox_status_of
+
+    sandboxed, text = sandbox_status_of(tool, args)
+    return (None, "") if sandboxed is None else (bool(sandboxed), str(text))
 
 
 Gate = PermissionGate | ParentGate  # what a session asks through

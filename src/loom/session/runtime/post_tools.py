@@ -80,7 +80,7 @@ async def changed_files(session: Any) -> list[str]:
 
 
 def _written_paths(session: Any) -> list[str]:
-    from loom.session.runtime.tool_runner import risk_of
+    from loom.tools.base import risk_of
 
     last = next(
         (m for m in reversed(session.thread.messages) if isinstance(m, AssistantMessage)), None

@@ -149,9 +149,11 @@ class SessionPrompts:
         return subject is not None and (self._nested is None or self._nested.unseen(subject))
 
     def _nested_subject(self, tool: Any, args: dict[str, Any]) -> str | None:
-        if getattr(tool, "subject_kind", None) != "path" or self.options.rules is not None:
+        from loom.tools.base import Tool, subject_kind_of
+
+        if subject_kind_of(tool) != "path" or self.options.rules is not None:
             return None
-        subject = tool.permission_subject(args) if hasattr(tool, "permission_subject") else None
+        subject = tool.permission_subject(args) if isinstance(tool, Tool) else None
         if not isinstance(subject, str) or subject.startswith(("/", "..")) or subject == ".":
             return None
         return subject

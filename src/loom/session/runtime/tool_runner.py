@@ -22,7 +22,15 @@ from loom.core.messages import ToolCall
 from loom.core.secrets import redact
 from loom.core.todos import TodoItem
 from loom.llm.base import invalid_arguments_text
-from loom.tools.base import Tool, ToolContext, ToolError, ToolRegistry
+from loom.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolRegistry,
+    may_change_files,
+    parallel_safe,
+    risk_of,
+)
 from loom.tools.file_read import IMAGE_KEY
 from loom.tools.todo import TODOS_KEY
 
@@ -135,7 +143,7 @@ async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.Agen
         return denied
     # `may_change_files`: a call that asks nothing itself but whose work edits (a task:
     # its sub-agent's calls are checked one by one) still gets a checkpoint before it
-    changes_files = risk_of(tool, args) != "read" or getattr(tool, "may_change_files", False)
+    changes_files = risk_of(tool, args) != "read" or may_change_files(tool)
     if changes_files and session.options.checkpointer is not None:
         await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
@@ -195,7 +203,7 @@ def runs_in_parallel(tools: ToolRegistry, call: ToolCall) -> bool:
     tool = tools.get(call.tool_name)
     if tool is None or lookup_error(call, tools) is not None:
         return False
-    return risk_of(tool, call.arguments_json) == "read" and getattr(tool, "parallel_safe", True)
+    return risk_of(tool, call.arguments_json) == "read" and parallel_safe(tool)
 
 
 async def _after_success(
@@ -247,9 +255,3 @@ def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.To
         "attach it with @path while using a model that takes images.",
         is_error=True,
     )
-
-
-def risk_of(tool: Any, args: dict[str, Any]) -> str:
-    """The call's risk: "read" tools cannot change files."""
-    risk_for = getattr(tool, "risk_for", None)
-    return risk_for(args) if callable(risk_for) else getattr(tool, "risk", "execute")
