@@ -1,8 +1,11 @@
-"""The layering of design.md, kept true: walks every import in src/loom (module level,
-inside functions and under TYPE_CHECKING alike) and fails on
+"""The layering of docs/architecture.md, kept true: walks every import in src/loom
+(module level, inside functions and under TYPE_CHECKING alike; a string naming one of our
+modules, as `import_module("loom.x")` or an entry point "loom.x:provide" takes, counts
+too) and fails on
 
 - an import of a package from a higher layer (`core` imports nothing of ours);
-- an import circle between packages, or between the modules of `loom.session`;
+- an import circle between packages, or between the modules of one package (its
+  `__init__.py`, the front door every submodule passes through, aside);
 - a face (`cli`, `web`, `mcp`, `acp`) reaching past `loom.session` into `store`,
   `permissions`, `tools`, `repointel`, `lsp`, ... (only `cli/server.py` drives
   `loom.server`); `server` importing anything but `core` and itself;
@@ -81,12 +84,21 @@ def module_name(path: Path) -> str:
 
 
 def imports_of(path: Path) -> set[str]:
-    """Every `loom...` module `path` imports, relative imports resolved."""
-    name = module_name(path)
+    return imports_of_file(path, module_name(path))
+
+
+def imports_of_file(path: Path, name: str) -> set[str]:
+    """Every `loom...` module `path` (the module `name`) imports, relative imports
+    resolved; a string that names one of our modules (`import_module("loom.x.y")`, a
+    lazy-export table, an entry point "loom.x.y:attr") counts as an import of it."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = named_module(node.value)
+            if named is not None and named != name:
+                found.add(named)
+        elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == "loom")
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -99,6 +111,17 @@ def imports_of(path: Path) -> set[str]:
                 # `from loom import session` imports the module loom.session
                 found.update(f"{target}.{a.name}" for a in node.names if _is_module(target, a))
     return found
+
+
+def named_module(text: str) -> str | None:
+    """`loom.x.y` when `text` is "loom.x.y" or "loom.x.y:attr" and that module exists."""
+    dotted = text.partition(":")[0]
+    if not dotted.startswith("loom.") or not all(p.isidentifier() for p in dotted.split(".")):
+        return None
+    base = SRC.joinpath(*dotted.split("."))
+    if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+        return dotted
+    return None
 
 
 def _is_module(package: str, alias: ast.alias) -> bool:
@@ -225,13 +248,20 @@ def test_no_circles_between_packages() -> None:
     assert cycles(edges) == []
 
 
-def test_no_circles_inside_session() -> None:
-    edges = {
-        module: {t for t in targets if t.startswith("loom.session.")}
-        for module, targets in graph().items()
-        if module.startswith("loom.session.")
-    }
-    assert cycles(edges) == []
+def package_init(module: str) -> bool:
+    return (SRC.joinpath(*module.split(".")) / "__init__.py").is_file()
+
+
+def test_no_circles_inside_a_package() -> None:
+    """Two modules of one package that import each other (even lazily, even for types
+    only) are one module in two files: move what both need into one of them, or give the
+    lower one a Protocol for what it uses of the other."""
+    loops = []
+    for package in sorted({package_of(m) for m in graph()}):
+        inside = {m for m in graph() if package_of(m) == package and not package_init(m)}
+        edges = {m: {t for t in graph()[m] if t in inside and t != m} for m in inside}
+        loops += [" <-> ".join(loop) for loop in cycles(edges)]
+    assert not loops, "import circles inside a package:\n" + "\n".join(loops)
 
 
 def session_exports() -> set[str]:
@@ -321,3 +351,11 @@ def test_the_walker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     workspace = SRC / "loom" / "session" / "workspace" / "workspace.py"
     assert "loom.store.factory" in imports_of(workspace)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    # a module named in a string is imported all the same (import_module, entry points)
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text(
+        'import importlib\nimportlib.import_module("loom.store.index")\n'
+        'PROVIDERS = {"files": "loom.tools.defaults:provide", "not ours": "loom.nowhere"}\n'
+    )
+    assert {"loom.store.index", "loom.tools.defaults"} <= imports_of_file(lazy, "loom.cli.lazy")
+    assert "loom.nowhere" not in imports_of_file(lazy, "loom.cli.lazy")

@@ -34,7 +34,7 @@ class GraphInputs:
     paths: list[str]
     digests: list[str]
     idents: list[str]  # every name defined or used anywhere (ids index this list)
-    name_weights: Any  # float64, per name: `repomap.name_weight` (a Python loop to redo)
+    name_weights: Any  # float64, per name: `name_weight` below (a Python loop to redo)
     def_lengths: Any  # numpy int arrays, one entry per file
     def_ids: Any
     ref_lengths: Any
@@ -112,8 +112,6 @@ def update_inputs(
     still matches; `symbols_for(paths)` gives the symbols of the others (a file it has
     no symbols for is left out, as `RepoIndex.symbols()` leaves it out)."""
     import numpy as np
-
-    from loom.repointel.repomap import name_weight
 
     old_row = {path: n for n, path in enumerate(old.paths)}
     stale = [p for p, d in current.items() if (n := old_row.get(p)) is None or old.digests[n] != d]
@@ -233,3 +231,16 @@ def _used_idents(inputs: GraphInputs) -> int:
 
     ids = np.concatenate((inputs.def_ids, inputs.ref_ids))
     return int(np.count_nonzero(np.bincount(ids, minlength=len(inputs.idents))))
+
+
+def name_weight(ident: str) -> float:
+    """What a name alone says: specific names (long, snake or camel case) more than `get`
+    or `run`, private (`_x`) names less. Depends on nothing else, so it is cached."""
+    mul = 1.0
+    if len(ident) >= 8 and (
+        "_" in ident.strip("_") or (ident.lower() != ident and ident.upper() != ident)
+    ):
+        mul = 10.0
+    if ident[0] == "_":
+        mul *= 0.1
+    return mul

@@ -12,13 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from loom.repointel.graphcache import GraphInputs, name_weight
 from loom.repointel.rank import FileGraph, definition_ranks, pagerank
 from loom.repointel.tags import Definition, FileSymbols
-
-if TYPE_CHECKING:
-    from loom.repointel.graphcache import GraphInputs
 
 Estimator = Callable[[str], int]
 _PIECE = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
@@ -44,19 +42,6 @@ class RankedDefinition:
     path: str
     definition: Definition
     rank: float
-
-
-def name_weight(ident: str) -> float:
-    """What a name alone says: specific names (long, snake or camel case) more than `get`
-    or `run`, private (`_x`) names less. Depends on nothing else, so it is cached."""
-    mul = 1.0
-    if len(ident) >= 8 and (
-        "_" in ident.strip("_") or (ident.lower() != ident and ident.upper() != ident)
-    ):
-        mul = 10.0
-    if ident[0] == "_":
-        mul *= 0.1
-    return mul
 
 
 def _ident_weights(name_weights: Any, n_definers: Any, mentioned: Any) -> Any:

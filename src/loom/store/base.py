@@ -9,7 +9,15 @@ from loom.core.errors import BadInput, Busy, NotFound
 
 if TYPE_CHECKING:  # this module stays pydantic-free: `loom list` imports it at start-up
     from loom.core.thread import Thread
-    from loom.store.lock import WriterLock
+
+
+class HeldLock(Protocol):
+    """A thread's writer lock (loom.store.lock.WriterLock, which imports this module)."""
+
+    @property
+    def held(self) -> bool: ...
+
+    def release(self) -> None: ...
 
 
 class ThreadNotFound(NotFound):
@@ -81,7 +89,7 @@ class SearchHit:
 class ThreadStore(Protocol):
     def load(self, thread_id: str) -> Thread | None: ...
     def resolve(self, ref: str) -> str: ...  # id or unique prefix -> id (ThreadNotFound)
-    def acquire_writer(self, thread_id: str) -> WriterLock: ...  # ThreadLocked if taken
+    def acquire_writer(self, thread_id: str) -> HeldLock: ...  # ThreadLocked if taken
     def save(self, thread: Thread) -> None: ...
     def list(self, limit: int = 50) -> list[ThreadSummary]: ...
     def delete(self, thread_id: str) -> None: ...
