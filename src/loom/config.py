@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from loom import defaults
 from loom.config_keys import drop_loosening, take_powerful
 from loom.core.errors import LoomError
+from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS
 from loom.paths import LoomPaths
 
 PROJECT_CONFIG_NAME = ".loom.toml"
@@ -506,16 +507,20 @@ _ENV_KEYS: dict[str, tuple[str, ...]] = {
     "LOOM_REPO_WATCH": ("repo", "watch_enabled"),
     "LOOM_MAP_TOKENS": ("repo", "map_tokens"),
     "LOOM_SYNC_SERVER_URL": ("sync", "server_url"),
-    "ANTHROPIC_API_KEY": ("providers", "anthropic", "api_key"),
-    "ANTHROPIC_BASE_URL": ("providers", "anthropic", "base_url"),
-    "OPENAI_API_KEY": ("providers", "openai", "api_key"),
-    "OPENAI_BASE_URL": ("providers", "openai", "base_url"),
-    "GOOGLE_API_KEY": ("providers", "google", "api_key"),
-    "GEMINI_API_KEY": ("providers", "google", "api_key"),  # wins over GOOGLE_API_KEY
-    "GOOGLE_GEMINI_BASE_URL": ("providers", "google", "base_url"),
-    "OPENAI_COMPATIBLE_API_KEY": ("providers", "openai-compatible", "api_key"),
-    "OPENAI_COMPATIBLE_BASE_URL": ("providers", "openai-compatible", "base_url"),
 }
+
+
+def _provider_variables() -> dict[str, tuple[str, ...]]:
+    """providers.NAME.api_key / base_url from loom.defaults' tables (the first variable
+    of each wins, so it is set last)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for key, table in (("api_key", PROVIDER_KEY_VARS), ("base_url", PROVIDER_BASE_URL_VARS)):
+        for name, variables in table.items():
+            found.update((var, ("providers", name, key)) for var in reversed(variables))
+    return found
+
+
+_ENV_KEYS.update(_provider_variables())
 ENVIRONMENT_VARIABLES = tuple(_ENV_KEYS)
 
 

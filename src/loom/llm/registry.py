@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS, PROVIDER_TOKEN_VARS
 from loom.llm.base import LlmError, Provider
 
 DEFAULT_TIMEOUT = 600.0  # seconds; a long answer streams for minutes
@@ -45,24 +46,19 @@ class _ProviderSpec:
     base_url_required: bool = False
 
 
+def _spec(name: str, factory: str, **options: bool) -> _ProviderSpec:
+    """A built-in provider's spec, its environment variables from loom.defaults."""
+    keys = PROVIDER_KEY_VARS[name] + PROVIDER_TOKEN_VARS.get(name, ())
+    return _ProviderSpec(factory, keys, PROVIDER_BASE_URL_VARS[name], **options)
+
+
 _PROVIDERS: dict[str, _ProviderSpec] = {
-    "anthropic": _ProviderSpec(
-        "loom.llm.anthropic:AnthropicProvider",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-        ("ANTHROPIC_BASE_URL",),
-    ),
-    "openai": _ProviderSpec(
-        "loom.llm.openai:OpenAIProvider", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)
-    ),
-    "google": _ProviderSpec(
-        "loom.llm.google:GoogleProvider",
-        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        ("GOOGLE_GEMINI_BASE_URL",),
-    ),
-    "openai-compatible": _ProviderSpec(
+    "anthropic": _spec("anthropic", "loom.llm.anthropic:AnthropicProvider"),
+    "openai": _spec("openai", "loom.llm.openai:OpenAIProvider"),
+    "google": _spec("google", "loom.llm.google:GoogleProvider"),
+    "openai-compatible": _spec(
+        "openai-compatible",
         "loom.llm.openai:OpenAICompatibleProvider",
-        ("OPENAI_COMPATIBLE_API_KEY",),
-        ("OPENAI_COMPATIBLE_BASE_URL",),
         key_required=False,
         base_url_required=True,
     ),

@@ -17,7 +17,7 @@ from loom.server.migrate import check_migrated
 from loom.server.routes import api, open_router
 from loom.server.rows import BadThread
 from loom.server.settings import ServerSettings
-from loom.server.threads import BadCursor, Conflict, Forbidden, NotFound, ThreadRepository
+from loom.server.threads import BadCursor, Conflict, Forbidden, RecordNotFound, ThreadRepository
 
 
 def create_app(settings: ServerSettings) -> FastAPI:
@@ -60,8 +60,8 @@ def _install_error_handlers(app: FastAPI) -> None:
         # without the input.
         return JSONResponse({"detail": [_safe_error(e) for e in exc.errors()]}, 422)
 
-    @app.exception_handler(NotFound)
-    async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
+    @app.exception_handler(RecordNotFound)
+    async def _not_found(_: Request, exc: RecordNotFound) -> JSONResponse:
         return JSONResponse({"detail": f"no thread {exc.args[0]} (or not visible to you)"}, 404)
 
     @app.exception_handler(Forbidden)

@@ -39,8 +39,8 @@ SUMMARY_COLUMNS = [
 ]
 
 
-class NotFound(LookupError):
-    pass
+class RecordNotFound(LookupError):
+    """No thread (or share token) by that id on the server: the API answers 404."""
 
 
 class Forbidden(PermissionError):
@@ -139,7 +139,7 @@ class ThreadRepository:
         async with self.sessions() as session:
             row = await self._row(session, thread_id)
             if row is None or not can_read(p, row):
-                raise NotFound(thread_id)
+                raise RecordNotFound(thread_id)
             return json.loads(row.data)
 
     async def get_shared(self, share_token: str) -> dict[str, Any]:
@@ -148,7 +148,7 @@ class ThreadRepository:
                 select(ThreadRow).where(ThreadRow.share_token == share_token)
             )
             if row is None or row.deleted_at is not None or row.visibility != "public":
-                raise NotFound(share_token)
+                raise RecordNotFound(share_token)
             return json.loads(row.data)
 
     async def write(self, p: Principal, thread: Thread, expected: int | None) -> Written:
@@ -184,7 +184,7 @@ class ThreadRepository:
             if row.owner_id != p.user_id:
                 if can_read(p, row):
                     raise Forbidden(f"thread {thread.id} belongs to another user")
-                raise NotFound(thread.id)
+                raise RecordNotFound(thread.id)
             if row.deleted_at is None:
                 self._check_update(row, thread, expected)
             condition = (ThreadRow.id == thread.id) & (ThreadRow.version == row.version)
@@ -248,7 +248,7 @@ class ThreadRepository:
             if current is None:
                 raise
             if current.owner_id != p.user_id:
-                raise NotFound(thread.id) from None
+                raise RecordNotFound(thread.id) from None
             raise self._conflict(current, "the thread already exists on the server") from None
         return Written(id=thread.id, version=thread.version, created=True)
 
@@ -297,7 +297,7 @@ class ThreadRepository:
     async def _owned(self, session: AsyncSession, p: Principal, thread_id: str) -> ThreadRow:
         row = await self._row(session, thread_id)
         if row is None or not can_read(p, row):
-            raise NotFound(thread_id)
+            raise RecordNotFound(thread_id)
         if row.owner_id != p.user_id:
             raise Forbidden(f"only the owner may change thread {thread_id}")
         return row

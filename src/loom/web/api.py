@@ -29,7 +29,7 @@ from loom.web.project import (
     preview,
     shell_history,
 )
-from loom.web.state import PAGE_SIZE, NotFound, WebState
+from loom.web.state import PAGE_SIZE, PageNotFound, WebState
 from loom.web.views import fragment
 
 MAX_MESSAGE_CHARS = 200_000
@@ -414,14 +414,14 @@ def _resolve(state: WebState, ref: str) -> str:
     try:
         return state.ws.threads.resolve(ref)
     except LoomError as exc:
-        raise NotFound(str(exc)) from exc
+        raise PageNotFound(str(exc)) from exc
 
 
 def _load(state: WebState, ref: str) -> Any:
     try:
         return state.ws.threads.load(ref)
     except LoomError as exc:
-        raise NotFound(str(exc)) from exc
+        raise PageNotFound(str(exc)) from exc
 
 
 def _esc(text: str) -> str:

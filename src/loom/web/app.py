@@ -20,7 +20,7 @@ from loom import __version__
 from loom.web import api, pages, stream
 from loom.web.api import BadBody
 from loom.web.security import Guard, GuardMiddleware
-from loom.web.state import NotFound, WebState
+from loom.web.state import PageNotFound, WebState
 
 STATIC = Path(__file__).parent / "static"
 
@@ -51,7 +51,7 @@ def create_app(ws: Any, guard: Guard) -> Any:
             *stream.routes,
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={NotFound: not_found, BadBody: bad_body},
+        exception_handlers={PageNotFound: not_found, BadBody: bad_body},
         lifespan=lifespan,
     )
     app.state.web = state

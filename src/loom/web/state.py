@@ -14,8 +14,8 @@ from loom.web.views import fragment
 PAGE_SIZE = 50
 
 
-class NotFound(LookupError):
-    pass
+class PageNotFound(LookupError):
+    """A page or API call names a session or thread this web face does not have (404)."""
 
 
 @dataclass
@@ -63,7 +63,7 @@ class WebState:
     def require_live(self, session_id: str) -> LiveSession:
         live = self.live(session_id)
         if live is None:
-            raise NotFound(f"no live session {session_id}; resume the thread to carry on")
+            raise PageNotFound(f"no live session {session_id}; resume the thread to carry on")
         return live
 
     def thread_rows(self, query: str = "", offset: int = 0,

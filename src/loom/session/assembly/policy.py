@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from loom.config import LoomConfig
 
 
-def build_policy(
+def permission_policy(
     config: LoomConfig,
     database: Path,
     project_root: Path,

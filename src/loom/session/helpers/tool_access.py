@@ -47,7 +47,7 @@ class ToolAccess:
     def __init__(self, workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
         """`allow`: tool names (globs) that run without asking, added to [permissions]
         auto_approve. SetupError on a malformed deny rule."""
-        from loom.session.assembly.policy import build_policy
+        from loom.session.assembly.policy import permission_policy
 
         self.workspace = workspace
         config = workspace.config
@@ -58,7 +58,7 @@ class ToolAccess:
         self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
         self.registry = _without(workspace.tool_registry(self.setup), SESSION_ONLY)
         self._decisions: Any = None
-        self.policy = build_policy(config, workspace.paths.database, workspace.project_root)
+        self.policy = permission_policy(config, workspace.paths.database, workspace.project_root)
         from loom.session.runtime.options import known_secrets
 
         self.secrets = known_secrets(config)  # masked in every result, as in a session

@@ -202,10 +202,10 @@ class SessionManager:
 
     def _default_policy(self, project_root: Path, auto_approve: bool) -> Any:
         from loom.paths import LoomPaths
-        from loom.session.assembly.policy import build_policy
+        from loom.session.assembly.policy import permission_policy
 
         database = LoomPaths.from_env().database
-        return build_policy(self.config, database, project_root, auto_approve=auto_approve)
+        return permission_policy(self.config, database, project_root, auto_approve=auto_approve)
 
     def thread_for(
         self, thread: Thread | str | None, project_path: Any, model: str, private: bool

@@ -340,7 +340,7 @@ class Workspace:
         `fresh`: a new thread not saved yet, to start on (restart_session)."""
         from loom.prompts import load_instructions
         from loom.session.assembly.decisions_hook import SessionDecisions
-        from loom.session.assembly.policy import build_policy
+        from loom.session.assembly.policy import permission_policy
         from loom.session.assembly.providers import PrebuiltProvider
         from loom.session.workspace.subagents import adopt, child_options, link_thread, narrowed
 
@@ -389,7 +389,7 @@ class Workspace:
         if parent is not None:  # the parent's policy: its grants, --yes, headless refusals
             policy = parent.session.permissions
         else:
-            policy = build_policy(
+            policy = permission_policy(
                 self.config,
                 self.paths.database,
                 root,
