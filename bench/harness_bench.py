@@ -55,14 +55,14 @@ def tool_spec_tokens() -> tuple[int, int]:
 
     from loom.config import load_config
     from loom.session import Workspace
-    from loom.tools.defaults import default_registry
+    from loom.tools.defaults import builtin_registry
 
     def tokens(registry) -> int:
         specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
                  for s in registry.specs()]  # fmt: skip
         return estimate_tokens(json.dumps(specs))
 
-    builtin = tokens(default_registry(ROOT))
+    builtin = tokens(builtin_registry(ROOT))
     workspace = Workspace(load_config(ROOT))
     setup = workspace.tool_setup(ROOT)
     full = tokens(workspace.tool_registry(setup))

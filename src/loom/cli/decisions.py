@@ -66,7 +66,7 @@ def list_command(
     from rich.text import Text
 
     from loom.core.clock import humanize_age
-    from loom.decisions.titles import one_line
+    from loom.session import one_line
 
     table = Table(box=None, header_style="bold")
     for column in ("id", "type", "title", "conf", "status", "updated"):
@@ -98,7 +98,7 @@ def show_command(
         typer.echo(json.dumps({**_row_dict(node), "links": links,
                                "uncertain": view.uncertain}, indent=2))  # fmt: skip
         return
-    from loom.decisions.titles import SHOW_WIDTH, cut_note, one_line
+    from loom.session import SHOW_WIDTH, cut_note, one_line
 
     title = one_line(node.title, SHOW_WIDTH)
     typer.echo(f"{node.id}  [{node.node_type}]  {title}")

@@ -28,6 +28,7 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import
 if TYPE_CHECKING:
     from loom.checkpoints.maintenance import checkpoint_usage, collect_checkpoint_garbage
     from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
+    from loom.decisions.titles import SHOW_WIDTH, cut_note, one_line
     from loom.project_files import (
         OutsideProject,
         not_a_project,
@@ -160,6 +161,10 @@ _EXPORTS = {  # name -> the module that defines it
     "SandboxReport": "loom.session.assembly.sandboxing",
     "sandbox_report": "loom.session.assembly.sandboxing",
     "checkpoint_usage": "loom.checkpoints.maintenance",
+    # a decision's title on one short line (`loom decisions`)
+    "SHOW_WIDTH": "loom.decisions.titles",
+    "cut_note": "loom.decisions.titles",
+    "one_line": "loom.decisions.titles",
     "collect_checkpoint_garbage": "loom.checkpoints.maintenance",
     # a project's own text files, read confined to it; what is not a project (issue 19)
     "OutsideProject": "loom.project_files",
@@ -174,6 +179,7 @@ _EXPORTS = {  # name -> the module that defines it
 __all__ = [
     "DEFAULT_MODEL",
     "PLUGIN_GROUPS",
+    "SHOW_WIDTH",
     "ActiveSession",
     "BadInput",
     "BuiltContext",
@@ -216,6 +222,7 @@ __all__ = [
     "checkpoint_usage",
     "collect_checkpoint_garbage",
     "compact_now",
+    "cut_note",
     "edit_diff",
     "find_mcp_server",
     "grant_words",
@@ -224,6 +231,7 @@ __all__ = [
     "model_names",
     "newest_thread_in",
     "not_a_project",
+    "one_line",
     "peek",
     "prefix_refusal",
     "present_call",
