@@ -36,7 +36,10 @@ def _unique_prefix(one: str, other: str) -> str:
 @pytest.fixture
 def saved() -> list:
     store = LocalThreadStore()
-    a = make_thread("Add authentication to API", git_branch="feature/auth", messages=5)
+    a = make_thread(
+        "Add authentication to API", git_branch="feature/auth", messages=5,
+        provider="openai", model="gpt-4o",
+    )  # fmt: skip
     b = make_thread("Fix flaky parser test", git_branch="main")
     for thread in (a, b):
         store.save(thread)
@@ -97,6 +100,7 @@ def test_export_json_and_markdown(saved: list, capsys, tmp_path: Path) -> None:
     assert code == 0 and "Exported" in err
     text = target.read_text()
     assert text.startswith("# Add authentication to API") and "## You" in text
+    assert "- **Model:** openai:gpt-4o\n" in text  # as `--model` takes it
     code, _, err = run(["export", a.id, "--format", "pdf"], capsys)
     assert code == 1 and "unknown format" in err
 
@@ -289,3 +293,17 @@ def test_a_file_edited_in_place_is_noticed_by_list_and_search(saved: list) -> No
     found = subprocess.run([*LOOM, "search", "zebrafish", "--json"], capture_output=True, text=True)
     assert sorted(hit["id"] for hit in json.loads(found.stdout)) == sorted([a.id, b.id])
     assert LocalThreadStore().list()[0].title in ("Renamed by hand", "Edited in vim")
+
+
+def test_an_id_is_found_by_the_start_of_its_random_tail(saved: list, capsys) -> None:
+    # ids begin with their creation time: threads made together share ~12 characters
+    a, b = saved
+    tail = a.id[-12:-4]
+    assert not a.id.startswith(("T-" + tail, tail)) and not b.id.endswith(a.id[-12:])
+    code, out, err = run(["show", tail], capsys)
+    assert code == 0, err
+    assert "Add authentication to API" in out
+    code, out, _ = run(["export", a.id[-6:], "--format", "markdown"], capsys)
+    assert code == 0 and out.startswith("# Add authentication to API")
+    code, _, err = run(["show", "ffff"], capsys)  # neither a prefix nor a tail
+    assert code == 1 and "no thread matches 'ffff'" in err

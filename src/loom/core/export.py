@@ -19,6 +19,16 @@ def git_line(thread: Thread) -> str | None:
     return f"{branch}{sha}{dirty}"
 
 
+def model_name(thread: Thread) -> str | None:
+    """`provider:model` as the person passes it to `--model` (the model alone when the
+    thread does not say which provider, or the model already names it)."""
+    if not thread.model:
+        return None
+    if not thread.provider or thread.model.startswith(f"{thread.provider}:"):
+        return thread.model
+    return f"{thread.provider}:{thread.model}"
+
+
 def thread_to_markdown(thread: Thread) -> str:
     out = [f"# {thread.title}", ""]
     facts = [
@@ -28,7 +38,7 @@ def thread_to_markdown(thread: Thread) -> str:
         ("Workspace", thread.workspace_root),
         ("Git", git_line(thread)),
         ("Remote", thread.git_remote_url),
-        ("Model", thread.model),
+        ("Model", model_name(thread)),
         ("Tags", ", ".join(thread.metadata.tags) or None),
     ]
     out += [f"- **{name}:** {value}" for name, value in facts if value]

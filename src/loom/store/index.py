@@ -33,6 +33,9 @@ WRITES = "thread_index_writes"
 ROW_BITS = 20
 MAX_MESSAGES_INDEXED = (1 << ROW_BITS) - 2
 RANK_WINDOW = 300
+TAIL_LENGTH = 12  # an id's last group: random (its first groups are the creation time)
+MIN_TAIL = 4  # fewer characters of a tail would match too many threads to be useful
+_HEX_DIGITS = "0123456789abcdef"
 """Most matching rows ranked per search (see ThreadIndex.search)."""
 SUMMARY_FIELDS = (
     "id",
@@ -365,15 +368,22 @@ class ThreadIndex:
         return " ".join((row[0] if row else "").split())[:length]
 
     def resolve(self, prefix: str, limit: int = 10) -> list[str]:
-        """Ids starting with `prefix` (the `T-` may be left out), at most `limit`."""
-        prefix = prefix.strip().lower()
-        if not prefix.startswith("t-"):
-            prefix = "T-" + prefix
-        prefix = "T-" + prefix[2:]
+        """Ids starting with `prefix` (the `T-` may be left out), at most `limit`; when
+        none does, ids whose random tail (the last group, after the time) starts or ends
+        with it: ids begin with their creation time, so their starts are alike and a
+        person copies a few characters from the end as easily."""
+        ref = prefix.strip().lower()
+        start = "T-" + (ref[2:] if ref.startswith("t-") else ref)
         rows = self.conn.execute(
             f"SELECT id FROM {THREADS} WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-            (prefix, prefix + "\U0010ffff", limit),
-        )
+            (start, start + "\U0010ffff", limit),
+        ).fetchall()
+        if not rows and MIN_TAIL <= len(ref) <= TAIL_LENGTH and not ref.strip(_HEX_DIGITS):
+            rows = self.conn.execute(
+                f"SELECT id FROM {THREADS} WHERE substr(id, -{TAIL_LENGTH}, ?1) = ?2 "
+                "OR substr(id, -?1) = ?2 ORDER BY id LIMIT ?3",
+                (len(ref), ref, limit),
+            ).fetchall()
         return [r[0] for r in rows]
 
     def search(self, query: str, limit: int = 20) -> list[tuple[dict[str, Any], str, float]]:
