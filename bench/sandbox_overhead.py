@@ -3,10 +3,14 @@
 Runs `true` through the shell tool's own launch path (`loom.tools._process.run_process`,
 `bash -c true`) N times unconfined and N times under the sandbox (bubblewrap on Linux),
 alternating them so all see the same machine load, and prints the medians, the
-difference and the ratio. Also the network-on variant (no network namespace to make,
-no seccomp filter), and the one-off cost of detecting the sandbox.
+difference and the ratio. The project is a git repository with `--files` files (the
+sweep after each command walks it), and Loom's own folders are hidden as in a session.
+Variants: everything (limits: a cgroup per command and prlimit; hidden Loom folders;
+read-only .git; the sweep), without the limits, and with the network on (no network
+namespace, no seccomp filter). Then the sweep alone on bigger trees, and the one-off
+cost of detecting the sandbox.
 
-    .venv/bin/python bench/sandbox_overhead.py [--runs 200]
+    .venv/bin/python bench/sandbox_overhead.py [--runs 200] [--files 2000]
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from loom.sandbox import Sandbox, build_policy, detect  # noqa: E402
+from loom.sandbox.limits import Limits  # noqa: E402
+from loom.sandbox.sweep import started, sweep  # noqa: E402
 from loom.tools._launcher import CommandLauncher  # noqa: E402
 from loom.tools._process import run_process  # noqa: E402
 
@@ -40,17 +47,46 @@ async def once(project: Path, launcher: CommandLauncher | None) -> float:
     return elapsed
 
 
-async def main(runs: int) -> None:
-    started = time.perf_counter()
+def make_tree(root: Path, files: int) -> None:
+    """`files` small files, 20 to a folder, three levels deep, plus a git repository."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for index in range(files):
+        folder = root / f"d{index // 400}" / f"e{index // 20 % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{index}.py").write_text("x = 1\n")
+
+
+def sweep_cost(files: int, repeats: int = 15) -> float:
+    with tempfile.TemporaryDirectory(prefix="loom-bench-sweep-") as folder:
+        root = Path(folder)
+        make_tree(root, files)
+        samples = []
+        for _ in range(repeats):
+            begin = time.perf_counter()
+            sweep(root, started(), None)
+            samples.append(time.perf_counter() - begin)
+        return statistics.median(samples)
+
+
+async def main(runs: int, files: int) -> None:
+    begin = time.perf_counter()
     detection = detect()  # once per process, on a worker thread during session start
-    detect_ms = (time.perf_counter() - started) * 1000
+    detect_ms = (time.perf_counter() - begin) * 1000
     if detection.backend is None:
         raise SystemExit(f"no sandbox on this machine: {detection.problem}")
     with tempfile.TemporaryDirectory(prefix="loom-bench-sandbox-") as folder:
-        project = Path(folder)
+        project = Path(folder) / "proj"
+        make_tree(project, files)
+        home = Path(folder) / "loomhome"
+        loom_dirs = tuple((home / name, name) for name in ("data", "state", "cache", "config"))
         sandboxes = {
-            "sandboxed, network off": Sandbox(build_policy(project)),
-            "sandboxed, network on": Sandbox(build_policy(project, network=True)),
+            "sandboxed (all)": Sandbox(build_policy(project, loom_dirs=loom_dirs)),
+            "sandboxed, no limits": Sandbox(
+                build_policy(project, loom_dirs=loom_dirs, limits=Limits(None, None, None))
+            ),
+            "sandboxed, network on": Sandbox(
+                build_policy(project, network=True, loom_dirs=loom_dirs)
+            ),
         }
         for sandbox in sandboxes.values():
             if not sandbox.active:
@@ -62,8 +98,11 @@ async def main(runs: int) -> None:
             times["unconfined"].append(await once(project, None))
             for name, sandbox in sandboxes.items():
                 times[name].append(await once(project, sandbox))
-    backend = sandboxes["sandboxed, network off"].backend
-    print(f"`bash -c true` via run_process, {runs} runs each, interleaved ({backend.name})")
+    backend = sandboxes["sandboxed (all)"].backend
+    print(
+        f"`bash -c true` via run_process, {runs} runs each, interleaved ({backend.name}); "
+        f"project: git repository with {files} files"
+    )
     base = statistics.median(times["unconfined"])
     for name, samples in times.items():
         median = statistics.median(samples)
@@ -74,9 +113,14 @@ async def main(runs: int) -> None:
         )
         print(f"  {name:24} median {median * 1000:7.2f} ms{extra}")
     print(f"  detecting the sandbox (once per process): {detect_ms:.1f} ms")
+    print("the sweep after each command alone (median of 15):")
+    for size in (1_000, 10_000, 50_000):
+        print(f"  {size:>6} files: {sweep_cost(size) * 1000:7.2f} ms")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument("--files", type=int, default=2000)
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.runs, arguments.files))

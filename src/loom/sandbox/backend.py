@@ -14,12 +14,13 @@ import os
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from loom.sandbox.limits import cgroup_parents, join_then_exec, make_group
+from loom.sandbox.limits import CommandGroup, cgroup_parents, join_then_exec, make_group
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.refusals import explain_refusal, swept_note
 from loom.sandbox.sweep import started, sweep
@@ -133,6 +134,8 @@ class Sandbox:
             detection = Detection(None, f'[sandbox] mode is "{policy.mode}"')
         self.backend = detection.backend
         self.problem = detection.problem
+        self._limits_group: CommandGroup | None = None
+        self._group_lock = threading.Lock()
 
     @property
     def active(self) -> bool:
@@ -170,9 +173,7 @@ class Sandbox:
         policy = self.policy
         if self.backend is None:
             return list(argv), (), list
-        group = None
-        if self.backend.name == "bubblewrap" and policy.limits.any:
-            group = make_group(policy.limits)  # None where no cgroup can be made
+        group = self._group() if self.backend.name == "bubblewrap" else None
         if group is not None and cgroup_parents().caps_memory:
             policy = dataclasses.replace(policy, memory_by_cgroup=True)
         wrapped, fds = self.backend.wrap(policy, argv, cwd)
@@ -180,12 +181,23 @@ class Sandbox:
             wrapped = join_then_exec(group, wrapped)
 
         def finish() -> list[str]:
-            if group is not None:
-                group.close()
             taken = sweep(policy.project_root, since, policy.quarantine)
             return [swept_note(taken, policy.quarantine)] if taken else []
 
         return wrapped, fds, finish
+
+    def _group(self) -> CommandGroup | None:
+        """This sandbox's cgroup (see limits.py), made on first use; None where none can
+        be made (the rlimits inside the sandbox still apply)."""
+        if not self.policy.limits.any:
+            return None
+        with self._group_lock:
+            if self._limits_group is None or not self._limits_group.usable():
+                group = make_group(self.policy.limits)
+                if group is not None:
+                    weakref.finalize(self, group.close)
+                self._limits_group = group
+            return self._limits_group
 
     def status(self) -> tuple[bool, str]:
         """(sandboxed, a short text for a permission prompt)."""

@@ -3,12 +3,14 @@ max_file_mb`), enforced for root too.
 
 Two layers:
 
-- a cgroup per command where this machine lets Loom make one (cgroup v2 with the `pids`
-  and `memory` controllers delegated to Loom's own group, else the v1 `pids` and `memory`
-  hierarchies): `pids.max` caps the number of processes and `memory.max` (v1:
-  `memory.limit_in_bytes`) the memory of all of them together. A small `sh` joins the
-  group and then execs bubblewrap, so every process of the command is in it from the
-  start. The group is removed when the command is over.
+- a cgroup per sandbox (one session's commands) where this machine lets Loom make one
+  (cgroup v2 with the `pids` and `memory` controllers delegated to Loom's own group,
+  else the v1 `pids` and `memory` hierarchies): `pids.max` caps the number of processes
+  and `memory.max` (v1: `memory.limit_in_bytes`) the memory of all of them together. A
+  small `sh` joins the group and then execs bubblewrap, so every process of the command
+  is in it from the start. One group serves all the session's commands (making and
+  removing one per command cost ~20 ms each time); it is removed when the session's
+  sandbox goes, and a group whose process is gone is removed by the next Loom.
 - rlimits set by `prlimit` inside the sandbox, on the command itself: RLIMIT_FSIZE (no
   file larger than max_file_mb: the write fails with EFBIG / SIGXFSZ), RLIMIT_NPROC
   (counted per user namespace, so only the command's own processes count; the kernel
@@ -164,6 +166,9 @@ class CommandGroup:
     def procs_files(self) -> list[str]:
         return [str(folder / "cgroup.procs") for folder in self.folders]
 
+    def usable(self) -> bool:
+        return all(folder.is_dir() for folder in self.folders)
+
     def close(self) -> None:
         for folder in self.folders:
             _remove(folder, attempts=20)
@@ -211,15 +216,28 @@ def _write(path: Path, value: int | None) -> None:
 
 
 def _sweep_stale(parent: Path) -> None:
-    """Groups left by a run that died: removing a group that still has processes fails,
-    so only empty ones go."""
+    """Groups left by a Loom that died (its process id is in the name and is gone):
+    removing a group that still has processes fails, so only empty ones go."""
     now = time.time()
     with contextlib.suppress(OSError):
         for entry in os.scandir(parent):
-            if entry.name.startswith(GROUP_PREFIX):
+            if entry.name.startswith(GROUP_PREFIX) and not _owner_alive(entry.name):
                 with contextlib.suppress(OSError):
                     if now - entry.stat().st_mtime > STALE_AFTER_S:
                         os.rmdir(entry.path)
+
+
+def _owner_alive(name: str) -> bool:
+    owner = name.removeprefix(GROUP_PREFIX).split("-", 1)[0]
+    if not owner.isdigit():
+        return False
+    try:
+        os.kill(int(owner), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _remove(folder: Path, attempts: int) -> None:
