@@ -62,9 +62,11 @@ def source_trees(before: Path | None) -> list[tuple[str, Path]]:
     return trees
 
 
-def run_on_tree(src: Path, script: str, args: list[str], home: str) -> dict:
+def run_on_tree(
+    src: Path, script: str, args: list[str], home: str, show_stderr: bool = False
+) -> dict:
     """Run `script --child *args` with `src` first on the path, in LOOM_HOME=`home`;
-    returns the JSON object it prints last."""
+    returns the JSON object it prints last (and passes its stderr on if `show_stderr`)."""
     env = {
         **os.environ,
         "LOOM_HOME": home,
@@ -74,9 +76,14 @@ def run_on_tree(src: Path, script: str, args: list[str], home: str) -> dict:
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(var, None)
     out = subprocess.run(
-        [sys.executable, script, "--child", *args], env=env, capture_output=True, text=True,
+        [sys.executable, script, "--child", *args],
+        env=env,
+        capture_output=True,
+        text=True,
         check=False,
     )
     if out.returncode != 0:
         raise SystemExit(f"{Path(script).name} {args} on {src} failed:\n{out.stderr[-3000:]}")
+    if show_stderr:
+        print(out.stderr, file=sys.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -18,6 +18,11 @@ loop, how many saves were requested and how many were actually written (saves
 coalesce while one is in flight), and with --profile the functions that dominate.
 
     .venv/bin/python bench/agent_loop.py [--steps 1000] [--repeat 3] [--profile]
+        [--before /tmp/before]
+
+With --before DIR (a source tree, e.g. `git archive <rev> src | tar -x -C DIR`), the same
+bench also runs on that tree, in the same run (its own process, before this one), so the
+two µs/step figures can be compared under the same load.
 
 Target (issue 3): 1,000 round trips with persistence on in at most 2 s.
 """
@@ -31,13 +36,15 @@ import io
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+# LOOM_BENCH_SRC: the source tree to measure (set by --before for the "before" run).
+sys.path.insert(0, os.environ.get("LOOM_BENCH_SRC", str(ROOT / "src")))
 
 from loom.core.messages import UserMessage  # noqa: E402
 from loom.llm.base import LlmRequest, collect  # noqa: E402
@@ -46,6 +53,7 @@ from loom.session import SessionManager, SessionOptions  # noqa: E402
 from loom.tools.base import ToolContext, ToolResult  # noqa: E402
 
 MODEL = "anthropic:claude-sonnet-4-6"
+CPU_SECONDS: list[float] = []  # the CPU time (all threads) of each run, last one last
 
 
 class NoopTool:
@@ -113,9 +121,10 @@ async def run_session(
             store.save(session.thread)
 
         session._saver.request = save_now
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     answer = await session.send_message("go")
     elapsed = time.perf_counter() - started
+    CPU_SECONDS.append(time.process_time() - cpu)
     assert answer == "done", answer
     assert len(session.get_history()) == 2 + 2 * steps + 0  # user, (call, result) * N, answer
     saver = session._saver
@@ -132,13 +141,14 @@ async def run_bare(steps: int, root: Path) -> float:
     tool = NoopTool()
     ctx = ToolContext(project_root=root)
     messages: list = [UserMessage(content="go")]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     while True:
         response = await collect(provider.stream(LlmRequest(model="m", messages=messages)))
         if not response.tool_calls:
             break
         for call in response.tool_calls:
             await tool.run(call.arguments_json, ctx)
+    CPU_SECONDS.append(time.process_time() - cpu)
     return time.perf_counter() - started
 
 
@@ -147,7 +157,26 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--before", type=Path, help="a source tree to measure in the same run")
+    parser.add_argument("--no-save-each", action="store_true", help="skip the save-each variant")
     args = parser.parse_args()
+    if args.before is not None:
+        src = args.before / "src" if (args.before / "src").is_dir() else args.before
+        print(f"== before ({src}), load {os.getloadavg()[0]:.2f}", flush=True)
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--steps",
+                str(args.steps),
+                "--repeat",
+                str(args.repeat),
+                *(["--no-save-each"] if args.no_save_each else []),
+            ],
+            env={**os.environ, "LOOM_BENCH_SRC": str(src)},
+            check=True,
+        )
+        print(f"== after (this checkout), load {os.getloadavg()[0]:.2f}", flush=True)
 
     with tempfile.TemporaryDirectory() as home:
         os.environ["LOOM_HOME"] = home
@@ -159,27 +188,37 @@ def main() -> None:
             "save-each": [],
             "bare": [],
         }
+        cpu: dict[str, list[float]] = {name: [] for name in results}
         saves: list[dict] = []
         for attempt in range(args.repeat):
             elapsed, stats = asyncio.run(run_session(args.steps, True, root))
             results["full"].append(elapsed)
+            cpu["full"].append(CPU_SECONDS[-1])
             saves.append(stats)
             results["no-persist"].append(asyncio.run(run_session(args.steps, False, root))[0])
-            if attempt == 0:  # slow (one fsync'd write per step): measured once
+            cpu["no-persist"].append(CPU_SECONDS[-1])
+            if attempt == 0 and not args.no_save_each:  # slow: one fsync'd write per step
                 each = asyncio.run(run_session(args.steps, True, root, each=True))[0]
                 results["save-each"].append(each)
+                cpu["save-each"].append(CPU_SECONDS[-1])
             results["bare"].append(asyncio.run(run_bare(args.steps, root)))
+            cpu["bare"].append(CPU_SECONDS[-1])
 
         bare = statistics.median(results["bare"])
+        bare_cpu = statistics.median(cpu["bare"])
         print(
             f"agent loop: {args.steps} tool round trips, median of {args.repeat} runs"
-            " (save-each: one run)"
+            f" (save-each: one run), load {os.getloadavg()[0]:.2f}"
         )
         for name, values in results.items():
+            if not values:
+                continue
             median = statistics.median(values)
+            cpu_median = statistics.median(cpu[name])
             print(
                 f"  {name:<11} {median:7.3f} s total  {median / args.steps * 1e6:8.1f} µs/step"
-                f"  x{median / bare:6.1f} vs bare"
+                f"  x{median / bare:6.1f} vs bare   CPU {cpu_median / args.steps * 1e6:8.1f}"
+                f" µs/step  x{cpu_median / bare_cpu:6.1f} vs bare"
             )
         last = saves[-1]
         print(f"  saves: {last['requested']} requested, {last['written']} written (coalesced)")
@@ -188,7 +227,7 @@ def main() -> None:
         print(f"  target <= 2.0 s with persistence: {full:.3f} s  {verdict}")
 
         if args.profile:
-            profiler = cProfile.Profile()
+            profiler = cProfile.Profile(time.thread_time)  # the loop thread's CPU
             profiler.enable()
             asyncio.run(run_session(args.steps, True, root))
             profiler.disable()

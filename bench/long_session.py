@@ -25,9 +25,12 @@ the same run, and the ratios are printed side by side.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,6 +47,7 @@ MODELS = {
 CHECKPOINTS = (10, 100, 250, 500)
 WINDOW = 5  # turns each side of a checkpoint whose median is reported
 TOOL_OUTPUT = "\n".join(f"    line {i}: value = compute(alpha_{i}, beta_{i})" for i in range(36))
+
 
 def turn_script(turn: int) -> list[dict]:
     answer = f"Turn {turn}: the values line up; nothing else to change in this part. " * 3
@@ -122,31 +126,53 @@ def child(args: argparse.Namespace) -> None:
         store = LocalThreadStore() if args.save else NullStore()
         manager = SessionManager(store=store, provider_factory=lambda m: provider, options=options)
         session = await manager.start_session(
-            model=MODELS[name], project_path=Path(args.project), tools=[LookupTool()],
+            model=MODELS[name],
+            project_path=Path(args.project),
+            tools=[LookupTool()],
             auto_approve=True,
         )
         times: list[float] = []
+        cpu: list[float] = []
+        profiler = None
         for n in range(1, args.turns + 1):
             current["turn"] = n
-            start = time.perf_counter()
+            if args.profile and n == args.turns - args.profile + 1:
+                profiler = cProfile.Profile(time.thread_time)  # CPU of the loop's thread
+                profiler.enable()
+            start, start_cpu = time.perf_counter(), time.process_time()
             await session.send_message(f"Turn {n}: please look up item-{n} and check it.")
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(Path(args.project) / "profile.out"))
+            stats = pstats.Stats(str(Path(args.project) / "profile.out"), stream=sys.stderr)
+            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats("cumulative").print_stats(40)
         current["turn"] = 0
         assert len(session.get_history()) == 4 * args.turns, len(session.get_history())
         await manager.shutdown()
         # The replay: the same bodies, the same scripted answers, plain httpx2.
         post_turns(server, [t for n in sorted(captured) for t in turn_script(n)])
         replay: dict[int, float] = {}
+        replay_cpu: dict[int, float] = {}
         async with httpx2.AsyncClient(timeout=60) as client:
             for n in sorted(captured):
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 for url, headers, body in captured[n]:
                     async with client.stream("POST", url, headers=headers, content=body) as r:
                         async for _ in r.aiter_raw():
                             pass
                 replay[n] = time.perf_counter() - start
-        return {"times": times, "replay": [replay.get(n, 0.0) for n in range(1, args.turns + 1)],
-                "body_bytes": {str(n): sum(len(b) for *_, b in captured[n]) for n in captured}}
+                replay_cpu[n] = time.process_time() - start_cpu
+        every = range(1, args.turns + 1)
+        return {
+            "times": times,
+            "replay": [replay.get(n, 0.0) for n in every],
+            "cpu": cpu,
+            "replay_cpu": [replay_cpu.get(n, 0.0) for n in every],
+            "body_bytes": {str(n): sum(len(b) for *_, b in captured[n]) for n in captured},
+        }
 
     print(json.dumps(asyncio.run(run())))
 
@@ -158,13 +184,25 @@ def window(checkpoint: int, turns: int) -> range:
 # -- the driver --------------------------------------------------------------------------
 
 
-def measure(src: Path, provider: str, turns: int, server: str, save: bool) -> dict:
+def measure(
+    src: Path, provider: str, turns: int, server: str, save: bool, profile: int = 0
+) -> dict:
     with tempfile.TemporaryDirectory() as home:
         project = Path(home) / "project"
         project.mkdir()
-        args = ["--provider", provider, "--turns", str(turns), "--server-url", server,
-                "--project", str(project), *(["--save"] if save else [])]
-        return run_on_tree(src, __file__, args, home)
+        args = [
+            "--provider",
+            provider,
+            "--turns",
+            str(turns),
+            "--server-url",
+            server,
+            "--project",
+            str(project),
+            *(["--save"] if save else []),
+            *(["--profile", str(profile)] if profile else []),
+        ]
+        return run_on_tree(src, __file__, args, home, show_stderr=bool(profile))
 
 
 def at(values: list[float], checkpoint: int) -> float:
@@ -178,14 +216,21 @@ def report(label: str, result: dict, turns: int) -> dict[int, float]:
     loom = {c: at(result["times"], c) for c in checkpoints}
     replay = {c: at(result["replay"], c) for c in checkpoints}
     size = {c: result["body_bytes"].get(str(c), 0) / 1e3 for c in checkpoints}
-    print(f"  {label}")
-    print("    turn     " + "".join(f"{c:>10}" for c in checkpoints))
-    print("    body kB  " + "".join(f"{size[c]:>10.0f}" for c in checkpoints))
-    print("    loom ms  " + "".join(f"{loom[c]:>10.1f}" for c in checkpoints))
-    print("    replay ms" + "".join(f"{replay[c]:>10.1f}" for c in checkpoints))
-    print("    x replay " + "".join(f"{loom[c] / replay[c]:>10.2f}" for c in checkpoints))
     first = checkpoints[0]
-    print("    x turn 10" + "".join(f"{loom[c] / loom[first]:>10.2f}" for c in checkpoints))
+    print(f"  {label}")
+    print("    turn         " + "".join(f"{c:>10}" for c in checkpoints))
+    print("    body kB      " + "".join(f"{size[c]:>10.0f}" for c in checkpoints))
+    print("    loom ms      " + "".join(f"{loom[c]:>10.1f}" for c in checkpoints))
+    print("    replay ms    " + "".join(f"{replay[c]:>10.1f}" for c in checkpoints))
+    print("    x replay     " + "".join(f"{loom[c] / replay[c]:>10.2f}" for c in checkpoints))
+    print("    x turn 10    " + "".join(f"{loom[c] / loom[first]:>10.2f}" for c in checkpoints))
+    if "cpu" in result:  # CPU time of the measured process: what load from others hides
+        cpu = {c: at(result["cpu"], c) for c in checkpoints}
+        rcpu = {c: at(result["replay_cpu"], c) for c in checkpoints}
+        print("    loom cpu ms  " + "".join(f"{cpu[c]:>10.1f}" for c in checkpoints))
+        print("    replay cpu ms" + "".join(f"{rcpu[c]:>10.1f}" for c in checkpoints))
+        print("    cpu x replay " + "".join(f"{cpu[c] / rcpu[c]:>10.2f}" for c in checkpoints))
+        print("    cpu x turn 10" + "".join(f"{cpu[c] / cpu[first]:>10.2f}" for c in checkpoints))
     return loom
 
 
@@ -199,32 +244,52 @@ def main() -> None:
     parser.add_argument("--server-url", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
     parser.add_argument("--save", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--variants", default="saved,unsaved",
-                        help="saved: thread saves on (fsync'd, as in use); unsaved: the "
-                             "request path alone")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="cProfile the last N turns (printed to stderr)",
+    )
+    parser.add_argument(
+        "--variants",
+        default="saved,unsaved",
+        help="saved: thread saves on (fsync'd, as in use); unsaved: the request path alone",
+    )
     args = parser.parse_args()
     if args.child:
         child(args)
         return
     trees = source_trees(args.before)
     with FakeServerProcess() as server:
-        print(f"long session: {args.turns} turns (4 messages each), load "
-              f"{os.getloadavg()[0]:.2f} at start; medians over turns +-{WINDOW}")
+        print(
+            f"long session: {args.turns} turns (4 messages each), load "
+            f"{os.getloadavg()[0]:.2f} at start; medians over turns +-{WINDOW}"
+        )
         for provider in args.providers.split(","):
             print(f"{provider}:")
             for variant in args.variants.split(","):
                 results = {}
                 for label, src in trees:
                     started = time.perf_counter()
-                    result = measure(src, provider, args.turns, server, variant == "saved")
+                    result = measure(
+                        src, provider, args.turns, server, variant == "saved", args.profile
+                    )
                     took = time.perf_counter() - started
-                    results[label] = report(f"{label}, {variant} ({took:.0f} s, load "
-                                            f"{os.getloadavg()[0]:.2f})", result, args.turns)
+                    results[label] = report(
+                        f"{label}, {variant} ({took:.0f} s, load {os.getloadavg()[0]:.2f})",
+                        result,
+                        args.turns,
+                    )
                 if len(results) == 2:
                     checkpoints = sorted(results["after"])
-                    print("    before/after" + "".join(
-                        f"{results['before'][c] / results['after'][c]:>9.1f}x"
-                        for c in checkpoints))
+                    print(
+                        "    before/after"
+                        + "".join(
+                            f"{results['before'][c] / results['after'][c]:>9.1f}x"
+                            for c in checkpoints
+                        )
+                    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,11 @@ takes, for each run, the time from just before the process is spawned to the mom
 server records the request line. Baseline, measured in the same run: spawning
 `python -c pass` and waiting for it to exit. Prints medians and the ratio.
 
+Loom's own share is the spawn-to-first-request time less `python -c 'import <sdk>'`. On
+a shared machine wall times follow the load, so the CPU time (user + system) of each
+child process is printed too: the whole `loom run` (start-up, one short answer, exit)
+against `import <sdk>` alone; their difference is Loom's own CPU share.
+
     .venv/bin/python bench/run_startup.py [--runs 15] [--provider NAME]
 
 Target (issue 3): at most 0.5 s to the first request.
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -49,8 +55,18 @@ def provider_env(provider: str, server: FakeLlmServer, home: str) -> dict[str, s
     return env
 
 
-def time_to_first_request(provider: str, server: FakeLlmServer, project: Path, home: str) -> float:
+def child_cpu() -> float:
+    """User + system CPU seconds of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_to_first_request(
+    provider: str, server: FakeLlmServer, project: Path, home: str
+) -> tuple[float, float]:
+    """(spawn -> first request, CPU seconds of the whole run)."""
     before = len(server.requests)
+    cpu = child_cpu()
     started = time.time()
     process = subprocess.run(
         [PYTHON, "-m", "loom", "run", "-p", "say hi", "--model", MODELS[provider]],
@@ -62,17 +78,18 @@ def time_to_first_request(provider: str, server: FakeLlmServer, project: Path, h
     )
     if process.returncode != 0 or len(server.requests) <= before:
         raise SystemExit(f"loom run failed ({process.returncode}): {process.stderr.strip()}")
-    return server.requests[before].at - started
+    return server.requests[before].at - started, child_cpu() - cpu
 
 
 SDK_MODULE = {"anthropic": "anthropic", "openai": "openai", "openai-compatible": "openai"}
 
 
-def time_python(code: str) -> float:
-    """Spawn-to-exit time of `python -c code`."""
+def time_python(code: str) -> tuple[float, float]:
+    """(spawn-to-exit time, CPU seconds) of `python -c code`."""
+    cpu = child_cpu()
     started = time.time()
     subprocess.run([PYTHON, "-c", code], check=True)
-    return time.time() - started
+    return time.time() - started, child_cpu() - cpu
 
 
 def main() -> None:
@@ -88,13 +105,20 @@ def main() -> None:
         time_to_first_request(args.provider, server, project, home)  # warm the disk cache
         sdk = SDK_MODULE[args.provider]
         loom, baseline, sdk_import = [], [], []
+        loom_cpu, baseline_cpu, sdk_cpu = [], [], []
+        load = os.getloadavg()[0]
         for _ in range(args.runs):  # interleaved, so load from other work hits all three alike
-            loom.append(time_to_first_request(args.provider, server, project, home))
-            baseline.append(time_python("pass"))
-            sdk_import.append(time_python(f"import {sdk}"))
+            for times, cpus, (took, cpu) in (
+                (loom, loom_cpu, time_to_first_request(args.provider, server, project, home)),
+                (baseline, baseline_cpu, time_python("pass")),
+                (sdk_import, sdk_cpu, time_python(f"import {sdk}")),
+            ):
+                times.append(took)
+                cpus.append(cpu)
 
     loom_median = statistics.median(loom)
     base_median = statistics.median(baseline)
+    print(f"load average {load:.2f} at start, {os.getloadavg()[0]:.2f} at the end")
     print(
         f"loom run -> first request ({args.provider}), median of {args.runs}: "
         f"{loom_median * 1000:.0f} ms (min {min(loom) * 1000:.0f}, max {max(loom) * 1000:.0f})"
@@ -110,6 +134,12 @@ def main() -> None:
     print(
         f"ratio: {loom_median / base_median:.1f}x; target <= 500 ms: "
         f"{'met' if loom_median <= 0.5 else 'NOT met'}"
+    )
+    whole, alone, bare = (statistics.median(c) * 1000 for c in (loom_cpu, sdk_cpu, baseline_cpu))
+    print(
+        f"CPU time, medians: whole loom run {whole:.0f} ms, import {sdk} {alone:.0f} ms, "
+        f"python -c pass {bare:.0f} ms; loom's own CPU share {whole - alone:.0f} ms "
+        f"(goal <= 150 ms)"
     )
 
 

@@ -20,6 +20,7 @@ from loom.llm.retry import is_transient
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
+from loom.session.runtime.image_loading import ImageLoader
 from loom.session.runtime.repo_map import fetch_repo_map
 from loom.session.runtime.tool_runner import runs_in_parallel
 
@@ -38,6 +39,7 @@ class LlmCaller:
         self._providers: dict[str, Provider] = {}
         self._windows: dict[tuple[str, str], ContextWindow] = {}
         self._compactor: Compactor | None = None
+        self.images = ImageLoader()
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -91,7 +93,8 @@ class LlmCaller:
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
         built = await self._build(window, conversation, specs, repo_map, decisions)
-        await _load_images(built.messages, options.image_store)
+        # a resumed thread's images: bytes from the store (a missing one is sent as a note)
+        await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
             model=model_id,
             messages=built.messages,
@@ -214,16 +217,6 @@ class LlmCaller:
         else:
             total.cost_usd += cost
         return usage
-
-
-async def _load_images(messages: Sequence[Message], store: Any) -> None:
-    """Images of a resumed thread are references: read their bytes from the image store
-    before the request is built (a missing one is sent as a note by the adapter)."""
-    missing = [
-        ref for m in messages for ref in (m.__dict__.get("images") or ()) if ref.data is None
-    ]
-    if missing and store is not None:
-        await asyncio.to_thread(lambda: [store.load(ref) for ref in missing])
 
 
 def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
