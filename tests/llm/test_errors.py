@@ -69,14 +69,40 @@ async def test_garbage_body_is_a_clear_error(name: str, turn: Turn, server: Fake
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
-async def test_unreachable_endpoint_is_transient_and_says_where(name: str) -> None:
-    port = free_port()  # nothing listens there
+async def test_a_refused_connection_fails_at_once_and_says_where(name: str) -> None:
+    port = free_port()  # nothing listens there: trying again will not help
     suffix = "/v1" if name.startswith("openai") else ""
     provider = create_provider(name, api_key="k", base_url=f"http://127.0.0.1:{port}{suffix}")
     with pytest.raises(LlmError) as caught:
         await collect(provider.stream(REQUEST))
-    assert caught.value.transient
-    assert "Could not connect" in str(caught.value) and str(port) in str(caught.value)
+    assert not caught.value.transient
+    said = str(caught.value)
+    assert "Could not connect" in said and str(port) in said and "connection refused" in said
+    assert "\n" not in said
+
+
+def test_an_unknown_host_fails_at_once() -> None:
+    import socket
+
+    from loom.llm._errors import map_sdk_error
+
+    class ConnectError(Exception):  # the SDKs' own, by name (see _CONNECTION_NAMES)
+        pass
+
+    try:
+        try:
+            socket.getaddrinfo("no-such-host.invalid", 443)  # .invalid never resolves
+        except socket.gaierror as lookup:
+            raise ConnectError(str(lookup)) from lookup
+    except ConnectError as error:
+        mapped = map_sdk_error(error, provider="openai", endpoint="https://no-such-host.invalid")
+    if "unknown host" not in str(mapped):
+        pytest.skip(f"this machine's resolver answers differently: {mapped}")
+    assert not mapped.transient
+    assert str(mapped) == (
+        "Could not connect to openai at https://no-such-host.invalid: unknown host (check the "
+        "base URL)."
+    )
 
 
 @pytest.mark.parametrize("name", PROVIDERS)

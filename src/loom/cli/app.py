@@ -131,7 +131,10 @@ STANDALONE_COMMANDS: dict[str, str] = {
 
 
 def run_app(args: list[str]) -> None:
+    from loom.cli.help_format import apply
     from loom.session import LoomError
+
+    apply()  # --help without <bool>/<str> tags, names never cut
 
     try:
         if not args:  # plain `loom`: the root callback opens the REPL

@@ -126,7 +126,7 @@ async def _chat(request: Any) -> int:
         await starter.close()  # stops the session (the thread is saved) and the workspace
     if session is None:
         return 1 if repl.failure else code
-    if not session.thread.messages:  # nobody spoke: no thread file was made
+    if not session.thread.messages or session.never_answered:  # no thread is kept
         return code
     say = repl.renderer.line
     usage = session.usage
@@ -153,21 +153,40 @@ def _maybe_home(cwd: Path) -> bool:
     return cwd == home or cwd in home.parents
 
 
-def continue_thread(thread_id: str, prompt: str | None = None) -> int:
+def continue_thread(
+    thread_id: str,
+    prompt: str | None = None,
+    *,
+    model: str | None = None,
+    yes: bool = False,
+    private: bool = False,
+    no_sandbox: bool = False,
+    output_format: str = "text",
+) -> int:
     """What `loom resume ID` does after printing its summary: with `-p`, one headless
     turn (like `loom run --resume`); in a terminal, the REPL on that thread; otherwise
-    (piped, scripted) nothing more. Root options (`loom --model X resume ID`) apply."""
+    (piped, scripted) nothing more. The session options are `loom run`'s and the REPL's;
+    root options (`loom --model X resume ID`) apply too."""
     import click
 
     context = click.get_current_context(silent=True)
     root = context.find_root().obj if context is not None else None
     root = root if isinstance(root, dict) else {}
-    model, private = root.get("model"), bool(root.get("private"))
+    model = model or root.get("model")
+    private = private or bool(root.get("private"))
+    no_sandbox = no_sandbox or bool(root.get("no_sandbox"))
     if prompt:
-        from loom.cli.run import RunOptions, run_headless
+        from loom.cli.run import RunOptions, check_output_format, run_headless
 
-        options = RunOptions(prompt=prompt, model=model, private=private, thread_id=thread_id)
+        check_output_format(output_format)
+        options = RunOptions(
+            prompt=prompt, model=model, private=private, thread_id=thread_id, yes=yes,
+            no_sandbox=no_sandbox, output_format=output_format,
+        )  # fmt: skip
         return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
     if not sys.stdin.isatty():
         return 0
-    return start_chat(model=model, private=private, thread_id=thread_id)
+    return start_chat(
+        model=model, private=private, thread_id=thread_id, auto_approve=yes,
+        no_sandbox=no_sandbox,
+    )  # fmt: skip

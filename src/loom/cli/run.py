@@ -41,6 +41,16 @@ class RunOptions:
     project_root: Path | None = None  # --project-root: the person names the project folder
 
 
+def check_output_format(output_format: str) -> None:
+    from loom.cli.output import OUTPUT_FORMATS
+
+    if output_format not in OUTPUT_FORMATS:
+        raise typer.BadParameter(
+            f"{output_format!r} is not one of {', '.join(OUTPUT_FORMATS)}",
+            param_hint="--output-format",
+        )
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "run",
@@ -105,14 +115,8 @@ def run_command(
         "a home folder or /, which Loom otherwise refuses.",
     ),
 ) -> None:
-    from loom.cli.output import OUTPUT_FORMATS
-
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
-    if output_format not in OUTPUT_FORMATS:
-        raise typer.BadParameter(
-            f"{output_format!r} is not one of {', '.join(OUTPUT_FORMATS)}",
-            param_hint="--output-format",
-        )
+    check_output_format(output_format)
     text = read_prompt(prompt)
     if not text:
         raise typer.BadParameter("give the task with -p TEXT (or pipe it in)", param_hint="-p")
@@ -340,7 +344,10 @@ class HeadlessRun:
             return 0
         thread_id = self.session.thread.id
         self.err.write(f"loom: error: {failure}\n")
-        self.err.write(f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n")
+        if not self.session.never_answered:  # else it is not kept (nothing was answered)
+            self.err.write(
+                f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n"
+            )
         return 1
 
 

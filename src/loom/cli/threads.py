@@ -140,6 +140,22 @@ def resume_command(
     prompt: str = typer.Option(
         None, "--prompt", "-p", help="Continue headlessly with this message (as `loom run`)."
     ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="provider:model-id from now on (default: the thread's)."
+    ),
+    yes: bool = typer.Option(
+        False, "--yes", "-y",
+        help="Allow every tool call (the dangerous-command floor still applies).",
+    ),
+    private: bool = typer.Option(
+        False, "--private", help="Keep this thread on this machine from now on."
+    ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
+    output_format: str = typer.Option(
+        "text", "--output-format", "-o", help="With -p: text | json | stream-json."
+    ),
 ) -> None:
     """Show where a thread left off, then carry on: the chat, or one turn with -p.
 
@@ -158,7 +174,10 @@ def resume_command(
         print_resume_summary(
             thread, Console(stderr=bool(prompt)), threads.resume_warnings(thread, Path.cwd())
         )
-    code = continue_thread(thread.id, prompt)
+    code = continue_thread(
+        thread.id, prompt, model=model, yes=yes, private=private, no_sandbox=no_sandbox,
+        output_format=output_format,
+    )
     if code:
         raise typer.Exit(code)
 

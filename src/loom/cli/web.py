@@ -24,14 +24,24 @@ def web_command(
         "127.0.0.1", "--host",
         help="Address to listen on. Anything but loopback makes the token the only protection.",
     ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="provider:model-id for new sessions (e.g. openai:gpt-5)."
+    ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run shell and git commands unconfined (see `loom sandbox`)."
+    ),
 ) -> None:
     from loom.session import LoomError, Workspace, not_a_project
     from loom.web.server import BindError, serve
 
     root = ctx.obj if isinstance(ctx.obj, dict) else {}
-    overrides = {"model.default": root["model"]} if root.get("model") else None
+    overrides: dict[str, str] = {}
+    if model or root.get("model"):
+        overrides["model.default"] = model or root["model"]
+    if no_sandbox or root.get("no_sandbox"):
+        overrides["sandbox.mode"] = "off"
     try:
-        ws = Workspace.open(cwd=Path.cwd(), overrides=overrides)
+        ws = Workspace.open(cwd=Path.cwd(), overrides=overrides or None)
     except LoomError as exc:
         typer.echo(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc

@@ -172,6 +172,12 @@ def map_sdk_error(
         )
     if names & _TIMEOUT_NAMES:
         return LlmError(f"{provider} timed out{where}", transient=True, provider=provider)
+    hopeless = _unreachable(error)
+    if hopeless and names & _CONNECTION_NAMES:
+        return LlmError(
+            f"Could not connect to {provider}{where}: {hopeless}.", transient=False,
+            provider=provider,
+        )  # fmt: skip
     if names & _CONNECTION_NAMES:
         cause = error.__cause__ or error.__context__
         detail = f" ({cause})" if cause is not None and str(cause) else ""
@@ -207,6 +213,24 @@ def unreadable(provider: str, what: Any, endpoint: str = "", *, transient: bool 
         transient=transient,
         provider=provider,
     )
+
+
+def _unreachable(error: BaseException) -> str:
+    """What makes the endpoint unreachable for good ("" when trying again may help): the
+    connection refused (nothing listens there) or a host name that does not exist. A
+    temporary name-lookup failure, a reset or a timeout is retried as before."""
+    import socket
+
+    current: BaseException | None = error
+    for _ in range(50):
+        if current is None:
+            break
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused (is the server running? check the base URL)"
+        if isinstance(current, socket.gaierror) and current.errno != socket.EAI_AGAIN:
+            return "unknown host (check the base URL)"
+        current = current.__cause__ or current.__context__
+    return ""
 
 
 def _short(error: BaseException, limit: int = 300) -> str:

@@ -130,7 +130,9 @@ class LlmCaller:
         except Exception as exc:
             self.last_exception = exc
             name = getattr(provider, "name", "the provider")
-            return sm.LlmFailed(f"{name}: {exc}", transient=is_transient(exc))
+            said = str(exc)  # named once: "openai returned HTTP 400", not "openai: openai ..."
+            text = said if name.lower() in said.lower() else f"{name}: {said}"
+            return sm.LlmFailed(text, transient=is_transient(exc))
         self.last_exception = None
         text = "".join(parts)
         named = getattr(provider, "name", "")

@@ -305,6 +305,19 @@ class Session:
         task.cancel()
         return True
 
+    @property
+    def never_answered(self) -> bool:
+        """Its last turn failed and the thread holds no answer at all (a refused
+        connection, a wrong URL on the first call): not worth keeping as a thread. An
+        interrupted first turn is kept (/continue picks it up), and so is a sub-agent's."""
+        end = self.last_turn
+        return (
+            end is not None
+            and end.error is not None
+            and self.thread.parent_thread_id is None
+            and not any(m.role in ("assistant", "tool") for m in self.thread.messages)
+        )
+
     async def stop(self) -> None:
         """Finish: interrupt any turn, answer open calls, snapshot git, save, release."""
         if self._closed:

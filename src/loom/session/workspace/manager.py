@@ -16,6 +16,7 @@ provider and the faces plug in the real registry:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 from collections.abc import Callable, Iterable
@@ -174,6 +175,9 @@ class SessionManager:
             lock = self._locks.pop(session_id, None)
             if lock is not None:
                 lock.release()
+        if session.never_answered:  # to the trash (restorable): no empty failed threads
+            with contextlib.suppress(Exception):  # never saved, or already gone: fine
+                self.store.delete(session.thread.id)
 
     def find_session(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)

@@ -1,0 +1,77 @@
+"""`--help` that reads well at 80 columns: no `<bool>` / `<str>` type tags (a flag shows
+nothing, a value a word such as TEXT or N), and option and command names never cut to
+`--include-partial-mess…` (their column keeps its width; the help text wraps instead).
+
+Typer draws help with rich; these adjust its rendering once, when the app is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Typer's type tags, as words a person reads in a usage line
+_WORDS = {"str": "TEXT", "int": "N", "int range": "N", "float": "NUMBER",
+          "float range": "NUMBER", "path": "PATH", "bool": ""}  # fmt: skip
+_applied: list[bool] = []
+
+
+def value_word(param: Any, ctx: Any) -> str | None:
+    """What a help line shows after an option's name: nothing for a flag."""
+    from typer.core import _TyperParameter
+
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None
+    if param.metavar is not None:
+        return str(param.metavar)
+    tag = _TyperParameter.display_type(param, ctx).strip("<>")
+    word = _WORDS.get(tag, tag if "|" in tag else tag.upper())
+    if word and param.nargs != 1:
+        word += "..."
+    return word or None
+
+
+def _no_such_option(error: Any) -> str:
+    """`No such option: --modle (did you mean --model?). loom resume takes: -p/--prompt,
+    -m/--model, ...`: every option the command has, not only the close matches."""
+    close = sorted(error.possibilities or ())
+    said = error.message + (f" (did you mean {', '.join(close)}?)" if close else "")
+    ctx = error.ctx
+    if ctx is None:
+        return said
+    names = [
+        "/".join(sorted([*param.opts, *param.secondary_opts], key=len))
+        for param in ctx.command.get_params(ctx)
+        if param.param_type_name == "option" and param.opts
+    ]
+    return f"{said}. `{ctx.command_path}` takes: {', '.join(names)}"
+
+
+def apply() -> None:
+    """Install the adjustments (once per process)."""
+    if _applied:
+        return
+    _applied.append(True)
+    from rich.table import Table
+    from typer import core, rich_utils
+
+    class NamesKeptTable(Table):
+        """A help table whose name columns (`--option`, `-o`, command names) are never
+        cut: the text column wraps instead."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            for column in self.columns:
+                cells = [str(cell) for cell in column.cells]
+                if cells and all(c == "" or c.startswith("-") for c in cells):
+                    column.no_wrap = True
+            if self.columns and not self.columns[0].no_wrap:  # a command panel's names
+                names = [str(cell) for cell in self.columns[0].cells]
+                if names and all(" " not in n for n in names):
+                    self.columns[0].no_wrap = True
+            return super().__rich_console__(console, options)
+
+    from typer._click import exceptions
+
+    exceptions.NoSuchOption.format_message = _no_such_option  # type: ignore[method-assign]
+    core.TyperOption.display_type_rich = value_word  # type: ignore[method-assign]
+    core._TyperParameter.display_type_rich = value_word  # type: ignore[method-assign]
+    rich_utils.Table = NamesKeptTable  # type: ignore[misc]
