@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from loom.sandbox.gitdirs import git_dirs
-from loom.sandbox.sweep import started, sweep
+from loom.sandbox.sweep import Sweeper, started, sweep
 from tests.support.git import git, init_repo
 
 
@@ -56,3 +56,28 @@ def test_git_dirs_of_a_subfolder_and_of_a_worktree(tmp_path: Path) -> None:
     assert git_dirs(tmp_path / "plain") == []
     (tmp_path / "plain" / ".git").write_text("gitdir: ../nowhere\n")  # names nothing
     assert git_dirs(tmp_path / "plain") == [(tmp_path / "plain" / ".git").resolve()]
+
+
+def test_the_sweeper_remembers_the_tree_and_still_finds_every_change(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    for old in ("a/b/c/.loom.toml", "a/b/keep.txt", "d/e/f.txt", ".loom/commands/c.md"):
+        _write(root / old)
+    sweeper = Sweeper(root)
+    time.sleep(0.07)
+    assert sweeper.sweep(started(), tmp_path / "q") == []  # the first one walks it all
+    time.sleep(0.07)
+    since = started()
+    time.sleep(0.07)
+    (root / "a" / "b" / "c" / ".loom.toml").write_text("[lsp]\n")  # in place: folder unchanged
+    _write(root / "d" / "e" / "g" / "h" / ".mcp.json")  # a new folder under an old one
+    _write(root / ".loom" / "commands" / "new.md")
+    _write(root / "d" / "e" / "plain.txt")
+    taken = sweeper.sweep(since, tmp_path / "q")
+    assert sorted(taken) == [".loom", "a/b/c/.loom.toml", "d/e/g/h/.mcp.json"]
+    time.sleep(0.07)
+    since = started()
+    time.sleep(0.07)
+    (root / "d" / "e" / "g").rename(root / "d" / "moved")
+    _write(root / "d" / "moved" / "h" / ".loom.toml")  # in a folder moved since last time
+    assert sweeper.sweep(since, tmp_path / "q") == ["d/moved/h/.loom.toml"]
+    assert sweeper.sweep(started(), tmp_path / "q") == []

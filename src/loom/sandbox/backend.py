@@ -23,7 +23,7 @@ from typing import Protocol
 from loom.sandbox.limits import CommandGroup, cgroup_parents, join_then_exec, make_group
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.refusals import explain_refusal, swept_note
-from loom.sandbox.sweep import started, sweep
+from loom.sandbox.sweep import Sweeper, started
 
 SMOKE_TIMEOUT_S = 10.0
 
@@ -136,6 +136,7 @@ class Sandbox:
         self.problem = detection.problem
         self._limits_group: CommandGroup | None = None
         self._group_lock = threading.Lock()
+        self._sweeper = Sweeper(policy.project_root)
 
     @property
     def active(self) -> bool:
@@ -155,7 +156,9 @@ class Sandbox:
     def with_network(self) -> Sandbox:
         """This sandbox with the network on (for one approved command)."""
         policy = dataclasses.replace(self.policy, network=True)
-        return Sandbox(policy, Detection(self.backend, self.problem))
+        sandbox = Sandbox(policy, Detection(self.backend, self.problem))
+        sandbox._sweeper = self._sweeper  # the same project: what it learned still holds
+        return sandbox
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
         """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
@@ -180,8 +183,10 @@ class Sandbox:
         if group is not None:
             wrapped = join_then_exec(group, wrapped)
 
+        sweeper = self._sweeper
+
         def finish() -> list[str]:
-            taken = sweep(policy.project_root, since, policy.quarantine)
+            taken = sweeper.sweep(since, policy.quarantine)
             return [swept_note(taken, policy.quarantine)] if taken else []
 
         return wrapped, fds, finish

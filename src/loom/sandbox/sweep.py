@@ -18,9 +18,10 @@ so a `.loom` folder is taken away whole when it or anything in it changed.
 Taken-away files go to Loom's quarantine folder (or are deleted when there is none),
 and the model is told to use `file_write`, which asks the person.
 
-Cost: one `scandir` per folder of the project (`.git` folders are skipped: Loom reads no
-configuration there, and the repository's is read-only anyway); lstat only for the
-guarded names and inside `.loom/` folders. Linear in the size of the tree.
+Cost: the first sweep of a session lists every folder of the project (`.git` folders
+are skipped: Loom reads no configuration there, and the repository's is read-only
+anyway); later ones (`Sweeper`) lstat each folder and each guarded path, and list only
+the folders whose ctime changed. Linear in the size of the tree either way.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
+import threading
 import time
 from pathlib import Path
 
@@ -45,8 +48,94 @@ def started() -> int:
 
 def sweep(root: Path, since_ns: int, quarantine: Path | None) -> list[str]:
     """Take away guarded files made or changed since `since_ns` under `root`; the paths
-    taken away (relative to `root`, `/`-separated)."""
-    found = _find(root, since_ns)
+    taken away (relative to `root`, `/`-separated). Walks the whole tree; `Sweeper`
+    remembers it between commands."""
+    return _take_all(root, _find(root, since_ns), since_ns, quarantine)
+
+
+class Sweeper:
+    """The sweep for one project, command after command, without walking the whole tree
+    each time: it remembers every folder's ctime and every guarded path it saw. A folder
+    whose entries changed (a file made, removed or renamed in or out) has a new ctime, so
+    only those folders are listed again (a new subfolder is walked whole); the guarded
+    paths are checked one by one (a file written in place leaves its folder's ctime
+    alone). A ctime read within a clock tick of now is not trusted (a change in the same
+    tick would keep it): that folder is listed again next time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._folders: dict[str, int] | None = None  # path -> ctime_ns (-1: list again)
+        self._guarded: set[str] = set()
+        self._lock = threading.Lock()
+
+    def sweep(self, since_ns: int, quarantine: Path | None) -> list[str]:
+        with self._lock:
+            if self._folders is None:
+                self._folders = {}
+                found = self._walk(str(self.root), since_ns)
+            else:
+                found = self._changes(since_ns)
+            return _take_all(self.root, found, since_ns, quarantine)
+
+    def _changes(self, since_ns: int) -> list[Path]:
+        assert self._folders is not None
+        found: list[Path] = []
+        for path in list(self._guarded):
+            try:
+                info = os.lstat(path)
+            except OSError:
+                self._guarded.discard(path)
+                continue
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if info.st_ctime_ns >= since_ns or (is_dir and _tree_changed(path, since_ns)):
+                found.append(Path(path))
+        for folder, seen in list(self._folders.items()):
+            try:
+                ctime = os.lstat(folder).st_ctime_ns
+            except OSError:
+                del self._folders[folder]
+                continue
+            if ctime != seen or seen < 0:
+                found += self._list(folder, since_ns, walk_new=True)
+        return [path for path in dict.fromkeys(found)]
+
+    def _walk(self, top: str, since_ns: int) -> list[Path]:
+        found: list[Path] = []
+        pending = [top]
+        while pending:
+            folder = pending.pop()
+            found += self._list(folder, since_ns, walk_new=False, pending=pending)
+        return found
+
+    def _list(
+        self, folder: str, since_ns: int, *, walk_new: bool, pending: list[str] | None = None
+    ) -> list[Path]:
+        assert self._folders is not None
+        try:
+            ctime = os.lstat(folder).st_ctime_ns
+        except OSError:
+            self._folders.pop(folder, None)
+            return []
+        recent = time.time_ns() - ctime < CLOCK_SLACK_NS
+        self._folders[folder] = -1 if recent else ctime
+        found: list[Path] = []
+        for entry in _entries(folder):
+            name = entry.name.casefold()
+            is_dir = _is_dir(entry)
+            if name == GUARDED_FOLDER or name in GUARDED_NAMES:
+                self._guarded.add(entry.path)
+                tree = is_dir and name == GUARDED_FOLDER and _tree_changed(entry.path, since_ns)
+                if _changed(entry, since_ns) or tree:
+                    found.append(Path(entry.path))
+            elif is_dir and name != SKIPPED_FOLDER and entry.path not in self._folders:
+                if pending is not None:
+                    pending.append(entry.path)
+                elif walk_new:
+                    found += self._walk(entry.path, since_ns)
+        return found
+
+
+def _take_all(root: Path, found: list[Path], since_ns: int, quarantine: Path | None) -> list[str]:
     if not found:
         return []
     batch = None
