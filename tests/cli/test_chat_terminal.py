@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pexpect
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, saved_thread, spawn
 
@@ -92,3 +93,31 @@ def test_an_unknown_price_is_unknown_on_the_spinner_and_in_cost(
     child.sendeof()
     saved_thread(child)
     assert "$0.0" not in child.before
+
+
+def test_a_refused_connection_and_a_missing_key_are_said_once_without_retry_advice(
+    server: FakeLlmServer, project: Path
+) -> None:
+    from tests.support.loom_cli import loom_in_process
+    from tests.support.net import free_port
+
+    env = {
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+        "ANTHROPIC_API_KEY": "",  # an OpenAI-only person...
+        "LOOM_ARCHITECT_MODEL": "anthropic:claude-opus-4-6",  # ...who set this once
+    }
+    child = spawn(["-m", "openai:gpt-5"], project, server, env)
+    child.expect(PROMPT)
+    child.sendline("hello")
+    child.expect("connection refused")
+    child.expect("No thread is kept until the model answers; fix that and send it again.")
+    child.expect(PROMPT)
+    assert "retry" not in child.before and "Could not connect" not in child.before  # once
+    child.sendline("/architect")
+    child.expect(r"architect mode cannot start: anthropic:claude-opus-4-6 \(model\.architect")
+    child.expect("No API key for anthropic")
+    child.expect(PROMPT)  # still in normal mode, nothing sent
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert "Thread saved" not in child.before
+    assert loom_in_process(["list", "--json"], project, server).stdout.strip() == "[]"

@@ -15,14 +15,18 @@ from tests.support.loom_cli import provider_env
 PROMPT = "normal ›"
 
 
-def spawn(args: list[str], cwd: Path, server: FakeLlmServer) -> pexpect.spawn:
-    """`python -m loom ARGS` in a 40x200 pty, pointed at the fake server."""
+def spawn(
+    args: list[str], cwd: Path, server: FakeLlmServer, env: dict[str, str] | None = None
+) -> pexpect.spawn:
+    """`python -m loom ARGS` in a 40x200 pty, pointed at the fake server (`env` adds or
+    replaces variables)."""
     env = {
         **os.environ,
         **provider_env(server),
         "PROMPT_TOOLKIT_NO_CPR": "1",  # nobody answers cursor-position queries in a test pty
         "TERM": "xterm",
         "NO_COLOR": "1",
+        **(env or {}),
     }
     return pexpect.spawn(
         sys.executable,

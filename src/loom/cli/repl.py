@@ -253,20 +253,30 @@ class ChatRepl:
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on
-            from loom.session import SetupError
-
             if str(exc) != self.renderer.last_error:  # not shown already as an event
                 self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
-            if not isinstance(exc, SetupError):  # a missing key: sending again cannot help
-                self.renderer.line(
-                    "The thread is saved; send the message again to retry.", style="dim"
-                )
+            advice = self._after_failure()
+            if advice:
+                self.renderer.line(advice, style="dim")
         finally:
             self.status.turn_ended()
             loop.remove_signal_handler(signal.SIGINT)
             await asyncio.sleep(0)  # let queued events render before the next prompt
             self.renderer.finish()
             self._turn = None
+
+    def _after_failure(self) -> str:
+        """What to say after a failed turn: retrying helps only after a transient error
+        (a 429, a 5xx, a timeout); a refused connection, a bad request or a missing key
+        need fixing first, and a thread the model never answered is not kept."""
+        session = self.session
+        if getattr(session, "never_answered", False):
+            return "No thread is kept until the model answers; fix that and send it again."
+        end = getattr(session, "last_turn", None)
+        error = getattr(end, "error", None)
+        if error is not None and error.worth_retrying:
+            return "The thread is saved; send the message again to retry."
+        return ""
 
     def _arm_interrupt(self) -> None:
         """Ctrl-C interrupts the running turn. Armed at its start and again after each

@@ -313,7 +313,7 @@ def _llm_failed(
         return Error(state.conversation, error, retries, state.rounds), [
             ScheduleRetry(retries, error)
         ]
-    final = replace(error, transient=False)
+    final = replace(error, transient=False, worth_retrying=event.transient)
     return Error(state.conversation, final, state.retries, state.rounds), [
         SaveThread(),
         ReportError(final),

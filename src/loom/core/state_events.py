@@ -39,6 +39,9 @@ class AgentError:
     origin: ErrorOrigin
     message: str
     transient: bool = False
+    # a final error whose cause was transient (retries ran out): trying later may help,
+    # unlike a refused connection, a bad request or a missing key
+    worth_retrying: bool = False
 
 
 # -- events (what happened) ------------------------------------------------------------
