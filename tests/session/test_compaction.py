@@ -164,3 +164,25 @@ async def test_compact_on_demand_with_focus(tmp_path) -> None:
     assert "first short question" not in sent and "second short question" in sent
     assert "SUMMARY" in main.requests[-1].system
     await manager.shutdown()
+
+
+async def test_without_model_editor_the_summary_model_follows_the_sessions_provider(
+    tmp_path,
+) -> None:
+    """An OpenAI-only person: the summary is written by OpenAI's fast model, never by an
+    Anthropic default they have no key for."""
+    agent = Agent()
+    openai_main = ScriptedProvider([agent] * 200)
+    fast = ScriptedProvider([agent] * 50)
+    manager = make_manager(
+        providers={"openai:gpt-4.1": openai_main, "openai:gpt-5-mini": fast},
+        max_context_tokens=6_000, reserved_output_tokens=1_000, compaction=True,
+    )  # fmt: skip
+    session = await manager.start_session(
+        project_path=tmp_path, tools=[EchoTool()], model="openai:gpt-4.1"
+    )
+    for n in range(5):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    assert agent.summary_requests and session.thread.compactions
+    assert session.thread.compactions[-1]["model"] == "openai:gpt-5-mini"
+    await manager.shutdown()

@@ -31,6 +31,7 @@ class ChatRepl:
         self.status: Any = None  # the spinner line and toolbar text (loom.cli.repl_status)
         self.commands: Any = None  # slash commands (loom.cli.repl_commands)
         self._turn: asyncio.Task[str] | None = None
+        self._interrupted = False  # "interrupted" said for this turn
         self._permission_lock = asyncio.Lock()
         self._background: set[asyncio.Task[Any]] = set()
         self.failure: str | None = None
@@ -244,6 +245,7 @@ class ChatRepl:
         session = self.session
         work = session.send_message(text) if text is not None else session.continue_turn()
         self._turn = asyncio.ensure_future(work)
+        self._interrupted = False
         self._arm_interrupt()
         self.status.turn_started()
         try:
@@ -287,7 +289,11 @@ class ChatRepl:
 
     def interrupt(self) -> None:
         if self._turn is not None and not self._turn.done():
-            self.renderer.line("interrupted", style="yellow")
+            if not self._interrupted:  # said once, however often Ctrl-C is pressed
+                self._interrupted = True
+                self.renderer.line("interrupted", style="yellow")
+            else:
+                self.status.clear()  # the echoed ^C goes with the spinner line
             self.session.interrupt()
 
     # -- events -----------------------------------------------------------------------------
