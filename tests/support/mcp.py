@@ -93,3 +93,15 @@ def serve_http(project: Path, port: int, **env: str) -> tuple[subprocess.Popen[s
                 break
         time.sleep(0.1)
     return process, announced
+
+
+def serve_stdio_params(project: Path, *flags: str, **env: str) -> Any:
+    """How the Python SDK's client starts `loom mcp serve -C project FLAGS` over stdio,
+    with this process's environment plus `env`."""
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[*SERVE[1:], "-C", str(project), *flags],
+        env={**os.environ, **env},
+    )

@@ -218,10 +218,15 @@ def serve_command(
     project: Path = typer.Option(
         None, "--project", "-C", help="The project to serve (default: the current folder)."
     ),
+    include_private: bool = typer.Option(
+        False, "--include-private", help="thread_search/thread_show show private threads too."
+    ),
 ) -> None:
     """Offer Loom's tools and threads to another agent over MCP (stdio by default).
 
-    Read-only tools run; others ask through the client (elicitation) or are refused."""
+    Shell and git run in the session's sandbox under its permissions; read-only tools
+    run; others ask through the client (elicitation) or are refused. The thread tools
+    see this project's threads only, and no private one without --include-private."""
     from loom.mcp import serve_http, serve_stdio
     from loom.session import LoomError, Workspace
 
@@ -229,12 +234,20 @@ def serve_command(
     workspace = Workspace(config)
     try:
         if not http:
-            asyncio.run(serve_stdio(workspace, allow=allow))
+            asyncio.run(serve_stdio(workspace, allow=allow, include_private=include_private))
             return
         token = os.environ.get("LOOM_MCP_TOKEN") or ""
         shown = not token
         token = token or secrets.token_urlsafe(24)
-        asyncio.run(serve_http(workspace, port=port, token=token, allow=allow, token_shown=shown))
+        served = serve_http(
+            workspace,
+            port=port,
+            token=token,
+            allow=allow,
+            token_shown=shown,
+            include_private=include_private,
+        )
+        asyncio.run(served)
     except LoomError as exc:
         raise _fail(str(exc), 2) from exc
     except KeyboardInterrupt:

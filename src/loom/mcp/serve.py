@@ -14,11 +14,13 @@ HOST = "127.0.0.1"
 PATH = "/mcp"
 
 
-async def serve_stdio(workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
+async def serve_stdio(
+    workspace: Workspace, *, allow: Iterable[str] = (), include_private: bool = False
+) -> None:
     """Serve one client on this process's stdin/stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    access = ToolAccess(workspace, allow=allow)
+    access = ToolAccess(workspace, allow=allow, include_private=include_private)
     server = build_server(access)
     try:
         async with stdio_server() as (read_stream, write_stream):
@@ -36,6 +38,7 @@ async def serve_http(
     allow: Iterable[str] = (),
     announce: TextIO = sys.stderr,
     token_shown: bool = True,
+    include_private: bool = False,
 ) -> None:
     """Serve streamable HTTP on 127.0.0.1:`port` (0: a free one) at /mcp; every request
     needs `Authorization: Bearer <token>`. OSError when the port cannot be bound."""
@@ -51,7 +54,7 @@ async def serve_http(
         sock.close()
         raise
     port = sock.getsockname()[1]
-    access = ToolAccess(workspace, allow=allow)
+    access = ToolAccess(workspace, allow=allow, include_private=include_private)
     server = build_server(access)
     app = BearerAuth(server.streamable_http_app(streamable_http_path=PATH, host=HOST), token)
     uv_config = uvicorn.Config(app, log_level="warning", lifespan="on")

@@ -7,6 +7,7 @@ import json
 import logging
 from typing import Any
 
+from loom.mcp.approval import approval_question
 from loom.session import LoomError, ToolAccess
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,9 @@ class Handlers:
                 f"Refused: {name} needs the person's approval ({reason}) and this MCP client "
                 f"cannot ask (no elicitation support); {grant_hint}."
             )
+        question = approval_question(name, args, reason)
+        if question.text is None:  # never a question that shows only part of the call
+            return f"Refused: {name} needs the person's approval, but {question.refusal}."
         schema = {
             "type": "object",
             "properties": {
@@ -122,10 +126,9 @@ class Handlers:
             },
             "required": ["decision"],
         }
-        summary = json.dumps(args, ensure_ascii=False)[:400]
         try:
             answer = await ctx.session.elicit_form(
-                f"Loom: allow {name} {summary}?", schema, related_request_id=ctx.request_id
+                question.text, schema, related_request_id=ctx.request_id
             )
         except Exception as exc:  # the client broke off: nobody said yes
             return f"Refused: {name}: asking for approval failed ({exc}); {grant_hint}."

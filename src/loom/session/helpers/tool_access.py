@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -33,6 +34,10 @@ class Check:
     reason: str
 
 
+SEARCH_WIDER = 10  # other projects' hits are dropped: ask the index for more
+SEARCH_FLOOR = 200
+LIST_PAGE = 500
+
 # write into a session's thread, or start child sessions: there is no session here
 SESSION_ONLY = ("decision_log", "task")
 
@@ -44,21 +49,30 @@ def _without(registry: Any, names: tuple[str, ...]) -> Any:
 
 
 class ToolAccess:
-    def __init__(self, workspace: Workspace, *, allow: Iterable[str] = ()) -> None:
+    def __init__(
+        self, workspace: Workspace, *, allow: Iterable[str] = (), include_private: bool = False
+    ) -> None:
         """`allow`: tool names (globs) that run without asking, added to [permissions]
-        auto_approve. SetupError on a malformed deny rule."""
+        auto_approve. `include_private`: the thread tools show this project's private
+        threads too. SetupError on a malformed deny rule."""
         from loom.session.assembly.policy import permission_policy
 
         self.workspace = workspace
+        self.include_private = include_private
         config = workspace.config
         allowed = [*config.permissions.auto_approve, *allow]
         config = config.model_copy(
             update={"permissions": config.permissions.model_copy(update={"auto_approve": allowed})}
         )
-        self.setup = workspace.tool_setup(workspace.project_root, "mcp-serve")
-        self.registry = _without(workspace.tool_registry(self.setup), SESSION_ONLY)
+        root = workspace.project_root
+        # The session's assembly: shell and git run in the same sandbox, and the same
+        # policy (with the sandbox's rules on top) decides what runs, asks or is refused.
+        self.setup, self.sandbox, registry = workspace.confined_tools(root, "mcp-serve")
+        self.registry = _without(registry, SESSION_ONLY)
         self._decisions: Any = None
-        self.policy = permission_policy(config, workspace.paths.database, workspace.project_root)
+        self.policy = permission_policy(
+            config, workspace.paths.database, root, sandbox=self.sandbox
+        )
         from loom.session.runtime.options import known_secrets
 
         self.secrets = known_secrets(config)  # masked in every result, as in a session
@@ -127,21 +141,57 @@ class ToolAccess:
 
     # -- threads ------------------------------------------------------------------------
 
+    # Only the served project's threads, and no private one unless `include_private`:
+    # another agent sees what a session in this project could, never the rest.
+
     def search_threads(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
         """Past conversations by title, branch, repo, commit SHA and text, with snippets.
         BadInput (a LoomError) for a query with no words."""
-        hits = self.workspace.threads.search(query, limit)
-        return [{**_summary(hit.summary), "snippet": hit.snippet} for hit in hits]
+        hits = self.workspace.threads.search(query, max(limit * SEARCH_WIDER, SEARCH_FLOOR))
+        shown = [hit for hit in hits if self._in_scope(hit.summary)][:limit]
+        return [{**_summary(hit.summary), "snippet": hit.snippet} for hit in shown]
 
     def list_threads(self, limit: int = 200) -> list[dict[str, Any]]:
-        return [_summary(summary) for summary in self.workspace.threads.list(limit)]
+        found: list[dict[str, Any]] = []
+        offset = 0
+        while len(found) < limit:
+            page = self.workspace.threads.list(LIST_PAGE, offset)
+            found += [_summary(row) for row in page if self._in_scope(row)]
+            if len(page) < LIST_PAGE:
+                break
+            offset += LIST_PAGE
+        return found[:limit]
 
     def show_thread(self, ref: str) -> str:
-        """The thread as Markdown; NotFound (a LoomError) says what to do."""
+        """The thread as Markdown; NotFound (a LoomError) says what to do, the same
+        for a thread of another project, a private one and one that does not exist."""
+        from loom.core.errors import LoomError, NotFound
+        from loom.core.export import thread_to_markdown
         from loom.core.secrets import redact
 
-        text = self.workspace.threads.export(ref, "markdown").decode("utf-8", "replace")
-        return redact(text, self.secrets)
+        missing = NotFound(f"no thread {ref.strip()[:80]!r} in this project")
+        try:
+            thread = self.workspace.threads.load(ref)
+        except LoomError as exc:  # unknown, or a prefix of several (maybe elsewhere)
+            raise missing from exc
+        if not self._in_scope(thread):
+            raise missing
+        return redact(thread_to_markdown(thread), self.secrets)
+
+    def _in_scope(self, thread: Any) -> bool:
+        """A thread (or summary) of the served project that may be shown."""
+        if thread.is_private and not self.include_private:
+            return False
+        return _under(thread.workspace_root, self.workspace.project_root)
+
+
+def _under(root: str | None, project_root: Path) -> bool:
+    """`root` (a thread's workspace_root, from its file: compared, never opened) is the
+    project's folder or inside it."""
+    if not root:
+        return False
+    path, project = PurePosixPath(root), PurePosixPath(project_root.resolve())
+    return path == project or project in path.parents
 
 
 def _summary(summary: Any) -> dict[str, Any]:

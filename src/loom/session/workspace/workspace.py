@@ -250,6 +250,18 @@ class Workspace:
         unconfined (no sandbox here, or [sandbox] mode "ask"/"off"); None when confined."""
         return self.sandbox_for().notice()
 
+    def confined_tools(
+        self, project_root: Path, session_id: str = "", extra: Sequence[Tool] = ()
+    ) -> tuple[ToolSetup, Any, ToolRegistry]:
+        """The tools agent calls use in `project_root`, with the sandbox their shell and
+        git commands run in: (setup, sandbox, tools). Pass the sandbox to `permission_policy`
+        (its rules sit on top of the permissions). Every face that runs tools for
+        someone (a session, `loom mcp serve`) assembles them here."""
+        setup = self.tool_setup(project_root, session_id)
+        sandbox = self.sandbox_for(project_root)
+        setup.command_launcher = sandbox  # shell and git commands run inside it
+        return setup, sandbox, self.tool_registry(setup, extra)
+
     def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
         """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
         then plugins; a broken one is logged and skipped), then `extra`."""
@@ -380,10 +392,7 @@ class Workspace:
                 thread.worktree = self.worktree.as_record()
             if parent is not None:
                 link_thread(thread, parent)
-        setup = self.tool_setup(root, thread.id)
-        sandbox = self.sandbox_for(root)
-        setup.command_launcher = sandbox  # shell and git commands run inside it
-        tools = self.tool_registry(setup, spec.extra_tools)
+        setup, sandbox, tools = self.confined_tools(root, thread.id, spec.extra_tools)
         if spec.tools is not None:  # a sub-agent's: never a tool its parent lacks
             tools = narrowed(tools, spec)
         if parent is not None:  # the parent's policy: its grants, --yes, headless refusals
