@@ -136,3 +136,19 @@ def test_new_loom_and_mcp_files_are_taken_away_before_loom_reads_them(
     # the next run in that folder reads no planted config and starts nothing
     run_command(server, layout, "true")
     assert not marker.exists()
+
+
+def test_a_nested_repository_git_is_protected_too(server: FakeLlmServer, layout: Layout) -> None:
+    nested = init_repo(layout.project / "vendor" / "lib", {"x.txt": "x\n"}, commit="one")
+    marker = layout.outside / "pwned"
+    result = run_command(
+        server,
+        layout,
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > vendor/lib/.git/hooks/pre-commit; "
+        f"git -C vendor/lib config core.fsmonitor 'touch {marker}'; mv vendor/lib/.git x",
+    )
+    assert "Read-only file system" in result["content"], result["content"]
+    assert not (nested / ".git" / "hooks" / "pre-commit").exists()
+    assert "fsmonitor" not in (nested / ".git" / "config").read_text()
+    _person_uses_git(nested, "x.txt")
+    assert not marker.exists()

@@ -3,6 +3,8 @@
     policy = policy_from_config(config, paths)     # what is writable, network on/off
     sandbox = Sandbox(policy)                      # finds and checks the backend once
     argv, fds = sandbox.wrap(["bash", "-c", cmd], cwd)  # spawn with pass_fds=fds
+    argv, fds, finish = sandbox.launch(["bash", "-c", cmd], cwd)  # as wrap, plus the
+    notes = finish()  # limits' cgroup and, once it is over, the sweep (see sweep.py)
 
 Linux: bubblewrap (see `bwrap.py` for why). macOS: sandbox-exec with a generated
 Seatbelt profile (`seatbelt.py`). Elsewhere, or where the backend cannot start, no

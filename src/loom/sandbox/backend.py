@@ -176,6 +176,10 @@ class Sandbox:
         policy = self.policy
         if self.backend is None:
             return list(argv), (), list
+        self._sweeper.prepare()  # once per session: where nested repositories are
+        nested = tuple(self._sweeper.nested_git())
+        if nested:
+            policy = dataclasses.replace(policy, nested_git=nested)
         group = self._group() if self.backend.name == "bubblewrap" else None
         if group is not None and cgroup_parents().caps_memory:
             policy = dataclasses.replace(policy, memory_by_cgroup=True)

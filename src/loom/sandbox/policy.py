@@ -54,6 +54,7 @@ class SandboxPolicy:
     quarantine: Path | None = None  # where files a command may not create are moved
     limits: Limits = field(default_factory=Limits)  # processes, memory, file size
     memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
+    nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]
@@ -66,7 +67,7 @@ class SandboxPolicy:
         create a repository during a session)."""
         here = [self.project_root / rel for rel in PROTECTED_IN_PROJECT]
         found = git_dirs(self.project_root)
-        for path in here:
+        for path in (*here, *self.nested_git):
             if os.path.lexists(path) and _real(path) not in found:
                 found.append(_real(path))
         return found

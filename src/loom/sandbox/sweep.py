@@ -66,7 +66,22 @@ class Sweeper:
         self.root = root
         self._folders: dict[str, int] | None = None  # path -> ctime_ns (-1: list again)
         self._guarded: set[str] = set()
+        self._nested_git: set[str] = set()  # `.git` folders and files below the root
         self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Walk the tree now if it was never walked (before a command: it learns where
+        nested repositories' `.git` are, and the sweep after is then incremental)."""
+        with self._lock:
+            if self._folders is None:
+                self._folders = {}
+                self._walk(str(self.root), time.time_ns() + 10**18)
+
+    def nested_git(self) -> list[Path]:
+        """The `.git` of repositories inside the project (submodules, vendored clones)
+        seen so far, that still exist."""
+        with self._lock:
+            return [Path(p) for p in sorted(self._nested_git) if os.path.lexists(p)]
 
     def sweep(self, since_ns: int, quarantine: Path | None) -> list[str]:
         with self._lock:
@@ -127,7 +142,10 @@ class Sweeper:
                 tree = is_dir and name == GUARDED_FOLDER and _tree_changed(entry.path, since_ns)
                 if _changed(entry, since_ns) or tree:
                     found.append(Path(entry.path))
-            elif is_dir and name != SKIPPED_FOLDER and entry.path not in self._folders:
+            elif name == SKIPPED_FOLDER:
+                if folder != str(self.root):
+                    self._nested_git.add(entry.path)
+            elif is_dir and entry.path not in self._folders:
                 if pending is not None:
                     pending.append(entry.path)
                 elif walk_new:
