@@ -70,10 +70,14 @@ def test_search_prints_snippets_and_full_ids(saved: list, capsys) -> None:
     a, _ = saved
     code, out, _ = run(["search", "authentication"], capsys)
     assert code == 0
-    assert a.id in out and "**authentication**" in out
-    code, out, _ = run(["search", "feature/auth", "--json"], capsys)
+    (line, snippet) = out.splitlines()  # piped: no `**` markers, no path/branch/id again
+    assert line.startswith(a.id) and snippet.strip() == "Add authentication to API"
+    code, out, _ = run(["search", "authentication", "--json"], capsys)
     (hit,) = json.loads(out)
-    assert hit["id"] == a.id and "**" in hit["snippet"] and isinstance(hit["rank"], float)
+    assert hit["id"] == a.id and "**authentication**" in hit["snippet"]
+    assert isinstance(hit["rank"], float)
+    code, out, _ = run(["search", "feature/auth"], capsys)
+    assert out.splitlines() == [line]  # found by its branch, which the line shows
     code, out, _ = run(["search", "zzzunmatched"], capsys)
     assert code == 0 and "No threads match" in out
     code, _, err = run(["search", "///"], capsys)

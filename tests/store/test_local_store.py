@@ -86,7 +86,6 @@ def test_search_finds_every_field_with_snippets(store: LocalThreadStore) -> None
     for query in [
         "authentication",
         "authent",
-        "feature/auth",
         "github.com/ana/proj",
         "a1b2c3d",
         "0fedcba",
@@ -97,6 +96,11 @@ def test_search_finds_every_field_with_snippets(store: LocalThreadStore) -> None
         hits = store.search(query)
         assert [h.summary.id for h in hits] == [target.id], query
         assert "**" in hits[0].snippet, query
+    # the branch (like the title and id) is on the result's line: no snippet repeats it
+    (by_branch,) = store.search("feature/auth")
+    assert by_branch.summary.id == target.id and by_branch.snippet == ""
+    (by_commit,) = store.search("a1b2c3d")
+    assert "feature/auth" not in by_commit.snippet and target.id not in by_commit.snippet
     assert store.search("nonexistentword") == []
     assert store.search('"') == []
 

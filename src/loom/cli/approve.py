@@ -100,6 +100,8 @@ class ApprovalPrompt:
         if view.body:
             shown, more = folded(view.body, FOLD_LINES)
             self.renderer.text(styled_body(shown, view.body_kind))
+            if view.body_kind in ("diff", "content") and not more:
+                self.renderer.shown_before_running(event.call_id, view.body)
             if more:
                 line(f"  … {more} more lines ([v] shows them all)", style="dim")
         if view.cwd:

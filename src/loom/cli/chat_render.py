@@ -15,6 +15,9 @@ from loom.cli.stream_echo import OpenBlockEcho
 from loom.session import ToolPresentation, edit_diff, present_call, read_text
 
 PREVIEW_CHARS = 160
+HISTORY_LINES = 20  # of one message in the resume recap and /history
+HISTORY_CHARS = 2_000
+SUCCESS_LINE = "[exit code 0]"  # the shell tool's last line for a command that succeeded
 
 
 _TODO_MARKS = {
@@ -40,11 +43,23 @@ def describe_call(
 
 def preview(result: str) -> str:
     lines = result.strip().splitlines()
+    if lines and lines[-1] == SUCCESS_LINE:  # the shell's status line: not output
+        lines.pop()
     if not lines:
         return "(no output)"
     first = lines[0][:PREVIEW_CHARS]
     more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
     return first + more
+
+
+def fold_message(content: str) -> tuple[str, int]:
+    """A message's head for a recap (at most HISTORY_LINES lines, HISTORY_CHARS
+    characters) and how many characters were left out; reads only the head."""
+    head = content[:HISTORY_CHARS]
+    lines = head.split("\n", HISTORY_LINES)
+    if len(lines) > HISTORY_LINES:
+        head = "\n".join(lines[:HISTORY_LINES])
+    return head, len(content) - len(head)
 
 
 class EventRenderer:
@@ -74,6 +89,7 @@ class EventRenderer:
         self._blocks = 0  # Markdown blocks printed for the current message
         self.project_root = project_root  # set: edits show their applied diff
         self._before_edit: dict[str, tuple[str, str | None]] = {}  # call id -> (path, text)
+        self._asked_with: dict[str, str] = {}  # call id -> the diff/content its question showed
         self._running: dict[str, str] = {}  # call id -> how it was shown, until it finishes
         self._last_started: str | None = None  # the call whose line was printed last
         self.show_tool_output = show_tool_output
@@ -162,6 +178,15 @@ class EventRenderer:
         self._blocks += 1
         self._at_line_start = True
 
+    def _print_markdown(self, source: str) -> None:
+        from rich.markdown import Markdown
+
+        self.end_line()
+        if self.before_write is not None:
+            self.before_write()
+        self.console.print(Markdown(source), soft_wrap=False)
+        self._at_line_start = True
+
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
         if stream is not None:
@@ -198,12 +223,19 @@ class EventRenderer:
         if self.project_root is not None and shown.edits_files and path:
             self._before_edit[event.call_id] = (path, read_text(self.project_root, path))
 
+    def shown_before_running(self, call_id: str, body: str) -> None:
+        """The permission question showed this call's whole diff (or new file): the
+        applied diff is printed again only if it came out different."""
+        if call_id:
+            self._asked_with[call_id] = body
+
     def _on_tool_progress(self, event: Any) -> None:
         if event.message and self.show_progress:
             self.line(f"  … {event.message}", style="dim")
 
     def _on_tool_complete(self, event: Any) -> None:
         edited = self._before_edit.pop(event.call_id, None)
+        asked_with = self._asked_with.pop(event.call_id, None)
         described = self._running.pop(event.call_id, "")
         # calls that ran at the same time finish in any order: name the one this is
         which = f"{described}: " if described and event.call_id != self._last_started else ""
@@ -214,15 +246,18 @@ class EventRenderer:
         if self.show_tool_output:
             self.line(f"  ⎿ {which}{preview(event.result)}", style="dim")
         if edited is not None and self.project_root is not None:
-            self._show_applied_diff(*edited)
+            self._show_applied_diff(*edited, asked_with)
 
-    def _show_applied_diff(self, path: str, before: str | None) -> None:
+    def _show_applied_diff(self, path: str, before: str | None, asked_with: str | None) -> None:
         from loom.cli.approve import applied_diff_lines
 
         after = read_text(self.project_root, path) if self.project_root else None
         if after is None or after == before:
             return
-        body, more = applied_diff_lines(edit_diff(before, after, path))
+        diff = edit_diff(before, after, path)
+        if asked_with is not None and asked_with in (diff, after if before is None else None):
+            return  # the question showed exactly this a moment ago
+        body, more = applied_diff_lines(diff)
         self.text(body)
         if more:
             self.line(
@@ -301,7 +336,14 @@ class EventRenderer:
                 continue
             if message.content:
                 label = {"user": "you", "assistant": "loom", "system": "system"}.get(role, role)
-                self.line(Text.assemble((f"{label}: ", "bold"), message.content))
+                text, more = fold_message(message.content)
+                if role == "assistant" and self.markdown and self.console.is_terminal:
+                    self.line(Text(f"{label}:", style="bold"))  # as the answer looked
+                    self._print_markdown(text)
+                else:
+                    self.line(Text.assemble((f"{label}: ", "bold"), text))
+                if more:
+                    self.line(f"  … {more:,} more characters (`loom show` has them)", style="dim")
             for call in getattr(message, "tool_calls", None) or []:
                 shown = present_call(self.tools, call.tool_name, call.arguments_json)
                 described = describe_call(call.tool_name, call.arguments_json, shown)

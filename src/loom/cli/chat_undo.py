@@ -11,12 +11,12 @@ import sys
 from typing import Any
 
 SLASH_COMMANDS = ("/undo", "/redo", "/rewind", "/compact")
-HELP_LINES = (
-    "/undo              restore the files to before the agent's last turn that changed them",
-    "/redo              put back what /undo took away",
-    "/rewind            pick a turn: restore the code, the conversation, or both to before it",
-    "/compact [focus]   summarise older turns now to free context (focus: what to keep)",
-)
+HELP = {  # for /help, in the same columns as the other commands
+    "/undo": "restore the files to before the agent's last turn that changed them",
+    "/redo": "put back what /undo took away",
+    "/rewind": "pick a turn: restore the code, the conversation, or both to before it",
+    "/compact": "[focus]  summarise older turns now to free context (focus: what to keep)",
+}
 
 
 async def run_slash(repl: Any, name: str, arg: str) -> None:

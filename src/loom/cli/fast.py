@@ -152,7 +152,8 @@ def run_search(
             p for p in (row["git_branch"], humanize_age(row["last_activity_at"])) if p
         )
         out.write(f"{_bold(row['id'], tty)}  {row['title']}  ({where})\n")
-        out.write(f"    {_highlight(snippet, tty)}\n")
+        if snippet:
+            out.write(f"    {_highlight(snippet, tty)}\n")
     return 0
 
 
@@ -236,8 +237,7 @@ def _bold(text: str, tty: bool) -> str:
 
 
 def _highlight(snippet: str, tty: bool) -> str:
-    if not tty:
-        return snippet
+    """The snippet's **marked** words in bold yellow on a terminal; plain when piped."""
     import re
 
-    return re.sub(r"\*\*(.+?)\*\*", "\x1b[1;33m\\1\x1b[0m", snippet)
+    return re.sub(r"\*\*(.+?)\*\*", "\x1b[1;33m\\1\x1b[0m" if tty else "\\1", snippet)

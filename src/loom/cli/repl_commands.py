@@ -128,12 +128,12 @@ class SlashCommands:
             self.line(f"unknown command {name}; /help lists them", style="yellow")
 
     async def help(self, _arg: str) -> None:
-        from loom.cli.chat_undo import HELP_LINES
+        from loom.cli.chat_undo import HELP
 
-        for name, what in BUILTIN.items():
+        listed = dict(BUILTIN)
+        last = {name: listed.pop(name) for name in ("/help", "/exit") if name in listed}
+        for name, what in {**listed, **HELP, **last}.items():  # HELP: /undo ... /compact
             self.line(f"{name:<13} {what}")
-        for line in HELP_LINES:  # /undo /redo /rewind /compact
-            self.line(line)
         for name, rel in custom_commands(self.root).items():
             self.line(f"{name:<13} {_first_line(self.root, rel)}  ({rel})")
         self.line("Ctrl-C interrupts the current turn; Tab completes commands, models, paths.")

@@ -16,7 +16,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 
-from loom.store.search_text import fts_query, make_snippet, sortable_time, word_parts
+from loom.store.search_text import (
+    HIGHLIGHT,
+    fts_query,
+    make_snippet,
+    sortable_time,
+    word_parts,
+)
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
@@ -207,9 +213,7 @@ class ThreadIndex:
         """Write `rec`; its message_texts replace messages from `rec.first_message` on."""
         self.upsert_many([(rec, file_stat)])
 
-    def upsert_many(
-        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]
-    ) -> None:
+    def upsert_many(self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]) -> None:
         """`upsert` for many records at once (in the caller's transaction)."""
         try:
             self._upsert_many(items)
@@ -430,11 +434,33 @@ class ThreadIndex:
                     )
                 )
         terms = word_parts(query)
-        return [
-            (summaries[num], make_snippet(texts.get((table, rowid), ""), terms), rank)
-            for num, (table, rowid, rank) in chosen
-            if num in summaries
-        ]
+        results = []
+        for num, (table, rowid, rank) in chosen:
+            if num not in summaries:
+                continue
+            if table == HEADS:  # the title, branch and id are on the result's line already
+                snippet = self._head_snippet(num, match, summaries[num], terms)
+            else:
+                snippet = make_snippet(texts.get((table, rowid), ""), terms)
+            results.append((summaries[num], snippet, rank))
+        return results
+
+    def _head_snippet(self, num: int, match: str, summary: dict[str, Any], terms: list[str]) -> str:
+        """For a thread found by its header: a message of it that matches too, else the
+        header words that matched beyond what the result line shows (a tag, a commit,
+        the repo or folder), else nothing."""
+        row = self.conn.execute(
+            f"SELECT body FROM {MESSAGES} WHERE {MESSAGES} MATCH ? AND rowid >= ? "
+            "AND rowid < ? ORDER BY rowid LIMIT 1",
+            (match, num << ROW_BITS, (num + 1) << ROW_BITS),
+        ).fetchone()
+        if row is not None:
+            return make_snippet(row[0], terms)
+        shown = {summary.get("id"), summary.get("git_branch")}
+        head = self.conn.execute(f"SELECT meta FROM {HEADS} WHERE rowid = ?", (num,)).fetchone()
+        rest = " ".join(w for w in (head[0] if head else "").split() if w not in shown)
+        snippet = make_snippet(rest, terms)
+        return snippet if HIGHLIGHT[0] in snippet else ""
 
     def _ranked(self, table: str, match: str) -> list[tuple[int, float]]:
         """(rowid, bm25) of the best rows among the RANK_WINDOW most recent matches."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 HIGHLIGHT = ("**", "**")
 SNIPPET_CHARS = 140
+SNIPPET_SCAN = 100_000
 
 
 def fts_query(text: str) -> str | None:
@@ -33,8 +34,9 @@ def word_parts(text: str) -> list[str]:
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     """A one-line window of `text` around the first word that starts with a term, with
-    every such word marked **like this** (words are whitespace-separated tokens)."""
-    words = text.split()
+    every such word marked **like this** (words are whitespace-separated tokens). Only
+    the first SNIPPET_SCAN characters are looked at, whatever the message's size."""
+    words = text[:SNIPPET_SCAN].split()
     prefixes = tuple(terms)
     hit = [
         any(t in w.lower() for t in terms)  # cheap test first, exact one only if it passes

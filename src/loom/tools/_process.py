@@ -185,7 +185,8 @@ async def _run_launched(
             while True:
                 await asyncio.sleep(PROGRESS_EVERY_S)
                 elapsed = int(time.monotonic() - started)
-                await ctx.report(None, f"{label}: {elapsed} s, {buffer.last_line()}")
+                last = buffer.last_line()  # (no ", " after nothing: no output yet)
+                await ctx.report(None, f"{label}: {elapsed} s" + (f", {last}" if last else ""))
 
     timed_out = False
     try:
