@@ -430,3 +430,21 @@ async def test_a_sub_agent_shows_inside_its_task_call_and_asks_through_the_edito
     assert task[-1].status == "completed"
     done = task[-1].content[0].content.text
     assert done.startswith("added two") and "[sub-agent general, thread T-" in done
+
+
+async def test_architect_mode_without_a_key_for_its_model_is_refused_in_one_line(
+    server: FakeLlmServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOOM_ARCHITECT_MODEL", "google:gemini-2.5-pro")  # no Gemini key
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, process):
+        session_id = await start(conn, project)
+        with pytest.raises(RequestError) as refused:
+            await conn.set_session_mode(session_id=session_id, mode_id="architect")
+        said = json.dumps(refused.value.data)
+        assert "architect mode cannot start: google:gemini-2.5-pro (model.architect" in said
+        assert "No API key for google" in said
+        server.add(Turn(text="still in normal mode"))
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
+        assert reply.stop_reason == "end_turn" and process.returncode is None
+        assert server.requests[-1].json["model"] == "claude-sonnet-4-6"

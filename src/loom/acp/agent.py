@@ -142,7 +142,12 @@ class LoomAgent:
         if mode_id not in ("normal", "architect"):
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}; "
                                                "use normal or architect"})  # fmt: skip
-        live.session.set_mode(mode_id)
+        from loom.session import LoomError
+
+        try:
+            live.session.set_mode(mode_id)
+        except LoomError as exc:  # architect mode with no key for its models
+            raise RequestError.invalid_params({"modeId": str(exc)}) from exc
         return SetSessionModeResponse()
 
     async def set_config_option(

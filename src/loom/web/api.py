@@ -234,7 +234,10 @@ async def set_mode(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     live = _state(request).require_live(session_id)
     body = await _body(request, Mode)
-    live.session.set_mode(body.mode)
+    try:
+        live.session.set_mode(body.mode)
+    except LoomError as exc:  # architect mode with no key for its models: one line
+        return _error(400, str(exc))
     return JSONResponse({"mode": body.mode})
 
 
