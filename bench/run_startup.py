@@ -42,7 +42,7 @@ MODELS = {
 
 
 def provider_env(provider: str, server: FakeLlmServer, home: str) -> dict[str, str]:
-    env = {**os.environ, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0"}
+    env = {**BYTECODE_ENV, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0"}
     env.update(
         {
             "ANTHROPIC_API_KEY": "bench",
@@ -81,6 +81,10 @@ def time_to_first_request(
     return server.requests[before].at - started, child_cpu() - cpu
 
 
+# As installed: bytecode cached. With PYTHONDONTWRITEBYTECODE set (this machine's default)
+# and a venv installed without compiling, every run would compile the SDK and Loom again.
+BYTECODE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 SDK_MODULE = {"anthropic": "anthropic", "openai": "openai", "openai-compatible": "openai"}
 
 
@@ -88,7 +92,7 @@ def time_python(code: str) -> tuple[float, float]:
     """(spawn-to-exit time, CPU seconds) of `python -c code`."""
     cpu = child_cpu()
     started = time.time()
-    subprocess.run([PYTHON, "-c", code], check=True)
+    subprocess.run([PYTHON, "-c", code], check=True, env=BYTECODE_ENV)
     return time.time() - started, child_cpu() - cpu
 
 
@@ -104,6 +108,7 @@ def main() -> None:
         home = str(Path(tmp) / "home")
         time_to_first_request(args.provider, server, project, home)  # warm the disk cache
         sdk = SDK_MODULE[args.provider]
+        time_python(f"import {sdk}")  # and its bytecode
         loom, baseline, sdk_import = [], [], []
         loom_cpu, baseline_cpu, sdk_cpu = [], [], []
         load = os.getloadavg()[0]
