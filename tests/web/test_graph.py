@@ -41,7 +41,7 @@ def test_graph_tab_draws_the_projects_decisions(
     expect(tab.locator("svg .node-goal")).to_contain_text("Faster search")
     expect(tab.locator("svg .edge-chosen")).to_have_count(1)
     low = tab.locator("svg .node-decision")
-    expect(low).to_have_class("node node-decision uncertain")
+    expect(low).to_have_class("node node-decision low")  # logged at 40: low confidence
     low.click()
     details = tab.locator(".node-details:not([hidden])")
     expect(details).to_have_count(1)

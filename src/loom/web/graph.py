@@ -16,7 +16,10 @@ from loom.web.views import fragment
 def _graph(ws: Any) -> dict[str, Any]:
     nodes, edges = ws.decisions.graph()
     pulse = ws.decisions.pulse()
-    uncertain = set(pulse.uncertain) | {n.id for n in pulse.low_confidence}
+    # the boxes say what the pulse line counts: "low confidence" for a node logged below
+    # 50, "uncertain" for one a doubtful node upstream makes uncertain (not both)
+    low = {n.id for n in pulse.low_confidence}
+    uncertain = set(pulse.uncertain) - low
     by_id = {n.id: n for n in nodes}
     links: dict[str, list[tuple[str, str, Any]]] = {n.id: [] for n in nodes}
     for edge in edges:
@@ -24,11 +27,12 @@ def _graph(ws: Any) -> dict[str, Any]:
             links[edge.from_id].append(("→", edge.edge_type, by_id[edge.to_id]))
             links[edge.to_id].append(("←", edge.edge_type, by_id[edge.from_id]))
     return {
-        "svg": render_svg(nodes, edges, uncertain),
+        "svg": render_svg(nodes, edges, uncertain, low),
         "pulse": pulse,
         "nodes": nodes,
         "links": links,
         "uncertain": uncertain,
+        "low": low,
         "count": len(nodes),
     }
 

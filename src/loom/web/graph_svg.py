@@ -69,10 +69,17 @@ def layout(nodes: list[Any]) -> dict[str, tuple[float, float]]:
     return places
 
 
-def render_svg(nodes: list[Any], edges: list[Any], uncertain: set[str] | None = None) -> str:
+def render_svg(
+    nodes: list[Any],
+    edges: list[Any],
+    uncertain: set[str] | None = None,
+    low: set[str] | None = None,
+) -> str:
     """Nodes have id, node_type, title, status, confidence, created_at; edges from_id,
-    to_id, edge_type."""
+    to_id, edge_type. `uncertain`: made uncertain by a doubtful node upstream; `low`:
+    logged with low confidence themselves."""
     uncertain = uncertain or set()
+    low = low or set()
     if not nodes:
         return ""
     places = layout(nodes)
@@ -108,7 +115,8 @@ def render_svg(nodes: list[Any], edges: list[Any], uncertain: set[str] | None = 
         opacity = ' opacity="0.6"' if faded else ""
         bar = NODE_W - 20
         filled = bar * max(0, min(100, node.confidence)) / 100
-        doubt = " uncertain" if node.id in uncertain else ""
+        doubt = " uncertain" if node.id in uncertain else " low" if node.id in low else ""
+        said = {" uncertain": " · uncertain", " low": " · low confidence"}.get(doubt, "")
         label = f"{node.node_type}: {node.title} (confidence {node.confidence}, {node.status})"
         out.append(
             f'<a href="#node-{escape(node.id)}" class="node node-{escape(node.node_type)}'
@@ -118,7 +126,7 @@ def render_svg(nodes: list[Any], edges: list[Any], uncertain: set[str] | None = 
             f'fill="{fill}" stroke="{stroke}" stroke-width="{2.5 if doubt else 1.5}"{dash}/>'
             f'<text x="{x + 10:.0f}" y="{y + 17:.0f}" font-size="10" fill="{stroke}" '
             f'font-weight="600">{escape(node.node_type.upper())}'
-            f"{' · ' + escape(node.status) if faded else ''}{' · uncertain' if doubt else ''}"
+            f"{' · ' + escape(node.status) if faded else ''}{said}"
             "</text>"
             f'<text x="{x + 10:.0f}" y="{y + 34:.0f}" font-size="12" fill="#0f172a">'
             f"{escape(_short(node.title))}</text>"

@@ -50,8 +50,11 @@ def _message(live: LiveSession, event: Any) -> dict[str, Any]:
         return {"type": "noop"}
     items = chat_items([message], live.durations, live.diffs, live.tools)
     (item,) = items or [ChatItem("notice")]
-    payload: dict[str, Any] = {"type": "message", "role": message.role,
-                               "html": fragment("chat_item", item)}
+    payload: dict[str, Any] = {
+        "type": "message",
+        "role": message.role,
+        "html": fragment("chat_item", item),
+    }
     if message.role == "assistant":
         payload["usage"] = usage_totals(live.session.thread.messages)
     return payload
@@ -89,8 +92,7 @@ def _tool_done(live: LiveSession, event: Any) -> dict[str, Any]:
 
 
 def _permission(live: LiveSession, event: Any) -> dict[str, Any]:
-    return {"type": "permission", "call_id": event.call_id,
-            "html": permission_modal(live, event)}
+    return {"type": "permission", "call_id": event.call_id, "html": permission_modal(live, event)}
 
 
 def permission_modal(live: LiveSession, event: Any) -> str:
@@ -98,7 +100,18 @@ def permission_modal(live: LiveSession, event: Any) -> str:
     if diff is None:
         session = live.session
         diff = disk_diff(session.project_root, event.tool_name, event.arguments, live.tools)
-    return fragment("permission_modal", event, diff)
+    return fragment("permission_modal", event, diff, always_covers(live, event))
+
+
+def always_covers(live: LiveSession, event: Any) -> str:
+    """What "Allow always" would grant, in the REPL's words ("every `git status ...`
+    command in this project"); "" when the policy cannot say."""
+    from loom.session import grant_words
+
+    try:
+        return grant_words(live.session, event.tool_name, event.arguments)
+    except Exception:  # a tool with odd arguments: the button still works
+        return ""
 
 
 def _mode(live: LiveSession, event: Any) -> dict[str, Any]:
@@ -106,8 +119,10 @@ def _mode(live: LiveSession, event: Any) -> dict[str, Any]:
 
 
 def _retry(live: LiveSession, event: Any) -> dict[str, Any]:
-    text = (f"The model call failed ({event.error}); retry {event.attempt} in "
-            f"{event.delay_seconds:.1f} s.")
+    text = (
+        f"The model call failed ({event.error}); retry {event.attempt} in "
+        f"{event.delay_seconds:.1f} s."
+    )
     return _notice("warn", text)
 
 
