@@ -123,6 +123,13 @@ def _smoke_test(backend: Backend) -> Detection:
     return Detection(backend, "")
 
 
+def _sweep_roots(policy: SandboxPolicy) -> list[Path]:
+    """Where a command could leave a file Loom reads: the writable folders in the project
+    (the project root itself, unless it is the home folder or `/`, which never are)."""
+    root = policy.project_root
+    return [path for path in policy.writable_paths() if path == root or root in path.parents]
+
+
 class Sandbox:
     """The launcher for one session's agent commands."""
 
@@ -136,7 +143,11 @@ class Sandbox:
         self.problem = detection.problem
         self._limits_group: CommandGroup | None = None
         self._group_lock = threading.Lock()
-        self._sweeper = Sweeper(policy.project_root)
+        self._sweepers = [Sweeper(root) for root in _sweep_roots(policy)]
+        if self.backend is not None and self._sweepers:  # learn the tree meanwhile
+            threading.Thread(
+                target=self._prepare_sweepers, name="loom-sandbox-sweep", daemon=True
+            ).start()
 
     @property
     def active(self) -> bool:
@@ -157,7 +168,7 @@ class Sandbox:
         """This sandbox with the network on (for one approved command)."""
         policy = dataclasses.replace(self.policy, network=True)
         sandbox = Sandbox(policy, Detection(self.backend, self.problem))
-        sandbox._sweeper = self._sweeper  # the same project: what it learned still holds
+        sandbox._sweepers = self._sweepers  # the same project: what they learned holds
         return sandbox
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
@@ -176,8 +187,8 @@ class Sandbox:
         policy = self.policy
         if self.backend is None:
             return list(argv), (), list
-        self._sweeper.prepare()  # once per session: where nested repositories are
-        nested = tuple(self._sweeper.nested_git())
+        self._prepare_sweepers()  # waits for the first walk (started with the session)
+        nested = tuple(path for sweeper in self._sweepers for path in sweeper.nested_git())
         if nested:
             policy = dataclasses.replace(policy, nested_git=nested)
         group = self._group() if self.backend.name == "bubblewrap" else None
@@ -187,13 +198,21 @@ class Sandbox:
         if group is not None:
             wrapped = join_then_exec(group, wrapped)
 
-        sweeper = self._sweeper
+        sweepers, root = self._sweepers, policy.project_root
 
         def finish() -> list[str]:
-            taken = sweeper.sweep(since, policy.quarantine)
+            taken = [
+                (sweeper.root / path).relative_to(root).as_posix()
+                for sweeper in sweepers
+                for path in sweeper.sweep(since, policy.quarantine)
+            ]
             return [swept_note(taken, policy.quarantine)] if taken else []
 
         return wrapped, fds, finish
+
+    def _prepare_sweepers(self) -> None:
+        for sweeper in self._sweepers:
+            sweeper.prepare()
 
     def _group(self) -> CommandGroup | None:
         """This sandbox's cgroup (see limits.py), made on first use; None where none can
