@@ -62,3 +62,19 @@ def plant_thread(**raw_fields: object) -> str:
     data.update(raw_fields)
     path.write_text(json.dumps(data, indent=2))
     return thread.id
+
+
+def save_big_message_thread(workspace: Path, size: int = 50_000_000) -> str:
+    """A saved thread (openai:gpt-4o) whose first message is one `size`-byte paste (a hex
+    dump: no dot, no `+`, the shape scans choked on) and a short answer; its id."""
+    from loom.store.local import LocalThreadStore
+
+    thread = Thread.new(workspace_root=str(workspace))
+    thread.provider, thread.model = "openai", "gpt-4o"
+    thread.append(UserMessage(content="look at this\n\n" + os.urandom(size // 2).hex()))
+    thread.append(AssistantMessage(content="It is a hex dump."))
+    thread.touch()
+    store = LocalThreadStore()
+    store.save(thread)
+    store.close()
+    return thread.id

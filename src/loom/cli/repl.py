@@ -148,21 +148,37 @@ class ChatRepl:
         else:
             show()
 
-    async def ready(self) -> bool:
-        """Wait for the session (a message typed early waits here); False: it failed."""
+    async def ready(self) -> bool | None:
+        """Wait for the session (a message typed early waits here); False: it failed;
+        None: Ctrl-C while it was starting (the message is not sent; the start goes on,
+        the prompt comes back: a big thread can take a while to open)."""
         if self.starter.ready:
             return True
         if not self.starter.done:
-            sys.stdout.write("… starting the session\n")
+            sys.stdout.write("… starting the session (Ctrl-C: back to the prompt)\n")
             sys.stdout.flush()
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.ensure_future(self.starter.wait())  # (the start itself is shielded)
+        loop.add_signal_handler(signal.SIGINT, waiting.cancel)
         try:
-            await self.starter.wait()
+            await waiting
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the REPL itself is being stopped
+            # (no renderer yet: it is made when the session is open)
+            sys.stdout.write("\ninterrupted: the message was not sent; the session is still "
+                             "starting\n")  # fmt: skip
+            sys.stdout.flush()
+            return None
         except StartFailed as exc:
             self._fail(str(exc))
             return False
         except Exception as exc:  # never a traceback for a person
             self._fail(f"{type(exc).__name__}: {exc}")
             return False
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
         await asyncio.sleep(0)  # let the header print first
         return True
 
@@ -198,7 +214,10 @@ class ChatRepl:
             text = text.strip()
             if not text:
                 continue
-            if not await self.ready():
+            started = await self.ready()
+            if started is None:
+                continue  # Ctrl-C while the session was starting: back to the prompt
+            if not started:
                 return
             if text.startswith("/"):
                 if not await self.commands.run(text):
@@ -234,7 +253,7 @@ class ChatRepl:
         self.starter = SessionStarter(request)
         self.starter.on_ready(self._when_ready)
         self.starter.start()
-        return await self.ready()
+        return bool(await self.ready())
 
     def mode(self) -> str:
         return self.session.get_mode() if self.starter.ready else "normal"
