@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -78,16 +80,20 @@ def _histories() -> st.SearchStrategy[list[Message]]:
         st.builds(
             lambda t, calls: AssistantMessage(
                 content=t,
-                tool_calls=[ToolCall(id=i, tool_name="shell", arguments_json={"n": i})
-                            for i in dict.fromkeys(calls)],
+                tool_calls=[
+                    ToolCall(id=i, tool_name="shell", arguments_json={"n": i})
+                    for i in dict.fromkeys(calls)
+                ],
             ),
             st.sampled_from(["", "ok"]),
             st.lists(ids, max_size=3),
         ),
         st.builds(
-            lambda i, err: ToolMessage(tool_call_id=i, tool_name="shell", content=f"out {i}",
-                                       is_error=err),
-            ids, st.sampled_from([None, True]),
+            lambda i, err: ToolMessage(
+                tool_call_id=i, tool_name="shell", content=f"out {i}", is_error=err
+            ),
+            ids,
+            st.sampled_from([None, True]),
         ),
         st.builds(lambda: SystemMessage(content="note")),
     )
@@ -148,6 +154,19 @@ async def test_sessions_share_one_client_per_endpoint_and_key(server: FakeLlmSer
     assert clients.client_count() == before + 2
     server.add(Turn(text="a"), Turn(tool_calls=[FakeToolCall("file_read", {"path": "x"})]))
     for provider in providers[:2]:  # the shared client serves each of them
-        response = await collect(provider.stream(
-            LlmRequest(model="m", messages=[UserMessage(content="hi")])))
+        response = await collect(
+            provider.stream(LlmRequest(model="m", messages=[UserMessage(content="hi")]))
+        )
         assert response.content or response.tool_calls
+
+
+def test_a_new_client_loads_what_its_first_connection_needs() -> None:
+    # in a fresh process: the imports happen where the client is built (a worker thread
+    # for a session's provider), not on the event loop during the first turn
+    code = (
+        "import sys; from loom.llm.registry import create_provider; from loom.llm import clients;"
+        "create_provider('openai', api_key='k', base_url='http://127.0.0.1:9/v1');"
+        "print([m for m in clients.TRANSPORT_MODULES if m not in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -9,7 +9,9 @@ client and its connection pool. The SSL context is one per process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -33,7 +35,22 @@ def shared_client(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         client = _clients.get(key)
         if client is None:
             client = _clients[key] = build()
+            load_transport_modules()
         return client
+
+
+# What an async client's first connection imports: anyio's asyncio backend and its socket
+# streams (~30 ms). Loaded with the client (on the worker thread that prebuilds a
+# session's provider) rather than on the event loop inside the first turn, where the
+# import held every other session's stream.
+TRANSPORT_MODULES = ("anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+
+
+def load_transport_modules() -> None:
+    for name in TRANSPORT_MODULES:
+        # another anyio layout: loaded at the first connection instead
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def client_count() -> int:
