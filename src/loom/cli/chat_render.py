@@ -98,6 +98,7 @@ class EventRenderer:
         self._at_line_start = True
         self.last_text = ""  # the newest assistant text shown
         self.last_error = ""  # the newest error event shown
+        self.errors_shown: set[str] = set()  # every error event's text (a face may reset it)
 
     @property
     def at_line_start(self) -> bool:
@@ -272,6 +273,7 @@ class EventRenderer:
 
     def _on_error(self, event: Any) -> None:
         self.last_error = event.message
+        self.errors_shown.add(event.message)
         self.line(f"error ({event.origin}): {event.message}", style="bold red")
 
     def _on_notice(self, event: Any) -> None:

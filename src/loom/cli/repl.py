@@ -175,7 +175,10 @@ class ChatRepl:
             self._fail(str(exc))
             return False
         except Exception as exc:  # never a traceback for a person
-            self._fail(f"{type(exc).__name__}: {exc}")
+            from loom.paths import folder_error
+
+            line = folder_error(exc) if isinstance(exc, OSError) else None
+            self._fail(line or f"{type(exc).__name__}: {exc}")  # Loom's folder: what to set
             return False
         finally:
             loop.remove_signal_handler(signal.SIGINT)
@@ -265,6 +268,7 @@ class ChatRepl:
         work = session.send_message(text) if text is not None else session.continue_turn()
         self._turn = asyncio.ensure_future(work)
         self._interrupted = False
+        self.renderer.errors_shown.clear()
         self._arm_interrupt()
         self.status.turn_started()
         try:
@@ -274,7 +278,7 @@ class ChatRepl:
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on
-            if str(exc) != self.renderer.last_error:  # not shown already as an event
+            if str(exc) not in self.renderer.errors_shown:  # not shown already as an event
                 self.renderer.line(f"error: {' '.join(str(exc).split())}", style="bold red")
             advice = self._after_failure()
             if advice:
