@@ -18,6 +18,7 @@ from loom.session import EditPreview, present_call, read_text
 from loom.web.render import diff_html, markdown, unified_diff
 
 MAX_OUTPUT_CHARS = 20_000
+MAX_MESSAGE_CHARS = 100_000  # of a message's text on the page
 DISK_DIFF_BYTES = 256_000  # a bigger file's change is shown from the tool's arguments
 
 
@@ -117,6 +118,14 @@ def outcome_status(is_error: bool | None, content: str) -> str:
     return "error"
 
 
+def folded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A message as the page shows it: at most `limit` characters, then how many more
+    (a 50 MB paste would make a 50 MB page, rendered on the event loop)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n\n… {len(text) - limit:,} more characters (`loom export` has all)"
+
+
 def chat_items(
     messages: list[Any],
     durations: dict[str, float] | None = None,
@@ -134,7 +143,7 @@ def chat_items(
             items.append(ChatItem("notice", text=message.content.split("\n\n")[0]))
         elif role == "user":
             attached = [ref.describe() for ref in getattr(message, "images", None) or ()]
-            items.append(ChatItem("user", text=message.content, images=attached))
+            items.append(ChatItem("user", text=folded(message.content), images=attached))
         elif role == "assistant" and isinstance(extra.get("plan"), dict):
             items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
         elif role == "assistant":
@@ -143,7 +152,7 @@ def chat_items(
             items.append(
                 ChatItem(
                     "assistant",
-                    html=markdown(message.content) if message.content else None,
+                    html=markdown(folded(message.content)) if message.content else None,
                     tools=shown,
                     model=message.model,
                 )
