@@ -92,6 +92,7 @@ KEPT_ENV = frozenset(
     f"GIT_{who}_{what}" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL", "DATE")
 )
 
+
 def is_sha(value: object) -> bool:
     """A (possibly abbreviated) commit id: 4 to 64 hex digits, nothing else."""
     return is_commit_id(value)

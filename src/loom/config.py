@@ -210,6 +210,8 @@ class AgentsSection(_Section):
 
 class GitSection(_Section):
     auto_commit: bool = False  # commit the agent's changes after each turn
+
+
 class SandboxSection(_Section):
     """How agent commands (shell, git tools) are confined; see loom.sandbox.
     on: sandboxed where the OS offers it (else every shell command asks);

@@ -129,7 +129,7 @@ def mcp_server_lines(entry: dict[str, Any]) -> list[str]:
     for name, value in pairs:
         lines.append(f"env {name}={masked(str(name), value)}")
     headers = entry.get("headers") or {}
-    for name, value in (headers.items() if isinstance(headers, dict) else ()):
+    for name, value in headers.items() if isinstance(headers, dict) else ():
         lines.append(f"header {name}: {masked(str(name), value, always=True)}")
     if not lines:
         lines.append(f"(neither command nor url: {json.dumps(entry)})")

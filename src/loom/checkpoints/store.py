@@ -285,7 +285,8 @@ class CheckpointStore:
             had = dict(current.modes)
             # files whose bytes match but whose recorded mode does not (600 -> 644)
             result.changed += [
-                p for p in sorted({*wanted, *had} - {*result.paths})
+                p
+                for p in sorted({*wanted, *had} - {*result.paths})
                 if wanted.get(p) != had.get(p) and (self.project_root / p).exists()
             ]
             if not result.paths:

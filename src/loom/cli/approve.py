@@ -140,7 +140,8 @@ class ApprovalPrompt:
         bindings.add("escape", eager=True)(lambda e: e.app.exit(result=""))
         try:
             typed = await PromptSession(key_bindings=bindings).prompt_async(
-                "  prefix (Enter accepts, Esc goes back) › ", default=command,
+                "  prefix (Enter accepts, Esc goes back) › ",
+                default=command,
                 handle_sigint=False,  # keep the turn's Ctrl-C handler (see permission_keys)
             )
         except (EOFError, KeyboardInterrupt):

@@ -144,7 +144,9 @@ def resume_command(
         None, "--model", "-m", help="provider:model-id from now on (default: the thread's)."
     ),
     yes: bool = typer.Option(
-        False, "--yes", "-y",
+        False,
+        "--yes",
+        "-y",
         help="Allow every tool call (the dangerous-command floor still applies).",
     ),
     private: bool = typer.Option(
@@ -175,7 +177,12 @@ def resume_command(
             thread, Console(stderr=bool(prompt)), threads.resume_warnings(thread, Path.cwd())
         )
     code = continue_thread(
-        thread.id, prompt, model=model, yes=yes, private=private, no_sandbox=no_sandbox,
+        thread.id,
+        prompt,
+        model=model,
+        yes=yes,
+        private=private,
+        no_sandbox=no_sandbox,
         output_format=output_format,
     )
     if code:

@@ -133,8 +133,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     for line in trust.question_lines():
         err.print(line, markup=False)
     err.print(
-        "Trusting lets these run and apply; otherwise Loom ignores them (everything else "
-        "works).",
+        "Trusting lets these run and apply; otherwise Loom ignores them (everything else works).",
         markup=False,
     )
     _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] "))

@@ -17,11 +17,13 @@ def register(app: typer.Typer) -> None:
 
 def web_command(
     ctx: typer.Context,
-    port: int = typer.Option(4200, "--port", "-p", min=0, max=65535,
-                             help="Port to listen on (0 picks a free one)."),
+    port: int = typer.Option(
+        4200, "--port", "-p", min=0, max=65535, help="Port to listen on (0 picks a free one)."
+    ),
     no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser."),
     host: str = typer.Option(
-        "127.0.0.1", "--host",
+        "127.0.0.1",
+        "--host",
         help="Address to listen on. Anything but loopback makes the token the only protection.",
     ),
     model: str = typer.Option(

@@ -144,6 +144,8 @@ class ContextCompacted(_Event):
     tokens_before: int = 0
     tokens_after: int = 0
     fallback: str = ""  # why turns were dropped instead of summarised; "" when summarised
+
+
 class DecisionCascade(_Event):
     """A decision-graph node fell below confidence 50: the nodes that depend on it (along
     requires/blocks edges) are now uncertain."""

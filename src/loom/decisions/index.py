@@ -128,6 +128,9 @@ MAX_ID_PREFIX = 64
 class DecisionIndex:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        # Threads whose nodes and edges reads leave out (`loom mcp serve` hides private
+        # threads' decisions from its client); writes are not affected.
+        self.hidden_threads: frozenset[str] = frozenset()
 
     @classmethod
     def open(cls, database: Path | str, *, check_same_thread: bool = True) -> DecisionIndex:
@@ -342,6 +345,7 @@ class DecisionIndex:
         newest_first: bool = True,
     ) -> list[NodeRow]:
         where, params = _scope(workspace_root, thread_id)
+        self._hide(where, params)
         types, statuses = list(types), list(statuses)
         if types:
             where.append(f"node_type IN ({','.join('?' * len(types))})")
@@ -370,11 +374,13 @@ class DecisionIndex:
                 (node_id,),
             ).fetchall()
             row = rows[0] if len(rows) == 1 else None
-        return NodeRow.from_sql(row) if row is not None else None
+        node = NodeRow.from_sql(row) if row is not None else None
+        return None if node is None or node.thread_id in self.hidden_threads else node
 
     def node_titled(self, title: str, *, workspace_root: str | None = None) -> NodeRow | None:
         """The newest node whose title is exactly `title` (case-insensitive)."""
         where, params = _scope(workspace_root, None)
+        self._hide(where, params)
         where.append("lower(title) = lower(?)")
         params.append(title.strip())
         row = self.conn.execute(
@@ -397,7 +403,17 @@ class DecisionIndex:
         elif workspace_root is not None:
             sql += " WHERE e.from_id IN (SELECT id FROM decision_nodes WHERE workspace_root = ?)"
             params = [workspace_root]
-        return [EdgeRow(*row) for row in self.conn.execute(sql + " ORDER BY created_at", params)]
+        edges = [EdgeRow(*row) for row in self.conn.execute(sql + " ORDER BY created_at", params)]
+        if not self.hidden_threads:
+            return edges
+        hidden_nodes = self._hidden_node_ids()
+        return [
+            e
+            for e in edges
+            if e.thread_id not in self.hidden_threads
+            and e.from_id not in hidden_nodes
+            and e.to_id not in hidden_nodes
+        ]
 
     def search(
         self, query: str, *, workspace_root: str | None = None, limit: int = 20
@@ -408,6 +424,7 @@ class DecisionIndex:
         if not match:
             return []
         where, params = _scope(workspace_root, None, prefix="n.")
+        self._hide(where, params, prefix="n.")
         sql = (
             f"SELECT {', '.join('n.' + c.strip() for c in NODE_COLUMNS.split(','))} "
             "FROM decision_fts JOIN decision_nodes n ON n.num = decision_fts.rowid "
@@ -420,10 +437,26 @@ class DecisionIndex:
 
     def count(self, workspace_root: str | None = None) -> int:
         where, params = _scope(workspace_root, None)
+        self._hide(where, params)
         sql = "SELECT count(*) FROM decision_nodes"
         if where:
             sql += " WHERE " + " AND ".join(where)
         return int(self.conn.execute(sql, params).fetchone()[0])
+
+    def _hide(self, where: list[str], params: list[object], prefix: str = "") -> None:
+        """Leave out the hidden threads' rows (one condition, the ids as parameters)."""
+        if self.hidden_threads:
+            marks = ",".join("?" * len(self.hidden_threads))
+            where.append(f"{prefix}thread_id NOT IN ({marks})")
+            params.extend(sorted(self.hidden_threads))
+
+    def _hidden_node_ids(self) -> set[str]:
+        marks = ",".join("?" * len(self.hidden_threads))
+        rows = self.conn.execute(
+            f"SELECT id FROM decision_nodes WHERE thread_id IN ({marks})",
+            sorted(self.hidden_threads),
+        )
+        return {row[0] for row in rows}
 
 
 def _scope(

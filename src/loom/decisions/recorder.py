@@ -59,13 +59,17 @@ class DecisionRecorder:
         on_change: Callable[[], None] = lambda: None,
         on_cascade: Callable[[NodeRow, list[NodeRow]], None] = lambda node, rows: None,
         git_meta: Callable[[], dict[str, Any]] = dict,
+        hidden_threads: Callable[[], frozenset[str]] | None = None,
     ) -> None:
+        """`hidden_threads()`: threads whose nodes its reads leave out (a reader that
+        must not show private threads' decisions: `loom mcp serve`)."""
         self.thread = thread
         self.database = database
         self.threads_dir = threads_dir
         self.on_change = on_change
         self.on_cascade = on_cascade
         self.git_meta = git_meta
+        self.hidden_threads = hidden_threads
         # tools and the context builder call in from worker threads
         self.lock = threading.RLock()
 
@@ -78,6 +82,8 @@ class DecisionRecorder:
             index = DecisionIndex.for_this_thread(self.database)
             index.refresh(self.threads_dir)
             index.put_thread(self.thread.id, self.workspace_root, self.log)
+            if self.hidden_threads is not None:
+                index.hidden_threads = self.hidden_threads()
             return index
 
     def _append(self, kind: str, item: Any) -> None:

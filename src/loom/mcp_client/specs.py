@@ -174,9 +174,7 @@ def _project_servers(config: LoomConfig) -> dict[str, tuple[str, Any]]:
     return found
 
 
-def read_mcp_json(
-    project_root: Path, *, trusted: dict[str, Any] | None = None
-) -> list[ServerSpec]:
+def read_mcp_json(project_root: Path, *, trusted: dict[str, Any] | None = None) -> list[ServerSpec]:
     """The servers of `<project>/.mcp.json`. A broken file yields one spec that carries the
     problem, so it is reported like any other failing server; one that leads outside the
     project (a symlink) is not read at all. An entry equal to its `trusted` one needs

@@ -190,7 +190,7 @@ def fit_tokens(text: str, tokens: int) -> str:
 
 
 def _folders_down_to(root: Path, cwd: Path | None) -> list[str]:
-    """"" (the root), then each folder between the root and `cwd`, as relative paths."""
+    """ "" (the root), then each folder between the root and `cwd`, as relative paths."""
     folders = [""]
     if cwd is None:
         return folders

@@ -34,13 +34,19 @@ def connect(
     timeout = BUSY_TIMEOUT_MS / 1000
     if readonly:
         conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, timeout=timeout,
-            check_same_thread=check_same_thread, factory=_Connection,
+            f"file:{path}?mode=ro",
+            uri=True,
+            timeout=timeout,
+            check_same_thread=check_same_thread,
+            factory=_Connection,
         )
     else:
         os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
         conn = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=check_same_thread,
+            path,
+            timeout=timeout,
+            isolation_level=None,
+            check_same_thread=check_same_thread,
             factory=_Connection,
         )
     try:

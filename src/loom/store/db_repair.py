@@ -20,8 +20,15 @@ from pathlib import Path
 
 INDEX_PREFIX = "thread_index"
 _DAMAGE_WORDS = (
-    "malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o error",
-    "tokenizer", "vtable constructor", "fts5",  # a damaged full-text index
+    "malformed",
+    "not a database",
+    "corrupt",
+    "no such table",
+    "no such column",
+    "disk i/o error",
+    "tokenizer",
+    "vtable constructor",
+    "fts5",  # a damaged full-text index
     "could not decode",  # text that is not UTF-8
     "sql logic error",  # what a damaged FTS table answers a MATCH with
 )

@@ -331,6 +331,11 @@ class ThreadIndex:
         ).fetchall()
         return [_summary(r) for r in rows]
 
+    def private_ids(self) -> set[str]:
+        """Ids of the threads the index holds as private."""
+        rows = self.conn.execute(f"SELECT id FROM {THREADS} WHERE is_private = 1")
+        return {row[0] for row in rows}
+
     def children(self, parent_ids: list[str]) -> list[dict[str, Any]]:
         """Summary dicts of the sub-agents' threads of `parent_ids`, oldest first."""
         if not parent_ids:

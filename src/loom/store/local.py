@@ -278,6 +278,11 @@ class LocalThreadStore:
                 log.warning("%s", note)
                 return query(self._index)
 
+    def private_ids(self) -> frozenset[str]:
+        """Every thread this machine holds as private: the index's and Loom's own record
+        (PrivateRecordUnreadable when the record cannot be read)."""
+        return frozenset(self._query(lambda index: index.private_ids())) | self.private.ids()
+
     def resolve(self, ref: str) -> str:
         """The full id for an id or unique id prefix (`T-` optional), like git."""
         ref = ref.strip()

@@ -77,9 +77,7 @@ class CostCache:
         top = max((r.cost or 0.0 for r in report.by_day), default=0.0)
         for row in report.by_day:
             row.share = (row.cost or 0.0) / top if top else 0.0
-        spent = sorted(
-            (r for r in sessions if r.input or r.output), key=lambda r: -(r.cost or 0.0)
-        )
+        spent = sorted((r for r in sessions if r.input or r.output), key=lambda r: -(r.cost or 0.0))
         report.truncated = len(spent) > MAX_SESSION_ROWS
         report.by_session = spent[:MAX_SESSION_ROWS]
         return report

@@ -223,8 +223,17 @@ class LiveSession:
 
 
 BADGE_EVENTS = frozenset(  # payload types after which a sidebar badge may read differently
-    {"status", "tool_running", "tool_done", "permission", "permission_answered", "turn_done",
-     "message", "ended", "subagent"}
+    {
+        "status",
+        "tool_running",
+        "tool_done",
+        "permission",
+        "permission_answered",
+        "turn_done",
+        "message",
+        "ended",
+        "subagent",
+    }
 )
 
 

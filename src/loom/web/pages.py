@@ -51,8 +51,17 @@ def trust_question(ws: Any) -> list[str] | None:
 
 
 def _new_context(state: WebState, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    context.update(items=[], model=default_model(state.ws.config), mode="normal", title="",
-                   thread_id=None, busy=False, plan=None, partial="", live=state.live_list())
+    context.update(
+        items=[],
+        model=default_model(state.ws.config),
+        mode="normal",
+        title="",
+        thread_id=None,
+        busy=False,
+        plan=None,
+        partial="",
+        live=state.live_list(),
+    )
     context.update(extra)
     return context
 
@@ -71,7 +80,9 @@ async def session_page(request: Request) -> Response:
             thread = await asyncio.to_thread(state.ws.threads.load, ref)
         except LoomError as exc:
             context = _new_context(
-                state, await _common(state, "new", None), title="Not found",
+                state,
+                await _common(state, "new", None),
+                title="Not found",
                 notice={"level": "error", "text": str(exc)},
             )
             return HTMLResponse(page("session.html", **context), status_code=404)
@@ -81,9 +92,16 @@ async def session_page(request: Request) -> Response:
     if live is not None:
         return HTMLResponse(page("session.html", **_live_context(state, live, context)))
     context.update(
-        items=chat_items(thread.messages), model=f"{thread.provider}:{thread.model}",
-        mode="normal", title=thread.metadata.title, thread_id=thread.id, busy=False,
-        plan=None, partial="", totals=usage_totals(thread.messages), live=state.live_list(),
+        items=chat_items(thread.messages),
+        model=f"{thread.provider}:{thread.model}",
+        mode="normal",
+        title=thread.metadata.title,
+        thread_id=thread.id,
+        busy=False,
+        plan=None,
+        partial="",
+        totals=usage_totals(thread.messages),
+        live=state.live_list(),
     )
     return HTMLResponse(page("session.html", **context))
 
@@ -140,8 +158,7 @@ async def cost_page(request: Request) -> Response:
 
 
 async def code_stylesheet(request: Request) -> Response:
-    return Response(code_css(), media_type="text/css",
-                    headers={"cache-control": "max-age=86400"})
+    return Response(code_css(), media_type="text/css", headers={"cache-control": "max-age=86400"})
 
 
 routes = [

@@ -43,8 +43,12 @@ def file_tree(files: list[str]) -> list[TreeEntry]:
         dirs = sorted(k for k, v in node.items() if v is not None)
         names = sorted(k for k, v in node.items() if v is None)
         entries = [
-            TreeEntry(d[:-1], prefix + d[:-1], build(node[d], prefix + d, depth + 1),
-                      open=depth == 0 and len(dirs) <= 3)
+            TreeEntry(
+                d[:-1],
+                prefix + d[:-1],
+                build(node[d], prefix + d, depth + 1),
+                open=depth == 0 and len(dirs) <= 3,
+            )
             for d in dirs
         ]
         entries += [TreeEntry(n, prefix + n) for n in names]

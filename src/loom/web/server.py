@@ -113,8 +113,12 @@ async def serve(
     sock = bind(host, port)
     guard = Guard(host=host, port=sock.getsockname()[1])
     config = uvicorn.Config(
-        create_app(ws, guard), log_level="warning", access_log=False, lifespan="on",
-        timeout_graceful_shutdown=3, ws="none",
+        create_app(ws, guard),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+        ws="none",
     )
     server = uvicorn.Server(config)
     await asyncio.to_thread(_warm_pages, ws)

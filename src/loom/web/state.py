@@ -66,8 +66,9 @@ class WebState:
             raise PageNotFound(f"no live session {session_id}; resume the thread to carry on")
         return live
 
-    def thread_rows(self, query: str = "", offset: int = 0,
-                    limit: int = PAGE_SIZE) -> tuple[list[dict[str, Any]], int | None]:
+    def thread_rows(
+        self, query: str = "", offset: int = 0, limit: int = PAGE_SIZE
+    ) -> tuple[list[dict[str, Any]], int | None]:
         """Sidebar rows (search hits with highlighted snippets, or newest first) and the
         offset of the next page (None at the end)."""
         query = query.strip()

@@ -72,4 +72,3 @@ def format_when(iso: str | None) -> str:
     if not iso:
         return ""
     return iso[:16].replace("T", " ")
-

@@ -22,9 +22,7 @@ def session_toolset(
     return registry
 
 
-def default_registry(
-    project_root: Path, config: Any = None, launcher: Any = None
-) -> ToolRegistry:
+def default_registry(project_root: Path, config: Any = None, launcher: Any = None) -> ToolRegistry:
     """Loom's own tools for a project, outside any session (tests, benches): the
     built-ins, repo_map/symbol_search and the lsp_* tools, with `config` (a LoomConfig;
     None: the defaults) and `launcher` (a sandbox for shell and git; None: none). Nothing

@@ -126,7 +126,8 @@ class ToolAccess:
 
     def _decision_reader(self) -> Any:
         """The project's decision graph, read-only: a recorder over an unsaved, empty
-        thread (decision_log is not offered here: its entries would belong to no thread)."""
+        thread (decision_log is not offered here: its entries would belong to no thread).
+        Private threads' decisions stay out unless `include_private`, like the threads."""
         if self._decisions is None:
             from loom.core.thread import Thread
             from loom.decisions.recorder import DecisionRecorder
@@ -136,6 +137,7 @@ class ToolAccess:
                 thread=Thread.new(workspace_root=root),
                 database=self.workspace.paths.database,
                 threads_dir=self.workspace.paths.threads_dir,
+                hidden_threads=None if self.include_private else self.workspace.threads.private_ids,
             )
         return self._decisions
 

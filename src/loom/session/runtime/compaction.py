@@ -326,9 +326,7 @@ async def compact_now(session: Any, focus: str = "") -> View | None:
         raise CompactionError("the agent is working; wait for the turn to end (or Ctrl-C)")
     conversation = sm.conversation_of(session.state)
     compactor = session.llm.compactor
-    result = await compactor.compact(
-        conversation, history_budget=0, focus=focus, trigger="manual"
-    )
+    result = await compactor.compact(conversation, history_budget=0, focus=focus, trigger="manual")
     if result is None:
         raise CompactionError("nothing to compact yet: the conversation has a single turn")
     await session.flush()

@@ -60,9 +60,7 @@ class ParentGate:
 
 
 class PermissionGate:
-    def __init__(
-        self, session: EventPort, policy: PolicyPort | None
-    ) -> None:
+    def __init__(self, session: EventPort, policy: PolicyPort | None) -> None:
         self.session = session
         self.policy = policy
         self._future: asyncio.Future[str] | None = None

@@ -84,6 +84,10 @@ class ThreadsApi:
                 raise ThreadNotFound(ref)
             return thread
 
+    def private_ids(self) -> frozenset[str]:
+        """Ids of every private thread on this machine (the index's and Loom's record)."""
+        return self.local.private_ids()
+
     def deleted(self) -> list[str]:
         """Ids in the trash (restorable for 30 days)."""
         return self.local.deleted()
