@@ -651,6 +651,9 @@ def _validate(layer: _Layer) -> LoomConfig:
 
 def _line_of(text: str, key: tuple[str, ...]) -> int:
     """Best-effort line number of `key` in TOML text: the `[section]` header, then the key."""
+    if not key:  # an error about the whole file (a model-level check): its first line
+        return 1
+    name = key[-1]
     lines = text.splitlines()
     start = 0
     if len(key) > 1:
@@ -663,7 +666,7 @@ def _line_of(text: str, key: tuple[str, ...]) -> int:
         stripped = lines[index].strip()
         if stripped.startswith("[") and stripped.strip("[] ").replace('"', "") == ".".join(key):
             return index + 1  # the key is a table header
-        for candidate in (key[-1], ".".join(key)):
+        for candidate in (name, ".".join(key)):
             rest = stripped[len(candidate) :].lstrip()
             if stripped.startswith(candidate) and rest.startswith("="):
                 return index + 1

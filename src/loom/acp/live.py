@@ -22,6 +22,7 @@ from acp.schema import (
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    StopReason,
     ToolCallUpdate,
 )
 
@@ -133,7 +134,7 @@ class LiveSession:
 
     # -- a turn ----------------------------------------------------------------------------
 
-    async def run_turn(self, text: str) -> str:
+    async def run_turn(self, text: str) -> StopReason:
         from loom.session import TurnError
 
         self._cancelled = False
@@ -143,6 +144,7 @@ class LiveSession:
             trust = self.workspace.trust
             if trust is None or trust.state != "declined":  # a "no" covers its servers
                 await self._ask_mcp_approvals()
+        stop: StopReason
         try:
             await self.session.send_message(text)
             stop = "refusal" if self._model_refused() else "end_turn"

@@ -10,7 +10,10 @@ import contextlib
 import logging
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+if TYPE_CHECKING:
+    from acp import Agent
 
 
 class _WriteProtocol(asyncio.streams.FlowControlMixin, asyncio.Protocol):
@@ -44,7 +47,9 @@ async def _serve(overrides: dict[str, Any], out: BinaryIO) -> None:
         for_sdk = asyncio.StreamReader(limit=50 * 1024 * 1024)
         lines = asyncio.create_task(pump(stdin, for_sdk, writer.write))
         try:
-            await run_agent(agent, writer, for_sdk)
+            # the SDK's Agent protocol lists every optional method (fork, resume, close,
+            # ...); it answers method-not-found for the ones an agent does not have
+            await run_agent(cast("Agent", agent), writer, for_sdk)
         finally:
             lines.cancel()
     finally:

@@ -11,7 +11,9 @@ def register(app: typer.Typer) -> None:
 
 def acp_command(
     ctx: typer.Context,
-    model: str = typer.Option(None, "--model", "-m", help="provider:model-id for new sessions."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="provider:model-id for new sessions."
+    ),
     log_file: str = typer.Option(
         None, "--log-file", help="Write logs here instead of stderr (stdout is the protocol)."
     ),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import Any, Literal
 
 SLASH_COMMANDS = ("/undo", "/redo", "/rewind", "/compact")
 HELP = {  # for /help, in the same columns as the other commands
@@ -22,8 +22,10 @@ HELP = {  # for /help, in the same columns as the other commands
 async def run_slash(repl: Any, name: str, arg: str) -> None:
     session = repl.session
     try:
-        if name in ("/undo", "/redo"):
-            await _restore(repl, session, name[1:])
+        if name == "/undo":
+            await _restore(repl, session, "undo")
+        elif name == "/redo":
+            await _restore(repl, session, "redo")
         elif name == "/rewind":
             await _rewind(repl, session)
         elif name == "/compact":
@@ -34,7 +36,7 @@ async def run_slash(repl: Any, name: str, arg: str) -> None:
         repl.renderer.line(f"{name}: {' '.join(str(exc).split())}", style="yellow")
 
 
-async def _restore(repl: Any, session: Any, action: str) -> None:
+async def _restore(repl: Any, session: Any, action: Literal["undo", "redo"]) -> None:
     from loom.session import HandEdited, restore_in_session
 
     try:

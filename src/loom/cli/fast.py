@@ -86,7 +86,7 @@ def run_list(
         rows = _answer(lambda index: family_rows(index, limit))
     else:
         rows = _answer(lambda index: index.list(limit))
-    out = out or sys.stdout
+    out = out or _stdout()
     if as_json:
         import json
 
@@ -130,7 +130,7 @@ def run_search(
 ) -> int:
     from loom.session import has_search_words
 
-    out = out or sys.stdout
+    out = out or _stdout()
     if not has_search_words(query):
         sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
         return 1
@@ -222,7 +222,7 @@ def _terminal_width() -> int:
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+        return os.get_terminal_size((sys.__stdout__ or _stdout()).fileno()).columns
     except (AttributeError, OSError, ValueError):
         return 120
 
@@ -241,3 +241,8 @@ def _highlight(snippet: str, tty: bool) -> str:
     import re
 
     return re.sub(r"\*\*(.+?)\*\*", "\x1b[1;33m\\1\x1b[0m" if tty else "\\1", snippet)
+
+
+def _stdout() -> TextIO:
+    """sys.stdout; None only without a console (pythonw), where nothing is shown."""
+    return sys.stdout or open(os.devnull, "w")

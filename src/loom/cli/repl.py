@@ -33,7 +33,7 @@ class ChatRepl:
         self._turn: asyncio.Task[str] | None = None
         self._interrupted = False  # "interrupted" said for this turn
         self._permission_lock = asyncio.Lock()
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background: set[asyncio.Future[Any]] = set()
         self.failure: str | None = None
 
     @property
@@ -266,13 +266,13 @@ class ChatRepl:
         loop = asyncio.get_running_loop()
         session = self.session
         work = session.send_message(text) if text is not None else session.continue_turn()
-        self._turn = asyncio.ensure_future(work)
+        turn = self._turn = asyncio.ensure_future(work)
         self._interrupted = False
         self.renderer.errors_shown.clear()
         self._arm_interrupt()
         self.status.turn_started()
         try:
-            answer = await self._turn
+            answer = await turn
             if answer and answer.strip() != self.renderer.last_text.strip():
                 self.renderer.line(answer)  # e.g. architect mode's report of its steps
         except asyncio.CancelledError:

@@ -19,7 +19,9 @@ class ReplCompleter(Completer):
         self.repl = repl
         self._models: list[str] | None = None
 
-    def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
             yield from self._commands(text)

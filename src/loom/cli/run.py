@@ -212,7 +212,7 @@ async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) ->
         cwd=cwd,
         on_refusal=on_refusal,
         mode="architect" if options.architect else "normal",
-        on_mcp_notice=lambda line: err.write(f"loom: {line}\n"),  # an MCP server's problem
+        on_mcp_notice=lambda line: print(f"loom: {line}", file=err),  # an MCP server's problem
     )
     try:
         session = await workspace.start_session(spec)

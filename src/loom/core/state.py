@@ -262,8 +262,8 @@ def _responded(
         return WaitingForUserInput((*conversation, *results)), actions
     executions = tuple(Pending(call) for call in message.tool_calls)
     batch = _next_batch(executions, parallel)
-    state = ExecutingTools(conversation, executions, rounds, parallel, _ids(batch))
-    return state, [*actions, SaveThread(), _execute(batch)]
+    executing = ExecutingTools(conversation, executions, rounds, parallel, _ids(batch))
+    return executing, [*actions, SaveThread(), _execute(batch)]
 
 
 def _next_batch(

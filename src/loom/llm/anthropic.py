@@ -84,9 +84,9 @@ class AnthropicProvider:
         def build() -> Any:
             import anthropic
 
-            credentials = {"auth_token": api_key} if bearer else {"api_key": api_key}
             return anthropic.AsyncAnthropic(
-                **credentials,
+                api_key=None if bearer else api_key,
+                auth_token=api_key if bearer else None,
                 base_url=base_url,
                 max_retries=0,
                 timeout=timeout,

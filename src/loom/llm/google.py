@@ -47,7 +47,7 @@ def gemini_units(message: Message) -> list[Unit]:
             "name": message.tool_name,
             "response": {key: message.content},
         }
-        parts = [("user", dumps({"functionResponse": response}))]
+        parts: list[Unit] = [("user", dumps({"functionResponse": response}))]
         return parts + [("user", dumps(gemini_part(ref))) for ref in images_of(message)]
     if isinstance(message, AssistantMessage):
         units: list[Unit] = [("model", dumps({"text": message.content}))] if message.content else []

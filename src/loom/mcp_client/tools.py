@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any, Protocol
 
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, SubjectKind, ToolContext, ToolError, ToolResult
 from loom.tools.presentation import ToolPresentation, plain_presentation
 
 
@@ -63,8 +63,8 @@ def one_line(text: str | None, limit: int = 120) -> str:
 
 
 class McpTool:
-    risk = "execute"
-    subject_kind = "exact"
+    risk: Risk = "execute"
+    subject_kind: SubjectKind = "exact"
 
     def __init__(self, hub: McpHub, server: str, remote: Any) -> None:
         self.hub = hub
@@ -109,7 +109,7 @@ class McpToolSchema:
     """`mcp_tool_schema`: the full definition of MCP tools offered compactly."""
 
     name = "mcp_tool_schema"
-    risk = "read"
+    risk: Risk = "read"
     description = (
         "Get the full description and JSON schema of MCP tools (named mcp__<server>__<tool>) "
         "before calling them. Pass their exact names."

@@ -25,7 +25,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 ENTRY_POINT_GROUP = "loom.extractors"
 log = logging.getLogger(__name__)
@@ -58,7 +58,8 @@ def check(name: str, value: Any) -> Extractor:
         raise TypeError("an extractor needs `extract(data: bytes)`")
     if references is not None and not callable(references):
         raise TypeError("an extractor's `references` must be callable")
-    return Extractor(name, language, suffixes, extract, references)
+    # a plugin's callables: their shape is checked when the index calls them
+    return Extractor(name, language, suffixes, cast(Any, extract), cast(Any, references))
 
 
 @functools.cache

@@ -69,12 +69,16 @@ class GraphInputs:
         if not (isinstance(paths, list) and isinstance(digests, list) and isinstance(idents, list)):
             raise ValueError("not a graph cache entry")
         ints = [np.frombuffer(b, dtype=_INT).astype(np.int64) for b in (dl, di, rl, ri)]
+        def_lengths, def_ids, ref_lengths, ref_ids = ints
         inputs = cls(
             paths,
             digests,
             idents,
             np.frombuffer(nw, dtype=_FLOAT),
-            *ints,
+            def_lengths,
+            def_ids,
+            ref_lengths,
+            ref_ids,
             np.frombuffer(rc, dtype=_FLOAT),
         )
         n = len(paths)

@@ -189,11 +189,11 @@ class RepoIndex:
         stats_now: dict[str, FileStat],
         progress: Progress | None,
         stats: RefreshStats,
-    ) -> tuple[dict[str, FileRecord], dict[str, tuple[str, FileSymbols]]]:
+    ) -> tuple[dict[str, FileRecord], dict[str, tuple[str, bytes]]]:
         updates: dict[str, FileRecord] = {}
         new_symbols: dict[str, tuple[str, bytes]] = {}
         now = time.time_ns()
-        sources = [(p, lang) for p, lang in stale if lang is not None]
+        sources: list[tuple[str, str | None]] = [(p, lang) for p, lang in stale if lang]
         for path, lang in stale:  # not source: size and mtime are its identity
             if lang is None:
                 st = stats_now[path]

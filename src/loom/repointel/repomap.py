@@ -54,7 +54,7 @@ def _ident_weights(name_weights: Any, n_definers: Any, mentioned: Any) -> Any:
 
 
 def build_graph(
-    symbols: dict[str, FileSymbols],
+    symbols: Mapping[str, FileSymbols],
     focus: frozenset[str],
     mentioned: frozenset[str],
 ) -> tuple[FileGraph, list[str], list[str]]:

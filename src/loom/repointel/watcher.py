@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,7 @@ class RepoWatcher:
             self.intel.mark_fresh(False)
             self._ready.set()
 
-    def _apply(self, changes: set[tuple[object, str]]) -> None:
+    def _apply(self, changes: AbstractSet[tuple[object, str]]) -> None:
         if any(p.endswith((".gitignore", "info/exclude")) for _c, p in changes):
             self._rules = IgnoreRules(str(self.intel.root), self.intel.settings.ignore)
         stats = self.intel.refresh()

@@ -8,9 +8,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, text, tuple_, update
+from sqlalchemy import CursorResult, Table, select, text, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -191,7 +191,7 @@ class ThreadRepository:
             values = {**columns, "server_updated_at": now_iso(), "deleted_at": None}
             result = await session.execute(update(ThreadRow).where(condition).values(values))
             await session.commit()
-            if result.rowcount != 1:  # someone wrote between our read and our write
+            if _rows_changed(result) != 1:  # someone wrote between our read and our write
                 current = await self._row(session, thread.id)
                 assert current is not None
                 raise self._conflict(current, "the thread changed on the server meanwhile")
@@ -210,9 +210,8 @@ class ThreadRepository:
             "share_token": new_share_token(),
             "server_updated_at": now_iso(),
         }
-        return (
-            insert(ThreadRow.__table__).values(values).on_conflict_do_nothing(index_elements=["id"])
-        )
+        table = cast(Table, ThreadRow.__table__)
+        return insert(table).values(values).on_conflict_do_nothing(index_elements=["id"])
 
     def _check_update(self, row: ThreadRow, thread: Thread, expected: int | None) -> None:
         if expected != row.version:
@@ -317,6 +316,7 @@ class ThreadRepository:
         self, p: Principal, thread_id: str, visibility: str | None, support: bool | None
     ) -> dict[str, Any]:
         """Change who may read a thread; bumps the version so clients pull the change."""
+        row: Any = None  # the last copy read, for the conflict after five tries
         for _attempt in range(5):
             async with self.sessions() as session:
                 row = await self._owned(session, p, thread_id)
@@ -340,7 +340,7 @@ class ThreadRepository:
                     .values({**columns, "server_updated_at": now_iso()})
                 )
                 await session.commit()
-                if result.rowcount == 1:
+                if _rows_changed(result) == 1:
                     updated = await self._row(session, thread_id)
                     assert updated is not None
                     return self._share_info(updated)
@@ -355,3 +355,9 @@ class ThreadRepository:
             "is_shared_with_support": bool(row.is_shared_with_support),
             "share_path": f"/shared/{row.share_token}" if row.visibility == "public" else None,
         }
+
+
+def _rows_changed(result: Any) -> int:
+    """How many rows an UPDATE changed (an UPDATE's result is a CursorResult; the async
+    session's `execute` is typed as returning any Result)."""
+    return cast(CursorResult[Any], result).rowcount

@@ -84,7 +84,7 @@ class _Cursor(sqlite3.Cursor):
         except UnicodeDecodeError as exc:
             raise _damaged(exc) from exc
 
-    def executescript(self, *args: Any) -> _Cursor:
+    def executescript(self, *args: Any) -> sqlite3.Cursor:
         try:
             return super().executescript(*args)
         except UnicodeDecodeError as exc:
@@ -96,9 +96,9 @@ class _Cursor(sqlite3.Cursor):
         except UnicodeDecodeError as exc:
             raise _damaged(exc) from exc
 
-    def fetchmany(self, *args: Any) -> list[Any]:
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
         try:
-            return super().fetchmany(*args)
+            return super().fetchmany(size)
         except UnicodeDecodeError as exc:
             raise _damaged(exc) from exc
 

@@ -182,6 +182,8 @@ def _salvage(old_path: Path, new: sqlite3.Connection, report: RebuildReport) -> 
             and (not saved or n in saved)
         ]
         for name, sql in tables:
+            if sql is None:  # no saved statement and none readable: nothing to copy
+                continue
             try:
                 _copy_table(old, new, name, sql, report)
             except sqlite3.Error as exc:

@@ -481,7 +481,7 @@ class ThreadIndex:
 
 
 def _summary(row: sqlite3.Row | tuple) -> dict[str, Any]:
-    summary = dict(zip(SUMMARY_FIELDS, row, strict=True))
+    summary: dict[str, Any] = dict(zip(SUMMARY_FIELDS, row, strict=True))
     summary["is_private"] = bool(summary["is_private"])
     return summary
 

@@ -316,7 +316,7 @@ def _checked(
     if st is None and record is None:  # vanished since the folder was listed
         index.remove(tid)
         return None
-    if unreadable:  # could not be read at all
+    if unreadable and isinstance(record, str):  # could not be read at all
         report.unreadable.append((path, record[1:]))
         return None
     if isinstance(record, str):

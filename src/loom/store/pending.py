@@ -60,7 +60,12 @@ class _LockedJsonFile:
     damaged bytes are kept beside it and the repaired document is written back, so the
     problem is found, and reported through `take_notes`, once."""
 
-    def __init__(self, path: Path, salvage: Callable[[Any, bytes], Salvage], what: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        salvage: Callable[[Any, bytes], Salvage],
+        what: Callable[[dict[str, Any]], str],  # what was recovered, in words
+    ) -> None:
         self.path = path
         self._salvage = salvage
         self._what = what

@@ -62,12 +62,11 @@ def salvage_queue(parsed: Any, raw: bytes) -> Salvage:
         if thread_id not in seen:
             seen.add(thread_id)
             entries.append({"thread_id": thread_id, "operation": "Upsert", "seq": 0})
-    next_seq = parsed.get("next_seq") if isinstance(parsed, dict) else None
+    stored = parsed.get("next_seq") if isinstance(parsed, dict) else None
     top = max((e["seq"] for e in entries), default=0) + 1
-    if not _is_int(next_seq) or next_seq < top:
-        if next_seq is not None and not _is_int(next_seq):
-            problems.append(f"next_seq is {str(next_seq)[:30]!r}, not a number")
-        next_seq = top
+    if stored is not None and not _is_int(stored):
+        problems.append(f"next_seq is {str(stored)[:30]!r}, not a number")
+    next_seq: int = stored if isinstance(stored, int) and _is_int(stored) and stored >= top else top
     for entry in entries:
         if entry["seq"] <= 0:
             entry["seq"] = next_seq

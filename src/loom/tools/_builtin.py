@@ -21,10 +21,10 @@ class BuiltinTool:
     `ctx.project_root`, which the session sets to the same folder.
     """
 
-    name: ClassVar[str]
-    description: ClassVar[str]
-    parameters: ClassVar[dict[str, Any]]
-    risk: ClassVar[Risk]
+    name: str
+    description: str  # set on the class; a tool may word it per instance (shell)
+    parameters: dict[str, Any]
+    risk: Risk  # subclasses annotate theirs (`risk: Risk = "read"`) to keep the literal
     subject_kind: ClassVar[SubjectKind] = "exact"
     kind: ClassVar[ToolKind] = "other"  # how faces show it (ACP's kinds); see present()
 

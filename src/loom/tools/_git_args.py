@@ -216,10 +216,12 @@ def check_arguments(sub: str, rest: list[str], root: Path) -> None:
             )
         spec = _STASH[action]
         body = rest[1:] if rest and rest[0] == action else rest
+        label = f"stash {action}"
     else:
         spec = SPECS[sub]
         body = rest
-    positional, pathspecs = _split_options(sub if sub != "stash" else f"stash {action}", spec, body)
+        label = sub
+    positional, pathspecs = _split_options(label, spec, body)
     if sub == "branch" and positional:
         listing = {"--list", "-l", "--contains", "--merged", "--no-merged", "--points-at"}
         if not any(a.split("=")[0] in listing for a in body):

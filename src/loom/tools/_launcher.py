@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 
 class CommandLauncher(Protocol):
@@ -24,6 +24,10 @@ class CommandLauncher(Protocol):
 
 def _nothing_after() -> list[str]:
     return []
+
+
+# what a sandbox's `launch(argv, cwd)` gives: argv, descriptors, what to call after
+SandboxLaunch = tuple[list[str], tuple[int, ...], Callable[[], list[str]]]
 
 
 @dataclass
@@ -41,7 +45,7 @@ def start_launch(argv: Sequence[str], cwd: Path, launcher: CommandLauncher | Non
     argv, descriptors, what to call after), else its `wrap`."""
     launch = getattr(launcher, "launch", None)
     if callable(launch):
-        wrapped, fds, finish = launch(argv, cwd)
+        wrapped, fds, finish = cast(SandboxLaunch, launch(argv, cwd))
         return Launch(wrapped, fds, finish)
     wrapped, fds = launch_argv(argv, cwd, launcher)
     return Launch(wrapped, fds)
@@ -61,7 +65,8 @@ def launch_argv(
 def sandbox_status(launcher: CommandLauncher | None) -> tuple[bool, str]:
     status = getattr(launcher, "status", None)
     if callable(status):
-        return status()
+        sandboxed, text = cast(tuple[bool, str], status())
+        return sandboxed, text
     return False, "runs without a sandbox"
 
 
@@ -80,11 +85,13 @@ def network_launcher(launcher: CommandLauncher | None, wanted: bool) -> CommandL
     """The launcher for a command that asked for the network (approved by a person):
     the same sandbox with the network on, for that command alone."""
     with_network = getattr(launcher, "with_network", None)
-    return with_network() if wanted and callable(with_network) else launcher
+    if wanted and callable(with_network):
+        return cast(CommandLauncher, with_network())
+    return launcher
 
 
 def explain_sandbox_refusal(
     launcher: CommandLauncher | None, output: str, failed: bool
 ) -> str | None:
     explain = getattr(launcher, "explain", None)
-    return explain(output, failed) if callable(explain) else None
+    return cast("str | None", explain(output, failed)) if callable(explain) else None

@@ -80,10 +80,19 @@ def editor_files(ctx: ToolContext) -> EditorFiles | None:
 
 @runtime_checkable
 class Tool(Protocol):
-    name: str
-    description: str
-    parameters: dict[str, Any]  # JSON schema (type: object)
-    risk: Risk
+    """Read-only members: a class attribute, an instance attribute or a property will do."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...  # JSON schema (type: object)
+
+    @property
+    def risk(self) -> Risk: ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

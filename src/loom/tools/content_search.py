@@ -21,7 +21,7 @@ from typing import Any
 from loom._beneath import Folders
 from loom.tools._builtin import resolve, schema
 from loom.tools._search_py import FileHits, python_search, read_beneath
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.listing import _WalkingTool
 from loom.tools.presentation import one_line
 
@@ -74,7 +74,7 @@ class ContentSearch(_WalkingTool):
         },
         required=("pattern",),
     )
-    risk = "read"
+    risk: Risk = "read"
     subject_kind = "path"
     kind = "search"
 

@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 from loom.core.images import MAX_IMAGE_BYTES, media_type_of
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import open_confined
-from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult, editor_files
 
 DEFAULT_LIMIT = 2000
 IMAGE_KEY = "image"  # ToolResult.metadata: (path, bytes) of an image file read
@@ -70,7 +70,7 @@ class FileRead(BuiltinTool):
         },
         required=("path",),
     )
-    risk = "read"
+    risk: Risk = "read"
     subject_kind = "path"
     kind = "read"
 

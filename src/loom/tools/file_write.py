@@ -12,7 +12,7 @@ from typing import Any
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import lexical_path, open_confined, replace_confined
 from loom.tools._protected import protected_reason
-from loom.tools.base import ToolContext, ToolError, ToolResult, editor_files
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult, editor_files
 from loom.tools.file_read import binary_kind, numbered
 from loom.tools.presentation import EditPreview, ToolPresentation
 
@@ -71,7 +71,7 @@ class FileWrite(BuiltinTool):
         },
         required=("path", "content"),
     )
-    risk = "write"
+    risk: Risk = "write"
     subject_kind = "path"
     kind = "edit"
 
@@ -117,7 +117,7 @@ class FileEdit(BuiltinTool):
         },
         required=("path", "old_string", "new_string"),
     )
-    risk = "write"
+    risk: Risk = "write"
     subject_kind = "path"
     kind = "edit"
 

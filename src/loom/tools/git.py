@@ -69,7 +69,7 @@ class Git(BuiltinTool):
         },
         required=("subcommand",),
     )
-    risk = "write"
+    risk: Risk = "write"
     subject_kind = "exact"
     kind = "execute"
 

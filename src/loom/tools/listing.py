@@ -11,7 +11,7 @@ import pathspec
 
 from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._ignore import IgnoreWalker
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.presentation import one_line
 
 MAX_RESULTS = 200
@@ -53,7 +53,7 @@ class FileSearch(_WalkingTool):
         },
         required=("pattern",),
     )
-    risk = "read"
+    risk: Risk = "read"
     subject_kind = "path"
     kind = "search"
 
@@ -115,7 +115,7 @@ class DirectoryList(_WalkingTool):
             "depth": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2},
         },
     )
-    risk = "read"
+    risk: Risk = "read"
     subject_kind = "path"
     kind = "search"
 

@@ -19,7 +19,7 @@ from loom.tools._launcher import (
     sandbox_status,
 )
 from loom.tools._process import run_process
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S
@@ -46,7 +46,7 @@ def describe_exit(code: int | None, timed_out: bool, timeout: float) -> str:
 
 class Shell(BuiltinTool):
     name = "shell"
-    risk = "execute"
+    risk: Risk = "execute"
     subject_kind = "command"
     kind = "execute"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from loom.core.todos import MAX_TODOS, STATUSES, TodoError, checklist, parse_todos, progress
 from loom.tools._builtin import BuiltinTool, schema
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 
 TODOS_KEY = "todos"  # ToolResult.metadata key: the new list, as dicts
 
@@ -42,7 +42,7 @@ class TodoWrite(BuiltinTool):
         },
         required=("todos",),
     )
-    risk = "read"  # only the session's own list changes
+    risk: Risk = "read"  # only the session's own list changes
     parallel_safe = False  # two lists in one answer must land in the order they were sent
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

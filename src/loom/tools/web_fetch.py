@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._netguard import HostAllowList, Refused, Resolver, Target, check_url
 from loom.tools._netguard import system_resolver as _system_resolver
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = 20.0
@@ -63,7 +63,7 @@ class WebFetch(BuiltinTool):
         },
         required=("url",),
     )
-    risk = "execute"  # it reaches the network: asks like a network tool
+    risk: Risk = "execute"  # it reaches the network: asks like a network tool
     subject_kind = "exact"
     kind = "fetch"
 

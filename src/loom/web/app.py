@@ -6,6 +6,7 @@ schema to publish); the guard wraps everything, static files and the stream incl
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ def create_app(ws: Any, guard: Guard) -> Any:
     state = WebState(ws=ws, guard=guard, version=_asset_version())
 
     @asynccontextmanager
-    async def lifespan(_: Starlette) -> Any:
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
         for session_id in list(state.hub.sessions):
             state.hub.remove(session_id)

@@ -72,25 +72,33 @@ async def new_session(request: Request) -> Response:
     return HTMLResponse(page("session.html", **context))
 
 
+async def _not_found_page(state: WebState, exc: LoomError) -> Response:
+    context = _new_context(
+        state, await _common(state, "new", None), title="Not found",
+        notice={"level": "error", "text": str(exc)},
+    )  # fmt: skip
+    return HTMLResponse(page("session.html", **context), status_code=404)
+
+
 async def session_page(request: Request) -> Response:
     state = _state(request)
     ref = request.path_params["ref"]
+    thread = None
     if state.live(ref) is None:
         try:
             thread = await asyncio.to_thread(state.ws.threads.load, ref)
         except LoomError as exc:
-            context = _new_context(
-                state,
-                await _common(state, "new", None),
-                title="Not found",
-                notice={"level": "error", "text": str(exc)},
-            )
-            return HTMLResponse(page("session.html", **context), status_code=404)
+            return await _not_found_page(state, exc)
         ref = thread.id
     context = await _common(state, "read", ref)
     live = state.live(ref)  # looked up again: it may have started while we read
     if live is not None:
         return HTMLResponse(page("session.html", **_live_context(state, live, context)))
+    if thread is None:  # it was live a moment ago and has stopped since: read its file
+        try:
+            thread = await asyncio.to_thread(state.ws.threads.load, ref)
+        except LoomError as exc:
+            return await _not_found_page(state, exc)
     context.update(
         items=chat_items(thread.messages),
         model=f"{thread.provider}:{thread.model}",

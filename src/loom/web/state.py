@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from loom.web.cost import CostCache
 from loom.web.live import Hub, LiveSession
@@ -34,7 +34,7 @@ class WebState:
         """Model names for the selector (from the catalog; any other may be typed)."""
         if self._models is None:
             known = getattr(self.ws, "known_models", None)
-            self._models = known() if callable(known) else []
+            self._models = cast(list[str], known()) if callable(known) else []
         return self._models
 
     def live_list(self) -> list[LiveSession]:

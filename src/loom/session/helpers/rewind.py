@@ -75,7 +75,7 @@ def _replay(thread: Any) -> _History:
     history = _History()
     for record in records(thread):
         kind, turn, commit = record.get("kind"), record.get("turn_id"), record.get("commit")
-        if kind == "before_tool" and isinstance(commit, str):
+        if kind == "before_tool" and isinstance(commit, str) and isinstance(turn, str):
             if turn not in history.before:
                 history.before[turn] = commit
                 history.order.append(turn)

@@ -18,7 +18,7 @@ A failed step stops the plan (later steps usually depend on it); the summary say
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
@@ -34,6 +34,8 @@ from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
     from loom.session.runtime.ports import ArchitectPort
+
+StepStatus = Literal["started", "completed", "failed", "interrupted"]  # ArchitectStep
 
 FILE_TOOLS = frozenset(
     {"file_read", "file_write", "file_edit", "file_search", "content_search", "directory_list"}
@@ -173,7 +175,7 @@ async def _plan(session: ArchitectPort, text: str) -> Plan | None:
     )
 
 
-def _status(end: sm.EndTurn) -> tuple[str, str]:
+def _status(end: sm.EndTurn) -> tuple[StepStatus, str]:
     if end.interrupted:
         return "interrupted", "interrupted by the user"
     if end.error is not None:
@@ -182,9 +184,8 @@ def _status(end: sm.EndTurn) -> tuple[str, str]:
 
 
 def _user(text: str, **extra: Any) -> UserMessage:
-    return UserMessage(
-        content=text, mode="architect", id=new_message_id(), created_at=now_iso(), **extra
-    )
+    fields = {"mode": "architect", **extra}  # fields beyond the model's: kept as extras
+    return UserMessage(content=text, id=new_message_id(), created_at=now_iso(), **fields)
 
 
 def _mark_last(session: ArchitectPort, step: dict[str, Any] | None, **extra: Any) -> None:

@@ -172,7 +172,9 @@ class Session:
 
     def _keep_images(self, images: list[Any]) -> None:
         store = self.options.image_store
-        for ref in images if store is not None else ():
+        if store is None:
+            return
+        for ref in images:
             store.put(ref)
 
     async def _run_in_task(self, turn: Any) -> str:

@@ -137,6 +137,9 @@ async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.Agen
                 outcome = sm.ToolOutcome(f"After a PreToolUse hook changed it: {problem}", True)
                 return sm.ToolCompleted(call.id, outcome, time.time())
     tool = session.active_tools.get(call.tool_name)
+    if tool is None:  # looked up before; gone since (a sub-agent's narrowed set, a hook)
+        outcome = sm.ToolOutcome(f"unknown tool {call.tool_name!r}", is_error=True)
+        return sm.ToolCompleted(call.id, outcome, time.time())
     args = call.arguments_json
     denied = await gate.check(tool, call, verdict.decision if verdict is not None else None)
     if denied is not None:
