@@ -96,9 +96,9 @@ class _Cursor(sqlite3.Cursor):
         except UnicodeDecodeError as exc:
             raise _damaged(exc) from exc
 
-    def fetchmany(self, size: int | None = 1) -> list[Any]:
+    def fetchmany(self, size: int | None = None) -> list[Any]:
         try:
-            return super().fetchmany(size)
+            return super().fetchmany(self.arraysize if size is None else size)
         except UnicodeDecodeError as exc:
             raise _damaged(exc) from exc
 
