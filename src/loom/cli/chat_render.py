@@ -12,6 +12,24 @@ from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
 from loom.cli.stream_echo import OpenBlockEcho
+from loom.core.events import (
+    ArchitectPlan,
+    ArchitectStep,
+    ContextCompacted,
+    LlmRetry,
+    ModeChanged,
+    NewMessage,
+    Notice,
+    SessionError,
+    SubagentStatus,
+    SyncError,
+    TextDeltaEvent,
+    TodoList,
+    ToolComplete,
+    ToolExecuting,
+    ToolProgress,
+)
+from loom.core.messages import UserMessage
 from loom.session import ToolPresentation, edit_diff, present_call, read_text
 
 PREVIEW_CHARS = 160
@@ -143,7 +161,7 @@ class EventRenderer:
         if handler is not None:
             handler(event)
 
-    def _on_text_delta(self, event: Any) -> None:
+    def _on_text_delta(self, event: TextDeltaEvent) -> None:
         self._streamed = True
         if not self.markdown:
             self._write_raw(event.text)
@@ -195,10 +213,10 @@ class EventRenderer:
         if self._echo is not None and self._echo.active:
             self._echo.erase()  # only blank text was left open
 
-    def _on_new_message(self, event: Any) -> None:
+    def _on_new_message(self, event: NewMessage) -> None:
         message = event.message
-        if message.role == "user" and getattr(message, "images", None):
-            for image in message.images:  # what the model is shown besides the text
+        if isinstance(message, UserMessage):
+            for image in message.images or ():  # what the model is shown besides the text
                 self.line(f"  attached image: {image.describe()}", style="dim")
         if message.role != "assistant" or not self.show_messages:
             return
@@ -214,7 +232,7 @@ class EventRenderer:
         self.end_line()
         self._streamed = False
 
-    def _on_tool_executing(self, event: Any) -> None:
+    def _on_tool_executing(self, event: ToolExecuting) -> None:
         shown = present_call(self.tools, event.tool_name, event.arguments)
         described = describe_call(event.tool_name, event.arguments, shown)
         self._running[event.call_id] = described
@@ -230,11 +248,11 @@ class EventRenderer:
         if call_id:
             self._asked_with[call_id] = body
 
-    def _on_tool_progress(self, event: Any) -> None:
+    def _on_tool_progress(self, event: ToolProgress) -> None:
         if event.message and self.show_progress:
             self.line(f"  … {event.message}", style="dim")
 
-    def _on_tool_complete(self, event: Any) -> None:
+    def _on_tool_complete(self, event: ToolComplete) -> None:
         edited = self._before_edit.pop(event.call_id, None)
         asked_with = self._asked_with.pop(event.call_id, None)
         described = self._running.pop(event.call_id, "")
@@ -265,32 +283,32 @@ class EventRenderer:
                 f"  … {more} more lines of this diff (/diff shows the session's)", style="dim"
             )
 
-    def _on_llm_retry(self, event: Any) -> None:
+    def _on_llm_retry(self, event: LlmRetry) -> None:
         self.line(
             f"  retrying in {event.delay_seconds:.1f}s (attempt {event.attempt}): {event.error}",
             style="yellow",
         )
 
-    def _on_error(self, event: Any) -> None:
+    def _on_error(self, event: SessionError) -> None:
         self.last_error = event.message
         self.errors_shown.add(event.message)
         self.line(f"error ({event.origin}): {event.message}", style="bold red")
 
-    def _on_notice(self, event: Any) -> None:
+    def _on_notice(self, event: Notice) -> None:
         source = f"{event.source}: " if event.source else ""
         self.line(f"{source}{event.text}", style="yellow" if event.level == "warning" else "dim")
 
-    def _on_subagent_status(self, event: Any) -> None:
+    def _on_subagent_status(self, event: SubagentStatus) -> None:
         who = f"sub-agent {event.agent}" if event.agent else "sub-agent"
         what = f": {event.description}" if event.description else ""
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
         detail = f" ({event.detail})" if event.detail else ""
         self.line(f"  ↳ {who} {event.status}{what}  [{event.child_thread_id}]{detail}", style=style)
 
-    def _on_sync_error(self, event: Any) -> None:
+    def _on_sync_error(self, event: SyncError) -> None:
         self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")
 
-    def _on_architect_plan(self, event: Any) -> None:
+    def _on_architect_plan(self, event: ArchitectPlan) -> None:
         self.line(f"Plan: {event.summary}" if event.summary else "Plan:", style="bold magenta")
         for number, step in enumerate(event.steps, 1):
             where = f" {step.get('file')}" if step.get("file") else ""
@@ -298,7 +316,7 @@ class EventRenderer:
                 f"  {number}. [{step.get('action', '')}]{where}: {step.get('description', '')}"
             )
 
-    def _on_todo_list(self, event: Any) -> None:
+    def _on_todo_list(self, event: TodoList) -> None:
         """The agent's todo list (or an architect plan's steps) as a checklist."""
         todos = event.todos
         done = sum(item.status == "completed" for item in todos)
@@ -309,12 +327,12 @@ class EventRenderer:
             mark, style = _TODO_MARKS[item.status]
             self.line(Text.assemble(("  " + mark + " ", style), (item.content, style)))
 
-    def _on_architect_step(self, event: Any) -> None:
+    def _on_architect_step(self, event: ArchitectStep) -> None:
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
         where = f" {event.file}" if event.file else ""
         self.line(f"Step {event.index}/{event.total}{where}: {event.status}", style=style)
 
-    def _on_context_compacted(self, event: Any) -> None:
+    def _on_context_compacted(self, event: ContextCompacted) -> None:
         if event.fallback:
             self.line(f"context: {event.fallback}", style="yellow")
         else:
@@ -325,7 +343,7 @@ class EventRenderer:
                 style="dim",
             )
 
-    def _on_mode_changed(self, event: Any) -> None:
+    def _on_mode_changed(self, event: ModeChanged) -> None:
         self.line(f"mode: {event.mode}", style="magenta")
 
     def history(self, messages: list[Any]) -> None:

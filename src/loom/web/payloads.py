@@ -6,6 +6,28 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from loom.core.events import (
+    ArchitectPlan,
+    ArchitectStep,
+    ContextCompacted,
+    ConversationRewound,
+    FilesRestored,
+    LlmRetry,
+    ModeChanged,
+    NewMessage,
+    Notice,
+    PermissionRequest,
+    SessionError,
+    SessionStatus,
+    SubagentStatus,
+    SyncError,
+    TextDeltaEvent,
+    TodoList,
+    ToolComplete,
+    ToolExecuting,
+    ToolProgress,
+    TurnComplete,
+)
 from loom.web.cards import ChatItem, card_for, chat_items, disk_diff, fill_result, usage_totals
 from loom.web.views import fragment
 
@@ -29,11 +51,11 @@ def payload_for(live: LiveSession, event: Any) -> dict[str, Any] | None:
     return handler(live, event) if handler is not None else None
 
 
-def _delta(live: LiveSession, event: Any) -> dict[str, Any]:
+def _delta(live: LiveSession, event: TextDeltaEvent) -> dict[str, Any]:
     return {"type": "delta", "text": event.text}
 
 
-def _message(live: LiveSession, event: Any) -> dict[str, Any]:
+def _message(live: LiveSession, event: NewMessage) -> dict[str, Any]:
     message = event.message
     if message.role == "tool":
         card = tool_card(live, message.tool_call_id)
@@ -68,20 +90,20 @@ def tool_card(live: LiveSession, call_id: str) -> Any:
     return None
 
 
-def _status(live: LiveSession, event: Any) -> dict[str, Any]:
+def _status(live: LiveSession, event: SessionStatus) -> dict[str, Any]:
     label, kind = live.badge
     return {"type": "status", "status": event.status, "badge": label, "badge_kind": kind}
 
 
-def _tool_running(live: LiveSession, event: Any) -> dict[str, Any]:
+def _tool_running(live: LiveSession, event: ToolExecuting) -> dict[str, Any]:
     return {"type": "tool_running", "call_id": event.call_id, "tool": event.tool_name}
 
 
-def _tool_progress(live: LiveSession, event: Any) -> dict[str, Any]:
+def _tool_progress(live: LiveSession, event: ToolProgress) -> dict[str, Any]:
     return {"type": "tool_progress", "call_id": event.call_id, "message": event.message}
 
 
-def _tool_done(live: LiveSession, event: Any) -> dict[str, Any]:
+def _tool_done(live: LiveSession, event: ToolComplete) -> dict[str, Any]:
     return {
         "type": "tool_done",
         "call_id": event.call_id,
@@ -91,7 +113,7 @@ def _tool_done(live: LiveSession, event: Any) -> dict[str, Any]:
     }
 
 
-def _permission(live: LiveSession, event: Any) -> dict[str, Any]:
+def _permission(live: LiveSession, event: PermissionRequest) -> dict[str, Any]:
     return {"type": "permission", "call_id": event.call_id, "html": permission_modal(live, event)}
 
 
@@ -114,11 +136,11 @@ def always_covers(live: LiveSession, event: Any) -> str:
         return ""
 
 
-def _mode(live: LiveSession, event: Any) -> dict[str, Any]:
+def _mode(live: LiveSession, event: ModeChanged) -> dict[str, Any]:
     return {"type": "mode", "mode": event.mode}
 
 
-def _retry(live: LiveSession, event: Any) -> dict[str, Any]:
+def _retry(live: LiveSession, event: LlmRetry) -> dict[str, Any]:
     text = (
         f"The model call failed ({event.error}); retry {event.attempt} in "
         f"{event.delay_seconds:.1f} s."
@@ -126,15 +148,15 @@ def _retry(live: LiveSession, event: Any) -> dict[str, Any]:
     return _notice("warn", text)
 
 
-def _error(live: LiveSession, event: Any) -> dict[str, Any]:
+def _error(live: LiveSession, event: SessionError) -> dict[str, Any]:
     return _notice("error", f"{event.origin} error: {event.message}")
 
 
-def _sync_error(live: LiveSession, event: Any) -> dict[str, Any]:
+def _sync_error(live: LiveSession, event: SyncError) -> dict[str, Any]:
     return _notice("warn", f"Sync: {event.message}")
 
 
-def _compacted(live: LiveSession, event: Any) -> dict[str, Any]:
+def _compacted(live: LiveSession, event: ContextCompacted) -> dict[str, Any]:
     if event.fallback:
         return _notice("warn", f"Context: {event.fallback}")
     return _notice(
@@ -144,23 +166,23 @@ def _compacted(live: LiveSession, event: Any) -> dict[str, Any]:
     )
 
 
-def _restored(live: LiveSession, event: Any) -> dict[str, Any]:
+def _restored(live: LiveSession, event: FilesRestored) -> dict[str, Any]:
     files = ", ".join(event.paths[:10]) + (" …" if len(event.paths) > 10 else "")
     return _notice("info", f"{event.action.capitalize()}: restored {files or 'no files'}")
 
 
-def _rewound(live: LiveSession, event: Any) -> dict[str, Any]:
+def _rewound(live: LiveSession, event: ConversationRewound) -> dict[str, Any]:
     return _notice(
         "info", f"Rewound: {event.hidden_messages} message(s) set aside (the thread keeps them)"
     )
 
 
-def _hook_notice(live: LiveSession, event: Any) -> dict[str, Any]:
+def _hook_notice(live: LiveSession, event: Notice) -> dict[str, Any]:
     source = f"{event.source}: " if event.source else ""
     return _notice("warn" if event.level == "warning" else "info", f"{source}{event.text}")
 
 
-def _subagent(live: LiveSession, event: Any) -> dict[str, Any]:
+def _subagent(live: LiveSession, event: SubagentStatus) -> dict[str, Any]:
     return {
         "type": "subagent",
         "call_id": event.call_id,
@@ -177,7 +199,7 @@ def _notice(level: str, text: str) -> dict[str, Any]:
     return {"type": "notice", "level": level, "text": text}
 
 
-def _plan(live: LiveSession, event: Any) -> dict[str, Any]:
+def _plan(live: LiveSession, event: ArchitectPlan | ArchitectStep | TodoList) -> dict[str, Any]:
     payload: dict[str, Any] = {"type": "plan", "html": fragment("plan_panel", live.plan)}
     if event.type == "architect_plan":  # the planning answer (JSON) becomes the plan
         item = ChatItem("plan", plan={"summary": event.summary, "steps": event.steps})
@@ -185,7 +207,7 @@ def _plan(live: LiveSession, event: Any) -> dict[str, Any]:
     return payload
 
 
-def _turn_done(live: LiveSession, event: Any) -> dict[str, Any]:
+def _turn_done(live: LiveSession, event: TurnComplete) -> dict[str, Any]:
     return {"type": "turn_done", "usage": usage_totals(live.session.thread.messages)}
 
 
