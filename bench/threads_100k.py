@@ -127,7 +127,7 @@ def lists(src: Path, home: Path, runs: int) -> None:
         bare.append(wall)
         bare_cpu.append(cpu)
         run([PYTHON, "-c", SAVE_ONE, str(i)], env)
-        wall, cpu, err = run(listing, env)
+        wall, cpu, _ = run(listing, env)
         after.append(wall)
         after_cpu.append(cpu)
 
