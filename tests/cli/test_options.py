@@ -4,6 +4,8 @@ that list a command's real options; `--help` that reads well at 80 columns (issu
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,18 @@ def test_help_has_no_type_tags_and_whole_names_at_80_columns(project: Path, comm
         assert "--include-partial-messages" in done.stdout
     if command in ("resume", "web"):
         assert "--model" in done.stdout
+
+
+def test_a_run_loads_no_help_rendering(project: Path) -> None:
+    # in a fresh process: `loom run` prints no help, so typer's rich help module (and the
+    # help tables' adjustments, ~0.15 s of start-up) stay unloaded
+    code = (
+        "import sys; from loom.cli.app import run_app\n"
+        "try: run_app(['run', '-p', 'hi', '--model', 'nosuch:model'])\n"
+        "except SystemExit as exit: print(exit.code, 'typer.rich_utils' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["1", "False"]
+    assert "Unknown provider 'nosuch'" in done.stderr

@@ -131,15 +131,19 @@ STANDALONE_COMMANDS: dict[str, str] = {
 
 
 def run_app(args: list[str]) -> None:
-    from loom.cli.help_format import apply
+    from loom.cli import help_format
     from loom.session import LoomError
 
-    apply()  # --help without <bool>/<str> tags, names never cut
+    standalone = bool(args) and args[0] in STANDALONE_COMMANDS and "--help" not in args
+    if standalone:  # `loom run ...` prints no help: its tables' adjustments are not loaded
+        help_format.apply_to_errors()
+    else:
+        help_format.apply()  # --help without <bool>/<str> tags, names never cut
 
     try:
         if not args:  # plain `loom`: the root callback opens the REPL
             app(args=args, prog_name="loom")
-        elif args[0] in STANDALONE_COMMANDS and "--help" not in args:
+        elif standalone:
             _register([STANDALONE_COMMANDS[args[0]]])
             app(args=args, prog_name="loom")
         else:
