@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import sys
 
+READING_COMMANDS = frozenset({"list", "search", "show", "export"})
+"""Commands that work on a read-only data folder (the seed: history stays readable)."""
+
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
@@ -19,7 +22,10 @@ def main(argv: list[str] | None = None) -> None:
     if "--help" not in args and "-h" not in args:
         from loom.paths import folder_problem
 
-        problem = folder_problem()  # a read-only data folder, a path through a file
+        # a path through a file stops every command; a read-only folder only those that
+        # write (list, search, show and export read the thread files directly then)
+        reading = bool(args) and args[0] in READING_COMMANDS
+        problem = folder_problem(writing=not reading)
         if problem:
             _fail(problem)
     try:

@@ -117,10 +117,11 @@ def what_to_set(index: int) -> str:
     return f"set {_XDG_VARS[index]} (or LOOM_HOME) to a folder you can write"
 
 
-def folder_problem() -> str | None:
-    """One line about the first unusable folder among data, state and cache, or None."""
+def folder_problem(*, writing: bool = True) -> str | None:
+    """One line about the first unusable folder among data, state and cache, or None;
+    `writing=False`: a read-only folder is usable (a command that only reads)."""
     for index, folder in enumerate(roots()[:3]):
-        why = _why_unusable(folder)
+        why = _why_unusable(folder, writing)
         if why:
             return f"Loom's {_KINDS[index]} folder {folder} cannot be used ({why}); " + (
                 what_to_set(index)
@@ -128,7 +129,7 @@ def folder_problem() -> str | None:
     return None
 
 
-def _why_unusable(folder: str) -> str | None:
+def _why_unusable(folder: str, writing: bool) -> str | None:
     path = os.path.abspath(folder)
     while not os.path.lexists(path):  # the nearest part that exists
         parent = os.path.dirname(path)
@@ -137,7 +138,7 @@ def _why_unusable(folder: str) -> str | None:
         path = parent
     if not os.path.isdir(path):
         return f"{path} is a file, not a folder"
-    if not os.access(path, os.W_OK | os.X_OK):
+    if writing and not os.access(path, os.W_OK | os.X_OK):
         return "it is read-only" if path == os.path.abspath(folder) else f"{path} is read-only"
     return None
 

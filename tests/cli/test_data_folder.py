@@ -4,11 +4,14 @@ says so in one line naming the folder and what to set, never with a traceback.""
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer
-from tests.support.loom_cli import loom_in_process
+from tests.support.loom_cli import loom_in_process, provider_env
 
 COMMANDS = [[], ["list"], ["run", "-p", "hi"], ["config"], ["doctor"], ["web"], ["acp"],
             ["resume"], ["search", "x"], ["undo"]]  # fmt: skip
@@ -59,17 +62,30 @@ def test_a_broken_folder_inside_is_one_line_too(
     assert f"{loom_home}/data cannot be used" in line and "set LOOM_HOME" in line
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_a_read_only_home_is_one_line(server: FakeLlmServer, project: Path, tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    home.chmod(0o555)
-    try:
-        done = loom_in_process(["list"], project, server, LOOM_HOME=str(home))
-    finally:
-        home.chmod(0o755)
-    assert done.returncode == 1
-    assert f"{home} is read-only" in one_line(done.stderr)
+def test_a_read_only_home_is_one_line_for_a_command_that_writes(
+    server: FakeLlmServer, project: Path, loom_home: Path
+) -> None:
+    """A read-only mount (as root too, which writes through file modes) of the data
+    folder: `loom run` stops in one line; `loom list` reads on (test_threads_cli)."""
+    data = loom_home / "data"
+    data.mkdir(exist_ok=True)
+    loom = " ".join(shlex.quote(part) for part in [sys.executable, "-m", "loom"])
+    script = (
+        f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && "
+        f"{loom} run -p hi; echo exit=$?"
+    )
+    env = {**os.environ, **provider_env(server)}
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], cwd=project, env=env, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    if "exit=" not in done.stdout:
+        pytest.fail(f"no mount namespace here: {done.stderr}")
+    assert "exit=1" in done.stdout
+    assert one_line(done.stderr) == (
+        f"loom: error: Loom's data folder {data} cannot be used (it is read-only); "
+        "set LOOM_HOME to a folder you can write"
+    )
 
 
 def test_help_still_answers(project: Path, tmp_path: Path) -> None:
