@@ -60,3 +60,26 @@ def test_a_thread_left_running_fails_the_test() -> None:
 )
 def test_folder_of(nodeid: str, folder: str) -> None:
     assert folder_of(nodeid) == folder
+
+
+def test_test_modules_take_shared_helpers_only_from_support_and_fakes() -> None:
+    """A helper two test files share lives in tests/support (or tests/fakes): a test
+    module importing another test folder's module couples their order and fixtures."""
+    import ast
+
+    tests = Path(__file__).parent
+    wrong = []
+    for path in sorted(tests.rglob("*.py")):
+        if "node_modules" in path.parts or path.parts[len(tests.parts)] in ("support", "fakes"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "tests" and len(parts) > 1 and parts[1] not in ("support", "fakes"):
+                    wrong.append(f"{path.relative_to(tests)}:{node.lineno} imports {name}")
+    assert not wrong, "move the helper to tests/support:\n" + "\n".join(wrong)

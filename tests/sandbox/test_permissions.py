@@ -15,8 +15,8 @@ from loom.session.assembly.sandboxing import (
     needs_approval_for_shell,
 )
 from loom.session.assembly.toolset import default_registry
-from tests.session.helpers import make_manager
 from tests.support.sandbox import require_sandbox
+from tests.support.sessions import make_manager
 
 
 async def _permission_request(tmp_path: Path, sandbox: Sandbox, command: str):

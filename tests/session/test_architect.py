@@ -11,7 +11,7 @@ from loom.core.plan import PlanError, parse_plan
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import ANY_MODEL, EchoTool, WriteTool, make_manager
+from tests.support.sessions import ANY_MODEL, EchoTool, WriteTool, make_manager
 
 ARCHITECT = "anthropic:claude-opus-4-6"
 EDITOR = "anthropic:claude-haiku-4-5"
@@ -155,7 +155,7 @@ def test_parse_plan_accepts_common_shapes_and_explains_errors() -> None:
 
 async def test_interrupting_a_step_stops_the_plan_and_keeps_the_thread_consistent(tmp_path) -> None:
     from loom.core.state import INTERRUPTED_RESULT
-    from tests.session.helpers import HangTool
+    from tests.support.sessions import HangTool
 
     architect = ScriptedProvider([fenced(PLAN)])
     editor = ScriptedProvider([tool_turn("hang", {}, id="h1")])

@@ -10,7 +10,7 @@ from loom.llm.base import LlmError, LlmRequest
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
-from tests.session.helpers import ANY_MODEL, EchoTool, make_manager
+from tests.support.sessions import ANY_MODEL, EchoTool, make_manager
 
 EDITOR = "openai:gpt-5-mini"
 

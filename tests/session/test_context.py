@@ -7,7 +7,7 @@ from loom.llm.base import ToolSpec
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session.runtime.context import ContextWindow
 from loom.session.runtime.repo_map import fetch_repo_map, focus_of
-from tests.session.helpers import EchoTool, make_manager
+from tests.support.sessions import EchoTool, make_manager
 
 
 def turn(n: int, size: int = 200) -> list:

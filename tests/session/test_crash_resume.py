@@ -13,7 +13,7 @@ from loom.core.messages import AssistantMessage, ToolMessage
 from loom.core.state import INTERRUPTED_RESULT, unanswered_calls
 from loom.llm.scripted import ScriptedProvider
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import EchoTool, make_manager
+from tests.support.sessions import EchoTool, make_manager
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ CHILD = textwrap.dedent(
     import asyncio, sys
     sys.path.insert(0, {root!r})
     from loom.llm.scripted import ScriptedProvider, tool_turn
-    from tests.session.helpers import EchoTool, make_manager
+    from tests.support.sessions import EchoTool, make_manager
 
     class SlowEcho(EchoTool):
         async def run(self, args, ctx):

@@ -6,7 +6,7 @@ import subprocess
 
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import EchoTool, WriteTool, make_manager
+from tests.support.sessions import EchoTool, WriteTool, make_manager
 
 
 def git(cwd, *args: str) -> str:

@@ -10,8 +10,8 @@ from loom.core.messages import AssistantMessage, UserMessage
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session.runtime.image_loading import ImageLoader
 from loom.store.images import ImageStore
-from tests.session.helpers import ANY_MODEL, NoopTool, make_manager
 from tests.support.images import png
+from tests.support.sessions import ANY_MODEL, NoopTool, make_manager
 
 
 async def test_each_call_looks_for_images_only_in_new_messages(tmp_path: Path) -> None:

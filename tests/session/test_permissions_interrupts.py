@@ -12,7 +12,7 @@ from loom.core.thread import AgentStateKind
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session import NoPendingPermission
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import HangTool, WriteTool, make_manager
+from tests.support.sessions import HangTool, WriteTool, make_manager
 
 
 async def next_event(events, kind: str, timeout: float = 5.0):

@@ -7,7 +7,7 @@ import asyncio
 
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session.assembly.toolset import default_registry
-from tests.session.helpers import make_manager
+from tests.support.sessions import make_manager
 
 
 async def test_read_edit_run_with_built_in_tools(tmp_path) -> None:

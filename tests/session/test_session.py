@@ -11,7 +11,7 @@ from loom.llm.retry import RetryPolicy
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call, tool_turn
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import ANY_MODEL, CrashTool, EchoTool, kinds, make_manager
+from tests.support.sessions import ANY_MODEL, CrashTool, EchoTool, kinds, make_manager
 
 
 async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:

@@ -20,7 +20,7 @@ from loom.llm.retry import RetryPolicy
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import CrashTool, EchoTool, make_manager
+from tests.support.sessions import CrashTool, EchoTool, make_manager
 
 MAX_RETRIES = 2
 

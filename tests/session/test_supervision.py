@@ -13,7 +13,7 @@ from loom.core.thread import AgentStateKind, AgentStateSnapshot, Thread
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import SessionNotFound, TurnError
 from loom.store.local import LocalThreadStore
-from tests.session.helpers import CrashTool, EchoTool, HangTool, make_manager
+from tests.support.sessions import CrashTool, EchoTool, HangTool, make_manager
 
 
 async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
@@ -200,7 +200,7 @@ async def test_manager_reads_config_keys(tmp_path) -> None:
 
 async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
     from loom.llm.scripted import ScriptedTurn, tool_call
-    from tests.session.helpers import NoopTool
+    from tests.support.sessions import NoopTool
 
     # The busy session would grind for a very long time; it is interrupted once the
     # quick one has answered, so the check does not depend on how loaded the machine is.

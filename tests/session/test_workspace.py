@@ -13,7 +13,7 @@ import pytest
 from loom.config import load_config
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import BadInput, NotFound, SessionSpec, SetupError, Workspace
-from tests.session.helpers import EchoTool
+from tests.support.sessions import EchoTool
 
 
 @pytest.fixture
