@@ -92,9 +92,7 @@ def test_checkpoint_store_ignores_a_planted_fsmonitor_in_its_own_config(
 
 
 @pytest.mark.parametrize("forged", ["--output=HOME/.bashrc", "HEAD~1", "abc^{tree}"])
-def test_checkpoint_ids_from_a_thread_are_checked(
-    repo: Path, tmp_path: Path, forged: str
-) -> None:
+def test_checkpoint_ids_from_a_thread_are_checked(repo: Path, tmp_path: Path, forged: str) -> None:
     store = CheckpointStore(repo, tmp_path / "store")
     snap = store.snapshot("first")
     forged = forged.replace("HOME", str(tmp_path / "home"))

@@ -112,7 +112,7 @@ def test_a_declined_project_is_not_asked_again_until_it_changes(tmp_path: Path) 
     assert config.trust.state == "declined" and not config.trust.needs_question
     assert config.permissions.auto_approve == []
     assert "chose not to trust" in (config.trust.notice() or "")
-    (project / ".loom.toml").write_text(HOSTILE + '[git]\nauto_commit = true\n')
+    (project / ".loom.toml").write_text(HOSTILE + "[git]\nauto_commit = true\n")
     assert load_config(project, environ={}).trust.state == "changed"
 
 
@@ -139,9 +139,7 @@ def test_powerful_keys_in_a_subfolder_file_wait_too(tmp_path: Path) -> None:
     (sub / ".loom.toml").write_text('[lsp.servers]\ngo = ["sh", "-c", "id"]\n')
     config = load_config(sub, environ={})
     assert "go" not in config.lsp.servers
-    assert [item.label for item in config.trust.items] == [
-        "lsp.servers.go (pkg/sub/.loom.toml)"
-    ]
+    assert [item.label for item in config.trust.items] == ["lsp.servers.go (pkg/sub/.loom.toml)"]
     config.trust.trust()
     assert load_config(sub, environ={}).lsp.servers["go"] == ["sh", "-c", "id"]
 

@@ -421,8 +421,11 @@ async def test_a_sub_agent_shows_inside_its_task_call_and_asks_through_the_edito
     assert (project / "notes.txt").read_text() == "one\ntwo\n"
     ((sid, asked, _options),) = client.permission_requests  # the child's edit, asked here
     assert sid == session_id and asked.kind == "edit"
-    task = [u for s, u in client.updates
-            if u.session_update in ("tool_call", "tool_call_update") and u.tool_call_id == "task1"]
+    task = [
+        u
+        for s, u in client.updates
+        if u.session_update in ("tool_call", "tool_call_update") and u.tool_call_id == "task1"
+    ]
     assert task[0].title == "general sub-agent: extend notes" and task[0].kind == "think"
     progress = [c.content.text for u in task if u.status == "in_progress" for c in u.content or []]
     assert any(text.startswith("sub-agent thread T-") for text in progress)

@@ -12,12 +12,15 @@ from tests.support.git import git, init_repo
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = init_repo(tmp_path / "proj", {
-        "app.py": "def main():\n    return 1\n",
-        "run.sh": "#!/bin/sh\necho hi\n",
-        "notes.txt": b"line one\r\nline two\r\n",  # CRLF kept as is
-        ".gitignore": "build/\n",
-    })
+    root = init_repo(
+        tmp_path / "proj",
+        {
+            "app.py": "def main():\n    return 1\n",
+            "run.sh": "#!/bin/sh\necho hi\n",
+            "notes.txt": b"line one\r\nline two\r\n",  # CRLF kept as is
+            ".gitignore": "build/\n",
+        },
+    )
     (root / "run.sh").chmod(0o755)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "init")

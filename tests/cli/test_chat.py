@@ -141,7 +141,7 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
     child.expect(PROMPT)
     child.sendline("third")  # a permanent model error ends the turn, not the REPL
     child.expect(r"error \(Llm\): .*bad key")
-    child.expect("send the message again")
+    child.expect(r"check the API key \(ANTHROPIC_API_KEY\)")  # no retry: it cannot help
     child.expect(PROMPT)
     child.sendline("/exit")
     child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out, \$\d")
@@ -161,7 +161,7 @@ def test_resume_shows_the_summary_then_continues(server: FakeLlmServer, project:
     child.expect(r"Resuming thread: \S*" + thread_id)
     child.expect("Messages: 2")
     child.expect(r"you: \S*remember 7")  # the conversation so far
-    child.expect(r"loom: \S*first")
+    child.expect(r"loom:\s*\S*\s*first")  # the answer rendered below its name
     child.expect(PROMPT)
     child.sendline("what was it?")
     child.expect("it was 7")

@@ -375,15 +375,17 @@ def test_resume_of_a_50_mb_thread_reaches_the_model_and_stays_interruptible(
     from tests.fakes.llm_server import FakeLlmServer, Turn
 
     thread_id = _fifty_megabyte_thread(tmp_path)
-    with FakeLlmServer() as server:
+    # every request answers: the thread is over the context budget, so a compaction
+    # summary (the provider's fast model) may be asked for before the turn's own call
+    with FakeLlmServer(default=Turn(text="resumed fine")) as server:
         env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
         command = [*LOOM, "--model", "openai:gpt-4o", "resume", thread_id, "-p", "and now?"]
-        server.add(Turn(text="resumed fine"))
         done = subprocess.run(
             command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
         )
         assert done.returncode == 0, done.stderr[-2000:]
-        assert "resumed fine" in done.stdout and len(server.requests) == 1
+        assert "resumed fine" in done.stdout
+        assert "and now?" in json.dumps(server.requests[-1].json["messages"])
         # SIGTERM mid-way (a CI job cancelled): it ends promptly and keeps the thread.
         server.add(Turn(text="never seen", delay=60))
         proc = subprocess.Popen(

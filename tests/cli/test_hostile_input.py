@@ -70,8 +70,12 @@ def test_sigterm_stops_a_run_busy_with_a_big_paste(server: FakeLlmServer, projec
     environ = {**os.environ, **provider_env(server)}
     process = subprocess.Popen(
         [sys.executable, "-m", "loom", "run", "-o", "json"],
-        cwd=project, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
+        cwd=project,
+        env=environ,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdin is not None

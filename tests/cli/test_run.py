@@ -37,27 +37,21 @@ def test_prompt_from_stdin_and_json_result(server: FakeLlmServer, project: Path)
     assert thread["conversation"]["messages"][0]["content"] == "do the thing"
 
 
-def test_model_flag_and_openai(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_model_flag_and_openai(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="from openai"))
     done = loom_in_process(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
 
 
-def test_root_model_option_applies_to_run(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_root_model_option_applies_to_run(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="ok"))
     done = loom_in_process(["--model", "openai:gpt-5", "run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert server.requests[0].json["model"] == "gpt-5"
 
 
-def test_project_config_picks_the_model(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_project_config_picks_the_model(server: FakeLlmServer, project: Path) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "openai:gpt-4.1"\n[typo]\nx = 1\n')
     server.add(Turn(text="ok"))
     done = loom_in_process(["run", "-p", "hi"], project, server)
@@ -66,9 +60,7 @@ def test_project_config_picks_the_model(
     assert "unknown config key 'typo'" in done.stderr
 
 
-def test_without_yes_a_write_is_refused_and_reported(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_without_yes_a_write_is_refused_and_reported(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "x.txt", "content": "x"})]))
     server.add(Turn(text="I could not write it."))
     done = loom_in_process(["run", "-p", "write x", "--output-format", "json"], project, server)
@@ -103,9 +95,7 @@ def test_a_headless_refusal_is_one_line_for_the_person_and_an_event(
     assert events[-1]["permission_denials"] == [entry]
 
 
-def test_auto_approve_from_config_allows_without_yes(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_auto_approve_from_config_allows_without_yes(server: FakeLlmServer, project: Path) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
     write = FakeToolCall("file_write", {"path": "x.txt", "content": "x"})
     server.add(Turn(tool_calls=[write]), Turn(text="refused"))
@@ -123,9 +113,7 @@ def test_auto_approve_from_config_allows_without_yes(
     assert (project / "x.txt").read_text() == "x" and "not trusted" not in done.stderr
 
 
-def test_dangerous_command_is_refused_even_with_yes(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_dangerous_command_is_refused_even_with_yes(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(tool_calls=[FakeToolCall("shell", {"command": "rm -rf /"})]))
     server.add(Turn(text="refused"))
     done = loom_in_process(["run", "-p", "wipe", "--yes"], project, server)
@@ -134,9 +122,7 @@ def test_dangerous_command_is_refused_even_with_yes(
 
 
 @pytest.mark.parametrize("limit", [1, 2])
-def test_max_turns(
-    server: FakeLlmServer, project: Path, limit: int
-) -> None:
+def test_max_turns(server: FakeLlmServer, project: Path, limit: int) -> None:
     for _ in range(4):
         server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="summary"))
@@ -151,13 +137,11 @@ def test_max_turns(
     assert result["num_turns"] == limit
 
 
-def test_resume_continues_the_thread(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_resume_continues_the_thread(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="first answer"))
-    first = json.loads(loom_in_process(
-        ["run", "-p", "first", "-o", "json"], project, server
-    ).stdout)
+    first = json.loads(
+        loom_in_process(["run", "-p", "first", "-o", "json"], project, server).stdout
+    )
     server.add(Turn(text="second answer"))
     prefix = first["thread_id"][:12]
     done = loom_in_process(
@@ -180,7 +164,6 @@ def test_resume_continues_the_thread(
     ],
 )
 def test_bad_input_is_one_clear_line(
-
     server: FakeLlmServer,
     project: Path,
     args: list[str],
@@ -194,9 +177,7 @@ def test_bad_input_is_one_clear_line(
     assert server.requests == []
 
 
-def test_bad_config_file_is_reported(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_bad_config_file_is_reported(server: FakeLlmServer, project: Path) -> None:
     (project / ".loom.toml").write_text("[shell]\ntimeout = 'soon'\n")
     done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 1
@@ -204,9 +185,7 @@ def test_bad_config_file_is_reported(
     assert "Traceback" not in done.stderr
 
 
-def test_unreachable_endpoint(
-    project: Path, server: FakeLlmServer
-) -> None:
+def test_unreachable_endpoint(project: Path, server: FakeLlmServer) -> None:
     done = loom_in_process(
         ["run", "-p", "hi", "-o", "json"],
         project,
@@ -221,9 +200,7 @@ def test_unreachable_endpoint(
     assert "loom resume" not in done.stderr
 
 
-def test_usage_errors_exit_2(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_usage_errors_exit_2(server: FakeLlmServer, project: Path) -> None:
     assert loom_in_process(["run", "-p", "hi", "-o", "xml"], project, server).returncode == 2
     assert loom_in_process(["run", "-p", "  "], project, server).returncode == 2
 
@@ -260,13 +237,11 @@ def test_sigint_ends_the_run_with_the_thread_saved(server: FakeLlmServer, projec
     assert thread["conversation"]["messages"][0]["content"] == "slow task"
 
 
-def test_resume_with_prompt_continues_headlessly(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_resume_with_prompt_continues_headlessly(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="noted"))
-    first = json.loads(loom_in_process(
-        ["run", "-p", "remember 7", "-o", "json"], project, server
-    ).stdout)
+    first = json.loads(
+        loom_in_process(["run", "-p", "remember 7", "-o", "json"], project, server).stdout
+    )
     server.add(Turn(text="it was 7"))
     done = loom_in_process(["resume", first["thread_id"], "-p", "what was it?"], project, server)
     assert done.returncode == 0, done.stderr
@@ -279,9 +254,7 @@ def test_resume_with_prompt_continues_headlessly(
     ]
 
 
-def test_verbose_shows_tool_activity_on_stderr(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_verbose_shows_tool_activity_on_stderr(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="Looking.", tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]))
     server.add(Turn(text="It says one."))
     done = loom_in_process(["run", "-p", "read notes", "--verbose"], project, server)
@@ -291,9 +264,7 @@ def test_verbose_shows_tool_activity_on_stderr(
     assert "Looking." not in done.stderr
 
 
-def test_garbage_from_the_provider_is_a_clear_error(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_garbage_from_the_provider_is_a_clear_error(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(garbage="<html>502 Bad Gateway</html>"))
     done = loom_in_process(
         ["run", "-p", "hi", "-o", "stream-json"], project, server, LOOM_MAX_RETRIES="0"
@@ -342,9 +313,7 @@ def test_a_reader_that_leaves_stops_the_run_quietly(server: FakeLlmServer, proje
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
 
 
-def test_bad_model_from_config_points_at_config(
-    server: FakeLlmServer, project: Path
-) -> None:
+def test_bad_model_from_config_points_at_config(server: FakeLlmServer, project: Path) -> None:
     (project / ".loom.toml").write_text('[model]\ndefault = "claude-sonnet"\n')
     done = loom_in_process(["run", "-p", "hi"], project, server)
     assert done.returncode == 1 and done.stderr.count("\n") == 1

@@ -50,7 +50,9 @@ def test_an_openai_user_plans_and_carries_out_with_openai_models(
     server.add(Turn(text="Created a.py."))
     done = loom_in_process(
         ["run", "--architect", "--model", "openai:gpt-4.1", "--yes", "-p", "add module a"],
-        project, server, ANTHROPIC_API_KEY="",
+        project,
+        server,
+        ANTHROPIC_API_KEY="",
     )
     assert done.returncode == 0, done.stderr
     assert [r.json["model"] for r in server.requests] == ["gpt-5", "gpt-5-mini", "gpt-5-mini"]
@@ -61,7 +63,10 @@ def test_a_configured_model_without_a_key_is_found_before_the_turn(
 ) -> None:
     done = loom_in_process(
         ["run", "--architect", "--model", "openai:gpt-4.1", "--yes", "-p", "add module a"],
-        project, server, ANTHROPIC_API_KEY="", LOOM_ARCHITECT_MODEL="anthropic:claude-opus-4-6",
+        project,
+        server,
+        ANTHROPIC_API_KEY="",
+        LOOM_ARCHITECT_MODEL="anthropic:claude-opus-4-6",
     )
     assert done.returncode != 0
     assert server.requests == []  # found before any model call

@@ -101,6 +101,7 @@ def test_symlinked_agents_md_leading_outside_is_refused(
     assert done.returncode == 0, done.stderr
     assert all("hunter2" not in json.dumps(r.json) for r in server.requests)
     assert "not read: AGENTS.md leads outside the project (a symlink)" in done.stderr
-    assert "[Loom: sub/CLAUDE.md leads outside the project (a symlink)" in (
-        tool_results(server.requests[1])[0]
+    assert (
+        "[Loom: sub/CLAUDE.md leads outside the project (a symlink)"
+        in (tool_results(server.requests[1])[0])
     )

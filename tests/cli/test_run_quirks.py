@@ -36,9 +36,11 @@ def test_arguments_with_trailing_garbage_or_encoded_twice(
     if model.startswith("anthropic"):  # its wire carries objects: only the second applies
         calls = [FakeToolCall("file_read", json.dumps(json.dumps({"path": "notes.txt"})))]
     else:
-        calls = [FakeToolCall("file_read", '{"path": "notes.txt"}}'),
-                 FakeToolCall("file_read", '{"path": "notes.txt"} trailing words'),
-                 FakeToolCall("file_read", json.dumps(json.dumps({"path": "notes.txt"})))]
+        calls = [
+            FakeToolCall("file_read", '{"path": "notes.txt"}}'),
+            FakeToolCall("file_read", '{"path": "notes.txt"} trailing words'),
+            FakeToolCall("file_read", json.dumps(json.dumps({"path": "notes.txt"}))),
+        ]
     _, results = run(cli, server, project, model, *calls)
     assert len(results) == len(calls)
     assert all("1\tone" in r for r in results), results
@@ -123,7 +125,7 @@ def test_tool_call_text_is_parsed_only_when_opted_in(
     assert json.loads(done.stdout)["result"] == block  # off: the text is just text
     (loom_home / "config").mkdir(exist_ok=True)
     (loom_home / "config" / "config.toml").write_text(
-        '[providers.openai-compatible]\ntext_tool_calls = true\n'
+        "[providers.openai-compatible]\ntext_tool_calls = true\n"
     )
     server.add(Turn(text=block))
     server.add(Turn(text="It says one."))

@@ -45,8 +45,11 @@ def test_a_refused_connection_fails_at_once_in_one_line_and_keeps_no_thread(
 
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     done = loom_in_process(
-        ["run", "-p", "hi", "-m", "openai:gpt-5"], project, None,
-        OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=url,
+        ["run", "-p", "hi", "-m", "openai:gpt-5"],
+        project,
+        None,
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL=url,
     )
     assert done.returncode == 1
     assert done.stderr.splitlines() == [

@@ -56,8 +56,9 @@ def test_skills_are_listed_up_front_and_loaded_by_the_skill_tool(
     loaded = tool_results(server.requests[1])[0]
     assert "Bump the version in pyproject.toml" in loaded and "checklist.md" in loaded
     assert "- push the tag" in tool_results(server.requests[2])[-1]
-    assert "there is no skill 'nope'; the skills are: release, triage, style" in (
-        tool_results(server.requests[3])[-1]
+    assert (
+        "there is no skill 'nope'; the skills are: release, triage, style"
+        in (tool_results(server.requests[3])[-1])
     )
 
 
@@ -76,8 +77,11 @@ def test_no_skills_no_skill_tool_and_the_task_tool_lists_the_agents(
     assert "- general:" in task and "- explore: A fast read-only explorer" in task
     assert "- reviewer: Reviews a diff for bugs (.loom/agents/reviewer.md)" in task
     schema = next(t for t in server.requests[0].json["tools"] if t["name"] == "task")
-    assert schema["input_schema"]["properties"]["agent"]["enum"] == ["general", "explore",
-                                                                     "reviewer"]
+    assert schema["input_schema"]["properties"]["agent"]["enum"] == [
+        "general",
+        "explore",
+        "reviewer",
+    ]
 
 
 def test_bad_agent_and_skill_files_are_skipped_with_a_clear_line(

@@ -190,7 +190,10 @@ def test_depth_limit_and_grandchildren(
     assert "  ↳ look into it" in rows[1] and "    ↳ look into it" in rows[2]
     as_json = json.loads(cli(["list", "--tree", "--json"], project, server).stdout)
     assert [(r["id"], r["depth"], r["parent_thread_id"]) for r in as_json] == [
-        (top_id, 0, None), (child_id, 1, top_id), (grandchild_id, 2, child_id)]
+        (top_id, 0, None),
+        (child_id, 1, top_id),
+        (grandchild_id, 2, child_id),
+    ]
     flat = cli(["list", "--json"], project, server).stdout
     assert {r["id"] for r in json.loads(flat)} == {top_id, child_id, grandchild_id}
 

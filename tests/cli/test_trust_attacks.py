@@ -83,9 +83,7 @@ def test_a_projects_language_server_runs_only_once_trusted(
     server: FakeLlmServer, project: Path
 ) -> None:
     marker = project / "LSP_RAN"
-    (project / ".loom.toml").write_text(
-        f'[lsp.servers]\npython = ["sh", "-c", "touch {marker}"]\n'
-    )
+    (project / ".loom.toml").write_text(f'[lsp.servers]\npython = ["sh", "-c", "touch {marker}"]\n')
     (project / "app.py").write_text("x = 1\n")
     diagnose = FakeToolCall("lsp_diagnostics", {"path": "app.py"})
     server.add(Turn(tool_calls=[diagnose]), Turn(text="checked"))
@@ -260,7 +258,7 @@ def test_loom_config_names_what_it_ignores(server: FakeLlmServer, project: Path)
 
 
 def test_loom_trust_show_revoke(server: FakeLlmServer, project: Path) -> None:
-    (project / ".loom.toml").write_text('[git]\nauto_commit = true\n')
+    (project / ".loom.toml").write_text("[git]\nauto_commit = true\n")
     shown = loom(["trust", "--show"], project, server)
     assert shown.returncode == 0 and "commits the agent's changes" in shown.stdout
     assert "State: not trusted" in shown.stdout

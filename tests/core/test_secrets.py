@@ -68,8 +68,16 @@ def test_redact_message_masks_content_and_tool_arguments_in_place() -> None:
     secrets = {"OPENAI_API_KEY": "sk-test-abcdef123"}
     message = AssistantMessage(
         content="the key is sk-test-abcdef123",
-        tool_calls=[ToolCall(id="1", tool_name="shell", arguments_json={
-            "command": "curl -H 'x: sk-test-abcdef123'", "n": [1, "sk-test-abcdef123"]})],
+        tool_calls=[
+            ToolCall(
+                id="1",
+                tool_name="shell",
+                arguments_json={
+                    "command": "curl -H 'x: sk-test-abcdef123'",
+                    "n": [1, "sk-test-abcdef123"],
+                },
+            )
+        ],
     )
     redact_message(message, secrets)
     assert message.content == "the key is [redacted:OPENAI_API_KEY]"

@@ -119,8 +119,10 @@ class _State:
                     if queue:
                         self.served += 1
                         return queue.pop(0)
-                    return Turn(status=400, error_message=(
-                        f"fake llm server: the script for {key!r} is exhausted"))
+                    return Turn(
+                        status=400,
+                        error_message=(f"fake llm server: the script for {key!r} is exhausted"),
+                    )
             if self.turns:
                 self.served += 1
                 return self.turns.pop(0)
@@ -183,8 +185,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_fake/requests":
             with self.state.lock:
                 data = [r.to_dict() for r in self.state.requests]
-            self._send(Rendered(200, {"content-type": "application/json"},
-                                [json.dumps(data).encode()]))
+            self._send(
+                Rendered(200, {"content-type": "application/json"}, [json.dumps(data).encode()])
+            )
         elif path == "/_fake/health":
             self._send(Rendered(200, {"content-type": "application/json"}, [b'{"ok": true}']))
         else:
@@ -205,28 +208,51 @@ class _Handler(BaseHTTPRequestHandler):
                 self.state.turns.extend(Turn.from_dict(t) for t in body or [])
             self._send(Rendered(200, {"content-type": "application/json"}, [b'{"ok": true}']))
             return
-        stream = (gemini_model is not None and "stream" in parts.path.rsplit(":", 1)[-1].lower()
-                  ) or (isinstance(body, dict) and bool(body.get("stream")))
-        self.state.record(RecordedRequest(
-            "POST", parts.path, query, {k.lower(): v for k, v in self.headers.items()},
-            body, arrived, fmt, stream))
+        stream = (
+            gemini_model is not None and "stream" in parts.path.rsplit(":", 1)[-1].lower()
+        ) or (isinstance(body, dict) and bool(body.get("stream")))
+        self.state.record(
+            RecordedRequest(
+                "POST",
+                parts.path,
+                query,
+                {k.lower(): v for k, v in self.headers.items()},
+                body,
+                arrived,
+                fmt,
+                stream,
+            )
+        )
         if fmt in ("unknown", "control"):
-            self._send(Rendered(404, {"content-type": "application/json"},
-                                [json.dumps({"error": f"no such path {parts.path}"}).encode()]))
+            self._send(
+                Rendered(
+                    404,
+                    {"content-type": "application/json"},
+                    [json.dumps({"error": f"no such path {parts.path}"}).encode()],
+                )
+            )
             return
         turn = self.state.next_turn(first_user_text(fmt, body))
         if turn is None:
-            exhausted = Turn(status=400, error_message=(
-                f"fake llm server: script exhausted after {self.state.served} turns"))
+            exhausted = Turn(
+                status=400,
+                error_message=(
+                    f"fake llm server: script exhausted after {self.state.served} turns"
+                ),
+            )
             self._send(render_error(fmt, exhausted))
             return
         if turn.delay:
             time.sleep(turn.delay)
-        self._send(self._render(turn, fmt, body, stream, gemini_model, len(raw)),
-                   pause=turn.chunk_delay if stream else 0.0, stall=turn.stall)
+        self._send(
+            self._render(turn, fmt, body, stream, gemini_model, len(raw)),
+            pause=turn.chunk_delay if stream else 0.0,
+            stall=turn.stall,
+        )
 
-    def _render(self, turn: Turn, fmt: str, body: Any, stream: bool,
-                gemini_model: str | None, size: int) -> Rendered:
+    def _render(
+        self, turn: Turn, fmt: str, body: Any, stream: bool, gemini_model: str | None, size: int
+    ) -> Rendered:
         if turn.status >= 400:
             return render_error(fmt, turn)
         if turn.garbage is not None:
@@ -263,12 +289,21 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeLlmServer:
     """The fake server; a context manager that runs it in a background thread."""
 
-    def __init__(self, turns: list[Turn] | None = None, *, default: Turn | None = None,
-                 port: int = 0, record_path: Path | None = None,
-                 by_first_message: dict[str, list[Turn]] | None = None) -> None:
-        self._state = _State(list(turns or []), default, record_path,
-                             by_first_message={k: list(v) for k, v in
-                                               (by_first_message or {}).items()})
+    def __init__(
+        self,
+        turns: list[Turn] | None = None,
+        *,
+        default: Turn | None = None,
+        port: int = 0,
+        record_path: Path | None = None,
+        by_first_message: dict[str, list[Turn]] | None = None,
+    ) -> None:
+        self._state = _State(
+            list(turns or []),
+            default,
+            record_path,
+            by_first_message={k: list(v) for k, v in (by_first_message or {}).items()},
+        )
         handler = type("Handler", (_Handler,), {"state": self._state})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._httpd.daemon_threads = True
@@ -310,8 +345,9 @@ class FakeLlmServer:
             self._state.by_first_message.setdefault(text, []).extend(turns)
 
     def start(self) -> FakeLlmServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": _POLL}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -340,21 +376,26 @@ def load_script(path: Path) -> tuple[list[Turn], Turn | None, dict[str, list[Tur
         data = {"turns": data}
     turns = [Turn.from_dict(turn) for turn in data.get("turns", [])]
     default = Turn.from_dict(data["default"]) if data.get("default") else None
-    by_first = {key: [Turn.from_dict(t) for t in queue]
-                for key, queue in (data.get("by_first_message") or {}).items()}
+    by_first = {
+        key: [Turn.from_dict(t) for t in queue]
+        for key, queue in (data.get("by_first_message") or {}).items()
+    }
     return turns, default, by_first
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fakes.llm_server",
-                                     description="Scripted fake LLM server on 127.0.0.1.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fakes.llm_server",
+        description="Scripted fake LLM server on 127.0.0.1.",
+    )
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--script", type=Path, help="JSON file of scripted turns")
     parser.add_argument("--record", type=Path, help="append each request as a JSON line")
     args = parser.parse_args(argv)
     turns, default, by_first = load_script(args.script) if args.script else ([], None, {})
-    server = FakeLlmServer(turns, default=default, port=args.port, record_path=args.record,
-                           by_first_message=by_first)
+    server = FakeLlmServer(
+        turns, default=default, port=args.port, record_path=args.record, by_first_message=by_first
+    )
     print(f"LISTENING {server.base_url}", flush=True)
     try:
         server.serve_forever()

@@ -62,7 +62,7 @@ class Turn:
             return []
         words = self.text.split(" ")
         size = max(1, len(words) // 3)
-        pieces = [" ".join(words[i:i + size]) for i in range(0, len(words), size)]
+        pieces = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
         return [piece + (" " if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces)]
 
     def full_text(self) -> str:
@@ -94,7 +94,7 @@ def split_in_three(text: str) -> list[str]:
     if len(text) < 3:
         return [text]
     third = len(text) // 3
-    return [text[:third], text[third:2 * third], text[2 * third:]]
+    return [text[:third], text[third : 2 * third], text[2 * third :]]
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
@@ -112,11 +112,22 @@ _SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"
 
 # -- errors ------------------------------------------------------------------------------
 
-_ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
-                          403: "permission_error", 404: "not_found_error",
-                          429: "rate_limit_error", 529: "overloaded_error"}
-_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                  404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+_GOOGLE_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    503: "UNAVAILABLE",
+}
 
 
 def render_error(fmt: str, turn: Turn) -> Rendered:
@@ -131,8 +142,13 @@ def render_error(fmt: str, turn: Turn) -> Rendered:
     elif fmt == "openai":
         body = {"error": {"message": message, "type": "fake_error", "code": str(status)}}
     else:
-        body = {"error": {"code": status, "message": message,
-                          "status": _GOOGLE_STATUS.get(status, "INTERNAL")}}
+        body = {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": _GOOGLE_STATUS.get(status, "INTERNAL"),
+            }
+        }
     return _json(status, body, headers)
 
 
@@ -158,47 +174,119 @@ def _anthropic_stop(turn: Turn) -> str:
 def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) -> Rendered:
     prompt, out = turn.usage(request_size)
     message_id = f"msg_{uuid.uuid4().hex[:20]}"
-    calls = [(call.id if call.id is not None else f"toolu_{uuid.uuid4().hex[:20]}", call)
-             for call in turn.tool_calls]  # an id of "" is sent as it is (a quirk to test)
+    calls = [
+        (call.id if call.id is not None else f"toolu_{uuid.uuid4().hex[:20]}", call)
+        for call in turn.tool_calls
+    ]  # an id of "" is sent as it is (a quirk to test)
     if not stream:
         content: list[dict[str, Any]] = []
         if turn.full_text():
             content.append({"type": "text", "text": turn.full_text()})
         for call_id, call in calls:
-            content.append({"type": "tool_use", "id": call_id, "name": call.name,
-                            "input": _arguments_object(call)})
-        return _json(200, {"id": message_id, "type": "message", "role": "assistant",
-                           "model": model, "content": content,
-                           "stop_reason": _anthropic_stop(turn), "stop_sequence": None,
-                           "usage": {"input_tokens": prompt, "output_tokens": out}})
-    events = [_sse({"type": "message_start", "message": {
-        "id": message_id, "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": prompt, "output_tokens": 1}}}, "message_start"),
-        _sse({"type": "ping"}, "ping")]
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": call_id,
+                    "name": call.name,
+                    "input": _arguments_object(call),
+                }
+            )
+        return _json(
+            200,
+            {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": content,
+                "stop_reason": _anthropic_stop(turn),
+                "stop_sequence": None,
+                "usage": {"input_tokens": prompt, "output_tokens": out},
+            },
+        )
+    events = [
+        _sse(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": prompt, "output_tokens": 1},
+                },
+            },
+            "message_start",
+        ),
+        _sse({"type": "ping"}, "ping"),
+    ]
     index = 0
     if turn.text_chunks():
-        events.append(_sse({"type": "content_block_start", "index": index,
-                            "content_block": {"type": "text", "text": ""}}, "content_block_start"))
+        events.append(
+            _sse(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                "content_block_start",
+            )
+        )
         for chunk in turn.text_chunks():
-            events.append(_sse({"type": "content_block_delta", "index": index,
-                                "delta": {"type": "text_delta", "text": chunk}},
-                               "content_block_delta"))
+            events.append(
+                _sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": chunk},
+                    },
+                    "content_block_delta",
+                )
+            )
         events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
     for call_id, call in calls:
-        events.append(_sse({"type": "content_block_start", "index": index, "content_block": {
-            "type": "tool_use", "id": call_id, "name": call.name, "input": {}}},
-            "content_block_start"))
+        events.append(
+            _sse(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": call_id,
+                        "name": call.name,
+                        "input": {},
+                    },
+                },
+                "content_block_start",
+            )
+        )
         for piece in split_in_three(call.arguments_text()):
-            events.append(_sse({"type": "content_block_delta", "index": index,
-                                "delta": {"type": "input_json_delta", "partial_json": piece}},
-                               "content_block_delta"))
+            events.append(
+                _sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    },
+                    "content_block_delta",
+                )
+            )
         events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
-    events.append(_sse({"type": "message_delta",
-                        "delta": {"stop_reason": _anthropic_stop(turn), "stop_sequence": None},
-                        "usage": {"output_tokens": out}}, "message_delta"))
+    events.append(
+        _sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": _anthropic_stop(turn), "stop_sequence": None},
+                "usage": {"output_tokens": out},
+            },
+            "message_delta",
+        )
+    )
     events.append(_sse({"type": "message_stop"}, "message_stop"))
     return Rendered(200, dict(_SSE_HEADERS), events)
 
@@ -210,41 +298,75 @@ def _openai_finish(turn: Turn) -> str:
     return turn.stop_reason or ("tool_calls" if turn.tool_calls else "stop")
 
 
-def render_openai(turn: Turn, model: str, stream: bool, request_size: int,
-                  include_usage: bool) -> Rendered:
+def render_openai(
+    turn: Turn, model: str, stream: bool, request_size: int, include_usage: bool
+) -> Rendered:
     prompt, out = turn.usage(request_size)
     usage = {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
     completion_id = f"chatcmpl-{uuid.uuid4().hex[:20]}"
-    calls = [(call.id if call.id is not None else f"call_{uuid.uuid4().hex[:20]}", call)
-             for call in turn.tool_calls]  # an id of "" is sent as it is (a quirk to test)
+    calls = [
+        (call.id if call.id is not None else f"call_{uuid.uuid4().hex[:20]}", call)
+        for call in turn.tool_calls
+    ]  # an id of "" is sent as it is (a quirk to test)
     base = {"id": completion_id, "created": 1_700_000_000, "model": model}
     if not stream:
         message: dict[str, Any] = {"role": "assistant", "content": turn.full_text() or None}
         if calls:
             message["tool_calls"] = [
-                {"id": call_id, "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments_text()}}
-                for call_id, call in calls]
-        return _json(200, {**base, "object": "chat.completion", "choices": [
-            {"index": 0, "message": message, "finish_reason": _openai_finish(turn)}],
-            "usage": usage})
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_text()},
+                }
+                for call_id, call in calls
+            ]
+        return _json(
+            200,
+            {
+                **base,
+                "object": "chat.completion",
+                "choices": [
+                    {"index": 0, "message": message, "finish_reason": _openai_finish(turn)}
+                ],
+                "usage": usage,
+            },
+        )
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse({**base, "object": "chat.completion.chunk", "choices": [
-            {"index": 0, "delta": delta, "finish_reason": finish}]})
+        return _sse(
+            {
+                **base,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+        )
 
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"content": text}) for text in turn.text_chunks()]
     for index, (call_id, call) in enumerate(calls):
-        events.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                             "function": {"name": call.name, "arguments": ""}}]}))
+        events.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         for piece in split_in_three(call.arguments_text()):
-            events.append(chunk({"tool_calls": [{"index": index,
-                                                 "function": {"arguments": piece}}]}))
+            events.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            )
     events.append(chunk({}, _openai_finish(turn)))
     if include_usage:
-        events.append(_sse({**base, "object": "chat.completion.chunk", "choices": [],
-                            "usage": usage}))
+        events.append(
+            _sse({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        )
     events.append(b"data: [DONE]\n\n")
     return Rendered(200, dict(_SSE_HEADERS), events)
 
@@ -254,8 +376,11 @@ def render_openai(turn: Turn, model: str, stream: bool, request_size: int,
 
 def render_google(turn: Turn, model: str, stream: bool, request_size: int) -> Rendered:
     prompt, out = turn.usage(request_size)
-    usage = {"promptTokenCount": prompt, "candidatesTokenCount": out,
-             "totalTokenCount": prompt + out}
+    usage = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": out,
+        "totalTokenCount": prompt + out,
+    }
     finish = turn.stop_reason or "STOP"
 
     def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
@@ -267,12 +392,17 @@ def render_google(turn: Turn, model: str, stream: bool, request_size: int) -> Re
             body["usageMetadata"] = usage
         return body
 
-    call_parts = [{"functionCall": {"name": call.name,
-                                    "args": _arguments_object(call),
-                                    **({"id": call.id} if call.id else {})},
-                   **({"thoughtSignature": call.thought_signature}
-                      if call.thought_signature else {})}
-                  for call in turn.tool_calls]
+    call_parts = [
+        {
+            "functionCall": {
+                "name": call.name,
+                "args": _arguments_object(call),
+                **({"id": call.id} if call.id else {}),
+            },
+            **({"thoughtSignature": call.thought_signature} if call.thought_signature else {}),
+        }
+        for call in turn.tool_calls
+    ]
     if not stream:
         parts = ([{"text": turn.full_text()}] if turn.full_text() else []) + call_parts
         return _json(200, response(parts, last=True))

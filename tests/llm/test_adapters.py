@@ -18,8 +18,11 @@ from loom.llm.base import (
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.providers import PROVIDERS, provider_for
 
-READ_SPEC = ToolSpec("file_read", "Read a file.", {
-    "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+READ_SPEC = ToolSpec(
+    "file_read",
+    "Read a file.",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
 
 
 def request(*messages: object, tools: tuple[ToolSpec, ...] = (READ_SPEC,)) -> LlmRequest:
@@ -42,31 +45,53 @@ async def test_streams_text_in_chunks_with_usage_and_stop_reason(
 
 @pytest.mark.parametrize("name", PROVIDERS)
 async def test_tool_calls_are_assembled_from_fragments(name: str, server: FakeLlmServer) -> None:
-    arguments = {"path": "src/app.py", "lines": [1, 2, 3], "note": "ünïcode \"quoted\""}
-    server.add(Turn(text="Let me look.", tool_calls=[
-        FakeToolCall("file_read", arguments, id="call_a"),
-        FakeToolCall("shell", {"command": "ls -la"}, id="call_b")]))
+    arguments = {"path": "src/app.py", "lines": [1, 2, 3], "note": 'ünïcode "quoted"'}
+    server.add(
+        Turn(
+            text="Let me look.",
+            tool_calls=[
+                FakeToolCall("file_read", arguments, id="call_a"),
+                FakeToolCall("shell", {"command": "ls -la"}, id="call_b"),
+            ],
+        )
+    )
     response = await collect(provider_for(name, server).stream(request()))
     assert response.content == "Let me look."
     assert [(c.id, c.tool_name, c.arguments_json) for c in response.tool_calls] == [
-        ("call_a", "file_read", arguments), ("call_b", "shell", {"command": "ls -la"})]
+        ("call_a", "file_read", arguments),
+        ("call_b", "shell", {"command": "ls -la"}),
+    ]
     assert response.stop_reason == "tool_use"
 
 
 @pytest.mark.parametrize("name", ["anthropic", "openai", "openai-compatible"])
 async def test_invalid_json_arguments_keep_the_raw_text(name: str, server: FakeLlmServer) -> None:
-    server.add(Turn(tool_calls=[FakeToolCall("file_read", '{"path": "a.py",', id="c1"),
-                                FakeToolCall("file_read", '["a.py"]', id="c2")]))
+    server.add(
+        Turn(
+            tool_calls=[
+                FakeToolCall("file_read", '{"path": "a.py",', id="c1"),
+                FakeToolCall("file_read", '["a.py"]', id="c2"),
+            ]
+        )
+    )
     response = await collect(provider_for(name, server).stream(request()))
     assert [invalid_arguments_text(c) for c in response.tool_calls] == [
-        '{"path": "a.py",', '["a.py"]']
+        '{"path": "a.py",',
+        '["a.py"]',
+    ]
     assert set(response.tool_calls[0].arguments_json) == {RAW_ARGUMENTS_KEY}
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
 async def test_gemini_calls_without_ids_get_unique_ids(name: str, server: FakeLlmServer) -> None:
-    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "a"}),
-                                FakeToolCall("file_read", {"path": "b"})]))
+    server.add(
+        Turn(
+            tool_calls=[
+                FakeToolCall("file_read", {"path": "a"}),
+                FakeToolCall("file_read", {"path": "b"}),
+            ]
+        )
+    )
     response = await collect(provider_for(name, server).stream(request()))
     ids = [call.id for call in response.tool_calls]
     assert len(set(ids)) == 2 and all(ids)
@@ -74,9 +99,13 @@ async def test_gemini_calls_without_ids_get_unique_ids(name: str, server: FakeLl
 
 HISTORY = (
     UserMessage(content="Fix the bug"),
-    AssistantMessage(content="Reading two files.", tool_calls=[
-        ToolCall(id="c1", tool_name="file_read", arguments_json={"path": "a.py"}),
-        ToolCall(id="c2", tool_name="file_read", arguments_json={"path": "b.py"})]),
+    AssistantMessage(
+        content="Reading two files.",
+        tool_calls=[
+            ToolCall(id="c1", tool_name="file_read", arguments_json={"path": "a.py"}),
+            ToolCall(id="c2", tool_name="file_read", arguments_json={"path": "b.py"}),
+        ],
+    ),
     ToolMessage(tool_call_id="c2", tool_name="file_read", content="B", is_error=True),
     ToolMessage(tool_call_id="c1", tool_name="file_read", content="A"),
     UserMessage(content="and hurry"),
@@ -101,7 +130,10 @@ async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) ->
     results = body["messages"][2]["content"]
     # results in call order, right after the calls, then the user's new text
     assert [(b["type"], b.get("tool_use_id")) for b in results] == [
-        ("tool_result", "c1"), ("tool_result", "c2"), ("text", None)]
+        ("tool_result", "c1"),
+        ("tool_result", "c2"),
+        ("text", None),
+    ]
     assert results[1]["is_error"] is True and "is_error" not in results[0]
 
 
@@ -112,7 +144,9 @@ async def test_openai_wire_pairs_results_with_calls(name: str, server: FakeLlmSe
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user"]
     assert [m["tool_call_id"] for m in messages[3:5]] == ["c1", "c2"]
     assert messages[2]["tool_calls"][0]["function"] == {
-        "name": "file_read", "arguments": '{"path": "a.py"}'}
+        "name": "file_read",
+        "arguments": '{"path": "a.py"}',
+    }
     assert body["tools"][0]["function"]["parameters"] == READ_SPEC.parameters
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     limit_field = "max_completion_tokens" if name == "openai" else "max_tokens"
@@ -139,9 +173,11 @@ async def test_gemini_wire_pairs_results_with_calls(server: FakeLlmServer) -> No
 @pytest.mark.parametrize("name", PROVIDERS)
 async def test_interrupted_call_gets_a_placeholder_result(name: str, server: FakeLlmServer) -> None:
     server.add(Turn(text="ok"))
-    history = (UserMessage(content="go"),
-               AssistantMessage(content="", tool_calls=[ToolCall(id="c9", tool_name="shell")]),
-               UserMessage(content="I pressed Ctrl-C, carry on"))
+    history = (
+        UserMessage(content="go"),
+        AssistantMessage(content="", tool_calls=[ToolCall(id="c9", tool_name="shell")]),
+        UserMessage(content="I pressed Ctrl-C, carry on"),
+    )
     await collect(provider_for(name, server).stream(request(*history)))
     text = str(server.requests[0].json)
     assert "interrupted" in text and "c9" in text
@@ -153,9 +189,14 @@ async def test_gemini_thought_signatures_survive_the_thread_and_go_back(
     from loom.core.messages import AssistantMessage as Assistant
 
     signature = "c2lnbmF0dXJlLWJ5dGVz"  # base64 of b"signature-bytes"
-    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "a"}, id="g1",
-                                             thought_signature=signature)]),
-               Turn(text="done"))
+    server.add(
+        Turn(
+            tool_calls=[
+                FakeToolCall("file_read", {"path": "a"}, id="g1", thought_signature=signature)
+            ]
+        ),
+        Turn(text="done"),
+    )
     provider = provider_for("google", server)
     response = await collect(provider.stream(request()))
     [call] = response.tool_calls
@@ -164,8 +205,11 @@ async def test_gemini_thought_signatures_survive_the_thread_and_go_back(
     restored = Assistant.model_validate(saved).tool_calls[0]
     assert saved["tool_calls"][0]["thought_signature"] == signature
     # ...and sent back with the history on the next request.
-    history = (UserMessage(content="go"), Assistant(tool_calls=[restored]),
-               ToolMessage(tool_call_id="g1", tool_name="file_read", content="A"))
+    history = (
+        UserMessage(content="go"),
+        Assistant(tool_calls=[restored]),
+        ToolMessage(tool_call_id="g1", tool_name="file_read", content="A"),
+    )
     await collect(provider.stream(request(*history)))
     part = server.requests[1].json["contents"][1]["parts"][0]
     assert part["thoughtSignature"] == signature

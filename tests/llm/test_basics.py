@@ -17,11 +17,11 @@ PROSE = (
     "to it, and it reads, searches, edits and runs code through tools, asking permission "
     "where it should. Every conversation is saved on this machine first."
 )
-CODE = '''def transition(state: State, event: Event) -> tuple[State, list[Action]]:
+CODE = """def transition(state: State, event: Event) -> tuple[State, list[Action]]:
     if isinstance(event, UserMessage):
         return replace(state, kind="CallingLlm"), [CallLlm(messages=state.messages)]
     raise ValueError(f"unexpected event {event!r} in {state.kind}")
-'''
+"""
 
 
 def test_token_estimates_are_in_the_usual_chars_per_token_range() -> None:
@@ -38,8 +38,11 @@ def test_token_estimates_are_in_the_usual_chars_per_token_range() -> None:
 def test_message_tokens_count_tool_calls_and_overhead() -> None:
     plain = estimate_message_tokens(UserMessage(content="read the file"))
     call = AssistantMessage(
-        content="", tool_calls=[ToolCall(id="c1", tool_name="file_read",
-                                         arguments_json={"path": "src/app/main.py"})])
+        content="",
+        tool_calls=[
+            ToolCall(id="c1", tool_name="file_read", arguments_json={"path": "src/app/main.py"})
+        ],
+    )
     result = ToolMessage(tool_call_id="c1", tool_name="file_read", content=CODE)
     assert plain > estimate_tokens("read the file")
     assert estimate_message_tokens(call) > 8
@@ -67,14 +70,22 @@ def test_catalog_matches_dated_and_prefixed_ids(
     expected = next(m for m in known_models() if m.model_id == expected_id)
     assert info.known
     assert (info.context_window, info.input_price_per_mtok) == (
-        expected.context_window, expected.input_price_per_mtok)
+        expected.context_window,
+        expected.input_price_per_mtok,
+    )
     assert (info.provider, info.model_id) == (provider, model)
 
 
 def test_catalog_covers_current_models_and_defaults_unknown_ones() -> None:
-    for provider, model in [("anthropic", "claude-opus-4-6"), ("anthropic", "claude-haiku-4-5"),
-                            ("openai", "gpt-5"), ("openai", "gpt-4.1"), ("openai", "o3"),
-                            ("google", "gemini-2.5-pro"), ("google", "gemini-2.5-flash")]:
+    for provider, model in [
+        ("anthropic", "claude-opus-4-6"),
+        ("anthropic", "claude-haiku-4-5"),
+        ("openai", "gpt-5"),
+        ("openai", "gpt-4.1"),
+        ("openai", "o3"),
+        ("google", "gemini-2.5-pro"),
+        ("google", "gemini-2.5-flash"),
+    ]:
         info = model_info(provider, model)
         assert info.known and info.context_window >= 128_000 and info.input_price_per_mtok > 0
     local = model_info("openai-compatible", "llama3.1:8b")
@@ -85,14 +96,29 @@ def test_catalog_covers_current_models_and_defaults_unknown_ones() -> None:
 
 def test_cost_prices_input_output_and_cache_separately() -> None:
     info = model_info("anthropic", "claude-sonnet-4-6")  # $3 in, $15 out, 0.1x / 1.25x cache
-    usage = Usage(input_tokens=1_000_000, output_tokens=100_000,
-                  cache_read_tokens=1_000_000, cache_write_tokens=1_000_000)
+    usage = Usage(
+        input_tokens=1_000_000,
+        output_tokens=100_000,
+        cache_read_tokens=1_000_000,
+        cache_write_tokens=1_000_000,
+    )
     assert cost_usd(info, usage) == pytest.approx(3.0 + 1.5 + 0.3 + 3.75)
 
 
-@pytest.mark.parametrize(("status", "transient"),
-                         [(400, False), (401, False), (403, False), (404, False), (408, True),
-                          (429, True), (500, True), (503, True), (529, True)])
+@pytest.mark.parametrize(
+    ("status", "transient"),
+    [
+        (400, False),
+        (401, False),
+        (403, False),
+        (404, False),
+        (408, True),
+        (429, True),
+        (500, True),
+        (503, True),
+        (529, True),
+    ],
+)
 def test_status_classification(status: int, transient: bool) -> None:
     assert status_is_transient(status) is transient
     assert is_transient(LlmError("x", transient=transient, status=status)) is transient
@@ -119,8 +145,9 @@ def test_backoff_grows_caps_jitters_and_honours_retry_after() -> None:
     nominal = [1, 2, 4, 8, 16, 30, 30]
     for got, cap in zip(delays, nominal, strict=True):
         assert 0.75 * cap <= got <= cap
-    assert policy.delay(1, LlmError("slow down", transient=True, status=429,
-                                    retry_after=7.0)) == 7.0
+    assert (
+        policy.delay(1, LlmError("slow down", transient=True, status=429, retry_after=7.0)) == 7.0
+    )
     assert policy.delay(1, LlmError("x", transient=True, retry_after=1e6)) == 120.0
     assert policy.should_retry(4, transient) and not policy.should_retry(5, transient)
     assert not policy.should_retry(1, LlmError("bad key", transient=False, status=401))

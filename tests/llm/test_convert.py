@@ -30,9 +30,15 @@ def test_results_follow_their_calls_in_call_order_and_strays_become_notes() -> N
     ]
     out = paired_history(history)
     kinds = [(type(m).__name__, getattr(m, "tool_call_id", None)) for m in out]
-    assert kinds == [("UserMessage", None), ("AssistantMessage", None),
-                     ("ToolMessage", "a"), ("ToolMessage", "b"), ("ToolMessage", "c"),
-                     ("UserMessage", None), ("UserMessage", None)]
+    assert kinds == [
+        ("UserMessage", None),
+        ("AssistantMessage", None),
+        ("ToolMessage", "a"),
+        ("ToolMessage", "b"),
+        ("ToolMessage", "c"),
+        ("UserMessage", None),
+        ("UserMessage", None),
+    ]
     assert "orphan output" in out[0].content
     assert [out[2].content, out[3].content, out[4].content] == ["A", MISSING_RESULT, "C"]
     assert out[3].is_error
@@ -40,8 +46,11 @@ def test_results_follow_their_calls_in_call_order_and_strays_become_notes() -> N
 
 
 def test_system_prompt_gathers_system_messages() -> None:
-    request = LlmRequest(model="m", system="base", messages=[
-        SystemMessage(content="extra"), UserMessage(content="hi")])
+    request = LlmRequest(
+        model="m",
+        system="base",
+        messages=[SystemMessage(content="extra"), UserMessage(content="hi")],
+    )
     assert system_prompt(request) == "base\n\nextra"
 
 

@@ -28,8 +28,9 @@ async def _fail(name: str, server: FakeLlmServer, turn: Turn) -> LlmError:
 async def test_rate_limit_is_transient_and_carries_retry_after(
     name: str, server: FakeLlmServer
 ) -> None:
-    error = await _fail(name, server, Turn(status=429, retry_after=7,
-                                           error_message="slow down please"))
+    error = await _fail(
+        name, server, Turn(status=429, retry_after=7, error_message="slow down please")
+    )
     assert error.transient and error.status == 429 and error.retry_after == 7.0
     assert "slow down please" in str(error) and "429" in str(error)
     assert RetryPolicy().delay(1, error) == 7.0
@@ -45,8 +46,9 @@ async def test_server_errors_are_transient(name: str, status: int, server: FakeL
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
-@pytest.mark.parametrize(("status", "hint"), [(401, "API key"), (404, "model id"),
-                                              (400, "400"), (403, "access")])
+@pytest.mark.parametrize(
+    ("status", "hint"), [(401, "API key"), (404, "model id"), (400, "400"), (403, "access")]
+)
 async def test_client_errors_are_permanent_with_a_hint(
     name: str, status: int, hint: str, server: FakeLlmServer
 ) -> None:
@@ -56,11 +58,15 @@ async def test_client_errors_are_permanent_with_a_hint(
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
-@pytest.mark.parametrize("turn", [
-    Turn(garbage="<html><body>502 Bad Gateway</body></html>"),
-    Turn(garbage="<html>login page</html>", content_type="text/html"),
-    Turn(garbage='{"unexpected": "shape"}', content_type="application/json"),
-], ids=["sse-garbage", "html-page", "wrong-json"])
+@pytest.mark.parametrize(
+    "turn",
+    [
+        Turn(garbage="<html><body>502 Bad Gateway</body></html>"),
+        Turn(garbage="<html>login page</html>", content_type="text/html"),
+        Turn(garbage='{"unexpected": "shape"}', content_type="application/json"),
+    ],
+    ids=["sse-garbage", "html-page", "wrong-json"],
+)
 async def test_garbage_body_is_a_clear_error(name: str, turn: Turn, server: FakeLlmServer) -> None:
     error = await _fail(name, server, turn)
     assert not error.transient
@@ -109,8 +115,11 @@ def test_an_unknown_host_fails_at_once() -> None:
 async def test_guard_stops_real_hosts_through_every_sdk(name: str) -> None:
     # Default endpoints: the real provider hosts. The guard fires in the transport,
     # before DNS or any connection, and the error is permanent (never retried).
-    provider = create_provider(name, api_key="k", base_url=(
-        "https://api.example.com/v1" if name == "openai-compatible" else None))
+    provider = create_provider(
+        name,
+        api_key="k",
+        base_url=("https://api.example.com/v1" if name == "openai-compatible" else None),
+    )
     with pytest.raises(ModelRequestBlocked) as caught:
         await collect(provider.stream(REQUEST))
     assert not caught.value.transient
@@ -120,14 +129,26 @@ async def test_guard_stops_real_hosts_through_every_sdk(name: str) -> None:
 ANTHROPIC_START = (
     'event: message_start\ndata: {"type": "message_start", "message": {"id": "m", '
     '"type": "message", "role": "assistant", "model": "x", "content": [], '
-    '"stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}\n\n')
+    '"stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}\n\n'
+)
 
 
-@pytest.mark.parametrize(("name", "body", "status"), [
-    ("anthropic", ANTHROPIC_START + 'event: error\ndata: {"type": "error", "error": '
-     '{"type": "overloaded_error", "message": "Overloaded"}}\n\n', 529),
-    ("openai", 'data: {"error": {"message": "upstream died", "type": "server_error"}}\n\n', 500),
-])
+@pytest.mark.parametrize(
+    ("name", "body", "status"),
+    [
+        (
+            "anthropic",
+            ANTHROPIC_START + 'event: error\ndata: {"type": "error", "error": '
+            '{"type": "overloaded_error", "message": "Overloaded"}}\n\n',
+            529,
+        ),
+        (
+            "openai",
+            'data: {"error": {"message": "upstream died", "type": "server_error"}}\n\n',
+            500,
+        ),
+    ],
+)
 async def test_error_events_inside_a_stream_are_transient(
     name: str, body: str, status: int, server: FakeLlmServer
 ) -> None:

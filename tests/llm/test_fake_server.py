@@ -23,14 +23,19 @@ def test_non_streaming_replies_parse_in_each_sdk(server: FakeLlmServer) -> None:
     from google.genai import types
 
     call = FakeToolCall("file_read", {"path": "a.py"}, id="c1")
-    server.add(Turn(text="hi", tool_calls=[call]), Turn(text="hi", tool_calls=[call]),
-               Turn(text="hi", tool_calls=[call]))
+    server.add(
+        Turn(text="hi", tool_calls=[call]),
+        Turn(text="hi", tool_calls=[call]),
+        Turn(text="hi", tool_calls=[call]),
+    )
     message = anthropic.Anthropic(api_key="k", base_url=server.base_url).messages.create(
-        model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}])
+        model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+    )
     assert message.content[1].input == {"path": "a.py"} and message.stop_reason == "tool_use"
     client = openai.OpenAI(api_key="k", base_url=server.openai_base_url)
     completion = client.chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "x"}])
+        model="m", messages=[{"role": "user", "content": "x"}]
+    )
     assert completion.choices[0].message.tool_calls[0].function.arguments == '{"path": "a.py"}'
     gemini = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=server.base_url))
     response = gemini.models.generate_content(model="m", contents="x")
@@ -54,15 +59,34 @@ def test_exhausted_script_is_a_clear_400_unless_a_default_is_set() -> None:
 
 def test_subprocess_mode_scripts_records_and_serves_control_endpoints(tmp_path: Path) -> None:
     script = tmp_path / "turns.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "first"},
-        {"tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}]},
-        {"error": {"status": 429, "message": "later", "retry_after": 2}},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"text": "first"},
+                    {"tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}]},
+                    {"error": {"status": 429, "message": "later", "retry_after": 2}},
+                ]
+            }
+        )
+    )
     record = tmp_path / "requests.jsonl"
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--script", str(script),
-         "--record", str(record)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.llm_server",
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--record",
+            str(record),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -80,8 +104,11 @@ def test_subprocess_mode_scripts_records_and_serves_control_endpoints(tmp_path: 
         assert fourth.json()["candidates"][0]["content"]["parts"][0]["text"] == "appended"
         recorded = httpx.get(f"{base}/_fake/requests").json()
         assert [r["path"] for r in recorded] == [
-            "/v1/chat/completions", "/v1/messages", "/v1/messages",
-            "/v1beta/models/g:generateContent"]
+            "/v1/chat/completions",
+            "/v1/messages",
+            "/v1/messages",
+            "/v1beta/models/g:generateContent",
+        ]
         lines = [json.loads(x) for x in record.read_text().splitlines()]
         assert [r["json"] for r in lines[:1]] == [body]
         assert len(lines) == 4

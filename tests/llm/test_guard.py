@@ -12,14 +12,16 @@ from loom.llm.guard import (
 )
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]",
-                                  "api.localhost"])
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]", "api.localhost"]
+)
 def test_loopback_hosts(host: str) -> None:
     assert is_loopback_host(host)
 
 
-@pytest.mark.parametrize("host", ["api.anthropic.com", "10.0.0.1", "0.0.0.0", "example.com",
-                                  "localhost.example.com"])
+@pytest.mark.parametrize(
+    "host", ["api.anthropic.com", "10.0.0.1", "0.0.0.0", "example.com", "localhost.example.com"]
+)
 def test_other_hosts_are_not_loopback(host: str) -> None:
     assert not is_loopback_host(host)
 

@@ -45,8 +45,11 @@ def test_unknown_provider_lists_known_ones() -> None:
 
 @pytest.mark.parametrize(
     ("provider", "variables"),
-    [("anthropic", "ANTHROPIC_API_KEY"), ("openai", "OPENAI_API_KEY"),
-     ("google", "GEMINI_API_KEY or GOOGLE_API_KEY")],
+    [
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("openai", "OPENAI_API_KEY"),
+        ("google", "GEMINI_API_KEY or GOOGLE_API_KEY"),
+    ],
 )
 def test_missing_api_key_names_the_variable(provider: str, variables: str) -> None:
     with pytest.raises(ModelConfigError) as caught:
@@ -79,17 +82,23 @@ async def test_keys_and_endpoints_come_from_the_environment(
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
         monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", fake.openai_base_url)
         replies = []
-        for model in ("anthropic:claude-haiku-4-5", "openai:gpt-4.1", "google:gemini-2.5-flash",
-                      "openai-compatible:llama3.1:8b"):
+        for model in (
+            "anthropic:claude-haiku-4-5",
+            "openai:gpt-4.1",
+            "google:gemini-2.5-flash",
+            "openai-compatible:llama3.1:8b",
+        ):
             provider, model_id = provider_for_model(model)
-            response = await collect(provider.stream(
-                LlmRequest(model=model_id, messages=request.messages)))
+            response = await collect(
+                provider.stream(LlmRequest(model=model_id, messages=request.messages))
+            )
             replies.append(response.content)
         assert replies == ["a", "b", "c", "d"]
         sent = fake.requests
         assert sent[0].json["model"] == "claude-haiku-4-5"
-        assert "sk-ant-env" in (sent[0].headers.get("x-api-key", "")
-                                + sent[0].headers.get("authorization", ""))
+        assert "sk-ant-env" in (
+            sent[0].headers.get("x-api-key", "") + sent[0].headers.get("authorization", "")
+        )
         assert sent[1].headers["authorization"] == "Bearer sk-openai-env"
         assert sent[2].headers.get("x-goog-api-key") == "g-env"
         assert sent[2].path.endswith("gemini-2.5-flash:streamGenerateContent")
@@ -106,9 +115,11 @@ def test_registry_import_does_not_load_sdks() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, loom.llm.registry, loom.llm.catalog, loom.llm.tokens, "
-            "loom.llm.retry, loom.llm.guard\n"
-            "heavy = [m for m in ('anthropic', 'openai', 'google.genai', 'httpx2') "
-            "if m in sys.modules]\n"
-            "assert not heavy, heavy")
+    code = (
+        "import sys, loom.llm.registry, loom.llm.catalog, loom.llm.tokens, "
+        "loom.llm.retry, loom.llm.guard\n"
+        "heavy = [m for m in ('anthropic', 'openai', 'google.genai', 'httpx2') "
+        "if m in sys.modules]\n"
+        "assert not heavy, heavy"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

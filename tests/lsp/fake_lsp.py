@@ -1,11 +1,11 @@
 """A tiny misbehaving language server for tests. Usage: fake_lsp.py MODE
 
-  silent        never answers anything
-  crash-later   answers initialize, then exits (code 3) on the first other request
-  crash-start   exits at once with a message on stderr
-  garbage       answers initialize with bytes that are not an LSP message
-  ok            answers initialize, hover ("fake hover") and shutdown; publishes one
-                diagnostic per opened document
+silent        never answers anything
+crash-later   answers initialize, then exits (code 3) on the first other request
+crash-start   exits at once with a message on stderr
+garbage       answers initialize with bytes that are not an LSP message
+ok            answers initialize, hover ("fake hover") and shutdown; publishes one
+              diagnostic per opened document
 """
 
 from __future__ import annotations
@@ -55,14 +55,33 @@ def main(mode: str) -> None:
             raise SystemExit(3)
         elif method == "textDocument/didOpen":
             uri = message["params"]["textDocument"]["uri"]
-            send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
-                "uri": uri, "diagnostics": [{
-                    "range": {"start": {"line": 0, "character": 0},
-                              "end": {"line": 0, "character": 1}},
-                    "severity": 2, "message": "fake warning"}]}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/publishDiagnostics",
+                    "params": {
+                        "uri": uri,
+                        "diagnostics": [
+                            {
+                                "range": {
+                                    "start": {"line": 0, "character": 0},
+                                    "end": {"line": 0, "character": 1},
+                                },
+                                "severity": 2,
+                                "message": "fake warning",
+                            }
+                        ],
+                    },
+                }
+            )
         elif method == "textDocument/hover":
-            send({"jsonrpc": "2.0", "id": request_id,
-                  "result": {"contents": {"kind": "plaintext", "value": "fake hover"}}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "result": {"contents": {"kind": "plaintext", "value": "fake hover"}},
+                }
+            )
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": request_id, "result": None})
         elif method == "exit":

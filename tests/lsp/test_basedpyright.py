@@ -18,17 +18,18 @@ from loom.tools.base import ToolContext
 SERVER = "basedpyright-langserver"
 pytestmark = pytest.mark.skipif(
     not (shutil.which(SERVER) or (Path(sys.executable).parent / SERVER).exists()),
-    reason="basedpyright is not installed (scripts/setup installs it)")
+    reason="basedpyright is not installed (scripts/setup installs it)",
+)
 
 LIB = '''def add(a: int, b: int) -> int:
     """Add two whole numbers."""
     return a + b
 '''
-MAIN = '''from lib import add
+MAIN = """from lib import add
 
 label: str = add(1, 2)
 print(add(3, 4))
-'''
+"""
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ async def test_diagnostics_definition_references_hover_across_files(project: Pat
         definition = await call("lsp_definition", path="main.py", line=4, symbol="add")
         assert definition == "lib.py:1:5  def add(a: int, b: int) -> int:"
 
-        references = (await call("lsp_references", path="lib.py", line=1, symbol="add"))
+        references = await call("lsp_references", path="lib.py", line=1, symbol="add")
         assert references.splitlines() == [
             "lib.py:1:5  def add(a: int, b: int) -> int:",
             "main.py:1:17  from lib import add",
@@ -68,8 +69,7 @@ async def test_diagnostics_definition_references_hover_across_files(project: Pat
 
         # Fix the file on disk: the next check sees the new text (didChange).
         (project / "main.py").write_text(MAIN.replace("label: str", "label: int"))
-        assert "no problems" in await call("lsp_diagnostics", path="main.py",
-                                           severity="error")
+        assert "no problems" in await call("lsp_diagnostics", path="main.py", severity="error")
         supervisor = supervisor_for(project)
         client = await supervisor.client_for(project / "main.py")
     finally:
@@ -96,13 +96,22 @@ def test_loom_diagnostics_command(project: Path) -> None:
     import subprocess
 
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    done = subprocess.run([sys.executable, "-m", "loom", "diagnostics", "main.py", "lib.py",
-                           "--severity", "error"], cwd=project, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "loom", "diagnostics", "main.py", "lib.py", "--severity", "error"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("main.py:3:14: error: Type \"int\" is not assignable")
+    assert lines[0].startswith('main.py:3:14: error: Type "int" is not assignable')
     assert lines[-1] == "lib.py: no problems at severity error or above"
-    missing = subprocess.run([sys.executable, "-m", "loom", "diagnostics", "nope.py"],
-                             cwd=project, capture_output=True, text=True, timeout=120)
+    missing = subprocess.run(
+        [sys.executable, "-m", "loom", "diagnostics", "nope.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert missing.returncode == 2 and "nope.py does not exist" in missing.stderr

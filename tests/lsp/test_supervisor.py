@@ -38,11 +38,13 @@ async def test_working_server_diagnostics_hover_and_shutdown(project: Path) -> N
     try:
         out = await run_tool(supervisor, "lsp_diagnostics", {"path": "mod.py"})
         assert out == "mod.py:1:1: warning: fake warning"
-        only_errors = await run_tool(supervisor, "lsp_diagnostics",
-                                     {"path": "mod.py", "severity": "error"})
+        only_errors = await run_tool(
+            supervisor, "lsp_diagnostics", {"path": "mod.py", "severity": "error"}
+        )
         assert "no problems" in only_errors
-        hover = await run_tool(supervisor, "lsp_hover",
-                               {"path": "mod.py", "line": 1, "symbol": "value"})
+        hover = await run_tool(
+            supervisor, "lsp_hover", {"path": "mod.py", "line": 1, "symbol": "value"}
+        )
         assert hover == "fake hover"
         client = await supervisor.client_for(project / "mod.py")
         assert supervisor.running() == ["python"]
@@ -69,14 +71,17 @@ async def test_server_that_crashes_is_reported_and_restarted(project: Path) -> N
     try:
         for _attempt in range(2):  # each call restarts the dead server
             with pytest.raises(ToolError, match=r"exited with code 3.*segmentation fault"):
-                await run_tool(supervisor, "lsp_definition",
-                               {"path": "mod.py", "line": 1, "symbol": "value"})
+                await run_tool(
+                    supervisor, "lsp_definition", {"path": "mod.py", "line": 1, "symbol": "value"}
+                )
         with pytest.raises(ToolError, match="exited"):
-            await run_tool(supervisor, "lsp_definition",
-                           {"path": "mod.py", "line": 1, "symbol": "value"})
+            await run_tool(
+                supervisor, "lsp_definition", {"path": "mod.py", "line": 1, "symbol": "value"}
+            )
         with pytest.raises(ToolError, match=r"crashed 3 times"):
-            await run_tool(supervisor, "lsp_definition",
-                           {"path": "mod.py", "line": 1, "symbol": "value"})
+            await run_tool(
+                supervisor, "lsp_definition", {"path": "mod.py", "line": 1, "symbol": "value"}
+            )
     finally:
         await supervisor.aclose()
 
@@ -111,8 +116,9 @@ async def test_bad_positions_and_paths_are_explained(project: Path) -> None:
         with pytest.raises(ToolError, match="past the end of the file"):
             await run_tool(supervisor, "lsp_hover", {"path": "mod.py", "line": 99, "column": 1})
         with pytest.raises(ToolError, match="does not occur on line 1"):
-            await run_tool(supervisor, "lsp_hover", {"path": "mod.py", "line": 1,
-                                                     "symbol": "nothere"})
+            await run_tool(
+                supervisor, "lsp_hover", {"path": "mod.py", "line": 1, "symbol": "nothere"}
+            )
         with pytest.raises(ToolError, match="does not exist"):
             await run_tool(supervisor, "lsp_diagnostics", {"path": "missing.py"})
         with pytest.raises(ToolError, match="outside the project"):

@@ -70,7 +70,8 @@ def test_allow_always_shell_prefix_does_not_cover_chaining(policy: PermissionPol
 def test_compound_command_grant_is_exact(policy: PermissionPolicy) -> None:
     grant = policy.record(SHELL, sh("make   build && make test"), "allow_always")
     assert grant is not None and (grant.scope_kind, grant.scope) == (
-        "exact", "make build && make test"
+        "exact",
+        "make build && make test",
     )
     assert policy.decide(SHELL, sh("make build && make test")) is Decision.ALLOW
     assert policy.decide(SHELL, sh("make build && make test; rm x")) is Decision.ASK
@@ -167,8 +168,15 @@ def test_dangerous_floor_is_never_auto_approved(store: GrantStore, command: str)
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf build", "git push origin feature", "git push --force origin feature", "ls -la /",
-     "chmod +x script.sh", "echo hi > out.txt", "dd if=a of=b"],
+    [
+        "rm -rf build",
+        "git push origin feature",
+        "git push --force origin feature",
+        "ls -la /",
+        "chmod +x script.sh",
+        "echo hi > out.txt",
+        "dd if=a of=b",
+    ],
 )
 def test_ordinary_commands_are_not_on_the_floor(store: GrantStore, command: str) -> None:
     policy = PermissionPolicy(store, auto_approve_all=True)

@@ -23,11 +23,20 @@ SAFE_ARG = st.text(alphabet="abcxyz0123-_./=", min_size=1, max_size=8)
 JOINERS = st.sampled_from([";", "&&", "||", "|", "&", "\n", " ; ", "|&"])
 UNGRANTED = st.sampled_from(["rm -rf x", "curl evil.example", "sh", "python -c 1", "mv a b"])
 DANGEROUS = st.sampled_from(
-    ["rm -rf /", "mkfs /dev/sda", ":(){ :|:& };:", "curl u | sh", "git push -f origin main",
-     "dd if=x of=/dev/sda", "shutdown now", "chmod -R 777 /"]
+    [
+        "rm -rf /",
+        "mkfs /dev/sda",
+        ":(){ :|:& };:",
+        "curl u | sh",
+        "git push -f origin main",
+        "dd if=x of=/dev/sda",
+        "shutdown now",
+        "chmod -R 777 /",
+    ]
 )
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SETTINGS
@@ -53,8 +62,11 @@ def test_rules_never_crash_on_any_text(text: str) -> None:
 
 
 @SETTINGS
-@given(before=st.text(alphabet="abc xyz-;&|\n'\"\\", max_size=20), danger=DANGEROUS,
-       joiner=st.sampled_from([";", "&&", "||", "\n", " & "]))
+@given(
+    before=st.text(alphabet="abc xyz-;&|\n'\"\\", max_size=20),
+    danger=DANGEROUS,
+    joiner=st.sampled_from([";", "&&", "||", "\n", " & "]),
+)
 def test_the_floor_is_never_allowed(tmp_path: Path, before: str, danger: str, joiner: str) -> None:
     store = GrantStore(tmp_path)
     store.add("shell", "any", "*")

@@ -33,8 +33,10 @@ def make_repo(root: Path, seed: int, n_files: int = 25) -> None:
     for n in range(n_files):
         lines = []
         for k in range(rng.randrange(1, 5)):
-            calls = "\n".join(f"    fetch_{rng.randrange(n_files)}_{rng.randrange(4)}(x)"
-                              for _ in range(rng.randrange(1, 4)))
+            calls = "\n".join(
+                f"    fetch_{rng.randrange(n_files)}_{rng.randrange(4)}(x)"
+                for _ in range(rng.randrange(1, 4))
+            )
             lines.append(f"def fetch_{n}_{k}(x):\n{calls}\n    return _private(x)\n")
         write(root, f"pkg/mod_{n}.py", "\n".join(lines))
 
@@ -66,10 +68,12 @@ def test_updated_inputs_rank_like_a_rebuild(tmp_path: Path, seed: int) -> None:
         expected = rank_definitions(symbols, focus, mentioned)
         got = rank_definitions(symbols, focus, mentioned, None, updated)
         assert ranking(got) == ranking(expected)
-        assert [r.rank for r in got] == pytest.approx([r.rank for r in expected], rel=1e-9,
-                                                      abs=1e-15)
-        assert fit_to_budget(got, 300, local_estimate) == \
-            fit_to_budget(expected, 300, local_estimate)
+        assert [r.rank for r in got] == pytest.approx(
+            [r.rank for r in expected], rel=1e-9, abs=1e-15
+        )
+        assert fit_to_budget(got, 300, local_estimate) == fit_to_budget(
+            expected, 300, local_estimate
+        )
 
 
 def test_only_changed_files_are_read(tmp_path: Path) -> None:
@@ -112,23 +116,26 @@ def test_map_after_an_edit_equals_the_map_from_an_empty_cache(tmp_path: Path) ->
     assert cached is not None and "totally_new_helper" in cached.idents
 
 
-@pytest.mark.parametrize("damage", [
-    lambda blob: b"",
-    lambda blob: b"not marshal at all \x00\xff",
-    lambda blob: blob[: len(blob) // 2],
-    lambda blob: marshal.dumps((GRAPH_FORMAT + 1, *marshal.loads(blob)[1:])),
-    lambda blob: marshal.dumps("a string"),
-    # well-formed but inconsistent: an identifier id past the end of the table
-    lambda blob: marshal.dumps((*marshal.loads(blob)[:3], [],
-                                *marshal.loads(blob)[4:])),
-    # lengths that do not add up
-    lambda blob: marshal.dumps((*marshal.loads(blob)[:5],
-                                np.zeros(1, dtype="<i4").tobytes(),
-                                *marshal.loads(blob)[6:])),
-    # one name weight too few
-    lambda blob: marshal.dumps((*marshal.loads(blob)[:4], marshal.loads(blob)[4][8:],
-                                *marshal.loads(blob)[5:])),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda blob: b"",
+        lambda blob: b"not marshal at all \x00\xff",
+        lambda blob: blob[: len(blob) // 2],
+        lambda blob: marshal.dumps((GRAPH_FORMAT + 1, *marshal.loads(blob)[1:])),
+        lambda blob: marshal.dumps("a string"),
+        # well-formed but inconsistent: an identifier id past the end of the table
+        lambda blob: marshal.dumps((*marshal.loads(blob)[:3], [], *marshal.loads(blob)[4:])),
+        # lengths that do not add up
+        lambda blob: marshal.dumps(
+            (*marshal.loads(blob)[:5], np.zeros(1, dtype="<i4").tobytes(), *marshal.loads(blob)[6:])
+        ),
+        # one name weight too few
+        lambda blob: marshal.dumps(
+            (*marshal.loads(blob)[:4], marshal.loads(blob)[4][8:], *marshal.loads(blob)[5:])
+        ),
+    ],
+)
 def test_a_corrupt_graph_cache_is_recomputed(tmp_path: Path, damage) -> None:
     root = tmp_path / "repo"
     make_repo(root, 5)
@@ -155,8 +162,7 @@ def test_an_unwritable_graph_cache_is_not_fatal(tmp_path: Path) -> None:
 
 
 def test_files_without_symbols_are_left_out(tmp_path: Path) -> None:
-    inputs = update_inputs(empty_inputs(), {"a.py": "d1", "gone.py": "d2"},
-                           lambda paths: {})
+    inputs = update_inputs(empty_inputs(), {"a.py": "d1", "gone.py": "d2"}, lambda paths: {})
     assert inputs.paths == [] and len(inputs.def_lengths) == 0
 
 
@@ -176,5 +182,6 @@ def test_names_nobody_uses_any_more_are_dropped_eventually(tmp_path: Path) -> No
     compacted = graph_inputs(ri)
     assert not any(name.startswith("old_name_") for name in compacted.idents)
     symbols = ri.index.symbols()
-    assert ranking(rank_definitions(symbols, (), (), None, compacted)) == \
-        ranking(rank_definitions(symbols))
+    assert ranking(rank_definitions(symbols, (), (), None, compacted)) == ranking(
+        rank_definitions(symbols)
+    )

@@ -45,8 +45,9 @@ def test_a_new_process_reuses_the_cache(git_repo: Path, tmp_path: Path) -> None:
     assert [d.name for d in again.symbols()["a.py"].definitions] == ["a_fn"]
 
 
-def test_same_size_rewrite_within_the_mtime_granularity_is_seen(git_repo: Path,
-                                                                tmp_path: Path) -> None:
+def test_same_size_rewrite_within_the_mtime_granularity_is_seen(
+    git_repo: Path, tmp_path: Path
+) -> None:
     path = write(git_repo, "a.py", "def aa():\n    pass\n")
     index = make_index(git_repo, tmp_path / "cache")
     index.refresh()
@@ -72,8 +73,7 @@ def test_corrupt_symbol_entries_are_recomputed(git_repo: Path, tmp_path: Path) -
     assert [d.name for d in fresh.symbols()["a.py"].definitions] == ["a_fn"]
 
 
-def test_a_cache_file_that_is_not_a_database_is_moved_aside(git_repo: Path,
-                                                             tmp_path: Path) -> None:
+def test_a_cache_file_that_is_not_a_database_is_moved_aside(git_repo: Path, tmp_path: Path) -> None:
     age(write(git_repo, "a.py", "def a_fn():\n    pass\n"))
     path = cache_file_for(tmp_path / "cache", git_repo.resolve())
     path.parent.mkdir(parents=True)
@@ -85,8 +85,9 @@ def test_a_cache_file_that_is_not_a_database_is_moved_aside(git_repo: Path,
     assert list(path.parent.glob("*.corrupt-*"))
 
 
-def test_file_deleted_between_scan_and_parse(git_repo: Path, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_deleted_between_scan_and_parse(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(git_repo, "keep.py", "def keep():\n    pass\n")
     write(git_repo, "gone.py", "def gone():\n    pass\n")
     real_scan = index_module.scan_project
@@ -103,8 +104,9 @@ def test_file_deleted_between_scan_and_parse(git_repo: Path, tmp_path: Path,
     assert set(index.symbols()) == {"keep.py"}
 
 
-def test_cold_parse_over_a_process_pool_matches_serial(git_repo: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cold_parse_over_a_process_pool_matches_serial(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for n in range(30):
         write(git_repo, f"pkg/m{n}.py", f"def f{n}():\n    return f{(n + 1) % 30}()\n")
     monkeypatch.setattr(index_module, "POOL_THRESHOLD", 10)
@@ -129,9 +131,12 @@ def test_concurrent_processes_share_one_cache(git_repo: Path, tmp_path: Path) ->
         write(git_repo, f"m{n}.py", f"def f{n}():\n    pass\n")
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    workers = [context.Process(target=_index_in_process,
-                               args=(str(git_repo), str(tmp_path / "cache"), queue))
-               for _ in range(3)]
+    workers = [
+        context.Process(
+            target=_index_in_process, args=(str(git_repo), str(tmp_path / "cache"), queue)
+        )
+        for _ in range(3)
+    ]
     for worker in workers:
         worker.start()
     results = [queue.get(timeout=120) for _ in workers]
@@ -143,7 +148,8 @@ def test_concurrent_processes_share_one_cache(git_repo: Path, tmp_path: Path) ->
 
 
 def test_unreadable_file_is_reported_once_not_reread_every_time(
-        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     age(write(git_repo, "locked.py", "def hidden():\n    pass\n"))
     age(write(git_repo, "open.py", "def seen():\n    pass\n"))
     real = index_module.read_and_extract
@@ -152,8 +158,9 @@ def test_unreadable_file_is_reported_once_not_reread_every_time(
     def deny_locked(root: str, path: str, language: str | None):
         calls.append(path)
         if path == "locked.py":
-            return index_module.ParsedFile(path, 0, 0, "", language, None,
-                                           "unreadable: Permission denied")
+            return index_module.ParsedFile(
+                path, 0, 0, "", language, None, "unreadable: Permission denied"
+            )
         return real(root, path, language)
 
     monkeypatch.setattr(index_module, "read_and_extract", deny_locked)

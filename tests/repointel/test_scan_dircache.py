@@ -88,7 +88,9 @@ CHANGES: dict[str, Change] = {
     "gitignore removed": lambda r: (r / "pkg/.gitignore").unlink(),
     "info/exclude edited": lambda r: write(r, ".git/info/exclude", "docs/\n"),
     "file replaced by a directory": lambda r: (
-        (r / "app.py").unlink(), write(r, "app.py/inner.py", "i = 1\n")),
+        (r / "app.py").unlink(),
+        write(r, "app.py/inner.py", "i = 1\n"),
+    ),
 }
 
 
@@ -102,8 +104,11 @@ def test_link_targets_that_appear_show_without_listing_their_folder(git_repo: Pa
     assert set(first.files) == {"pkg/mod.py"}
     write(git_repo, "elsewhere/target.py", "y = 2\n")  # pkg/ itself does not change
     second = scan_project(str(git_repo), (), previous=first.dirs)
-    assert second.files.keys() == scan_project(str(git_repo), ()).files.keys() == {
-        "pkg/mod.py", "pkg/link.py", "elsewhere/target.py"}
+    assert (
+        second.files.keys()
+        == scan_project(str(git_repo), ()).files.keys()
+        == {"pkg/mod.py", "pkg/link.py", "elsewhere/target.py"}
+    )
     assert second.relisted == 1  # elsewhere/ only
 
 

@@ -11,23 +11,37 @@ from loom.repointel.tags import BinaryFile, extract_symbols, read_and_extract
 
 SAMPLES: dict[str, tuple[str, str, str]] = {
     # language: (source, a defined name, a referenced name)
-    "python": ("class Shape:\n    def area(self):\n        return compute(self)\n",
-               "Shape", "compute"),
+    "python": (
+        "class Shape:\n    def area(self):\n        return compute(self)\n",
+        "Shape",
+        "compute",
+    ),
     "javascript": ("function draw(ctx) { return paint(ctx); }\n", "draw", "paint"),
-    "typescript": ("interface Box { w: number }\nfunction size(b: Box) { return measure(b); }\n",
-                   "Box", "measure"),
+    "typescript": (
+        "interface Box { w: number }\nfunction size(b: Box) { return measure(b); }\n",
+        "Box",
+        "measure",
+    ),
     "tsx": ("function App() { return render(<div/>); }\n", "App", "render"),
     "go": ("package main\nfunc Serve() { Listen() }\n", "Serve", "Listen"),
-    "rust": ("struct Point { x: i32 }\nfn norm(p: Point) -> i32 { square(p.x) }\n",
-             "norm", "square"),
-    "java": ("class Greeter { void greet() { System.out.println(format()); } }\n",
-             "Greeter", "format"),
+    "rust": (
+        "struct Point { x: i32 }\nfn norm(p: Point) -> i32 { square(p.x) }\n",
+        "norm",
+        "square",
+    ),
+    "java": (
+        "class Greeter { void greet() { System.out.println(format()); } }\n",
+        "Greeter",
+        "format",
+    ),
     "c": ("int add(int a, int b) { return helper(a) + b; }\n", "add", "helper"),
-    "cpp": ("class Engine { public: void start(); };\nvoid run() { ignite(); }\n",
-            "Engine", "ignite"),
+    "cpp": (
+        "class Engine { public: void start(); };\nvoid run() { ignite(); }\n",
+        "Engine",
+        "ignite",
+    ),
     "ruby": ("class Robot\n  def walk\n    step_forward\n  end\nend\n", "Robot", "step_forward"),
-    "elixir": ("defmodule Bank do\n  def deposit(x), do: Ledger.add(x)\nend\n",
-               "deposit", "add"),
+    "elixir": ("defmodule Bank do\n  def deposit(x), do: Ledger.add(x)\nend\n", "deposit", "add"),
 }
 
 

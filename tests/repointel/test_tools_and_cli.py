@@ -20,13 +20,20 @@ def loom(*args: str, cwd: Path) -> Done:
 
 async def test_tools_are_in_the_default_registry_and_answer(shop: Path) -> None:
     registry = default_registry(shop)
-    for name in ("repo_map", "symbol_search", "lsp_diagnostics", "lsp_definition",
-                 "lsp_references", "lsp_hover"):
+    for name in (
+        "repo_map",
+        "symbol_search",
+        "lsp_diagnostics",
+        "lsp_definition",
+        "lsp_references",
+        "lsp_hover",
+    ):
         assert name in registry
     ctx = ToolContext(project_root=shop)
     try:
         result = await registry.get("repo_map").run(
-            {"tokens": 200, "mentioned_identifiers": ["renderCart"]}, ctx)
+            {"tokens": 200, "mentioned_identifiers": ["renderCart"]}, ctx
+        )
         assert result.content.startswith("web/render.js:") and not result.is_error
         hits = await registry.get("symbol_search").run({"query": "find_prod"}, ctx)
         assert hits.content.startswith("shop/catalog.py:10  function  find_product")
@@ -39,8 +46,9 @@ async def test_tools_are_in_the_default_registry_and_answer(shop: Path) -> None:
 
 
 def test_loom_map_prints_the_map_with_budget_focus_and_mentions(shop: Path) -> None:
-    done = loom("map", "--tokens", "120", "--mention", "renderCart", "--focus",
-                "shop/api.py", cwd=shop)
+    done = loom(
+        "map", "--tokens", "120", "--mention", "renderCart", "--focus", "shop/api.py", cwd=shop
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "web/render.js:"
     assert "shop/api.py:" not in done.stdout
@@ -49,7 +57,7 @@ def test_loom_map_prints_the_map_with_budget_focus_and_mentions(shop: Path) -> N
 
 
 def test_loom_map_reads_the_budget_from_project_config(shop: Path) -> None:
-    write(shop, ".loom.toml", "[repo]\nmap_tokens = 40\nignore = [\"cmd/\"]\n")
+    write(shop, ".loom.toml", '[repo]\nmap_tokens = 40\nignore = ["cmd/"]\n')
     done = loom("map", cwd=shop)
     assert done.returncode == 0, done.stderr
     assert len(done.stdout) < 400 and "cmd/report.go" not in done.stdout

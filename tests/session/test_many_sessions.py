@@ -45,8 +45,10 @@ async def test_fifty_sessions_share_one_client_and_hold_no_database_handle(
         assert clients.client_count() == before + 1  # was one per session
         # each session does a turn: a tool call (permissions, grants) and the decision zone
         for session in sessions:
-            server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
-                       Turn(text="read it"))
+            server.add(
+                Turn(tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+                Turn(text="read it"),
+            )
             assert await session.send_message("read notes.txt") == "read it"
         database = ws.paths.database
         running = loom_db_handles(database)

@@ -26,7 +26,9 @@ def folder_of(nodeid: str) -> str:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--folder-times", action="store_true", default=False,
+        "--folder-times",
+        action="store_true",
+        default=False,
         help="print the time spent per test folder at the end (scripts/test passes it)",
     )
 
@@ -47,7 +49,5 @@ def pytest_terminal_summary(
     terminalreporter.write_sep("=", "time per test folder (setup + call + teardown)")
     total = sum(_TIMES.values())
     for folder, seconds in sorted(_TIMES.items(), key=lambda item: -item[1]):
-        terminalreporter.write_line(
-            f"{seconds:8.1f}s  {_COUNTS[folder]:5d} tests  {folder}"
-        )
+        terminalreporter.write_line(f"{seconds:8.1f}s  {_COUNTS[folder]:5d} tests  {folder}")
     terminalreporter.write_line(f"{total:8.1f}s  {sum(_COUNTS.values()):5d} tests  (all)")

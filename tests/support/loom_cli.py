@@ -50,7 +50,10 @@ def _environment(server: FakeLlmServer | None, env: Mapping[str, str]) -> dict[s
 
 
 def loom(
-    args: list[str], cwd: Path, server: FakeLlmServer | None, stdin: str | None = None,
+    args: list[str],
+    cwd: Path,
+    server: FakeLlmServer | None,
+    stdin: str | None = None,
     **env: str,
 ) -> subprocess.CompletedProcess[str]:
     """The real console entry point in a subprocess (`python -m loom ARGS`)."""
@@ -62,7 +65,12 @@ def loom(
             environ[key] = value
     return subprocess.run(
         [sys.executable, "-m", "loom", *args],
-        cwd=cwd, env=environ, input=stdin, capture_output=True, text=True, timeout=60,
+        cwd=cwd,
+        env=environ,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
     )
 
@@ -78,10 +86,22 @@ class Done:
 
 # Signals a command may take over (asyncio's handlers, a REPL's SIGWINCH...).
 _SIGNALS = [
-    getattr(signal, name) for name in (
-        "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGCHLD", "SIGWINCH",
-        "SIGUSR1", "SIGUSR2", "SIGTSTP", "SIGCONT", "SIGALRM",
-    ) if hasattr(signal, name)
+    getattr(signal, name)
+    for name in (
+        "SIGINT",
+        "SIGTERM",
+        "SIGHUP",
+        "SIGQUIT",
+        "SIGPIPE",
+        "SIGCHLD",
+        "SIGWINCH",
+        "SIGUSR1",
+        "SIGUSR2",
+        "SIGTSTP",
+        "SIGCONT",
+        "SIGALRM",
+    )
+    if hasattr(signal, name)
 ]
 
 
@@ -130,7 +150,10 @@ def no_thread_left(before: set[threading.Thread], wait: float = 10) -> None:
 
 
 def loom_in_process(
-    args: list[str], cwd: Path, server: FakeLlmServer | None, stdin: str | None = None,
+    args: list[str],
+    cwd: Path,
+    server: FakeLlmServer | None,
+    stdin: str | None = None,
     **env: str,
 ) -> Done:
     """`loom ARGS` through `loom.__main__.main` in this process, as `loom(...)` runs it
@@ -139,8 +162,10 @@ def loom_in_process(
     from loom.__main__ import main
 
     runner = CliRunner()
-    with runner.isolation(input=stdin, env=_environment(server, env)) as (out, err, _), \
-            process_state_kept(cwd):
+    with (
+        runner.isolation(input=stdin, env=_environment(server, env)) as (out, err, _),
+        process_state_kept(cwd),
+    ):
         try:
             main(list(args))
             code = 0

@@ -22,8 +22,13 @@ from tests.support.loom_cli import provider_env
 
 CHROMIUM = os.environ.get("LOOM_CHROMIUM", "/usr/bin/chromium")  # Debian's; never a download
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
 ]
 READY = re.compile(r"Loom is ready at (http://\S+)")
 
@@ -48,7 +53,11 @@ def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> 
     env = {**os.environ, **provider_env(server), "LOOM_HOME": str(home)}
     process = subprocess.Popen(
         [sys.executable, "-m", "loom", "web", "--no-open", "--port", "0", *extra],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     output: list[str] = []
     found: list[str] = []
@@ -71,8 +80,7 @@ def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> 
     url = found[0]
     port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
     token = url.split("token=", 1)[1]
-    return WebServer(url, f"http://127.0.0.1:{port}", token, port, process, project, home,
-                     output)
+    return WebServer(url, f"http://127.0.0.1:{port}", token, port, process, project, home, output)
 
 
 def stop_web(running: WebServer) -> None:
@@ -89,8 +97,12 @@ def loom_run(project: Path, server: FakeLlmServer, prompt: str) -> str:
     loop, so not in process); returns the new thread's id."""
     done = subprocess.run(
         [sys.executable, "-m", "loom", "run", "-p", prompt, "-o", "json"],
-        cwd=project, env={**os.environ, **provider_env(server)}, capture_output=True,
-        text=True, timeout=120, check=True,
+        cwd=project,
+        env={**os.environ, **provider_env(server)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return json.loads(done.stdout)["thread_id"]
 

@@ -13,8 +13,9 @@ def system_of(request: Any) -> str:
         system = body.get("system", "")
         return system if isinstance(system, str) else "".join(b["text"] for b in system)
     if request.format == "openai":
-        return "".join(m["content"] for m in body["messages"] if m["role"] in ("system",
-                                                                               "developer"))
+        return "".join(
+            m["content"] for m in body["messages"] if m["role"] in ("system", "developer")
+        )
     return "".join(p["text"] for p in body["systemInstruction"]["parts"])
 
 

@@ -10,8 +10,14 @@ from loom.tools.base import Tool, ToolError, ToolRegistry
 from tests.support.tools import Runner
 
 BUILTINS = [
-    "content_search", "directory_list", "file_edit", "file_read", "file_search", "file_write",
-    "git", "shell",
+    "content_search",
+    "directory_list",
+    "file_edit",
+    "file_read",
+    "file_search",
+    "file_write",
+    "git",
+    "shell",
 ]
 BAD_CALLS: list[tuple[str, Any, str]] = [
     ("file_read", {}, "needs the argument 'path'"),
@@ -24,8 +30,11 @@ BAD_CALLS: list[tuple[str, Any, str]] = [
     ("file_write", {"path": "a"}, "needs the argument 'content'"),
     ("file_write", {"path": "a", "content": None}, "needs the argument 'content'"),
     ("file_edit", {"path": "a", "old_string": "", "new_string": "b"}, "must not be empty"),
-    ("file_edit", {"path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"},
-     "'replace_all' must be a boolean"),
+    (
+        "file_edit",
+        {"path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"},
+        "'replace_all' must be a boolean",
+    ),
     ("file_search", {"pattern": "*.py", "sort": "size"}, "must be one of"),
     ("content_search", {"pattern": "("}, "not a valid regular expression"),
     ("content_search", {"pattern": "x", "context": -1}, "at least 0"),

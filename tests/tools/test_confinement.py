@@ -51,7 +51,8 @@ async def test_paths_cannot_escape_the_root(
 ) -> None:
     for case, path in _escapes(root, outside).items():
         if tool in ("file_search", "content_search", "directory_list") and case in (
-            "file_symlink", "dangling_symlink"
+            "file_symlink",
+            "dangling_symlink",
         ):
             continue  # those tools take folders; the folder cases cover them
         with pytest.raises(ToolError, match="outside the project"):

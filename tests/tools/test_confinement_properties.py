@@ -28,8 +28,9 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root, outside
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(parts=st.lists(SEGMENTS, min_size=1, max_size=6), absolute=st.booleans())
 def test_confine_stays_inside(layout: tuple[Path, Path], parts: list[str], absolute: bool) -> None:
     root, _ = layout

@@ -47,8 +47,11 @@ async def test_read_offset_past_end(run: Runner, root: Path) -> None:
 
 @pytest.mark.parametrize(
     ("data", "kind"),
-    [(b"%PDF-1.7\n" + bytes(100), "PDF document"), (b"abc\x00def", "binary data"),
-     (b"\x7fELF\x02\x01", "executable")],
+    [
+        (b"%PDF-1.7\n" + bytes(100), "PDF document"),
+        (b"abc\x00def", "binary data"),
+        (b"\x7fELF\x02\x01", "executable"),
+    ],
 )
 async def test_read_binary_is_a_clear_message(
     run: Runner, root: Path, data: bytes, kind: str
@@ -123,8 +126,10 @@ async def test_edit_not_found_points_at_closest_text(run: Runner, root: Path) ->
     (root / "m.py").write_text("class A:\n    def run(self):\n        return 1\n")
     with pytest.raises(ToolError) as caught:
         await run(
-            "file_edit", path="m.py",
-            old_string="def run(self):\n    return 1", new_string="def run(self):\n    return 2",
+            "file_edit",
+            path="m.py",
+            old_string="def run(self):\n    return 1",
+            new_string="def run(self):\n    return 2",
         )
     message = str(caught.value)
     assert "not found in m.py" in message

@@ -25,7 +25,8 @@ async def test_status_add_commit_log_diff(run: Runner, repo: Path) -> None:
     assert "Second change" in committed.content
     log = await run("git", subcommand="log", args=["--oneline"])
     assert [line.split(" ", 1)[1] for line in log.content.splitlines()] == [
-        "Second change", "first"
+        "Second change",
+        "first",
     ]
     shown = await run("git", subcommand="show", args=["--stat", "HEAD"])
     assert "b.txt" in shown.content

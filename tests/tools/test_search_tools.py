@@ -41,7 +41,10 @@ def tree(root: Path) -> Path:
 async def test_file_search_glob_gitignore_and_sort(run: Runner, tree: Path) -> None:
     result = await run("file_search", pattern="**/*.py", sort="path")
     assert result.content.splitlines() == [
-        ".hidden/conf.py", "src/app.py", "src/util/helpers.py", "tests/test_app.py"
+        ".hidden/conf.py",
+        "src/app.py",
+        "src/util/helpers.py",
+        "tests/test_app.py",
     ]
     newest = await run("file_search", pattern="*.py")
     names = newest.content.splitlines()
@@ -74,7 +77,10 @@ async def test_directory_list_tree(run: Runner, tree: Path) -> None:
     deep = await run("directory_list", path="src", depth=5)
     assert deep.content.splitlines()[0] == "src/"
     assert deep.content.splitlines()[1:] == [
-        "  app.py", "  util/", "    data.json", "    helpers.py"
+        "  app.py",
+        "  util/",
+        "    data.json",
+        "    helpers.py",
     ]
     with pytest.raises(ToolError, match="is a file"):
         await run("directory_list", path="README.md")
@@ -91,16 +97,25 @@ async def test_content_search_engines_agree(search: ContentSearch, tree: Path) -
     ctx = ToolContext(tree)
     result = await search.run({"pattern": "hello"}, ctx)
     files = [line for line in result.content.splitlines() if not line.startswith(" ")]
-    assert files == [".hidden/conf.py", "logs/keep.log", "src/util/data.json",
-                     "src/util/helpers.py"]
+    assert files == [
+        ".hidden/conf.py",
+        "logs/keep.log",
+        "src/util/data.json",
+        "src/util/helpers.py",
+    ]
     assert "  2: return 'hello world'" in result.content.replace("    ", "")
-    insensitive = await search.run({"pattern": "hello", "case_insensitive": True,
-                                    "include": "*.py"}, ctx)
+    insensitive = await search.run(
+        {"pattern": "hello", "case_insensitive": True, "include": "*.py"}, ctx
+    )
     files = [line for line in insensitive.content.splitlines() if not line.startswith(" ")]
     assert files == [".hidden/conf.py", "src/app.py", "src/util/helpers.py"]
     context = await search.run({"pattern": "def main", "context": 1, "path": "src"}, ctx)
-    assert context.content.splitlines() == ["src/app.py", "  2- ", "  3: def main():",
-                                            "  4-     print('Hello')"]
+    assert context.content.splitlines() == [
+        "src/app.py",
+        "  2- ",
+        "  3: def main():",
+        "  4-     print('Hello')",
+    ]
     single = await search.run({"pattern": "Hello", "path": "README.md"}, ctx)
     assert single.content.splitlines() == ["README.md", "  1: # Hello"]
     none = await search.run({"pattern": "zebra"}, ctx)

@@ -61,9 +61,7 @@ async def test_output_keeps_head_and_tail(root: Path) -> None:
 
 
 async def test_timeout_kills_the_whole_process_group(run: Runner, root: Path) -> None:
-    result = await run(
-        "shell", command="sleep 300 & echo $! > child.pid; sleep 300", timeout=1
-    )
+    result = await run("shell", command="sleep 300 & echo $! > child.pid; sleep 300", timeout=1)
     assert "[timed out after 1 s" in result.content
     assert result.metadata["timed_out"] is True and result.is_error
     assert _gone(int((root / "child.pid").read_text()))
@@ -76,9 +74,7 @@ async def test_background_children_do_not_outlive_the_call(run: Runner, root: Pa
 
 
 async def test_cancel_kills_the_process_group(run: Runner, root: Path) -> None:
-    task = asyncio.create_task(
-        run("shell", command="sleep 300 & echo $! > c.pid; sleep 300")
-    )
+    task = asyncio.create_task(run("shell", command="sleep 300 & echo $! > c.pid; sleep 300"))
     pid = int(await asyncio.wait_for(_wait_for_file(root / "c.pid"), 30))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -53,11 +53,15 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "proj", {
-        "hello.py": "def greet():\n    print('Hello')\n",
-        "README.md": "# demo\n",
-        "src/util.py": "X = 1\n",
-    }, commit="start")
+    return init_repo(
+        tmp_path / "proj",
+        {
+            "hello.py": "def greet():\n    print('Hello')\n",
+            "README.md": "# demo\n",
+            "src/util.py": "X = 1\n",
+        },
+        commit="start",
+    )
 
 
 @pytest.fixture

@@ -48,7 +48,10 @@ def tab(browser: Any, history_web: WebServer) -> Iterator[Any]:
 
 
 def test_search_read_resume_rename(
-    tab: Any, history_web: WebServer, server: FakeLlmServer, old_threads: list[str],
+    tab: Any,
+    history_web: WebServer,
+    server: FakeLlmServer,
+    old_threads: list[str],
     shots: Path,
 ) -> None:
     rows = tab.locator("#thread-list .thread-row")
@@ -79,8 +82,9 @@ def test_search_read_resume_rename(
     expect(tab.locator("#live-sessions .side-title")).to_have_text("Zebra paint plan")
     tab.get_by_role("button", name="Close").click()  # the session ends, the thread stays
     expect(tab.get_by_role("button", name="Resume")).to_be_visible()
-    thread = json.loads((history_web.home / "data" / "threads" /
-                         f"{old_threads[0]}.json").read_text())
+    thread = json.loads(
+        (history_web.home / "data" / "threads" / f"{old_threads[0]}.json").read_text()
+    )
     assert thread["metadata"]["title"] == "Zebra paint plan"
     assert [m["role"] for m in thread["conversation"]["messages"]] == ["user", "assistant"] * 2
 

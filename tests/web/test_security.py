@@ -82,8 +82,10 @@ def test_no_secret_reaches_a_page(web: WebServer, server: FakeLlmServer) -> None
     server.add(Turn(text="hello"))
     with authed(web, origin=web.base) as browser:
         started = browser.post("/api/sessions", json={"text": "hi"}).json()
-        pages = [browser.get(p).text for p in ("/", "/cost", started["url"], "/code.css",
-                                               "/api/threads", "/api/files")]
+        pages = [
+            browser.get(p).text
+            for p in ("/", "/cost", started["url"], "/code.css", "/api/threads", "/api/files")
+        ]
         for text in pages:
             assert "sk-test-secret-key" not in text
 
@@ -96,11 +98,19 @@ def test_the_browser_is_opened_without_the_token_on_its_command_line(
     argv_file = tmp_path / "argv.txt"
     recorder.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {argv_file}\n')
     recorder.chmod(0o755)
-    env = {**os.environ, **provider_env(server), "LOOM_HOME": str(loom_home),
-           "BROWSER": f"{recorder} %s"}
+    env = {
+        **os.environ,
+        **provider_env(server),
+        "LOOM_HOME": str(loom_home),
+        "BROWSER": f"{recorder} %s",
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "loom", "web", "--port", "0"], cwd=project, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, "-m", "loom", "web", "--port", "0"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         assert process.stdout is not None

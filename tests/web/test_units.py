@@ -58,7 +58,11 @@ def test_a_taken_port_says_what_to_do(tmp_path: Any) -> None:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "loom", "web", "--no-open", "--port", str(port)],
-            cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
     finally:
         taken.close()
@@ -183,14 +187,22 @@ def test_hub_asks_for_a_reload_when_too_much_was_missed() -> None:
 def test_cost_report_per_model_day_and_session() -> None:
     def thread(thread_id: str, model: str, day: str, cost: float | None) -> Any:
         usage = Usage(input_tokens=100, output_tokens=10, cost_usd=cost)
-        message = AssistantMessage(content="x", usage=usage, model=model,
-                                   created_at=f"{day}T10:00:00Z")
-        return SimpleNamespace(id=thread_id, messages=[message], provider="anthropic",
-                               model=model, created_at=f"{day}T09:00:00Z",
-                               metadata=SimpleNamespace(title=thread_id))
+        message = AssistantMessage(
+            content="x", usage=usage, model=model, created_at=f"{day}T10:00:00Z"
+        )
+        return SimpleNamespace(
+            id=thread_id,
+            messages=[message],
+            provider="anthropic",
+            model=model,
+            created_at=f"{day}T09:00:00Z",
+            metadata=SimpleNamespace(title=thread_id),
+        )
 
-    threads = {"A": thread("A", "claude-sonnet-4-6", "2026-11-20", 0.5),
-               "B": thread("B", "claude-haiku-4-5", "2026-11-21", 0.1)}
+    threads = {
+        "A": thread("A", "claude-sonnet-4-6", "2026-11-20", 0.5),
+        "B": thread("B", "claude-haiku-4-5", "2026-11-21", 0.1),
+    }
     summaries = [SimpleNamespace(id=k, version=1, last_activity_at="2026") for k in threads]
     loads: list[str] = []
 
@@ -201,8 +213,10 @@ def test_cost_report_per_model_day_and_session() -> None:
     cache = CostCache()
     report = cache.report(summaries, load)
     assert report.cost == pytest.approx(0.6) and report.tokens == 220
-    assert [r.name for r in report.by_model] == ["anthropic:claude-sonnet-4-6",
-                                                 "anthropic:claude-haiku-4-5"]
+    assert [r.name for r in report.by_model] == [
+        "anthropic:claude-sonnet-4-6",
+        "anthropic:claude-haiku-4-5",
+    ]
     assert [r.name for r in report.by_day] == ["2026-11-21", "2026-11-20"]
     assert [r.id for r in report.by_session] == ["A", "B"]
     cache.report(summaries, load)
@@ -221,12 +235,17 @@ def test_retries_errors_and_sync_problems_become_notices() -> None:
     from loom.web.payloads import payload_for
 
     live = Hub().add(FakeSession())
-    retry = payload_for(live, LlmRetry(session_id="S1", attempt=2, delay_seconds=1.5,
-                                       error="529 overloaded"))
-    assert retry == {"type": "notice", "level": "warn",
-                     "text": "The model call failed (529 overloaded); retry 2 in 1.5 s."}
-    sync = payload_for(live, SyncError(session_id="S1", thread_id="T-1",
-                                       message="server refused the token"))
+    retry = payload_for(
+        live, LlmRetry(session_id="S1", attempt=2, delay_seconds=1.5, error="529 overloaded")
+    )
+    assert retry == {
+        "type": "notice",
+        "level": "warn",
+        "text": "The model call failed (529 overloaded); retry 2 in 1.5 s.",
+    }
+    sync = payload_for(
+        live, SyncError(session_id="S1", thread_id="T-1", message="server refused the token")
+    )
     assert sync is not None and sync["level"] == "warn" and "server refused" in sync["text"]
     error = payload_for(live, SessionError(session_id="S1", origin="Llm", message="bad key"))
     assert error is not None and error["level"] == "error" and "bad key" in error["text"]
@@ -243,8 +262,13 @@ def test_changes_since_the_start_include_new_files_and_preview_stays_inside(
     root.mkdir()
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                              cwd=root, check=True, capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
     git("init", "-q")
     (root / "a.py").write_text("x = 1\n")
@@ -274,9 +298,16 @@ def test_compaction_and_restores_become_notices() -> None:
     from loom.web.payloads import payload_for
 
     live = Hub().add(FakeSession())
-    summarised = payload_for(live, ContextCompacted(session_id="S1", summarised_messages=12,
-                                                    model="m", tokens_before=9000,
-                                                    tokens_after=2000))
+    summarised = payload_for(
+        live,
+        ContextCompacted(
+            session_id="S1",
+            summarised_messages=12,
+            model="m",
+            tokens_before=9000,
+            tokens_after=2000,
+        ),
+    )
     assert summarised is not None and "12 older message(s) summarised" in summarised["text"]
     fallback = payload_for(live, ContextCompacted(session_id="S1", fallback="could not"))
     assert fallback is not None and fallback["level"] == "warn"

@@ -124,14 +124,20 @@ class Bubblewrap:
                 args += ["--seccomp", str(fd)]
                 fds = (fd,)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        hidden: list[str] = []
         for kind, path in mount_plan(policy):
             where = str(path)
             if kind == "hide":  # an empty folder that cannot be written
-                args += ["--tmpfs", where, "--remount-ro", where]
+                args += ["--tmpfs", where]
+                hidden.append(where)
             elif kind == "bind":
                 args += ["--bind", where, where]
             else:
                 args += ["--ro-bind-try", where, where]
+        # Read-only only once every mount is made: a project inside a hidden folder (a
+        # worktree under Loom's data folder) needs its mount point made in the tmpfs.
+        for where in hidden:
+            args += ["--remount-ro", where]
         limits = prlimit_prefix(policy.limits, policy.memory_by_cgroup)
         args += ["--chdir", str(cwd), "--", *limits, *argv]
         return args, fds

@@ -101,8 +101,10 @@ class StreamJsonWriter(_Writer):
             message = event.message
             if isinstance(message, AssistantMessage):
                 self._calls.update((call.id, call) for call in message.tool_calls)
-            elif isinstance(message, ToolMessage) and is_refusal(message) and (
-                message.tool_call_id in self._calls
+            elif (
+                isinstance(message, ToolMessage)
+                and is_refusal(message)
+                and (message.tool_call_id in self._calls)
             ):
                 entry = denial(self._calls[message.tool_call_id])
                 self._line({"type": "loom.permission_denial", **entry,

@@ -552,6 +552,7 @@ class Workspace:
     async def watch_repo(self) -> bool:
         """Keep the repo index current ([repo] watch_enabled); each change is published
         on the bus topic `repo:updates`. For long-lived faces. False when not watching."""
+
         def publish(update: Any) -> None:
             self.bus.publish(REPO_UPDATES, update)
 
