@@ -3,14 +3,20 @@ time while edits keep their place, and the stuck-loop guard."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from rich.console import Console
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.loom_cli import Done, lines
 from tests.support.threads import thread_file
 from tests.support.wire import tool_results
+
+from loom.cli.chat_render import EventRenderer
+from loom.core.events import ToolComplete, ToolExecuting
 
 
 def test_read_only_calls_run_together_writes_stay_in_order(
@@ -98,4 +104,34 @@ def test_results_of_calls_run_together_name_their_call(
     assert done.returncode == 0, done.stderr
     results = [line for line in done.stderr.splitlines() if "⎿" in line]
     assert len(results) == 2
-    assert {r.split("⎿ ", 1)[1].split(":", 1)[0] for r in results} == {"git status", "git log"}
+    assert {r.split("⎿ ", 1)[1].split(":", 1)[0] for r in results} == {"git status", "git log"}, (
+        done.stderr
+    )
+
+
+@pytest.mark.parametrize("first", ["c1", "c2"])
+def test_calls_run_together_are_named_whichever_finishes_first(first: str) -> None:
+    """The last call started finishing first (a fast error) was shown unnamed, as though
+    it were the only one running (seen once in CI)."""
+    out = io.StringIO()
+    shown = EventRenderer(Console(file=out, width=200))
+    for cid, sub in (("c1", "status"), ("c2", "log")):
+        shown.render(ToolExecuting(session_id="s", tool_name="git", call_id=cid,
+                                   arguments={"subcommand": sub}))  # fmt: skip
+    for cid in (first, "c2" if first == "c1" else "c1"):
+        shown.render(ToolComplete(session_id="s", tool_name="git", call_id=cid,
+                                  result="fatal: no commits", is_error=cid == "c2"))  # fmt: skip
+    results = [line for line in out.getvalue().splitlines() if "⎿" in line]
+    assert sorted(r.split("⎿ ", 1)[1].split(":", 1)[0] for r in results) == [
+        "git log",
+        "git status",
+    ]
+
+
+def test_a_single_call_result_sits_under_its_own_line_unnamed() -> None:
+    out = io.StringIO()
+    shown = EventRenderer(Console(file=out, width=200))
+    shown.render(ToolExecuting(session_id="s", tool_name="git", call_id="c1",
+                               arguments={"subcommand": "status"}))  # fmt: skip
+    shown.render(ToolComplete(session_id="s", tool_name="git", call_id="c1", result="clean"))
+    assert "⎿ clean" in out.getvalue()

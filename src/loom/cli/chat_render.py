@@ -255,9 +255,12 @@ class EventRenderer:
     def _on_tool_complete(self, event: ToolComplete) -> None:
         edited = self._before_edit.pop(event.call_id, None)
         asked_with = self._asked_with.pop(event.call_id, None)
+        others_running = len(self._running) > 1
         described = self._running.pop(event.call_id, "")
-        # calls that ran at the same time finish in any order: name the one this is
-        which = f"{described}: " if described and event.call_id != self._last_started else ""
+        # calls that ran at the same time finish in any order: name the one this is, unless
+        # its own line is the one just above and nothing else is still running
+        named = others_running or event.call_id != self._last_started
+        which = f"{described}: " if described and named else ""
         self._last_started = None
         if event.is_error:
             self.line(f"  ⎿ {which}error: {preview(event.result)}", style="red")
