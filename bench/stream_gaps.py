@@ -14,7 +14,7 @@ Baseline in the same run: the same number of plain httpx2 streams of the same re
 also run on that source tree, side by side.
 
     .venv/bin/python bench/stream_gaps.py [--sessions 20] [--chunks 400]
-        [--provider openai] [--before /tmp/before]
+        [--provider openai] [--before /tmp/before] [--sample 5] [--profile out.prof]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class LagMonitor:
 
     def __init__(self) -> None:
         self.late: list[float] = []
+        self.stalls: list[tuple[float, float]] = []
 
     async def run(self) -> None:
         import asyncio
@@ -59,7 +60,10 @@ class LagMonitor:
         while True:
             start = time.perf_counter()
             await asyncio.sleep(TICK)
-            self.late.append(time.perf_counter() - start - TICK)
+            end = time.perf_counter()
+            self.late.append(end - start - TICK)
+            if end - start - TICK > 0.005:
+                self.stalls.append((start + TICK, end))
 
     def figures(self) -> dict[str, float]:
         held = sum(late for late in self.late if late > 0.005)
@@ -90,33 +94,62 @@ def child(args: argparse.Namespace) -> None:
             options=options,
         )
         project = Path(args.project)
-        started = [await manager.start_session(model=MODELS[name], project_path=project,
-                                               tools=[], auto_approve=True)
-                   for _ in range(args.sessions)]
+        started = [
+            await manager.start_session(
+                model=MODELS[name], project_path=project, tools=[], auto_approve=True
+            )
+            for _ in range(args.sessions)
+        ]
         seen: list[list[float]] = [[] for _ in started]
         for index, session in enumerate(started):
+
             def on_event(event, times=seen[index]) -> None:
                 if isinstance(event, TextDeltaEvent):
                     times.append(time.perf_counter())
 
             session.subscribe(on_event)
         monitor = LagMonitor()
+        sampler = None
+        if args.sample:
+            from _loop_sampler import LoopSampler
+
+            sampler = LoopSampler()
+            sampler.start()
         watcher = asyncio.get_running_loop().create_task(monitor.run())
-        begin = time.perf_counter()
+        profiler = None
+        if args.profile:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            profiler.enable()
+        begin, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(s.send_message("go") for s in started))
-        wall = time.perf_counter() - begin
+        wall, cpu = time.perf_counter() - begin, time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(args.profile)
         watcher.cancel()
+        if sampler is not None:
+            sampler.report(monitor.stalls, top=args.sample)
         await manager.shutdown()
         assert all(len(times) >= args.chunks // 2 for times in seen), [len(t) for t in seen]
-        return {"gap": max(gaps_of(times) for times in seen), "wall": wall,
-                **monitor.figures()}
+        return {
+            "gap": max(gaps_of(times) for times in seen),
+            "wall": wall,
+            "cpu": cpu,
+            **monitor.figures(),
+        }
 
     async def plain() -> dict:
         import httpx2
 
         url = args.server_url + PATHS[args.provider]
-        body = {"model": "m", "stream": True, "max_tokens": 100,
-                "messages": [{"role": "user", "content": "go"}]}
+        body = {
+            "model": "m",
+            "stream": True,
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "go"}],
+        }
         seen: list[list[float]] = []
 
         async def one(client: httpx2.AsyncClient) -> None:
@@ -129,13 +162,17 @@ def child(args: argparse.Namespace) -> None:
 
         monitor = LagMonitor()
         watcher = asyncio.get_running_loop().create_task(monitor.run())
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), time.process_time()
         async with httpx2.AsyncClient(timeout=60) as client:
             await asyncio.gather(*(one(client) for _ in range(args.sessions)))
-        wall = time.perf_counter() - begin
+        wall, cpu = time.perf_counter() - begin, time.process_time() - cpu
         watcher.cancel()
-        return {"gap": max(gaps_of(times) for times in seen), "wall": wall,
-                **monitor.figures()}
+        return {
+            "gap": max(gaps_of(times) for times in seen),
+            "wall": wall,
+            "cpu": cpu,
+            **monitor.figures(),
+        }
 
     post_turns(args.server_url, [answer(args.chunks)] * args.sessions)
     measured = asyncio.run(sessions())
@@ -154,6 +191,18 @@ def main() -> None:
     parser.add_argument("--provider", default="openai", choices=sorted(MODELS))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", type=Path)
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print what held the loop during the N longest stalls (stderr)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="PATH",
+        help="cProfile the sessions' turn into PATH (use with --repeat 1)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--server-url", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
@@ -161,9 +210,11 @@ def main() -> None:
     if args.child:
         child(args)
         return
-    print(f"{args.sessions} sessions streaming {args.chunks} chunks each at once "
-          f"({args.provider}), median of {args.repeat} runs; targets: gap <= 100 ms, "
-          "loop lag max <= 50 ms")
+    print(
+        f"{args.sessions} sessions streaming {args.chunks} chunks each at once "
+        f"({args.provider}), median of {args.repeat} runs; targets: gap <= 100 ms, "
+        "loop lag max <= 50 ms"
+    )
     with FakeServerProcess() as server:
         for label, src in source_trees(args.before):
             runs = []
@@ -171,10 +222,30 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as home:
                     project = Path(home) / "project"
                     project.mkdir()
-                    runs.append(run_on_tree(src, __file__, [
-                        "--sessions", str(args.sessions), "--chunks", str(args.chunks),
-                        "--provider", args.provider, "--server-url", server,
-                        "--project", str(project)], home))
+                    extra = ["--sample", str(args.sample)]
+                    if args.profile:
+                        extra += ["--profile", args.profile]
+                    runs.append(
+                        run_on_tree(
+                            src,
+                            __file__,
+                            [
+                                "--sessions",
+                                str(args.sessions),
+                                "--chunks",
+                                str(args.chunks),
+                                "--provider",
+                                args.provider,
+                                "--server-url",
+                                server,
+                                "--project",
+                                str(project),
+                                *extra,
+                            ],
+                            home,
+                            show_stderr=bool(args.sample),
+                        )
+                    )
             load = os.getloadavg()[0]
 
             def med(key: str, rows: list[dict]) -> float:
@@ -183,9 +254,11 @@ def main() -> None:
             base = [run["baseline"] for run in runs]
             print(f"  {label} (load {load:.2f})")
             for title, rows in (("sessions", runs), ("plain httpx2", base)):
-                print(f"    {title:<13} worst gap {med('gap', rows):7.1f} ms   lag max "
-                      f"{med('lag_max', rows):7.1f} ms   held >5 ms: {med('lag_total', rows):7.1f}"
-                      f" ms   wall {med('wall', rows):7.1f} ms")
+                print(
+                    f"    {title:<13} worst gap {med('gap', rows):7.1f} ms   lag max "
+                    f"{med('lag_max', rows):7.1f} ms   held >5 ms: {med('lag_total', rows):7.1f}"
+                    f" ms   wall {med('wall', rows):6.1f} ms   CPU {med('cpu', rows):6.1f} ms"
+                )
 
 
 if __name__ == "__main__":

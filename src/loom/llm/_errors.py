@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from loom.llm import loop_share
 from loom.llm.base import LlmError
 from loom.llm.guard import ModelRequestBlocked, find_cause, open_responses
 from loom.llm.retry import parse_retry_after, status_is_transient
@@ -253,13 +253,6 @@ async def close_quietly(stream: Any) -> None:
         pass
 
 
-# A response that arrived faster than it is parsed (a burst, a slow loop) sits in the
-# SDK's buffer and parses without ever waiting on the network: one stream would keep
-# the event loop for its whole backlog while every other session stalls. So a stream
-# hands the loop back after this much time (bounded work per loop turn).
-YIELD_AFTER_S = 0.002
-
-
 async def sdk_stream(
     open_stream: Callable[[], Awaitable[Any]],
     consume: Callable[[Any], AsyncIterator[Any]],
@@ -270,20 +263,24 @@ async def sdk_stream(
 ) -> AsyncIterator[Any]:
     """Open an SDK stream, translate it with `consume`, map every failure to LlmError,
     and close the HTTP response however the iteration ends (error, cancel, early stop).
-    Between events it lets other tasks run at least every YIELD_AFTER_S."""
+    Between events it hands the loop back once its slice is spent (`loop_share`)."""
     stream = None
     responses: list[Any] = []
     token = open_responses.set(responses)
     finished = False
     try:
-        stream = await open_stream()
-        clock = time.perf_counter
-        since = clock()
-        async for event in consume(stream):
-            yield event
-            if clock() - since >= YIELD_AFTER_S:
-                await asyncio.sleep(0)
-                since = clock()
+        with loop_share.streaming():
+            await loop_share.room()  # the request body and the SDK's request building
+            stream = await open_stream()
+            clock = loop_share.clock
+            since = clock()
+            budget = loop_share.slice_s()
+            async for event in consume(stream):
+                yield event
+                if clock() - since >= budget:
+                    await asyncio.sleep(0)
+                    since = clock()
+                    budget = loop_share.slice_s()
         finished = True
     except Exception as error:
         raise map_sdk_error(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
@@ -13,6 +12,7 @@ from loom.core.events import TextDeltaEvent
 from loom.core.ids import new_message_id
 from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
 from loom.core.text import clean_text
+from loom.llm import loop_share
 from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
@@ -22,6 +22,7 @@ from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
 from loom.session.runtime.image_loading import ImageLoader
 from loom.session.runtime.repo_map import fetch_repo_map
+from loom.session.runtime.stall_watch import until_stalled
 from loom.session.runtime.tool_runner import runs_in_parallel
 
 INLINE_COUNTING_CHARS = 200_000  # new text up to this is counted on the loop (~10 ms)
@@ -76,6 +77,9 @@ class LlmCaller:
         cancellation)."""
         session = self.session
         model = session.active_model
+        # Many sessions start a call in the same loop turn (a shared workspace, a burst
+        # of messages): each step of CPU work waits for room in the turn (`loop_share`).
+        await loop_share.room()
         try:
             provider = self.provider(model)
             _, model_id = self.split(model)
@@ -92,6 +96,7 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
+        await loop_share.room()
         built = await self._build(window, conversation, specs, repo_map, decisions)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
         await self.images.load(built.messages, options.image_store)
@@ -108,7 +113,7 @@ class LlmCaller:
         stop = "end_turn"
         started = False
         try:
-            async for event in _until_stalled(provider.stream(request), options.stall_timeout):
+            async for event in until_stalled(provider.stream(request), options.stall_timeout):
                 if not started:
                     started = True
                     session.apply_now(sm.LlmStreamStarted())
@@ -233,29 +238,3 @@ def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
         seen.add(call.id)
         fixed.append(call)
     return fixed
-
-
-class StalledStream(TimeoutError):
-    """The endpoint sent nothing for `stall_timeout` seconds (a transient failure)."""
-
-
-async def _until_stalled(stream: AsyncIterator[Any], timeout: float | None) -> AsyncIterator[Any]:
-    """The stream's events; StalledStream when the next one takes over `timeout` s."""
-    iterator = stream.__aiter__()
-    while True:
-        try:
-            if timeout is None:
-                event = await iterator.__anext__()
-            else:
-                # a deadline on this await, not a new task per event (wait_for's cost)
-                async with asyncio.timeout(timeout):
-                    event = await iterator.__anext__()
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            with contextlib.suppress(Exception):
-                await iterator.aclose()  # type: ignore[attr-defined]
-            raise StalledStream(
-                f"no data from the model endpoint for {timeout:g} s ([model] stall_timeout)"
-            ) from None
-        yield event
