@@ -12,11 +12,14 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
+
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
 from loom.llm._images import openai_part
+from loom.llm._sse import drain, sse_events
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -124,7 +127,8 @@ class OpenAIProvider:
         def open_stream() -> Any:
             # The SDK's low-level post sends the bytes as they are: its `create` would
             # walk and copy the whole history again on every call.
-            # Chunks come back as the JSON the SDK decoded (`loom.llm._events`).
+            # Its response's bytes are read by `loom.llm._sse` (the SDK's decoder cost
+            # several times a plain read per chunk) into JSON (`loom.llm._events`).
             from openai import AsyncStream
 
             return self._client.post(
@@ -144,12 +148,12 @@ class OpenAIProvider:
             key_hint=self._key_hint,
         )
 
-    async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+    async def _consume(self, stream: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
         calls: dict[int, list[str]] = {}  # index -> [id, name, argument fragments...]
         finish: str | None = None
         seen_chunk = False
-        async for chunk in chunks:
+        async for chunk in _chunks(stream):
             chunk = obj(chunk)
             seen_chunk = seen_chunk or isinstance(chunk.get("choices"), list)
             if chunk.get("usage") is not None:
@@ -196,6 +200,37 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai-compatible"
     _key_hint = "OPENAI_COMPATIBLE_API_KEY"
     _max_tokens_field = "max_tokens"
+
+
+async def _chunks(stream: Any) -> AsyncIterator[Any]:
+    """The JSON of each chunk of the SDK stream's response, as the SDK would give it:
+    up to `[DONE]` (the rest of the body read, so the connection is reused), an error
+    chunk raised as the SDK's APIError."""
+    response = stream.response
+    body = response.aiter_bytes()
+    events = sse_events(body)
+    try:
+        async for _, data in events:
+            if data.startswith(b"[DONE]"):
+                await drain(body)
+                return
+            chunk = orjson.loads(data)
+            if isinstance(chunk, dict) and chunk.get("error"):
+                raise _stream_error(chunk["error"], response)
+            yield chunk
+    finally:
+        await events.aclose()
+        await body.aclose()
+
+
+def _stream_error(error: Any, response: Any) -> Exception:
+    """The SDK's error for an error chunk inside a 200 stream."""
+    import openai
+
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        message = "An error occurred during streaming"
+    return openai.APIError(message=message, request=response.request, body=error)
 
 
 def _set_usage(usage: Usage, reported: dict[str, Any]) -> None:
