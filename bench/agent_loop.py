@@ -46,13 +46,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # LOOM_BENCH_SRC: the source tree to measure (set by --before for the "before" run).
 sys.path.insert(0, os.environ.get("LOOM_BENCH_SRC", str(ROOT / "src")))
 
+from loom.config import load_config  # noqa: E402
 from loom.core.messages import UserMessage  # noqa: E402
 from loom.llm.base import LlmRequest, collect  # noqa: E402
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call  # noqa: E402
-from loom.session import SessionManager, SessionOptions  # noqa: E402
+from loom.session import SessionSpec, Workspace  # noqa: E402
 from loom.tools.base import ToolContext, ToolResult  # noqa: E402
 
 MODEL = "anthropic:claude-sonnet-4-6"
+# The loop alone, as this bench has always measured it: no project instructions, git
+# snapshots, repo map, summaries or decision-graph zone (each a cost of its own).
+LOOP_ONLY = {"rules": "", "git_snapshot": False, "repo_map_tokens": 0, "compaction": False,
+             "decision_tokens": 0}  # fmt: skip
 CPU_SECONDS: list[float] = []  # the CPU time (all threads) of each run, last one last
 
 
@@ -107,10 +112,14 @@ async def run_session(
 
     provider = script(steps)
     store = LocalThreadStore() if persist else NullStore()
-    options = SessionOptions(rules="", git_snapshot=False, max_tool_rounds=steps + 1)
-    manager = SessionManager(store=store, provider_factory=lambda m: provider, options=options)
-    session = await manager.start_session(
-        model=MODEL, project_path=root, tools=[NoopTool()], auto_approve=True
+    ws = Workspace(
+        load_config(root, project_root=root),
+        provider_factory=lambda m: provider,
+        store=store,
+        session_options={**LOOP_ONLY, "max_tool_rounds": steps + 1},
+    )
+    session = await ws.start_session(
+        SessionSpec(model=MODEL, extra_tools=[NoopTool()], tools=["noop"], auto_approve=True)
     )
     if not persist:
         session._saver.request = lambda: None  # bench only: no writer-thread handoffs
@@ -132,7 +141,7 @@ async def run_session(
     if persist:
         saved = store.load(session.thread.id)
         assert saved is not None and len(saved.messages) == len(session.get_history())
-    await manager.shutdown()
+    await ws.shutdown()
     return elapsed, stats
 
 

@@ -65,7 +65,8 @@ def child(args: argparse.Namespace) -> None:
 
     import httpx2
 
-    from loom.session import SessionManager, SessionOptions
+    from loom.config import load_config
+    from loom.session import SessionSpec, Workspace
     from loom.store.local import LocalThreadStore
     from loom.tools.base import ToolContext, ToolResult
 
@@ -117,19 +118,26 @@ def child(args: argparse.Namespace) -> None:
         name = args.provider
         base = server + "/v1" if name.startswith("openai") else server
         provider = create_provider(name, api_key="bench-key", base_url=base)
-        options = SessionOptions(
-            rules="",
-            git_snapshot=False,
-            max_context_tokens=50_000_000,
-            reserved_output_tokens=4096,
-        )
+        options = {
+            "rules": "",
+            "git_snapshot": False,
+            "repo_map_tokens": 0,
+            "compaction": False,
+            "decision_tokens": 0,
+            "max_context_tokens": 50_000_000,
+            "reserved_output_tokens": 4096,
+        }
         store = LocalThreadStore() if args.save else NullStore()
-        manager = SessionManager(store=store, provider_factory=lambda m: provider, options=options)
-        session = await manager.start_session(
-            model=MODELS[name],
-            project_path=Path(args.project),
-            tools=[LookupTool()],
-            auto_approve=True,
+        project = Path(args.project)
+        ws = Workspace(load_config(project, project_root=project), store=store,
+                       provider_factory=lambda m: provider, session_options=options)  # fmt: skip
+        session = await ws.start_session(
+            SessionSpec(
+                model=MODELS[name],
+                extra_tools=[LookupTool()],
+                tools=[LookupTool.name],
+                auto_approve=True,
+            )
         )
         times: list[float] = []
         cpu: list[float] = []
@@ -151,7 +159,7 @@ def child(args: argparse.Namespace) -> None:
             stats.sort_stats("cumulative").print_stats(40)
         current["turn"] = 0
         assert len(session.get_history()) == 4 * args.turns, len(session.get_history())
-        await manager.shutdown()
+        await ws.shutdown()
         # The replay: the same bodies, the same scripted answers, plain httpx2.
         post_turns(server, [t for n in sorted(captured) for t in turn_script(n)])
         replay: dict[int, float] = {}

@@ -1,6 +1,6 @@
 """How many sessions fit in one process, and do they stay correct under concurrency?
 
-Starts --sessions sessions in one process (one SessionManager, real LocalThreadStore in
+Starts --sessions sessions in one process (one Workspace, real LocalThreadStore in
 a temporary LOOM_HOME) and has each do --trips tool round trips in one turn, all at
 once. The scripted model answers after a small random delay (0-2 ms), so the sessions
 interleave. Checks that every session answered correctly and that every thread on disk
@@ -31,9 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from loom.config import load_config  # noqa: E402
 from loom.llm.base import LlmRequest  # noqa: E402
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call  # noqa: E402
-from loom.session import SessionManager, SessionOptions  # noqa: E402
+from loom.session import SessionSpec, Workspace  # noqa: E402
 from loom.tools.base import ToolContext, ToolResult  # noqa: E402
 
 
@@ -73,20 +74,24 @@ async def run(sessions: int, trips: int, root: Path) -> tuple[float, int]:
     rng = random.Random(7)
     providers = {}
     store = LocalThreadStore()
-    options = SessionOptions(rules="", git_snapshot=False)
+    options = {"rules": "", "git_snapshot": False, "repo_map_tokens": 0, "compaction": False,
+                   "decision_tokens": 0}  # fmt: skip
 
     def factory(model: str) -> ScriptedProvider:
         return providers[int(model.rsplit("-", 1)[1])]  # "anthropic:bench-<index>"
 
-    manager = SessionManager(store=store, provider_factory=factory, options=options)
+    ws = Workspace(load_config(root, project_root=root), provider_factory=factory, store=store,
+                   session_options=options)  # fmt: skip
     started = []
     for index in range(sessions):
         providers[index] = provider_for(index, trips, rng)
-        session = await manager.start_session(
-            model=f"anthropic:bench-{index}",
-            project_path=root,
-            tools=[EchoTool()],
-            auto_approve=True,
+        session = await ws.start_session(
+            SessionSpec(
+                model=f"anthropic:bench-{index}",
+                extra_tools=[EchoTool()],
+                tools=["echo"],
+                auto_approve=True,
+            )
         )
         started.append(session)
     begin = time.perf_counter()
@@ -102,7 +107,7 @@ async def run(sessions: int, trips: int, root: Path) -> tuple[float, int]:
         on_disk = [m.content for m in saved.messages if m.role == "tool"] if saved else None
         ok = ok and on_disk == expected
         failures += 0 if ok else 1
-    await manager.shutdown()
+    await ws.shutdown()
     return elapsed, failures
 
 

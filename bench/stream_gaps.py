@@ -92,23 +92,24 @@ def child(args: argparse.Namespace) -> None:
     import asyncio
 
     async def sessions() -> dict:
+        from loom.config import load_config
         from loom.core.events import TextDeltaEvent
         from loom.llm.registry import create_provider
-        from loom.session import SessionManager, SessionOptions
+        from loom.session import SessionSpec, Workspace
 
         name = args.provider
         base = args.server_url + ("/v1" if name == "openai" else "")
-        options = SessionOptions(rules="", git_snapshot=False)
+        options = {"rules": "", "git_snapshot": False, "repo_map_tokens": 0, "compaction": False,
+                   "decision_tokens": 0}  # fmt: skip
         create_provider(name, api_key="bench", base_url=base)  # the SDK import, before timing
-        manager = SessionManager(
-            provider_factory=lambda m: create_provider(name, api_key="bench", base_url=base),
-            options=options,
-        )
         project = Path(args.project)
+        ws = Workspace(
+            load_config(project, project_root=project),
+            provider_factory=lambda m: create_provider(name, api_key="bench", base_url=base),
+            session_options=options,
+        )
         started = [
-            await manager.start_session(
-                model=MODELS[name], project_path=project, tools=[], auto_approve=True
-            )
+            await ws.start_session(SessionSpec(model=MODELS[name], tools=[], auto_approve=True))
             for _ in range(args.sessions)
         ]
         seen: list[list[float]] = [[] for _ in started]
@@ -142,7 +143,7 @@ def child(args: argparse.Namespace) -> None:
         watcher.cancel()
         if sampler is not None:
             sampler.report(monitor.stalls, top=args.sample)
-        await manager.shutdown()
+        await ws.shutdown()
         assert all(len(times) >= args.chunks // 2 for times in seen), [len(t) for t in seen]
         return {
             "gap": max(gaps_of(times) for times in seen),

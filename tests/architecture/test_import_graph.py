@@ -359,3 +359,82 @@ def test_the_walker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     )
     assert {"loom.store.index", "loom.tools.defaults"} <= imports_of_file(lazy, "loom.cli.lazy")
     assert "loom.nowhere" not in imports_of_file(lazy, "loom.cli.lazy")
+
+
+# -- one assembly path: only loom.session.workspace puts a session together -------------
+
+ROOT = SRC.parent
+ASSEMBLED = {  # what only the workspace package builds, by the module that defines it
+    "Session": "loom.session.runtime.session",
+    "SessionRegistry": "loom.session.workspace.registry",
+}
+ASSEMBLERS = "loom.session.workspace"  # Workspace.start_session, the one assembly path
+
+
+def constructions(path: Path) -> list[str]:
+    """`path:line Name(...)` for each call that builds a Session (or the registry of
+    running sessions): the name imported from its module or from `loom.session`, or
+    reached as an attribute of a `loom` module (`loom.session.Session(...)`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bound: dict[str, str] = {}  # local name -> the class it is
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                defined = ASSEMBLED.get(alias.name)
+                if defined and node.module in {defined, "loom.session"}:
+                    bound[alias.asname or alias.name] = alias.name
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func, name = node.func, None
+        if isinstance(func, ast.Name) and func.id in bound:
+            name = bound[func.id]
+        elif isinstance(func, ast.Attribute) and func.attr in ASSEMBLED:
+            base = func.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id == "loom":
+                name = func.attr
+        if name is not None:
+            where = path.relative_to(ROOT) if ROOT in path.parents else path
+            found.append(f"{where}:{node.lineno} {name}(...)")
+    return found
+
+
+def python_files() -> list[Path]:
+    folders = [SRC / "loom", ROOT / "tests", ROOT / "bench"]
+    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*.py"))
+
+
+def test_only_the_workspace_assembles_a_session() -> None:
+    """Faces, `loom run`, sub-agents, tests and benches start sessions with
+    `Workspace.start_session(SessionSpec(...))`, so every session gets the sandbox, the
+    policy, MCP, hooks and project instructions: nothing else builds a Session."""
+    inside = SRC / "loom" / "session" / "workspace"
+    outside = [
+        where
+        for path in python_files()
+        if inside not in path.parents
+        for where in constructions(path)
+    ]
+    assert not outside, (
+        "start sessions with Workspace.start_session (tests: make_workspace in "
+        "tests/support/sessions.py), never by building one:\n" + "\n".join(outside)
+    )
+    assembled = [w for p in sorted(inside.glob("*.py")) for w in constructions(p)]
+    assert any("Session(...)" in w for w in assembled)  # the walker sees the one path
+
+
+def test_the_assembly_check_sees_every_spelling(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import loom.session\n"
+        "from loom.session import Session as S\n"
+        "from loom.session.workspace.registry import SessionRegistry\n"
+        "from loom.core.thread import Session\n"  # not ours to check: another Session
+        "S(thread=None)\nSessionRegistry()\nloom.session.Session()\nSession()\n"
+    )
+    found = constructions(sample)
+    assert [f.split(" ")[1] for f in found] == ["Session(...)", "SessionRegistry(...)",
+                                                "Session(...)"]  # fmt: skip

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.permissions import Decision, GrantStore, PermissionPolicy
-from loom.sandbox import Detection, Sandbox, build_policy
+from loom.sandbox import Detection, Sandbox, backend, build_policy
+from loom.session import SessionSpec
 from loom.session.assembly.sandboxing import (
     UnconfinedShellPolicy,
     guard_policy,
@@ -16,38 +19,39 @@ from loom.session.assembly.sandboxing import (
 )
 from loom.session.assembly.toolset import default_registry
 from tests.support.sandbox import require_sandbox
-from tests.support.sessions import make_manager
+from tests.support.sessions import make_workspace
 
 
-async def _permission_request(tmp_path: Path, sandbox: Sandbox, command: str):
+async def _permission_request(tmp_path: Path, command: str):
+    """The permission request a session started the way every face starts one (its
+    sandbox as the machine gives it) shows for a shell `command` under --yes."""
     provider = ScriptedProvider([tool_turn("shell", {"command": command}, id="d"), "ok"])
-    manager = make_manager(provider)
-    session = await manager.start_session(
-        project_path=tmp_path,
-        tools=default_registry(tmp_path, launcher=sandbox),
-        auto_approve=True,
-    )
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(SessionSpec(auto_approve=True))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("go"))
     while (event := await events.get(10)).type != "permission_request":
         pass
     session.respond_to_permission("deny")
     assert await turn == "ok"
-    await manager.shutdown()
+    await ws.shutdown()
     return event
 
 
 async def test_the_permission_request_says_it_runs_sandboxed(tmp_path: Path) -> None:
     require_sandbox()
-    event = await _permission_request(tmp_path, Sandbox(build_policy(tmp_path)), "rm -rf .")
+    event = await _permission_request(tmp_path, "rm -rf .")
     assert event.sandboxed is True
     assert event.sandbox.startswith("runs sandboxed (bubblewrap)")
     assert "network off" in event.sandbox
 
 
-async def test_the_permission_request_says_it_runs_unconfined(tmp_path: Path) -> None:
-    sandbox = Sandbox(build_policy(tmp_path), Detection(None, "no bwrap"))
-    event = await _permission_request(tmp_path, sandbox, "rm -rf .")
+async def test_the_permission_request_says_it_runs_unconfined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a machine where the OS sandbox cannot start (what `detect()` found, once per process)
+    monkeypatch.setattr(backend, "_detected", [Detection(None, "no bwrap")])
+    event = await _permission_request(tmp_path, "rm -rf .")
     assert event.sandboxed is False and event.sandbox == "runs without a sandbox (no bwrap)"
 
 

@@ -11,7 +11,7 @@ from loom.core.plan import PlanError, parse_plan
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import ANY_MODEL, EchoTool, WriteTool, make_manager
+from tests.support.sessions import ANY_MODEL, EchoTool, WriteTool, make_workspace, only
 
 ARCHITECT = "anthropic:claude-opus-4-6"
 EDITOR = "anthropic:claude-haiku-4-5"
@@ -43,9 +43,11 @@ async def test_plan_then_steps_with_file_tools(tmp_path) -> None:
             "Created b.py.",
         ]
     )
-    manager = make_manager(providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: architect})
-    session = await manager.start_session(
-        project_path=tmp_path, tools=[WriteTool(), EchoTool()], auto_approve=True, mode="architect"
+    ws = make_workspace(
+        tmp_path, providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: architect}
+    )
+    session = await ws.start_session(
+        only(WriteTool(), EchoTool(), auto_approve=True, mode="architect")
     )
     events = session.subscribe()
 
@@ -93,43 +95,47 @@ async def test_plan_then_steps_with_file_tools(tmp_path) -> None:
     ]
     # back to the session's own model and tools afterwards
     assert session.active_model == ANY_MODEL and session.active_tools is session.tools
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_bad_json_is_sent_back_with_a_clear_message(tmp_path) -> None:
     architect = ScriptedProvider(["I think we should {edit things", fenced(PLAN)])
     editor = ScriptedProvider(["did a", "did b"])
-    manager = make_manager(providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor})
-    session = await manager.start_session(project_path=tmp_path, mode="architect")
+    ws = make_workspace(
+        tmp_path, providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor}
+    )
+    session = await ws.start_session(only(mode="architect"))
     answer = await session.send_message("plan it")
     assert "Carried out 2 of 2" in answer
     feedback = architect.requests[1].messages[-1]
     assert feedback.role == "user" and "not valid JSON" in feedback.content
     assert '"steps"' in feedback.content
     assert getattr(session.get_history()[2], "plan_feedback", False) is True
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_no_usable_plan_is_a_turn_error_and_the_session_goes_on(tmp_path) -> None:
     architect = ScriptedProvider(["nope", '{"steps": []}', "[1, 2]"])
     normal = ScriptedProvider(["normal answer"])
-    manager = make_manager(providers={ARCHITECT: architect, EDITOR: normal, ANY_MODEL: normal})
-    session = await manager.start_session(project_path=tmp_path, mode="architect")
+    ws = make_workspace(
+        tmp_path, providers={ARCHITECT: architect, EDITOR: normal, ANY_MODEL: normal}
+    )
+    session = await ws.start_session(only(mode="architect"))
     with pytest.raises(TurnError, match="did not produce a usable plan after 3 attempts"):
         await session.send_message("plan it")
     session.set_mode("normal")
     assert await session.send_message("hi") == "normal answer"
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_editor_steps_ask_permission_like_normal_mode(tmp_path) -> None:
     one_step = {"steps": [{"file": "c.py", "action": "create", "description": "make c"}]}
     architect = ScriptedProvider([json.dumps(one_step)])
     editor = ScriptedProvider([write("c.py", "C\n", "w1"), "made c"])
-    manager = make_manager(providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor})
-    session = await manager.start_session(
-        project_path=tmp_path, tools=[WriteTool()], mode="architect"
+    ws = make_workspace(
+        tmp_path, providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor}
     )
+    session = await ws.start_session(only(WriteTool(), mode="architect"))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("make c"))
     while (await events.get(5)).type != "permission_request":
@@ -138,7 +144,7 @@ async def test_editor_steps_ask_permission_like_normal_mode(tmp_path) -> None:
     answer = await turn
     assert not (tmp_path / "c.py").exists()
     assert "1. completed: made c" in answer
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 def test_parse_plan_accepts_common_shapes_and_explains_errors() -> None:
@@ -160,10 +166,12 @@ async def test_interrupting_a_step_stops_the_plan_and_keeps_the_thread_consisten
     architect = ScriptedProvider([fenced(PLAN)])
     editor = ScriptedProvider([tool_turn("hang", {}, id="h1")])
     hang = HangTool()
-    manager = make_manager(
-        providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor}, tool_timeout=None
+    ws = make_workspace(
+        tmp_path,
+        providers={ARCHITECT: architect, EDITOR: editor, ANY_MODEL: editor},
+        tool_timeout=None,
     )
-    session = await manager.start_session(project_path=tmp_path, tools=[hang], mode="architect")
+    session = await ws.start_session(only(hang, mode="architect"))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("do it"))
     await asyncio.wait_for(hang.started.wait(), 5)
@@ -175,4 +183,4 @@ async def test_interrupting_a_step_stops_the_plan_and_keeps_the_thread_consisten
     saved = LocalThreadStore().load(session.thread.id)
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     assert session.active_model == ANY_MODEL
-    await manager.shutdown()
+    await ws.shutdown()

@@ -3,6 +3,7 @@ old turns, the thread keeps every original, and a failing summary never stops a 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from loom.core.messages import ToolMessage, UserMessage
@@ -10,7 +11,7 @@ from loom.llm.base import LlmError, LlmRequest
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
-from tests.support.sessions import ANY_MODEL, EchoTool, make_manager
+from tests.support.sessions import ANY_MODEL, EchoTool, make_workspace, only
 
 EDITOR = "openai:gpt-5-mini"
 
@@ -36,16 +37,17 @@ class Agent:
         return tool_turn("echo", {"text": "long " * 300})
 
 
-def _session_factory(agent: Agent):
+def _session_factory(agent: Agent, project: Path):
     main, editor = ScriptedProvider([agent] * 200), ScriptedProvider([agent] * 50)
-    manager = make_manager(
+    ws = make_workspace(
+        project,
         providers={ANY_MODEL: main, EDITOR: editor},
         max_context_tokens=6_000,
         reserved_output_tokens=1_000,
         compaction=True,
         editor_model=EDITOR,
     )
-    return manager, main, editor
+    return ws, main, editor
 
 
 def _tokens(request: LlmRequest) -> int:
@@ -56,8 +58,8 @@ def _tokens(request: LlmRequest) -> int:
 
 async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> None:
     agent = Agent()
-    manager, main, editor = _session_factory(agent)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws, main, editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool()))
     events: list[Any] = []
     session.subscribe(events.append)
     for n in range(8):
@@ -88,15 +90,15 @@ async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> N
 
     # saved and reloaded: the summary still stands in for the folded turns
     await session.flush()
-    reloaded = manager.store.load(session.thread.id)
+    reloaded = ws.store.load(session.thread.id)
     assert reloaded.compactions == records and len(reloaded.messages) == 32
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_failing_summary_falls_back_to_dropping_and_the_turn_goes_on(tmp_path) -> None:
     agent = Agent(summary_fails=True)
-    manager, main, _editor = _session_factory(agent)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws, main, _editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool()))
     events: list[Any] = []
     session.subscribe(events.append)
     answers = [await session.send_message(f"question {n} " + "filler " * 600) for n in range(6)]
@@ -108,21 +110,22 @@ async def test_a_failing_summary_falls_back_to_dropping_and_the_turn_goes_on(tmp
     assert len(agent.summary_requests) == 1 and len(fallbacks) == 1
     assert "earlier message(s)" in main.requests[-1].system  # old turns dropped instead
     assert not getattr(session.thread, "compactions", None)
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_summary_model_without_a_key_is_tried_again_once_it_has_one(tmp_path) -> None:
     agent = Agent()
     main = ScriptedProvider([agent] * 200)
     providers = {ANY_MODEL: main}  # the editor model cannot be built: no key for it
-    manager = make_manager(
+    ws = make_workspace(
+        tmp_path,
         providers=providers,
         max_context_tokens=6_000,
         reserved_output_tokens=1_000,
         compaction=True,
         editor_model=EDITOR,
     )
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    session = await ws.start_session(only(EchoTool()))
     events: list[Any] = []
     session.subscribe(events.append)
     for n in range(6):
@@ -134,26 +137,26 @@ async def test_a_summary_model_without_a_key_is_tried_again_once_it_has_one(tmp_
     await session.send_message("question 6 " + "filler " * 600)
     assert agent.summary_requests  # tried again at once
     assert session.thread.compactions
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_failed_summary_is_tried_again_with_another_model(tmp_path) -> None:
     agent = Agent(summary_fails=True)
-    manager, _main, _editor = _session_factory(agent)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws, _main, _editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool()))
     for n in range(5):
         await session.send_message(f"question {n} " + "filler " * 600)
     assert len(agent.summary_requests) == 1
     session.options.editor_model = ANY_MODEL  # another summary model
     await session.send_message("question 5 " + "filler " * 600)
     assert len(agent.summary_requests) == 2
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_compact_on_demand_with_focus(tmp_path) -> None:
     agent = Agent()
-    manager, main, _editor = _session_factory(agent)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws, main, _editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool()))
     await session.send_message("first short question")
     await session.send_message("second short question")
     view = await compact_now(session, focus="the echo tool")
@@ -163,7 +166,7 @@ async def test_compact_on_demand_with_focus(tmp_path) -> None:
     sent = " ".join(m.content for m in main.requests[-1].messages)
     assert "first short question" not in sent and "second short question" in sent
     assert "SUMMARY" in main.requests[-1].system
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_without_model_editor_the_summary_model_follows_the_sessions_provider(
@@ -174,15 +177,13 @@ async def test_without_model_editor_the_summary_model_follows_the_sessions_provi
     agent = Agent()
     openai_main = ScriptedProvider([agent] * 200)
     fast = ScriptedProvider([agent] * 50)
-    manager = make_manager(
+    ws = make_workspace(tmp_path,
         providers={"openai:gpt-4.1": openai_main, "openai:gpt-5-mini": fast},
         max_context_tokens=6_000, reserved_output_tokens=1_000, compaction=True,
     )  # fmt: skip
-    session = await manager.start_session(
-        project_path=tmp_path, tools=[EchoTool()], model="openai:gpt-4.1"
-    )
+    session = await ws.start_session(only(EchoTool(), model="openai:gpt-4.1"))
     for n in range(5):
         await session.send_message(f"question {n} " + "filler " * 600)
     assert agent.summary_requests and session.thread.compactions
     assert session.thread.compactions[-1]["model"] == "openai:gpt-5-mini"
-    await manager.shutdown()
+    await ws.shutdown()

@@ -7,7 +7,7 @@ from loom.llm.base import ToolSpec
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session.runtime.context import ContextWindow
 from loom.session.runtime.repo_map import fetch_repo_map, focus_of
-from tests.support.sessions import EchoTool, make_manager
+from tests.support.sessions import EchoTool, make_workspace, only
 
 
 def turn(n: int, size: int = 200) -> list:
@@ -135,13 +135,13 @@ async def test_the_session_sends_the_repo_map_with_its_focus(tmp_path) -> None:
         return "src/auth.py:\n  def login()"
 
     provider = ScriptedProvider([tool_turn("echo", {"text": "x", "path": "src/auth.py"}), "ok"])
-    manager = make_manager(provider, repo_map=hook, repo_map_tokens=300)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, provider, repo_map=hook, repo_map_tokens=300)
+    session = await ws.start_session(only(EchoTool()))
     await session.send_message("look at login_user")
     assert "def login()" in provider.requests[0].system
     assert calls[0] == (300, [], ["login_user"])
     assert calls[1] == (300, ["src/auth.py"], ["login_user"])
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
@@ -149,8 +149,10 @@ async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
     for n in range(8):
         script += [tool_turn("echo", {"text": "long " * 300}, id=f"k{n}"), f"answer {n}"]
     provider = ScriptedProvider(script)
-    manager = make_manager(provider, max_context_tokens=6_000, reserved_output_tokens=1_000)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    no_summaries = {"context.compaction": False}  # old turns are dropped, not summarised
+    ws = make_workspace(tmp_path, provider, config=no_summaries, max_context_tokens=6_000,
+                        reserved_output_tokens=1_000)  # fmt: skip
+    session = await ws.start_session(only(EchoTool()))
     for n in range(8):
         await session.send_message(f"question {n} " + "filler " * 600)
     last = provider.requests[-1]
@@ -158,4 +160,4 @@ async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
     assert len(last.messages) < len(session.get_history()) - 8
     assert len(session.get_history()) == 8 * 4
     assert "earlier message(s)" in last.system
-    await manager.shutdown()
+    await ws.shutdown()

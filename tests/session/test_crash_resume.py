@@ -13,16 +13,17 @@ from loom.core.messages import AssistantMessage, ToolMessage
 from loom.core.state import INTERRUPTED_RESULT, unanswered_calls
 from loom.llm.scripted import ScriptedProvider
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import EchoTool, make_manager
+from tests.support.sessions import EchoTool, make_workspace, only
 
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = textwrap.dedent(
     """
     import asyncio, sys
+    from pathlib import Path
     sys.path.insert(0, {root!r})
     from loom.llm.scripted import ScriptedProvider, tool_turn
-    from tests.support.sessions import EchoTool, make_manager
+    from tests.support.sessions import EchoTool, make_workspace, only
 
     class SlowEcho(EchoTool):
         async def run(self, args, ctx):
@@ -31,8 +32,8 @@ CHILD = textwrap.dedent(
 
     async def main():
         turns = [tool_turn("echo", {{"text": f"t{{n}}"}}, id=f"c{{n}}") for n in range(10_000)]
-        manager = make_manager(ScriptedProvider(turns), max_tool_rounds=20_000)
-        session = await manager.start_session(project_path={project!r}, tools=[SlowEcho()])
+        ws = make_workspace(Path({project!r}), ScriptedProvider(turns), max_tool_rounds=20_000)
+        session = await ws.start_session(only(SlowEcho()))
         def show(event):
             if event.type == "tool_complete":
                 print("DONE", session.thread.id, flush=True)
@@ -73,13 +74,13 @@ def test_sigkill_mid_turn_then_resume(tmp_path, loom_home) -> None:
     assert len(unanswered_calls(saved.messages)) <= 1
 
     provider = ScriptedProvider(["resumed fine"])
-    manager = make_manager(provider)
+    ws = make_workspace(project, provider)
 
     async def resume() -> list:
-        session = await manager.start_session(thread=thread_id, tools=[EchoTool()])
+        session = await ws.start_session(only(EchoTool(), thread=thread_id))
         answer = await session.send_message("where were we?")
         assert answer == "resumed fine"
-        await manager.shutdown()
+        await ws.shutdown()
         return session.get_history()
 
     import asyncio

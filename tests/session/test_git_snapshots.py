@@ -6,7 +6,7 @@ import subprocess
 
 from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import EchoTool, WriteTool, make_manager
+from tests.support.sessions import EchoTool, WriteTool, make_workspace, only
 
 
 def git(cwd, *args: str) -> str:
@@ -35,10 +35,8 @@ async def test_git_state_follows_the_session(tmp_path) -> None:
             "wrote",
         ]
     )
-    manager = make_manager(provider, git_snapshot=True)
-    session = await manager.start_session(
-        project_path=tmp_path, tools=[EchoTool(), WriteTool()], auto_approve=True
-    )
+    ws = make_workspace(tmp_path, provider, git_snapshot=True)
+    session = await ws.start_session(only(EchoTool(), WriteTool(), auto_approve=True))
     thread = session.thread
     assert (thread.git_initial_branch, thread.git_initial_commit_sha) == ("main", head)
     assert thread.git_start_dirty is False and thread.git_commits == [head]
@@ -51,7 +49,7 @@ async def test_git_state_follows_the_session(tmp_path) -> None:
     (tmp_path / "new.txt").unlink()
     git(tmp_path, "commit", "-q", "--allow-empty", "-m", "second")
     second = git(tmp_path, "rev-parse", "HEAD")
-    await manager.stop_session(session.id)
+    await ws.stop_session(session.id)
     saved = LocalThreadStore().load(thread.id)
     assert saved.git_commits == [head, second]
     assert saved.git_current_commit_sha == second and saved.git_end_dirty is False

@@ -11,7 +11,7 @@ from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session.runtime.image_loading import ImageLoader
 from loom.store.images import ImageStore
 from tests.support.images import png
-from tests.support.sessions import ANY_MODEL, NoopTool, make_manager
+from tests.support.sessions import ANY_MODEL, NoopTool, make_workspace, only
 
 
 async def test_each_call_looks_for_images_only_in_new_messages(tmp_path: Path) -> None:
@@ -19,10 +19,8 @@ async def test_each_call_looks_for_images_only_in_new_messages(tmp_path: Path) -
     script = []
     for n in range(turns):
         script += [tool_turn("noop", id=f"c{n}"), ScriptedTurn(text=f"done {n}")]
-    manager = make_manager(ScriptedProvider(script))
-    session = await manager.start_session(
-        model=ANY_MODEL, project_path=tmp_path, tools=[NoopTool()], auto_approve=True
-    )
+    ws = make_workspace(tmp_path, ScriptedProvider(script))
+    session = await ws.start_session(only(NoopTool(), model=ANY_MODEL, auto_approve=True))
     looked_at = []
     for n in range(turns):
         assert await session.send_message(f"step {n}") == f"done {n}"
@@ -30,7 +28,7 @@ async def test_each_call_looks_for_images_only_in_new_messages(tmp_path: Path) -
     assert len(session.get_history()) == 4 * turns
     # each call sees the two messages added since the last one, not all 160
     assert max(looked_at[1:]) <= 2
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_images_of_a_resumed_or_rewound_history_are_loaded(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from loom.core.thread import AgentStateKind
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session import NoPendingPermission
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import HangTool, WriteTool, make_manager
+from tests.support.sessions import HangTool, WriteTool, make_workspace, only
 
 
 async def next_event(events, kind: str, timeout: float = 5.0):
@@ -28,8 +28,8 @@ def write_turn(path: str, call_id: str) -> ScriptedTurn:
 
 async def test_ask_then_allow_once_runs_the_tool(tmp_path) -> None:
     provider = ScriptedProvider([write_turn("a.txt", "c1"), "Written."])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[WriteTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(WriteTool()))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("write a"))
 
@@ -48,13 +48,13 @@ async def test_ask_then_allow_once_runs_the_tool(tmp_path) -> None:
     assert (tmp_path / "a.txt").read_text() == "x"
     with pytest.raises(NoPendingPermission):
         session.respond_to_permission("allow_once")
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_deny_answers_the_model_and_leaves_the_file_alone(tmp_path) -> None:
     provider = ScriptedProvider([write_turn("b.txt", "c1"), "Understood."])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[WriteTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(WriteTool()))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("write b"))
     await next_event(events, "permission_request")
@@ -65,15 +65,15 @@ async def test_deny_answers_the_model_and_leaves_the_file_alone(tmp_path) -> Non
     assert not (tmp_path / "b.txt").exists()
     result = next(m for m in session.get_history() if isinstance(m, ToolMessage))
     assert result.is_error and "Permission denied" in result.content
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_allow_always_is_remembered(tmp_path) -> None:
     provider = ScriptedProvider(
         [write_turn("c.txt", "c1"), "one", write_turn("c.txt", "c2"), "two"]
     )
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[WriteTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(WriteTool()))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("first"))
     await next_event(events, "permission_request")
@@ -81,27 +81,25 @@ async def test_allow_always_is_remembered(tmp_path) -> None:
     assert await turn == "one"
     assert await session.send_message("second") == "two"  # no prompt this time
     assert not [e for e in events.drain() if e.type == "permission_request"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_auto_approve_session_never_asks(tmp_path) -> None:
     provider = ScriptedProvider([write_turn("d.txt", "c1"), "done"])
-    manager = make_manager(provider)
-    session = await manager.start_session(
-        project_path=tmp_path, tools=[WriteTool()], auto_approve=True
-    )
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(WriteTool(), auto_approve=True))
     events = session.subscribe()
     assert await session.send_message("go") == "done"
     assert (tmp_path / "d.txt").exists()
     assert "permission_request" not in [e.type for e in events.drain()]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_interrupt_mid_tool_answers_the_call_and_saves(tmp_path) -> None:
     hang = HangTool()
     provider = ScriptedProvider([tool_turn("hang", {}, id="h1"), "after"])
-    manager = make_manager(provider, tool_timeout=None)
-    session = await manager.start_session(project_path=tmp_path, tools=[hang])
+    ws = make_workspace(tmp_path, provider, tool_timeout=None)
+    session = await ws.start_session(only(hang))
     turn = asyncio.create_task(session.send_message("hang please"))
     await asyncio.wait_for(hang.started.wait(), 5)
     assert session.get_status() == "executing_tool"
@@ -120,13 +118,13 @@ async def test_interrupt_mid_tool_answers_the_call_and_saves(tmp_path) -> None:
     # the next turn works and the model sees the interrupted result
     assert await session.send_message("go on") == "after"
     assert [m.role for m in provider.requests[-1].messages][-2:] == ["tool", "user"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_interrupt_while_waiting_for_permission(tmp_path) -> None:
     provider = ScriptedProvider([write_turn("e.txt", "c1")])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[WriteTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(WriteTool()))
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("write e"))
     await next_event(events, "permission_request")
@@ -135,44 +133,46 @@ async def test_interrupt_while_waiting_for_permission(tmp_path) -> None:
     assert session.pending_permission is None
     last = session.get_history()[-1]
     assert last.tool_call_id == "c1" and last.content == INTERRUPTED_RESULT
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_interrupt_while_streaming_keeps_the_user_message(tmp_path) -> None:
     slow = ScriptedTurn(text="a long answer " * 20, chunk_size=4, chunk_delay=0.01)
     provider = ScriptedProvider([slow])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only())
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("talk"))
     await next_event(events, "text_delta")
     session.interrupt()
     assert await turn == ""
     assert [m.role for m in session.get_history()] == ["user"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_cancelling_the_caller_interrupts_cleanly(tmp_path) -> None:
     hang = HangTool()
-    manager = make_manager(ScriptedProvider([tool_turn("hang", {}, id="h1")]), tool_timeout=None)
-    session = await manager.start_session(project_path=tmp_path, tools=[hang])
+    ws = make_workspace(
+        tmp_path, ScriptedProvider([tool_turn("hang", {}, id="h1")]), tool_timeout=None
+    )
+    session = await ws.start_session(only(hang))
     turn = asyncio.create_task(session.send_message("x"))
     await asyncio.wait_for(hang.started.wait(), 5)
     turn.cancel()  # e.g. the REPL task hit by Ctrl-C
     await asyncio.gather(turn, return_exceptions=True)
     assert session.get_history()[-1].content == INTERRUPTED_RESULT
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_hung_tool_times_out_into_an_error_result(tmp_path) -> None:
     hang = HangTool()
     provider = ScriptedProvider([tool_turn("hang", {}, id="h1"), "gave up"])
-    manager = make_manager(provider, tool_timeout=0.05)
-    session = await manager.start_session(project_path=tmp_path, tools=[hang])
+    ws = make_workspace(tmp_path, provider, tool_timeout=0.05)
+    session = await ws.start_session(only(hang))
     assert await session.send_message("x") == "gave up"
     result = session.get_history()[2]
     assert result.is_error and "did not finish within 0.05 s" in result.content
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
@@ -194,12 +194,12 @@ async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
 
     monkeypatch.setattr(session_module, "expand_mentions", slow_expand)
     provider = ScriptedProvider(["never asked"])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only())
     turn = asyncio.create_task(session.send_message("a long paste"))
     await asyncio.to_thread(reading.wait, 10)
     assert session.interrupt() is True
     release.set()
     assert await turn == ""
     assert provider.requests == []
-    await manager.shutdown()
+    await ws.shutdown()

@@ -11,13 +11,13 @@ from loom.llm.retry import RetryPolicy
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call, tool_turn
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import ANY_MODEL, CrashTool, EchoTool, kinds, make_manager
+from tests.support.sessions import ANY_MODEL, CrashTool, EchoTool, kinds, make_workspace, only
 
 
 async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:
     provider = ScriptedProvider([ScriptedTurn(text="Hello there, friend.", chunk_size=5)])
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only())
     events = session.subscribe()
 
     answer = await session.send_message("hi")
@@ -41,15 +41,15 @@ async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:
     request = provider.requests[0]
     assert request.model == "claude-sonnet-4-6"
     assert "Loom" in request.system and [m.content for m in request.messages] == ["hi"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_tool_round_trip_records_call_and_result(tmp_path) -> None:
     provider = ScriptedProvider(
         [tool_turn("echo", {"text": "ping"}, text="Let me echo.", id="call_1"), "It said ping."]
     )
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(EchoTool()))
     events = session.subscribe()
 
     assert await session.send_message("echo ping") == "It said ping."
@@ -76,7 +76,7 @@ async def test_tool_round_trip_records_call_and_result(tmp_path) -> None:
     assert [t.name for t in provider.requests[0].tools] == ["echo"]
     saved = LocalThreadStore().load(session.thread.id)
     assert [m.role for m in saved.messages] == ["user", "assistant", "tool", "assistant"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_bad_tool_calls_come_back_to_the_model_as_errors(tmp_path) -> None:
@@ -93,8 +93,8 @@ async def test_bad_tool_calls_come_back_to_the_model_as_errors(tmp_path) -> None
             "Sorry.",
         ]
     )
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool(), CrashTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(EchoTool(), CrashTool()))
     events = session.subscribe()
     assert await session.send_message("go") == "Sorry."
     results = {m.tool_call_id: m for m in session.get_history() if isinstance(m, ToolMessage)}
@@ -105,21 +105,21 @@ async def test_bad_tool_calls_come_back_to_the_model_as_errors(tmp_path) -> None
     assert "boom inside the tool" in results["d"].content
     errors = [e for e in events.drain() if e.type == "error"]
     assert [e.origin for e in errors] == ["Tool"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_transient_errors_retry_with_events_then_succeed(tmp_path) -> None:
     busy = LlmError("overloaded", transient=True, status=529, retry_after=0)
     provider = ScriptedProvider([ScriptedTurn(error=busy), ScriptedTurn(error=busy), "Finally."])
-    manager = make_manager(provider, retry=RetryPolicy(max_retries=3, base_delay=0))
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider, retry=RetryPolicy(max_retries=3, base_delay=0))
+    session = await ws.start_session(only())
     events = session.subscribe()
     assert await session.send_message("hi") == "Finally."
     retries = [e for e in events.drain() if e.type == "llm_retry"]
     assert [(r.attempt, r.delay_seconds) for r in retries] == [(1, 0.0), (2, 0.0)]
     assert "overloaded" in retries[0].error
     assert len(provider.requests) == 3
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_retries_are_bounded_and_permanent_errors_end_the_turn(tmp_path) -> None:
@@ -128,8 +128,8 @@ async def test_retries_are_bounded_and_permanent_errors_end_the_turn(tmp_path) -
     provider = ScriptedProvider(
         [ScriptedTurn(error=busy)] * 3 + [ScriptedTurn(error=denied), "Back again."]
     )
-    manager = make_manager(provider, retry=RetryPolicy(max_retries=2, base_delay=0))
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider, retry=RetryPolicy(max_retries=2, base_delay=0))
+    session = await ws.start_session(only())
     events = session.subscribe()
 
     with pytest.raises(TurnError, match="503 unavailable"):
@@ -150,7 +150,7 @@ async def test_retries_are_bounded_and_permanent_errors_end_the_turn(tmp_path) -
         "two",
         "three",
     ]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_usage_and_cost_are_tracked_per_session(tmp_path) -> None:
@@ -158,8 +158,8 @@ async def test_usage_and_cost_are_tracked_per_session(tmp_path) -> None:
 
     usage = Usage(input_tokens=1000, output_tokens=500)
     provider = ScriptedProvider([ScriptedTurn(text="a", usage=usage)] * 2)
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only())
     await session.send_message("one")
     await session.send_message("two")
     assert (session.usage.input_tokens, session.usage.output_tokens) == (2000, 1000)
@@ -167,13 +167,13 @@ async def test_usage_and_cost_are_tracked_per_session(tmp_path) -> None:
     assert session.usage.cost_usd > 0
     answer = session.get_history()[-1]
     assert isinstance(answer, AssistantMessage) and answer.usage.cost_usd > 0
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_update_model_validates_and_switches(tmp_path) -> None:
     a, b = ScriptedProvider(["from a"]), ScriptedProvider(["from b"])
-    manager = make_manager(providers={ANY_MODEL: a, "openai:gpt-4o": b})
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, providers={ANY_MODEL: a, "openai:gpt-4o": b})
+    session = await ws.start_session(only())
     with pytest.raises(ValueError, match="provider:model-id"):
         session.update_model("gpt-4o")
     session.update_model("openai:gpt-4o")
@@ -181,12 +181,12 @@ async def test_update_model_validates_and_switches(tmp_path) -> None:
     assert b.requests[0].model == "gpt-4o"
     assert (session.thread.provider, session.thread.model) == ("openai", "gpt-4o")
     assert session.get_history()[-1].model == "openai:gpt-4o"
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_modes_and_empty_messages(tmp_path) -> None:
-    manager = make_manager(ScriptedProvider([]))
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, ScriptedProvider([]))
+    session = await ws.start_session(only())
     events = session.subscribe()
     session.set_mode("architect")
     assert session.get_mode() == "architect"
@@ -200,15 +200,15 @@ async def test_modes_and_empty_messages(tmp_path) -> None:
         session.set_mode("turbo")
     with pytest.raises(ValueError, match="empty"):
         await session.send_message("   ")
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_running_out_of_script_is_a_clear_error(tmp_path) -> None:
-    manager = make_manager(ScriptedProvider([]))
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, ScriptedProvider([]))
+    session = await ws.start_session(only())
     with pytest.raises(TurnError, match="no response left"):
         await session.send_message("hi")
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp_path) -> None:
@@ -222,8 +222,8 @@ async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp
             super().save(thread)
 
     store = FlakyStore()
-    manager = make_manager(ScriptedProvider(["one", "two"]), store=store)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, ScriptedProvider(["one", "two"]), store=store)
+    session = await ws.start_session(only())
     events = session.subscribe()
     assert await session.send_message("first") == "one"
     errors = [e for e in events.drain() if e.type == "error"]
@@ -231,7 +231,7 @@ async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp
     assert await session.send_message("second") == "two"
     saved = LocalThreadStore().load(session.thread.id)
     assert [m.content for m in saved.messages] == ["first", "one", "second", "two"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_path) -> None:
@@ -247,8 +247,8 @@ async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_pa
             "ok",
         ]
     )
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(EchoTool()))
     assert await session.send_message("go") == "ok"
     calls = session.get_history()[1].tool_calls
     ids = [c.id for c in calls]
@@ -256,13 +256,13 @@ async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_pa
     results = [m for m in session.get_history() if isinstance(m, ToolMessage)]
     assert [r.tool_call_id for r in results] == ids
     assert [r.content for r in results] == ["echo: a", "echo: b", "echo: c"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_a_session_nobody_spoke_to_leaves_no_thread_file(tmp_path) -> None:
     store = LocalThreadStore()
-    manager = make_manager(ScriptedProvider([]), store=store)
-    session = await manager.start_session(model=ANY_MODEL, project_path=str(tmp_path))
-    await manager.stop_session(session.id)
+    ws = make_workspace(tmp_path, ScriptedProvider([]), store=store)
+    session = await ws.start_session(only(model=ANY_MODEL))
+    await ws.stop_session(session.id)
     assert store.list() == []
     assert not store.path_for(session.thread.id).exists()

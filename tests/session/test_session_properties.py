@@ -20,7 +20,7 @@ from loom.llm.retry import RetryPolicy
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call
 from loom.session import TurnError
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import CrashTool, EchoTool, make_manager
+from tests.support.sessions import CrashTool, EchoTool, make_workspace, only
 
 MAX_RETRIES = 2
 
@@ -65,11 +65,10 @@ def check_pairing(messages) -> None:
 async def play(entries) -> None:
     counter = [0]
     provider = ScriptedProvider([to_turn(e, counter) for e in entries])
-    manager = make_manager(provider, retry=RetryPolicy(max_retries=MAX_RETRIES, base_delay=0))
     with tempfile.TemporaryDirectory() as project:
-        session = await manager.start_session(
-            project_path=Path(project), tools=[EchoTool(), CrashTool()]
-        )
+        retry = RetryPolicy(max_retries=MAX_RETRIES, base_delay=0)
+        ws = make_workspace(Path(project), provider, retry=retry)
+        session = await ws.start_session(only(EchoTool(), CrashTool()))
         for turn in range(len(entries) + 1):
             before_requests = len(provider.requests)
             before_messages = len(session.get_history())
@@ -92,7 +91,7 @@ async def play(entries) -> None:
             assert 1 <= requests <= (rounds + 1) * (MAX_RETRIES + 1)
             if provider.remaining == 0:
                 break
-        await manager.shutdown()
+        await ws.shutdown()
 
 
 @settings(

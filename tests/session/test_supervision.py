@@ -11,9 +11,9 @@ from loom.core.messages import AssistantMessage, ToolCall, UserMessage
 from loom.core.state import INTERRUPTED_RESULT
 from loom.core.thread import AgentStateKind, AgentStateSnapshot, Thread
 from loom.llm.scripted import ScriptedProvider, tool_turn
-from loom.session import SessionNotFound, TurnError
+from loom.session import NotFound, SetupError, TurnError
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import CrashTool, EchoTool, HangTool, make_manager
+from tests.support.sessions import CrashTool, EchoTool, HangTool, make_workspace, only
 
 
 async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
@@ -30,12 +30,12 @@ async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
         )
         tools[n] = {"echo": EchoTool, "crash": CrashTool, "hang": HangTool}[name]()
 
-    manager = make_manager(ScriptedProvider([]), tool_timeout=0.2)
+    by_model = {f"openai:model-{n}": provider for n, provider in providers.items()}
+    ws = make_workspace(tmp_path, providers=by_model, tool_timeout=0.2)
     sessions = []
     for n in range(10):
-        manager.provider_factory = lambda model, p=providers[n]: p
-        sessions.append(await manager.start_session(project_path=tmp_path, tools=[tools[n]]))
-    assert len(manager.list_active()) == 10
+        sessions.append(await ws.start_session(only(tools[n], model=f"openai:model-{n}")))
+    assert len(ws.list_active()) == 10
 
     answers = await asyncio.gather(*(s.send_message(f"go {n}") for n, s in enumerate(sessions)))
 
@@ -51,9 +51,9 @@ async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
             assert all(r.is_error and "did not finish" in r.content for r in results)
         saved = LocalThreadStore().load(session.thread.id)
         assert len(saved.messages) == 6
-    assert {s["status"] for s in manager.list_active()} == {"idle"}
-    await manager.shutdown()
-    assert manager.list_active() == []
+    assert {s.status for s in ws.list_active()} == {"idle"}
+    await ws.shutdown()
+    assert ws.list_active() == []
 
 
 async def test_a_crashing_session_restarts_from_its_last_save(tmp_path) -> None:
@@ -65,10 +65,10 @@ async def test_a_crashing_session_restarts_from_its_last_save(tmp_path) -> None:
             raise RuntimeError("bug in a post-tools hook")
 
     provider = ScriptedProvider(["first answer", tool_turn("echo", {"text": "x"}), "third"])
-    manager = make_manager(provider, post_tools_hooks=[faulty_hook])
-    other = make_manager(ScriptedProvider(["unaffected"]))
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
-    bystander = await other.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider, post_tools_hooks=[faulty_hook])
+    other = make_workspace(tmp_path, ScriptedProvider(["unaffected"]))
+    session = await ws.start_session(only(EchoTool()))
+    bystander = await other.start_session(only())
     events = session.subscribe()
 
     assert await session.send_message("one") == "first answer"
@@ -87,23 +87,23 @@ async def test_a_crashing_session_restarts_from_its_last_save(tmp_path) -> None:
     # the session takes the next message, and the other session never noticed
     assert await session.send_message("three") == "third"
     assert await bystander.send_message("hi") == "unaffected"
-    await manager.shutdown()
+    await ws.shutdown()
     await other.shutdown()
 
 
 async def test_resume_carries_on_with_the_saved_history(tmp_path) -> None:
-    manager = make_manager(ScriptedProvider([tool_turn("echo", {"text": "a"}), "first"]))
-    session = await manager.start_session(project_path=tmp_path, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, ScriptedProvider([tool_turn("echo", {"text": "a"}), "first"]))
+    session = await ws.start_session(only(EchoTool()))
     await session.send_message("one")
     thread_id = session.thread.id
-    await manager.stop_session(session.id)
-    with pytest.raises(SessionNotFound):
-        await manager.stop_session(session.id)
-    assert manager.find_session(session.id) is None
+    await ws.stop_session(session.id)
+    with pytest.raises(NotFound):
+        await ws.stop_session(session.id)
+    assert ws.find_session(session.id) is None
 
     provider = ScriptedProvider(["second"])
-    resumed_manager = make_manager(provider)
-    resumed = await resumed_manager.start_session(thread=thread_id, tools=[EchoTool()])
+    resumed_ws = make_workspace(tmp_path, provider)
+    resumed = await resumed_ws.start_session(only(EchoTool(), thread=thread_id))
     assert resumed.id == thread_id and resumed.project_root == tmp_path.resolve()
     assert await resumed.send_message("two") == "second"
     assert [m.role for m in provider.requests[0].messages] == [
@@ -115,7 +115,7 @@ async def test_resume_carries_on_with_the_saved_history(tmp_path) -> None:
     ]
     saved = LocalThreadStore().load(thread_id)
     assert [m.content for m in saved.messages if m.role == "user"] == ["one", "two"]
-    await resumed_manager.shutdown()
+    await resumed_ws.shutdown()
 
 
 async def test_resume_of_a_thread_killed_mid_tool_answers_the_call(tmp_path) -> None:
@@ -130,36 +130,39 @@ async def test_resume_of_a_thread_killed_mid_tool_answers_the_call(tmp_path) -> 
     LocalThreadStore().save(thread)
 
     provider = ScriptedProvider(["I will check before retrying."])
-    manager = make_manager(provider)
-    session = await manager.start_session(thread=thread.id, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(EchoTool(), thread=thread.id))
     saved = LocalThreadStore().load(thread.id)
     assert saved.messages[-1].tool_call_id == "c9"
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     assert saved.agent_state.kind is AgentStateKind.WAITING_FOR_USER_INPUT
     assert await session.send_message("continue") == "I will check before retrying."
     assert [m.role for m in provider.requests[0].messages] == ["user", "assistant", "tool", "user"]
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_resuming_an_unknown_thread_or_a_running_session_is_refused(tmp_path) -> None:
-    manager = make_manager(ScriptedProvider([]))
-    with pytest.raises(LookupError):
-        await manager.start_session(thread="T-does-not-exist")
-    session = await manager.start_session(project_path=tmp_path)
-    with pytest.raises(ValueError, match="already running"):
-        await manager.start_session(session_id=session.id, project_path=tmp_path)
-    with pytest.raises(ValueError, match="provider"):
-        await manager.start_session(model="claude-sonnet", project_path=tmp_path)
-    await manager.shutdown()
+    ws = make_workspace(tmp_path, ScriptedProvider(["saved"]))
+    with pytest.raises(SetupError, match="T-does-not-exist"):
+        await ws.start_session(only(thread="T-does-not-exist"))
+    session = await ws.start_session(only())
+    await session.send_message("hi")  # its thread is saved: a second start would resume it
+    with pytest.raises(SetupError, match="already running"):
+        await ws.start_session(only(thread=session.thread.id))
+    with pytest.raises(SetupError, match="provider"):
+        await ws.start_session(only(model="claude-sonnet"))
+    await ws.shutdown()
 
 
 async def test_stop_mid_tool_answers_the_call(tmp_path) -> None:
     hang = HangTool()
-    manager = make_manager(ScriptedProvider([tool_turn("hang", {}, id="h")]), tool_timeout=None)
-    session = await manager.start_session(project_path=tmp_path, tools=[hang])
+    ws = make_workspace(
+        tmp_path, ScriptedProvider([tool_turn("hang", {}, id="h")]), tool_timeout=None
+    )
+    session = await ws.start_session(only(hang))
     turn = asyncio.create_task(session.send_message("x"))
     await asyncio.wait_for(hang.started.wait(), 5)
-    await manager.stop_session(session.id)
+    await ws.stop_session(session.id)
     assert await turn == ""
     saved = LocalThreadStore().load(session.thread.id)
     assert saved.messages[-1].content == INTERRUPTED_RESULT
@@ -167,35 +170,41 @@ async def test_stop_mid_tool_answers_the_call(tmp_path) -> None:
         await session.send_message("more")
 
 
-async def test_manager_reads_config_keys(tmp_path) -> None:
-    from loom.config import LoomConfig
-    from loom.session import SessionManager
+async def test_sessions_start_with_the_configured_options_and_policy(tmp_path) -> None:
+    from loom.permissions import Decision
+    from loom.session import ActiveSession
+    from tests.support.sessions import WriteTool
 
-    config = LoomConfig()
-    config.model.architect = "openai:gpt-4o"
-    config.model.editor = "openai:gpt-4o-mini"
-    config.context.reserved_output_tokens = 1234
-    config.shell.timeout = 600
-    manager = SessionManager(config=config, provider_factory=lambda m: ScriptedProvider([]))
-    assert manager.options.architect_model == "openai:gpt-4o"
-    assert manager.options.editor_model == "openai:gpt-4o-mini"
-    assert manager.options.reserved_output_tokens == 1234
-    assert manager.options.tool_timeout >= 600
-    calls = []
-    manager.policy_factory = lambda: calls.append(1) or None  # the faces' zero-arg form
-    session = await manager.start_session(project_path=tmp_path, title="My title")
-    assert calls == [1] and session.thread.metadata.title == "My title"
-    assert manager.list_active() == [
-        {
-            "id": session.id,
-            "status": "idle",
-            "thread_id": session.thread.id,
-            "model": "anthropic:claude-sonnet-4-6",
-            "mode": "normal",
-        }
+    config = {
+        "model.architect": "openai:gpt-4o",
+        "model.editor": "openai:gpt-4o-mini",
+        "context.reserved_output_tokens": 1234,
+        "shell.timeout": 600,
+        "permissions.auto_approve": ["write_file"],
+    }
+    ws = make_workspace(tmp_path, ScriptedProvider([]), config=config)
+    session = await ws.start_session(only(WriteTool(), title="My title"))
+    assert session.options.architect_model == "openai:gpt-4o"
+    assert session.options.editor_model == "openai:gpt-4o-mini"
+    assert session.options.reserved_output_tokens == 1234
+    assert session.options.tool_timeout >= 600
+    # the policy [permissions] configures: a write the config approves runs unasked
+    write = session.tools.get("write_file")
+    verdict = session.permissions.check(write, {"path": "a.txt", "content": ""})
+    assert verdict.decision is Decision.ALLOW
+    assert session.thread.metadata.title == "My title"
+    assert ws.list_active() == [
+        ActiveSession(
+            id=session.id,
+            thread_id=session.thread.id,
+            title="My title",
+            status="idle",
+            model="anthropic:claude-sonnet-4-6",
+            mode="normal",
+        )
     ]
-    assert manager.find_session(session.id) is session
-    await manager.shutdown()
+    assert ws.find_session(session.id) is session
+    await ws.shutdown()
 
 
 async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
@@ -209,19 +218,19 @@ async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
         [ScriptedTurn(tool_calls=[tool_call("noop", {}, id=f"n{i}")]) for i in range(endless)]
     )
     quick = ScriptedProvider(["quick done"])
-    manager = make_manager(
-        providers={"anthropic:claude-sonnet-4-6": busy}, max_tool_rounds=endless + 1
+    ws = make_workspace(
+        tmp_path, providers={"anthropic:claude-sonnet-4-6": busy}, max_tool_rounds=endless + 1
     )
-    other = make_manager(quick)
-    long_session = await manager.start_session(project_path=tmp_path, tools=[NoopTool()])
-    short_session = await other.start_session(project_path=tmp_path)
+    other = make_workspace(tmp_path, quick)
+    long_session = await ws.start_session(only(NoopTool()))
+    short_session = await other.start_session(only())
     long_turn = asyncio.create_task(long_session.send_message("grind"))
     await asyncio.sleep(0)
     assert await short_session.send_message("hi") == "quick done"
     assert not long_turn.done()  # the quick turn did not wait for the long one
     assert long_session.interrupt()
     assert await long_turn == ""
-    await manager.shutdown()
+    await ws.shutdown()
     await other.shutdown()
 
 
@@ -238,8 +247,8 @@ async def test_continue_turn_picks_up_where_a_crash_left_off(tmp_path) -> None:
     LocalThreadStore().save(thread)
 
     provider = ScriptedProvider(["It echoed x."])
-    manager = make_manager(provider)
-    session = await manager.start_session(thread=thread.id, tools=[EchoTool()])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(EchoTool(), thread=thread.id))
     assert session.can_continue
     assert await session.continue_turn() == "It echoed x."
     assert [m.role for m in provider.requests[0].messages] == ["user", "assistant", "tool"]
@@ -247,7 +256,7 @@ async def test_continue_turn_picks_up_where_a_crash_left_off(tmp_path) -> None:
     assert await session.continue_turn() == ""  # nothing left to carry on
     saved = LocalThreadStore().load(thread.id)
     assert saved.messages[-1].content == "It echoed x."
-    await manager.shutdown()
+    await ws.shutdown()
 
 
 async def test_continue_after_an_interrupted_model_call(tmp_path) -> None:
@@ -256,8 +265,8 @@ async def test_continue_after_an_interrupted_model_call(tmp_path) -> None:
     provider = ScriptedProvider(
         [ScriptedTurn(text="slow " * 50, chunk_size=2, chunk_delay=0.01), "second try"]
     )
-    manager = make_manager(provider)
-    session = await manager.start_session(project_path=tmp_path)
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only())
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("question"))
     while (await events.get(5)).type != "text_delta":
@@ -267,4 +276,4 @@ async def test_continue_after_an_interrupted_model_call(tmp_path) -> None:
     assert session.can_continue
     assert await session.continue_turn() == "second try"
     assert [m.role for m in session.get_history()] == ["user", "assistant"]
-    await manager.shutdown()
+    await ws.shutdown()

@@ -126,6 +126,41 @@ async def test_setup_problems_are_loom_errors(project: Path) -> None:
         await ws.shutdown()
 
 
+async def test_a_given_store_and_session_options_replace_the_configured_ones(
+    project: Path,
+) -> None:
+    """What tests and benches replace goes through the Workspace itself: a thread store
+    of their own (saved to, and left open for its owner), and SessionOptions fields set
+    over the configured ones; the sessions are otherwise assembled as a face's are."""
+    from loom.store.local import LocalThreadStore
+
+    class CountingStore(LocalThreadStore):
+        saves = 0
+        closed = False
+
+        def save(self, thread) -> None:
+            self.saves += 1
+            super().save(thread)
+
+        def close(self) -> None:
+            self.closed = True
+
+    store = CountingStore()
+    provider = ScriptedProvider(["saved here"])
+    ws = Workspace(load_config(project), provider_factory=lambda model: provider,
+                   store=store, session_options={"tool_timeout": 7.0})  # fmt: skip
+    session = await ws.start_session(SessionSpec(model="openai:a", auto_approve=True))
+    assert ws.store is store and session.store is store
+    assert session.options.tool_timeout == 7.0  # over [shell] timeout's larger one
+    assert "shell" in session.tools  # the built-ins, with the sandbox as their launcher
+    assert await session.send_message("hi") == "saved here"
+    await ws.shutdown()
+    assert store.saves >= 1 and store.load(session.thread.id) is not None
+    assert not store.closed  # its owner's to close
+    with pytest.raises(TypeError, match="no_such_option"):
+        Workspace(load_config(project), session_options={"no_such_option": 1})
+
+
 async def test_threads_api_for_a_face(project: Path) -> None:
     ws = workspace_for(project, {"openai:a": ScriptedProvider(["about parsers"])})
     try:

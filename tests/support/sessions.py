@@ -1,4 +1,4 @@
-"""Small real tools and a manager factory for session tests (only the LLM is scripted)."""
+"""Small real tools and a Workspace factory for session tests (only the LLM is scripted)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any, ClassVar
 
+from loom.config import load_config
 from loom.llm.scripted import ScriptedProvider
-from loom.session import SessionManager, SessionOptions
-from loom.store.local import LocalThreadStore
-from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.session import SessionSpec, Workspace
+from loom.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 ANY_MODEL = "anthropic:claude-sonnet-4-6"
 
@@ -88,14 +88,20 @@ class HangTool(_Base):
         return ToolResult("never")
 
 
-def make_manager(
+def make_workspace(
+    project: Path,
     provider: ScriptedProvider | None = None,
     *,
-    store: Any = None,
     providers: dict[str, ScriptedProvider] | None = None,
-    **option_overrides: Any,
-) -> SessionManager:
-    """A manager whose sessions talk to `provider` (or `providers[model]`)."""
+    store: Any = None,
+    config: dict[str, Any] | None = None,
+    **session_options: Any,
+) -> Workspace:
+    """A Workspace over the folder `project`, assembled as every face's is (sandbox,
+    permission policy, project instructions, MCP, decisions hook), whose sessions talk to
+    `provider` (or `providers[model]`). `config`: configuration keys ("repo.map_tokens");
+    `store`: a thread store of the test's own; `session_options`: SessionOptions fields
+    (timeouts, retries). Sessions take no git snapshots unless asked (`git_snapshot`)."""
 
     def factory(model: str) -> ScriptedProvider:
         if providers is not None:
@@ -103,12 +109,18 @@ def make_manager(
         assert provider is not None
         return provider
 
-    options = SessionOptions(rules="", git_snapshot=False)
-    for key, value in option_overrides.items():
-        setattr(options, key, value)
-    return SessionManager(
-        store=store or LocalThreadStore(), provider_factory=factory, options=options
+    loaded = load_config(project, config, project_root=project)
+    return Workspace(
+        loaded,
+        provider_factory=factory,
+        store=store,
+        session_options={"git_snapshot": False, **session_options},
     )
+
+
+def only(*tools: Tool, **spec: Any) -> SessionSpec:
+    """A SessionSpec for a session with exactly `tools` (test tools; no built-ins)."""
+    return SessionSpec(extra_tools=tools, tools=[tool.name for tool in tools], **spec)
 
 
 def kinds(events: list[Any]) -> list[str]:

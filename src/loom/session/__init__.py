@@ -84,7 +84,6 @@ if TYPE_CHECKING:
     from loom.session.runtime.permission_gate import NoPendingPermission
     from loom.session.runtime.repo_map import repointel_hook
     from loom.session.runtime.session import Session, TurnError
-    from loom.session.workspace.manager import DEFAULT_MODEL, SessionManager, SessionNotFound
     from loom.session.workspace.repo_api import RepoApi
     from loom.session.workspace.spec import McpServerAsk
     from loom.session.workspace.workspace import ActiveSession, SessionSpec, Workspace
@@ -107,9 +106,6 @@ _EXPORTS = {  # name -> the module that defines it
     "McpServerAsk": "loom.session.workspace.spec",
     "RepoApi": "loom.session.workspace.repo_api",
     "WorktreesApi": "loom.session.workspace.worktrees_api",
-    "DEFAULT_MODEL": "loom.session.workspace.manager",
-    "SessionManager": "loom.session.workspace.manager",
-    "SessionNotFound": "loom.session.workspace.manager",
     # a running session
     "Session": "loom.session.runtime.session",
     "TurnError": "loom.session.runtime.session",
@@ -177,7 +173,6 @@ _EXPORTS = {  # name -> the module that defines it
 }
 
 __all__ = [
-    "DEFAULT_MODEL",
     "PLUGIN_GROUPS",
     "SHOW_WIDTH",
     "ActiveSession",
@@ -200,8 +195,6 @@ __all__ = [
     "RepoApi",
     "SandboxReport",
     "Session",
-    "SessionManager",
-    "SessionNotFound",
     "SessionOptions",
     "SessionSpec",
     "SessionUsage",

@@ -87,7 +87,7 @@ class SessionOptions:
         )
         options.compaction = config.context.compaction
         options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
-        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: Workspace.manager
+        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: SessionDefaults
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.
         if options.tool_timeout is not None:

@@ -30,7 +30,6 @@ from loom.session.runtime.ports import TurnError
 if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.delegation import AgentDefinition
-    from loom.session.runtime.options import SessionOptions
     from loom.session.runtime.session import Session
     from loom.session.workspace.spec import ParentLink, SessionSpec
     from loom.tools.base import ToolContext, ToolRegistry
@@ -102,15 +101,6 @@ def narrowed(tools: ToolRegistry, spec: SessionSpec) -> ToolRegistry:
         chosen += [theirs.get(name) for name in theirs.names()
                    if name in wanted and name not in tools]  # fmt: skip
     return ToolRegistry(tool for tool in chosen if tool is not None)
-
-
-def child_options(options: SessionOptions, spec: SessionSpec) -> SessionOptions | None:
-    """The session options with a sub-agent's system text; None: nothing changes."""
-    if spec.system_base is None and not spec.brief:
-        return None
-    from dataclasses import replace
-
-    return replace(options, system_base=spec.system_base, extra_system=spec.brief)
 
 
 def adopt(workspace: Any, session: Session, parent: ParentLink | None) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from loom.paths import LoomPaths
 from loom.session.runtime.bus import EventBus
 from loom.session.workspace.decisions_api import DecisionsApi
 from loom.session.workspace.grants_api import GrantsApi
+from loom.session.workspace.registry import Running, SessionRegistry, run_cleanups
 from loom.session.workspace.repo_api import RepoApi
 from loom.session.workspace.spec import ActiveSession, McpServerAsk, SessionSpec
 from loom.session.workspace.sync_api import SyncApi
@@ -41,8 +42,10 @@ if TYPE_CHECKING:
     from loom.delegation import AgentCatalog, SkillCatalog
     from loom.llm.base import Provider
     from loom.session.assembly.plugins import Plugin
+    from loom.session.runtime.options import SessionOptions
     from loom.session.runtime.session import Session
-    from loom.session.workspace.manager import SessionManager
+    from loom.session.workspace.session_options import SessionDefaults
+    from loom.store.base import ThreadStore
     from loom.tools.base import Tool, ToolRegistry, ToolSetup
     from loom.worktrees import Worktree
 
@@ -50,21 +53,20 @@ log = logging.getLogger(__name__)
 REPO_UPDATES = "repo:updates"  # the bus topic the repo watcher publishes RepoUpdates on
 
 
-@dataclass
-class _Running:
-    session: Session
-    cleanups: list[Callable[[], Any]] = field(default_factory=list)
-    mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
-    spec: SessionSpec = field(default_factory=SessionSpec)  # what it was started with
-    parent_id: str | None = None  # a sub-agent's: the session that started it
-
-
 class Workspace:
+    """The one place a session is put together (`start_session`), for every face,
+    `loom run`, sub-agents and tests. `provider_factory`, `store` and `session_options`
+    (SessionOptions fields set over the configured ones) replace what the configuration
+    would give: tests and benches script the model and tune timeouts with them."""
+
     def __init__(
         self,
         config: LoomConfig,
         paths: LoomPaths | None = None,
         provider_factory: Callable[[str], Provider] | None = None,
+        *,
+        store: ThreadStore | None = None,
+        session_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.config = config
         self.paths = paths or LoomPaths.from_env()
@@ -72,9 +74,15 @@ class Workspace:
         self.bus = EventBus()
         self._provider_factory = provider_factory
         self._prewarmed: dict[str, Provider] = {}  # built ahead by prewarm(), used once
-        self._store: Any = None
-        self._manager: SessionManager | None = None
-        self._running: dict[str, _Running] = {}
+        self._store: Any = store
+        self._own_store = store is None  # opened here (first use), so closed here
+        self._option_overrides = dict(session_options or {})
+        if self._option_overrides:
+            from loom.session.workspace.session_options import check_fields
+
+            check_fields(self._option_overrides)  # TypeError names an unknown one
+        self._defaults: SessionDefaults | None = None
+        self._running = SessionRegistry()
         self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
@@ -164,8 +172,7 @@ class Workspace:
         if not self._factory_given:
             self._provider_factory = None  # a trusted base_url / api_key
             self._prewarmed.clear()
-        if self._manager is not None:
-            self._configure_manager(self._manager)
+        self._defaults = None  # what sessions start with, read again
 
     # -- owned parts, built on first use ----------------------------------------------
 
@@ -184,38 +191,17 @@ class Workspace:
         return self._store is not None
 
     @property
-    def manager(self) -> SessionManager:
-        if self._manager is None:
-            from loom.session.runtime.options import SessionOptions
-            from loom.session.workspace.manager import SessionManager
+    def session_defaults(self) -> SessionDefaults:
+        """What every new session starts with: the configuration's options (again after a
+        trust), the Workspace's `session_options` on top."""
+        if self._defaults is None:
+            from loom.session.workspace.session_options import SessionDefaults
 
-            self._manager = SessionManager(
-                store=self.store, bus=self.bus, options=SessionOptions.from_config(self.config)
-            )
-            self._configure_manager(self._manager)
-        return self._manager
-
-    def _configure_manager(self, manager: SessionManager) -> None:
-        """What every new session gets from the configuration (again after a trust)."""
-        from loom.hooks import LifecycleHooks
-        from loom.session.runtime.checkpointing import checkpointer_for
-        from loom.session.runtime.options import SessionOptions
-
-        manager.options = SessionOptions.from_config(self.config)
-        if self.config.repo.map_tokens > 0:
-            from loom.session.runtime.repo_map import repointel_hook
-
-            settings = self.repo.settings
-            manager.repo_map_factory = lambda root: repointel_hook(root, settings)
-        if self.config.hooks.post_tools:  # after rounds that changed files
-            from loom.session.runtime.post_tools import PostToolsCommands
-
-            hooks = [PostToolsCommands(self.config.hooks.post_tools)]
-            manager.options.post_tools_hooks = hooks
-        lifecycle = LifecycleHooks.from_config(self.config.hooks)  # [[hooks.EVENT]]
-        manager.options.lifecycle_hooks = lifecycle or None
-        config, data = self.config, self.paths.data  # snapshots before file changes
-        manager.checkpoint_factory = lambda root: checkpointer_for(root, config, data)
+            self._defaults = SessionDefaults.configured(
+                self.config, self.paths.data, lambda: self.repo.settings,
+                self._option_overrides,
+            )  # fmt: skip
+        return self._defaults
 
     def provider_factory(self) -> Callable[[str], Provider]:
         """`provider:model-id` -> a new Provider ([providers.*]); the one prewarm() built
@@ -281,7 +267,7 @@ class Workspace:
         try:
             return survey(setup)
         finally:
-            await _run_cleanups(setup.cleanups, "(plugins)")
+            await run_cleanups(setup.cleanups, "(plugins)")
 
     def agent_catalog(self, project_root: Path | None = None) -> AgentCatalog:
         """The agents the `task` tool offers in a project (built in, the person's, the
@@ -315,7 +301,7 @@ class Workspace:
         face's first message does not wait for it. Call it off the event loop. Problems
         surface when the session starts."""
         import loom.session.assembly.toolset
-        import loom.session.workspace.manager  # noqa: F401
+        import loom.session.runtime.session  # noqa: F401
         from loom.config import default_model
 
         model = default_model(self.config)
@@ -354,7 +340,7 @@ class Workspace:
         from loom.session.assembly.decisions_hook import SessionDecisions
         from loom.session.assembly.policy import permission_policy
         from loom.session.assembly.providers import PrebuiltProvider
-        from loom.session.workspace.subagents import adopt, child_options, link_thread, narrowed
+        from loom.session.workspace.subagents import adopt, link_thread, narrowed
 
         spec = spec or SessionSpec()
         if self.config.sandbox.mode == "on":
@@ -387,7 +373,10 @@ class Workspace:
                 ) from exc
             raise
         if thread is None:  # made here so the tools know the session's id (= the thread's)
-            thread = self.manager.thread_for(None, root, model, spec.private)
+            try:
+                thread = new_thread(root, model, spec.private)
+            except ValueError as exc:  # a malformed model name
+                raise SetupError(str(exc)) from exc
             if self.worktree is not None:
                 thread.worktree = self.worktree.as_record()
             if parent is not None:
@@ -407,28 +396,26 @@ class Workspace:
                 on_refusal=spec.on_refusal,
                 sandbox=sandbox,
             )
-        running = _Running(None, list(setup.cleanups), spec=spec)  # type: ignore[arg-type]
+        if spec.title:
+            thread.metadata.title = spec.title
+        running = Running(None, spec, cleanups=list(setup.cleanups))  # type: ignore[arg-type]
         try:
-            session = await self.manager.start_session(
-                model=model,
-                project_path=root,
-                title=spec.title,
-                tools=tools,
-                thread=thread,
-                private=spec.private,
-                mode=spec.mode,
-                instructions=await asyncio.to_thread(
-                    load_instructions, root, cwd, user_dir=self.paths.config
-                ),
+            if thread.id in self._running:
+                raise SetupError(f"session {thread.id!r} is already running; stop it first")
+            instructions = await asyncio.to_thread(
+                load_instructions, root, cwd, user_dir=self.paths.config
+            )
+            options = self.session_defaults.for_session(
+                root,
+                spec,
+                instructions=instructions,
                 cwd=cwd,
                 sandbox_summary=sandbox_summary(sandbox, self.config),
-                max_turns=spec.max_turns,
-                provider_factory=prebuilt,
-                permissions=policy,
-                options=child_options(self.manager.options, spec),
             )
+            session = await self._open(thread, model, root, tools, policy, options, prebuilt,
+                                       running)  # fmt: skip
         except BaseException as exc:
-            await _run_cleanups(running.cleanups, thread.id)
+            await run_cleanups(running.cleanups, thread.id)
             if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
                 raise
             if isinstance(exc, ValueError | LookupError):
@@ -443,8 +430,6 @@ class Workspace:
         from loom.store.images import image_store
 
         session.options.image_store = image_store(self.paths.data)  # attached images
-        running.session = session
-        self._running[session.id] = running
         running.cleanups.append(SessionDecisions(session, self.paths).close)
         adopt(self, session, parent)  # its task tool's runner; a child asks via its parent
         if parent is None:  # a sub-agent uses its parent's MCP tools, never starts servers
@@ -453,14 +438,56 @@ class Workspace:
             running.parent_id = parent.session.id
         return session
 
+    async def _open(
+        self,
+        thread: Thread,
+        model: str,
+        root: Path,
+        tools: ToolRegistry,
+        policy: Any,
+        options: SessionOptions,
+        provider_factory: Callable[[str], Provider],
+        running: Running,
+    ) -> Session:
+        """Build the Session on its thread (holding the thread's writer lock), start it
+        and register it."""
+        from loom.session.runtime.session import Session
+
+        store = self.store
+        lock = store.acquire_writer(thread.id)
+        try:
+            session = Session(
+                session_id=thread.id,
+                thread=thread,
+                store=store,
+                provider_factory=provider_factory,
+                tools=tools,
+                permissions=policy,
+                bus=self.bus,
+                model=model,
+                project_root=root.resolve(),
+                options=options,
+                save_executor=self._running.save_executor,
+            )
+            session.set_mode(running.spec.mode)
+            await session.start()
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        running.session, running.lock = session, lock
+        self._running.add(running)
+        return session
+
     def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
         """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
         from loom.session.assembly.mcp_wiring import start_session_mcp
 
         hub = start_session_mcp(self, session, tools, spec)
         if hub is not None:
-            self._running[session.id].mcp = hub
-            self._running[session.id].cleanups.append(hub.aclose)
+            running = self._running_or_fail(session.id)
+            running.mcp = hub
+            running.cleanups.append(hub.aclose)
 
     def mcp_servers(self, session_id: str) -> list[Any]:
         """This session's MCP servers as they stand: name, state (connecting, ready,
@@ -489,7 +516,7 @@ class Workspace:
             "see which are with `loom mcp list`",
         )
 
-    def _running_or_fail(self, session_id: str) -> _Running:
+    def _running_or_fail(self, session_id: str) -> Running:
         running = self._running.get(session_id)
         if running is None:
             raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
@@ -515,7 +542,7 @@ class Workspace:
                 mode=r.session.get_mode(),
                 parent_id=r.parent_id,
             )
-            for r in self._running.values()
+            for r in self._running
         ]
 
     def on_close(self, session_id: str, cleanup: Callable[[], Any]) -> None:
@@ -523,24 +550,20 @@ class Workspace:
         self._running_or_fail(session_id).cleanups.append(cleanup)
 
     async def stop_session(self, session_id: str) -> None:
-        """Stop a session: interrupt its turn, answer open calls, snapshot git, save."""
-        running = self._running.pop(session_id, None)
-        if running is None:
-            raise NotFound(f"no active session {session_id!r}", "list them with list_active()")
-        try:
-            await self.manager.stop_session(session_id)
-        finally:
-            await _run_cleanups(running.cleanups, session_id)
+        """Stop a session: interrupt its turn, answer open calls, snapshot git, save;
+        then its cleanups (MCP servers, sub-agents, the decisions hook) run."""
+        await self._running.stop(session_id)
 
     async def shutdown(self) -> None:
         """Stop every session, the repo watcher, language servers and the store."""
-        for session_id in list(self._running):
+        for session_id in self._running.ids():
             if session_id in self._running:  # stopping a parent stops its sub-agents
                 await self.stop_session(session_id)
-        if self._manager is not None:
-            await self._manager.shutdown()
+        self._running.close()  # the saves in flight are done
         self.repo.stop_watching()
         self.decisions.close()
+        if not self._own_store:
+            return  # the store it was given is its giver's to close
         store, self._store = self._store, None
         from loom.store.local import LocalThreadStore
 
@@ -590,7 +613,7 @@ class Workspace:
         from loom.core.events import topic_for
 
         def publish(notice: Any) -> None:
-            sessions = [r.session for r in self._running.values()]
+            sessions = [r.session for r in self._running]
             targets = [s for s in sessions if s.thread.id == notice.thread_id] or sessions
             for session in targets:
                 self.bus.publish(topic_for(session.id), notice.as_event(session.id))
@@ -600,6 +623,18 @@ class Workspace:
                 loop.call_soon_threadsafe(publish, notice)
 
         self._store.on_event = forward
+
+
+def new_thread(root: Path, model: str, private: bool) -> Thread:
+    """A new thread (not saved yet) for `model` (provider:model-id) working in `root`."""
+    from loom.core.thread import Thread
+    from loom.llm.registry import parse_model_name
+
+    provider, model_id = parse_model_name(model)
+    where = str(Path(root or os.getcwd()).resolve())
+    return Thread.new(
+        workspace_root=where, cwd=where, provider=provider, model=model_id, is_private=private
+    )
 
 
 def sandbox_summary(sandbox: Any, config: LoomConfig) -> tuple[str, str]:
@@ -613,14 +648,3 @@ def sandbox_summary(sandbox: Any, config: LoomConfig) -> tuple[str, str]:
     if config.sandbox.network:
         return where, "on"
     return where, "off (a shell call may ask for it with network: true)"
-
-
-async def _run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> None:
-    """Last registered first; one failed cleanup never keeps the others from running."""
-    for cleanup in reversed(cleanups):
-        try:
-            outcome = cleanup()
-            if asyncio.iscoroutine(outcome):
-                await outcome
-        except Exception:
-            log.exception("cleanup of session %s failed", session_id)
