@@ -214,13 +214,22 @@ async def _chunks(stream: Any) -> AsyncIterator[Any]:
             if data.startswith(b"[DONE]"):
                 await drain(body)
                 return
-            chunk = orjson.loads(data)
+            chunk = _json(data)
             if isinstance(chunk, dict) and chunk.get("error"):
                 raise _stream_error(chunk["error"], response)
             yield chunk
     finally:
         await events.aclose()
         await body.aclose()
+
+
+def _json(data: bytes) -> Any:
+    """A chunk's JSON. orjson refuses what the standard library reads (a lone surrogate
+    escape such as `"\\ud83d"`, which models do send): such a chunk is read the slow way."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def _stream_error(error: Any, response: Any) -> Exception:
