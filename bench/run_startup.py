@@ -6,12 +6,16 @@ takes, for each run, the time from just before the process is spawned to the mom
 server records the request line. Baseline, measured in the same run: spawning
 `python -c pass` and waiting for it to exit. Prints medians and the ratio.
 
-Loom's own share is the spawn-to-first-request time less `python -c 'import <sdk>'`. On
+Loom's own share is the spawn-to-first-request time less `python -c 'import <sdk>'` (and
+less the same import with the garbage collector paused, as `loom run` imports it). On
 a shared machine wall times follow the load, so the CPU time (user + system) of each
 child process is printed too: the whole `loom run` (start-up, one short answer, exit)
 against `import <sdk>` alone; their difference is Loom's own CPU share.
 
-    .venv/bin/python bench/run_startup.py [--runs 15] [--provider NAME]
+    .venv/bin/python bench/run_startup.py [--runs 15] [--provider NAME] [--before DIR]
+
+With --before DIR (a `git archive <rev> src` extracted there) `loom run` from that source
+tree is measured too, interleaved with this checkout's, so both see the same load.
 
 Target (issue 3): at most 0.5 s to the first request.
 """
@@ -41,8 +45,12 @@ MODELS = {
 }
 
 
-def provider_env(provider: str, server: FakeLlmServer, home: str) -> dict[str, str]:
+def provider_env(
+    provider: str, server: FakeLlmServer, home: str, src: Path | None = None
+) -> dict[str, str]:
     env = {**BYTECODE_ENV, "LOOM_HOME": home, "LOOM_ALLOW_MODEL_REQUESTS": "0"}
+    if src is not None:  # another source tree first on the path (the "before" tree)
+        env["PYTHONPATH"] = str(src)
     env.update(
         {
             "ANTHROPIC_API_KEY": "bench",
@@ -62,7 +70,7 @@ def child_cpu() -> float:
 
 
 def time_to_first_request(
-    provider: str, server: FakeLlmServer, project: Path, home: str
+    provider: str, server: FakeLlmServer, project: Path, home: str, src: Path | None = None
 ) -> tuple[float, float]:
     """(spawn -> first request, CPU seconds of the whole run)."""
     before = len(server.requests)
@@ -71,7 +79,7 @@ def time_to_first_request(
     process = subprocess.run(
         [PYTHON, "-m", "loom", "run", "-p", "say hi", "--model", MODELS[provider]],
         cwd=project,
-        env=provider_env(provider, server, home),
+        env=provider_env(provider, server, home, src),
         capture_output=True,
         text=True,
         check=False,
@@ -96,44 +104,62 @@ def time_python(code: str) -> tuple[float, float]:
     return time.time() - started, child_cpu() - cpu
 
 
+def report(label: str, provider: str, times: list[float], cpus: list[float]) -> None:
+    median = statistics.median(times)
+    print(
+        f"{label}: loom run -> first request ({provider}), median of {len(times)}: "
+        f"{median * 1000:.0f} ms (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}); "
+        f"CPU of the whole run, median {statistics.median(cpus) * 1000:.0f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--provider", choices=sorted(MODELS), default="anthropic")
+    parser.add_argument(
+        "--before", type=Path, help="another tree's src (or its parent), measured alongside"
+    )
     args = parser.parse_args()
+    before_src = None
+    if args.before is not None:
+        before_src = args.before / "src" if (args.before / "src").is_dir() else args.before
 
     with tempfile.TemporaryDirectory() as tmp, FakeLlmServer([], default=Turn(text="hi")) as server:
         project = Path(tmp) / "project"
         project.mkdir()
         home = str(Path(tmp) / "home")
         time_to_first_request(args.provider, server, project, home)  # warm the disk cache
+        if before_src is not None:
+            time_to_first_request(args.provider, server, project, home, before_src)
         sdk = SDK_MODULE[args.provider]
         time_python(f"import {sdk}")  # and its bytecode
-        loom, baseline, sdk_import = [], [], []
-        loom_cpu, baseline_cpu, sdk_cpu = [], [], []
+        loom, baseline, sdk_import, old, paused = [], [], [], [], []
+        loom_cpu, baseline_cpu, sdk_cpu, old_cpu, paused_cpu = [], [], [], [], []
         load = os.getloadavg()[0]
-        for _ in range(args.runs):  # interleaved, so load from other work hits all three alike
-            for times, cpus, (took, cpu) in (
+        for _ in range(args.runs):  # interleaved, so load from other work hits all alike
+            measured = [
                 (loom, loom_cpu, time_to_first_request(args.provider, server, project, home)),
                 (baseline, baseline_cpu, time_python("pass")),
                 (sdk_import, sdk_cpu, time_python(f"import {sdk}")),
-            ):
+                (paused, paused_cpu, time_python(f"import gc; gc.disable(); import {sdk}")),
+            ]
+            if before_src is not None:
+                run = time_to_first_request(args.provider, server, project, home, before_src)
+                measured.append((old, old_cpu, run))
+            for times, cpus, (took, cpu) in measured:
                 times.append(took)
                 cpus.append(cpu)
 
     loom_median = statistics.median(loom)
     base_median = statistics.median(baseline)
-    print(f"load average {load:.2f} at start, {os.getloadavg()[0]:.2f} at the end")
-    print(
-        f"loom run -> first request ({args.provider}), median of {args.runs}: "
-        f"{loom_median * 1000:.0f} ms (min {min(loom) * 1000:.0f}, max {max(loom) * 1000:.0f})"
-    )
     sdk_median = statistics.median(sdk_import)
+    print(f"load average {load:.2f} at start, {os.getloadavg()[0]:.2f} at the end")
+    report("after", args.provider, loom, loom_cpu)
     print(f"baseline python -c pass (spawn to exit), median: {base_median * 1000:.0f} ms")
     print(
         f"python -c 'import {sdk}' (the SDK alone, spawn to exit), median: "
-        f"{sdk_median * 1000:.0f} ms "
-        f"(min {min(sdk_import) * 1000:.0f}); "
+        f"{sdk_median * 1000:.0f} ms (min {min(sdk_import) * 1000:.0f}); "
         f"loom's own share: {(loom_median - sdk_median) * 1000:.0f} ms"
     )
     print(
@@ -146,6 +172,24 @@ def main() -> None:
         f"python -c pass {bare:.0f} ms; loom's own CPU share {whole - alone:.0f} ms "
         f"(goal <= 150 ms)"
     )
+    # `loom run` pauses the garbage collector while it starts (loom.cli.startup_gc), which
+    # makes the SDK's own import cheaper too: against that import, Loom's share is its own
+    paused_median, paused_whole = statistics.median(paused), statistics.median(paused_cpu) * 1000
+    print(
+        f"python -c 'import gc; gc.disable(); import {sdk}' (the SDK as loom run imports "
+        f"it), median: {paused_median * 1000:.0f} ms wall, {paused_whole:.0f} ms CPU; "
+        f"loom's own share against it: {(loom_median - paused_median) * 1000:.0f} ms wall, "
+        f"{whole - paused_whole:.0f} ms CPU"
+    )
+    if old:
+        old_median, old_whole = statistics.median(old), statistics.median(old_cpu) * 1000
+        report("before", args.provider, old, old_cpu)
+        print(
+            f"before: loom's own share {(old_median - sdk_median) * 1000:.0f} ms wall, "
+            f"{old_whole - alone:.0f} ms CPU; after/before, own share: "
+            f"wall {(loom_median - sdk_median) / (old_median - sdk_median):.2f}x, "
+            f"CPU {(whole - alone) / (old_whole - alone):.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ READING_COMMANDS = frozenset({"list", "search", "show", "export"})
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if argv is None and args[:1] == ["run"]:
+        from loom.cli import startup_gc
+
+        startup_gc.pause()  # until the session is assembled (loom.cli.run)
     if args in (["--version"], ["-V"]):
         from loom import __version__
 

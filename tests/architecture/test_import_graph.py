@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "_xdg": 1,
     "_beneath": 1,  # openat-style confinement beneath the project root
     "_gitsafe": 1,  # git run so that repository config cannot execute programs
+    "_entry_points": 1,  # installed entry points, one scan for every group
     "paths": 1,
     "config": 1,
     "config_keys": 1,  # every config key's kind: shapes, powerful, tighten-only

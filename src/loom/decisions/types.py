@@ -26,7 +26,7 @@ BUILTIN_DESCRIPTIONS = {
 @functools.cache
 def node_types() -> dict[str, str]:
     """Type name -> one-line description, built-ins first."""
-    from importlib.metadata import entry_points
+    from loom._entry_points import entry_points
 
     types = dict(BUILTIN_DESCRIPTIONS)
     assert set(types) == set(BUILTIN_NODE_TYPES)

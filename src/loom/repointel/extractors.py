@@ -65,7 +65,7 @@ def check(name: str, value: Any) -> Extractor:
 @functools.cache
 def extractors() -> dict[str, Extractor]:
     """Language -> the plugin extractor for it (the first plugin to claim a language)."""
-    from importlib.metadata import entry_points
+    from loom._entry_points import entry_points
 
     found: dict[str, Extractor] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):

@@ -56,7 +56,7 @@ class Plugin:
 
 def discover(group: str) -> list[Plugin]:
     """The entry points of `group` (the built-ins first for `loom.tools`), not loaded."""
-    from importlib.metadata import entry_points
+    from loom._entry_points import entry_points
 
     found = []
     if group == "loom.tools":
