@@ -3,7 +3,7 @@
 The first `loom list` on a big history reads every file: about a third of that time is
 reading and parsing JSON (pure Python), the rest is SQLite writing the index. With
 PARALLEL_MIN files or more, worker processes read and parse batches while this process
-writes the previous batch into SQLite, so both cores work. Workers are forked, and only
+writes the previous ones into SQLite, so both cores work. Workers are forked, and only
 from a process with one thread (forking a threaded process can copy a held lock); else
 the files are read here, one batch at a time.
 """
@@ -51,8 +51,11 @@ def parse_batch(threads_dir: str, tids: list[str]) -> list[Parsed]:
     return [parse_file(threads_dir, tid) for tid in tids]
 
 
-def parsed_batches(threads_dir: Path, batches: list[list[str]]) -> Iterator[list[Parsed]]:
-    """Each batch's parsed files, in order."""
+def parsed_batches(
+    threads_dir: Path, batches: list[list[str]], ahead: int = WORKERS * 2
+) -> Iterator[list[Parsed]]:
+    """Each batch's parsed files, in order, with up to `ahead` batches read in advance
+    by the workers (a writer taking its batches in groups wants a group's worth)."""
     folder = str(threads_dir)
     total = sum(len(b) for b in batches)
     if total < PARALLEL_MIN or threading.active_count() > 1 or not hasattr(os, "fork"):
@@ -71,7 +74,7 @@ def parsed_batches(threads_dir: Path, batches: list[list[str]]) -> Iterator[list
     )
     try:
         # A bounded window of batches in flight keeps memory flat on huge histories.
-        window = WORKERS * 2
+        window = max(ahead, WORKERS)
         futures = [pool.submit(parse_batch, folder, b) for b in batches[:window]]
         for i in range(len(batches)):
             result = futures[i].result()

@@ -54,7 +54,8 @@ from loom.store.index import (
     ThreadIndex,
     dir_marker,
 )
-from loom.store.index_parse import Parsed, parse_batch, parsed_batches
+from loom.store.index_bulk import BULK_COMMIT_BYTES, bulk_build, bulk_read_ahead, grouped
+from loom.store.index_parse import WORKERS, Parsed, parse_batch, parsed_batches
 from loom.store.quarantine import quarantine_file
 from loom.store.summary import IndexRecord
 
@@ -219,19 +220,14 @@ def ensure_fresh(
             index.remove(tid)
         report.removed.extend(gone)
     batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
-    if many:
-        # A big (re)build: no fsync per checkpoint. The index is rebuilt from the files
-        # if a crash damages it (db_repair), so durability buys nothing here.
-        index.conn.execute("PRAGMA synchronous = OFF")
-    done = 0
-    for parsed in parsed_batches(paths.threads_dir, batches):
-        with write_transaction(index):
-            _index_batch(index, paths, parsed, report, fix=fix)
-        done += len(parsed)
-        if progress is not None and many:
-            progress(done, len(changed))
-    if many:
-        index.conn.execute("PRAGMA synchronous = NORMAL")
+    ahead = bulk_read_ahead([on_disk[tid][1] for tid in changed], BATCH) if many else WORKERS * 2
+    parsed = parsed_batches(paths.threads_dir, batches, ahead)
+    read = _reported(parsed, len(changed), progress, many)
+    with bulk_build(index.conn) if many else contextlib.nullcontext():
+        # A big (re)build writes many files per transaction (see loom.store.index_bulk).
+        for group in grouped(read, BULK_COMMIT_BYTES) if many else read:
+            with write_transaction(index):
+                _index_batch(index, paths, group, report, fix=fix)
     with write_transaction(index):
         _drop_stale_writes(index)
         if report.deferred:
@@ -243,6 +239,18 @@ def ensure_fresh(
         if not racy:
             index.set_state(LAST_SCAN_KEY, str(looked_at))
     return report
+
+
+def _reported(
+    batches: Iterator[list[Parsed]], total: int, progress: Progress | None, many: bool
+) -> Iterator[list[Parsed]]:
+    """`batches`, telling `progress` how many files were read so far (when `many`)."""
+    done = 0
+    for batch in batches:
+        yield batch
+        done += len(batch)
+        if progress is not None and many:
+            progress(done, total)
 
 
 def _drop_stale_writes(index: ThreadIndex) -> None:
