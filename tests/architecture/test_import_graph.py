@@ -13,7 +13,9 @@ too) and fails on
   export (its `__all__`): the package's front door is its `__init__.py`;
 - a floor of `loom.session` importing a higher one (runtime < assembly < workspace <
   helpers);
-- a package that is not in LAYERS (place a new package there when adding it).
+- a package that is not in LAYERS (place a new package there when adding it);
+- a module reaching into another package's private module (`loom.tools._paths` from
+  `loom.lsp`): what other packages use is public (`loom.tools.builtin`).
 """
 
 from __future__ import annotations
@@ -344,6 +346,42 @@ def test_session_floors_point_down() -> None:
     assert not upward, "loom.session's floors import downward only:\n" + "\n".join(upward)
     stray = [m for m in graph() if m.startswith("loom.session.") and session_floor(m) is None]
     assert not stray, f"place these in one of loom/session/{SESSION_FLOORS}: {stray}"
+
+
+def private_owner(module: str) -> str | None:
+    """The package a private module (`loom.tools._paths`) belongs to (`loom.tools`); None
+    for a public module, and for loom's own top-level ones (`loom._xdg`), which are floors."""
+    parts = module.split(".")
+    if len(parts) > 2 and parts[-1].startswith("_") and not parts[-1].startswith("__"):
+        return ".".join(parts[:-1])
+    return None
+
+
+def private_reaches(edges: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, targets in edges.items():
+        for target in targets:
+            owner = private_owner(target)
+            if owner is not None and module != owner and not module.startswith(owner + "."):
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_private_modules_stay_in_their_package() -> None:
+    reaching = private_reaches(graph())
+    assert not reaching, (
+        "a module whose name starts with `_` is its package's own; make what others use "
+        "public (a module without the underscore):\n" + "\n".join(reaching)
+    )
+    # the rule itself: a sibling or a sub-package may; another package, even below, may not
+    assert private_reaches(
+        {
+            "loom.tools.git": {"loom.tools._paths"},
+            "loom.tools.sub.x": {"loom.tools._paths"},
+            "loom.cli.app": {"loom._xdg", "loom.tools.builtin"},
+            "loom.lsp.tools": {"loom.tools._paths"},
+        }
+    ) == ["loom.lsp.tools -> loom.tools._paths"]
 
 
 def test_the_walker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from loom.config import LoomConfig
 from loom.session.assembly.toolset import default_registry
-from loom.tools._env import agent_environ
 from loom.tools._process import tool_env
+from loom.tools.agent_env import agent_environ
 from loom.tools.base import ToolContext
 from tests.support.tools import Runner
 

@@ -1,7 +1,7 @@
 """Which values are secrets, and masking them in text.
 
 Two lines of defence share these rules: commands the agent runs get an environment
-without secret variables (`loom.tools._env`), and any known secret value that still
+without secret variables (`loom.tools.agent_env`), and any known secret value that still
 reaches a message (tool output, the model's text, a pasted key) is masked as
 `[redacted:NAME]` before the message is saved, sent to a model or synced.
 

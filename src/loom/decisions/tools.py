@@ -18,8 +18,8 @@ from loom.decisions.pulse import pulse, render_pulse
 from loom.decisions.recorder import DecisionRecorder, Logged
 from loom.decisions.titles import SHOW_WIDTH, one_line
 from loom.decisions.types import node_types
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 
 QUERIES = ("goals", "recent", "pulse", "search", "node", "narrative")
 

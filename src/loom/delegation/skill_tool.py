@@ -12,8 +12,8 @@ from typing import Any
 
 from loom.delegation.frontmatter import FrontmatterError
 from loom.delegation.skills import SkillCatalog
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 
 INTRO = (
     "Load a skill: instructions (and files) someone prepared for a kind of task. When a "

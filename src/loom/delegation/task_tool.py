@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from loom.core.family import footer
 from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
 
 SUBAGENTS_KEY = "subagents"  # ToolContext.extras: the session's SubagentRunner

@@ -9,9 +9,8 @@ from typing import Any
 
 from loom.lsp.client import LspClient, LspError, uri_to_path
 from loom.lsp.supervisor import LspSettings, LspSupervisor, supervisor_for
-from loom.tools._builtin import BuiltinTool, resolve, schema
-from loom.tools._paths import open_confined
 from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
+from loom.tools.builtin import BuiltinTool, open_confined, resolve, schema
 
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 _RANK = {name: level for level, name in SEVERITIES.items()}

@@ -243,7 +243,7 @@ def server_environment(extra: dict[str, str], pass_env: Sequence[str] = ()) -> d
     where a server's credentials belong (`env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }`).
     (The SDK's default would pass only PATH, HOME and a few more, so tools installed with
     version managers would fail.)"""
-    from loom.tools._env import agent_environ
+    from loom.tools.agent_env import agent_environ
 
     env = agent_environ(pass_env)
     env.update(extra)

@@ -8,8 +8,8 @@ from typing import Any
 
 from loom.repointel.service import RepoIntel
 from loom.repointel.settings import RepoSettings
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
+from loom.tools.builtin import BuiltinTool, schema
 
 
 class _RepoTool(BuiltinTool):

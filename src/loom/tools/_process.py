@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loom.tools._env import agent_environ
 from loom.tools._launcher import CommandLauncher, start_launch
+from loom.tools.agent_env import agent_environ
 from loom.tools.base import ToolContext
 
 KILL_GRACE_S = 2.0  # SIGTERM first, SIGKILL after this

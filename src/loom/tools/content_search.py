@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from loom._beneath import Folders
-from loom.tools._builtin import resolve, schema
 from loom.tools._search_py import FileHits, python_search, read_beneath
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import resolve, schema
 from loom.tools.listing import _WalkingTool
 from loom.tools.presentation import one_line
 

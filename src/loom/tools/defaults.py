@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loom.tools._builtin import BuiltinTool
 from loom.tools._launcher import CommandLauncher
 from loom.tools.base import Tool, ToolRegistry, ToolSetup
+from loom.tools.builtin import BuiltinTool
 from loom.tools.content_search import ContentSearch
 from loom.tools.file_read import FileRead
 from loom.tools.file_write import FileEdit, FileWrite

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from loom.core.images import MAX_IMAGE_BYTES, media_type_of
-from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import open_confined
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult, editor_files
+from loom.tools.builtin import BuiltinTool, resolve, schema
 
 DEFAULT_LIMIT = 2000
 IMAGE_KEY = "image"  # ToolResult.metadata: (path, bytes) of an image file read

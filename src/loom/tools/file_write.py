@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._paths import lexical_path, open_confined, replace_confined
 from loom.tools._protected import protected_reason
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult, editor_files
+from loom.tools.builtin import BuiltinTool, resolve, schema
 from loom.tools.file_read import binary_kind, numbered
 from loom.tools.presentation import EditPreview, ToolPresentation
 

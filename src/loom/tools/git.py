@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from loom._gitsafe import configured_keys, env_changes, overrides, run_git_async
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._git_args import check_arguments
 from loom.tools._process import run_process, tool_env
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
 
 SUBCOMMANDS = ("status", "diff", "log", "show", "branch", "add", "commit", "stash")

@@ -9,9 +9,9 @@ from typing import Any
 
 import pathspec
 
-from loom.tools._builtin import BuiltinTool, resolve, schema
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, resolve, schema
 from loom.tools.presentation import one_line
 
 MAX_RESULTS = 200

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from loom import defaults
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._launcher import (
     CommandLauncher,
     explain_sandbox_refusal,
@@ -20,6 +19,7 @@ from loom.tools._launcher import (
 )
 from loom.tools._process import run_process
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = defaults.SHELL_TIMEOUT_S

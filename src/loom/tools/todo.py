@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from loom.core.todos import MAX_TODOS, STATUSES, TodoError, checklist, parse_todos, progress
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 
 TODOS_KEY = "todos"  # ToolResult.metadata key: the new list, as dicts
 

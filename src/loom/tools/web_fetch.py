@@ -19,10 +19,10 @@ import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from loom.tools._builtin import BuiltinTool, schema
 from loom.tools._netguard import HostAllowList, Refused, Resolver, Target, check_url
 from loom.tools._netguard import system_resolver as _system_resolver
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
+from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
 
 DEFAULT_TIMEOUT_S = 20.0

@@ -1,15 +1,20 @@
-"""The base class of the built-in tools: schema checking, path confinement, subjects."""
+"""The base class of the built-in tools, public for every package that gives tools the
+way `loom.tools` does (lsp, repointel, decisions, delegation): schema checking, path
+confinement, subjects, and the helpers such a tool needs (`schema`, `resolve`,
+`open_confined`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, ClassVar
 
-from loom.tools._paths import confine, lexical_path, subject_path
+from loom.tools._paths import confine, lexical_path, open_confined, subject_path
 from loom.tools._protected import protected_reason
 from loom.tools._schema import usage, validate_args
 from loom.tools.base import Risk, SubjectKind, ToolContext, ToolError, ToolResult
 from loom.tools.presentation import ToolKind, ToolPresentation, plain_presentation
+
+__all__ = ["BuiltinTool", "open_confined", "resolve", "schema"]
 
 
 class BuiltinTool:
