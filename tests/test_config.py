@@ -72,6 +72,25 @@ def test_provider_keys_from_environment_and_file(tmp_path: Path, paths: LoomPath
     assert config.providers.for_provider("nope").api_key is None
 
 
+def test_a_plugin_provider_s_table_is_kept_a_built_in_s_stays_checked(
+    tmp_path: Path, paths: LoomPaths
+) -> None:
+    write_user(
+        paths,
+        '[providers.myplugin]\nbase_url = "http://127.0.0.1:9"\nregion = "eu"\n'
+        '[providers.anthropic]\nregion = "eu"\n',
+    )
+    config = load_config(tmp_path, environ={})
+    mine = config.providers.for_provider("myplugin")
+    assert mine.base_url == "http://127.0.0.1:9" and mine.api_key is None
+    assert config.providers.plugins()["myplugin"].options == {"region": "eu"}
+    [warning] = config.warnings  # a built-in provider's table still names its keys
+    assert "unknown config key 'providers.anthropic.region'" in warning
+    write_user(paths, "[providers]\nmyplugin = 3\n")
+    with pytest.raises(ConfigError, match=r"'providers\.myplugin' input should be a valid dict"):
+        load_config(tmp_path, environ={})
+
+
 def test_deny_rules_add_up_across_layers(tmp_path: Path, paths: LoomPaths) -> None:
     write_user(paths, '[permissions]\ndeny = ["shell:rm *"]\nauto_approve = ["shell"]\n')
     (tmp_path / ".loom.toml").write_text(

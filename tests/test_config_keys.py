@@ -53,6 +53,8 @@ def test_the_issue_s_powerful_keys_are_declared_powerful() -> None:
         "hooks.PreToolUse",  # hooks another engineer adds are powerful without a change here
         "providers.anthropic.base_url",
         "providers.openai-compatible.api_key",
+        "providers.myplugin.base_url",  # a provider plugin's table: same rules
+        "providers.myplugin.region",  # and its own keys, which only the plugin understands
         "sync.server_url",
         "permissions.auto_approve",
         "shell.pass_env",
@@ -82,3 +84,11 @@ def test_a_project_cannot_loosen_the_sandbox_but_can_tighten_it() -> None:
     dropped = drop_loosening(looser, lookup)
     assert {loose.path[-1] for loose in dropped} == {"mode", "network", "writable"}
     assert looser == {"sandbox": {}}
+
+
+def test_the_most_specific_declaration_wins() -> None:
+    """`providers.*.*` (a plugin's own keys) does not swallow the named ones."""
+    found = declared(("providers", "openai-compatible", "text_tool_calls"))
+    assert found == ("providers.*.text_tool_calls", KEYS["providers.*.text_tool_calls"])
+    found = declared(("providers", "myplugin", "api_key"))
+    assert found is not None and found[0] == "providers.*.api_key"

@@ -20,7 +20,8 @@ Environment (each overrides the files; documented here because it is the referen
   GEMINI_API_KEY (or GOOGLE_API_KEY), GOOGLE_GEMINI_BASE_URL   providers.google.*
   OPENAI_COMPATIBLE_API_KEY, OPENAI_COMPATIBLE_BASE_URL       providers.openai-compatible.*
 (the same variables loom.llm.registry reads, so a key set in the environment beats one in
-a file, as the layering promises).
+a file, as the layering promises). A provider plugin's table, `[providers.NAME]`, holds
+`api_key`, `base_url` and the plugin's own keys (`PluginProviderSettings`).
 
 Flags arrive as `overrides`, a nested dict (`{"model": {"default": ...}}`) or dotted keys
 (`{"model.default": ...}`). Lists replace lists between layers, except the safety lists
@@ -99,7 +100,31 @@ class ProviderSettings(_Section):
     text_tool_calls: bool = False
 
 
+class PluginProviderSettings(_Section):
+    """`[providers.NAME]` for a provider a plugin gives (a `loom.providers` entry point):
+    `api_key` and `base_url` as for the built-in providers, and the plugin's own keys,
+    which reach its factory as keyword arguments (`options`). Which keys a plugin takes
+    is known only once it is imported, so its factory's parameters are checked when the
+    provider is built (loom.session.assembly.providers). A project's values wait for
+    trust, as the built-ins' endpoints and keys do (loom.config_keys)."""
+
+    model_config = ConfigDict(extra="allow")
+    api_key: str | None = None
+    base_url: str | None = None
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The plugin's own keys and their values."""
+        return dict(self.model_extra or {})
+
+
 class ProvidersSection(_Section):
+    # a table under [providers] that is not a built-in provider's is a plugin provider's;
+    # typing `__pydantic_extra__` is how pydantic checks extras (its base declares it
+    # `dict[str, Any] | None`, which a checker sees as an incompatible override)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    __pydantic_extra__: dict[str, PluginProviderSettings] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
+
     anthropic: ProviderSettings = Field(default_factory=ProviderSettings)
     openai: ProviderSettings = Field(default_factory=ProviderSettings)
     google: ProviderSettings = Field(default_factory=ProviderSettings)
@@ -107,8 +132,15 @@ class ProvidersSection(_Section):
         default_factory=ProviderSettings, alias="openai-compatible"
     )
 
-    def for_provider(self, name: str) -> ProviderSettings:
-        return getattr(self, name.replace("-", "_"), None) or ProviderSettings()
+    def for_provider(self, name: str) -> ProviderSettings | PluginProviderSettings:
+        builtin = type(self).model_fields.get(name.replace("-", "_"))
+        if builtin is not None:
+            return getattr(self, name.replace("-", "_"))
+        return self.plugins().get(name) or PluginProviderSettings()
+
+    def plugins(self) -> dict[str, PluginProviderSettings]:
+        """The `[providers.NAME]` tables of plugin providers, by NAME."""
+        return dict(self.model_extra or {})
 
 
 class PermissionsSection(_Section):
@@ -613,9 +645,12 @@ def _report_unknown(
 ) -> None:
     fields = {(info.alias or name): info for name, info in model.model_fields.items()}
     fields.update({name: info for name, info in model.model_fields.items()})
+    open_table = model.model_config.get("extra") == "allow"  # [providers]: plugins' tables
     for key in list(data):
         info = fields.get(key)
         dotted = ".".join((*prefix, key))
+        if info is None and open_table:
+            continue  # its model checks it (PluginProviderSettings)
         if info is None or key in _NOT_CONFIGURABLE:
             where = layer.name
             if layer.path is not None:

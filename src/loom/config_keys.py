@@ -157,6 +157,14 @@ def show_list(what: str) -> Show:
     return show
 
 
+def show_plugin_setting(key: str, value: Any) -> list[str]:
+    """A provider plugin's own key: Loom cannot know what it does, so it is shown whole
+    (secret-looking values hidden) and named as the plugin's."""
+    name = key.split(".")[1] if key.count(".") >= 2 else key
+    shown = masked(key.rsplit(".", 1)[-1], value)
+    return [f"{key} = {shown}: a setting the provider plugin {name!r} reads"]
+
+
 def show_auto_commit(key: str, value: Any) -> list[str]:
     if value is True:
         return [f"{key} = true: commits the agent's changes after each turn, unasked"]
@@ -207,6 +215,9 @@ KEYS: dict[str, Kind] = {
     "providers.*.api_key": Powerful(show_secret),
     "providers.*.base_url": Powerful(show_endpoint("your API key for it is sent to")),
     "providers.*.text_tool_calls": SHAPES,  # how tool calls are read from the model's text
+    # a provider plugin's own keys (`[providers.NAME]`, passed to its factory): what they
+    # do is the plugin's, so a project's wait for trust like the built-ins' endpoints
+    "providers.*.*": Powerful(show_plugin_setting),
     "permissions.auto_approve": Powerful(show_list("these tools run without asking")),
     "permissions.deny": SHAPES,  # adds up across layers: a project can only deny more
     "shell.timeout": SHAPES,
@@ -261,11 +272,13 @@ def _match(pattern: str, path: tuple[str, ...]) -> bool:
 
 
 def declared(path: tuple[str, ...]) -> tuple[str, Kind] | None:
-    """The declaration covering `path` (the key itself or a table holding it)."""
+    """The declaration covering `path` (the key itself or a table holding it); of two
+    patterns that match, the one naming more parts (`providers.*.api_key` before
+    `providers.*.*`)."""
     for depth in range(len(path), 0, -1):
-        for pattern, kind in KEYS.items():
-            if _match(pattern, path[:depth]):
-                return pattern, kind
+        matches = [(p, kind) for p, kind in KEYS.items() if _match(p, path[:depth])]
+        if matches:
+            return min(matches, key=lambda found: found[0].count("*"))
     return None
 
 

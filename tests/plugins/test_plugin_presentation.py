@@ -6,6 +6,7 @@ show it as an edit of its file, with the change as a diff."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from loom.acp import updates
 from loom.cli.chat_render import EventRenderer
 from loom.config import load_config
 from loom.llm.scripted import ScriptedProvider, tool_turn
+from loom.repointel.extractors import extractors, plugin_extensions
 from loom.session import SessionSpec, Workspace, approval_view
 from loom.web.cards import chat_items, disk_diff
 
@@ -23,8 +25,13 @@ SWAP = {"path": "notes.txt", "old": "one", "new": "two"}
 
 
 @pytest.fixture
-def with_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+def with_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.syspath_prepend(str(SITE))
+    yield
+    # the repo index remembers the extractor plugins it found, once per process: forget
+    # this path's, or a later test without plugins sees the test site's language
+    extractors.cache_clear()
+    plugin_extensions.cache_clear()
 
 
 @pytest.mark.usefixtures("with_plugins")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS, PROVIDER_TOKEN_VARS
@@ -73,7 +73,8 @@ def provider_names() -> list[str]:
 
 
 def register_provider(name: str, factory: Callable[..., Provider]) -> None:
-    """Add a provider; `factory(api_key=, base_url=, timeout=)` builds it."""
+    """Add a provider; `factory(api_key=, base_url=, timeout=, **options)` builds it
+    (`options`: the rest of its `[providers.NAME]` table)."""
     _CUSTOM[name] = factory
 
 
@@ -140,19 +141,28 @@ def create_provider(
     api_key: str | None = None,
     base_url: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    options: Mapping[str, object] | None = None,
 ) -> Provider:
-    """Build the named provider; arguments win over environment variables.
+    """Build the named provider; arguments win over environment variables. `options`
+    (a plugin provider's own settings) go to a registered factory as keyword arguments.
 
     Raises ModelConfigError (permanent, a ValueError) when the provider is unknown, its
-    API key is missing, or `openai-compatible` has no base URL.
+    API key is missing, `openai-compatible` has no base URL, or a built-in one is given
+    options.
     """
     name = _ALIASES.get(provider.strip().lower(), provider.strip().lower())
     if name in _CUSTOM:
-        return _CUSTOM[name](api_key=api_key, base_url=base_url, timeout=timeout)
+        extra = dict(options or {})
+        return _CUSTOM[name](api_key=api_key, base_url=base_url, timeout=timeout, **extra)
     spec = _PROVIDERS.get(name)
     if spec is None:
         raise ModelConfigError(
             f"Unknown provider {provider!r}. Known providers: {_known_list()}.", provider=provider
+        )
+    if options:
+        raise ModelConfigError(
+            f"[providers.{name}] takes api_key and base_url; not {', '.join(sorted(options))}.",
+            provider=name,
         )
     key_var = None
     if not api_key:

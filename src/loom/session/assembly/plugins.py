@@ -2,8 +2,11 @@
 
 - `loom.tools`: `provide(setup: ToolSetup) -> Iterable[Tool]`, called for every new
   session (Workspace.start_session) and by `loom plugins`.
-- `loom.providers`: `factory(api_key=..., base_url=...) -> Provider`; its entry-point
-  name is the provider part of model names (`name:model-id`).
+- `loom.providers`: `factory(api_key=..., base_url=..., timeout=..., **options) ->
+  Provider`; its entry-point name is the provider part of model names (`name:model-id`)
+  and of its settings table, `[providers.NAME]`: `api_key`, `base_url` and the plugin's
+  own keys, each of which must be a keyword parameter of the factory (or it takes
+  `**kwargs`); an unknown key stops the session start with the list it takes.
 - `loom.extractors` (repo-intel languages, read by loom.repointel.extractors) and
   `loom.node_types` (decision-graph node types, read by loom.decisions.types):
   discovered and checked here by `loom plugins`.

@@ -15,18 +15,23 @@ from loom.core.errors import SetupError
 if TYPE_CHECKING:
     from loom.config import LoomConfig
     from loom.llm.base import Provider
+    from loom.session.assembly.plugins import Plugin
 
 
 def provider_factory(config: LoomConfig) -> Callable[[str], Provider]:
     """A function from `provider:model-id` to a Provider, using [providers.*] settings."""
 
     def build(model: str) -> Provider:
+        from loom.config import PluginProviderSettings
         from loom.llm.registry import create_provider, parse_model_name
 
         register_plugin_providers()
         name, _model_id = parse_model_name(model)
         settings = config.providers.for_provider(name)
-        return create_provider(name, api_key=settings.api_key, base_url=settings.base_url)
+        options = settings.options if isinstance(settings, PluginProviderSettings) else {}
+        return create_provider(
+            name, api_key=settings.api_key, base_url=settings.base_url, options=options
+        )
 
     return build
 
@@ -95,7 +100,7 @@ def register_plugin_providers() -> None:
             register_provider(plugin.name, _lazy_factory(plugin))
 
 
-def _lazy_factory(plugin: Any) -> Callable[..., Provider]:
+def _lazy_factory(plugin: Plugin) -> Callable[..., Provider]:
     def build(**settings: Any) -> Provider:
         from loom.llm.registry import ModelConfigError
         from loom.session.assembly.plugins import load
@@ -106,6 +111,41 @@ def _lazy_factory(plugin: Any) -> Callable[..., Provider]:
                 f"the provider plugin {plugin.name!r} ({plugin.source}) is broken: "
                 f"{plugin.error}; fix or uninstall it (`loom plugins` lists plugins)"
             )
+        problem = unknown_settings(plugin, factory, settings)
+        if problem:
+            raise ModelConfigError(problem, provider=plugin.name)
         return factory(**settings)
 
     return build
+
+
+# what Loom itself passes every provider factory (llm.registry.create_provider)
+_ALWAYS_PASSED = ("api_key", "base_url", "timeout")
+
+
+def unknown_settings(plugin: Plugin, factory: Callable[..., Any], settings: dict[str, Any]) -> str:
+    """Why `factory` cannot take `settings` (its `[providers.NAME]` keys), or "": each
+    key must be one of its keyword parameters, unless it takes `**kwargs`."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): let it answer
+        return ""
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return ""
+    named = [
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    unknown = [key for key in settings if key not in named and key not in _ALWAYS_PASSED]
+    if not unknown:
+        return ""
+    takes = [name for name in named if name not in _ALWAYS_PASSED]
+    return (
+        f"[providers.{plugin.name}] sets {', '.join(map(repr, unknown))}, which the provider "
+        f"plugin {plugin.name!r} ({plugin.source}) does not take; it takes "
+        + ", ".join(["api_key", "base_url", *takes])
+        + ". Fix or remove the key in your config."
+    )

@@ -99,7 +99,8 @@ def known_secrets(config: LoomConfig) -> dict[str, str]:
     """Secret variables of the environment, API keys from configuration files and the
     sync token from `loom login`."""
     found = secrets_in(os.environ)
-    for name in ("anthropic", "openai", "google", "openai-compatible"):
+    plugins = config.providers.plugins()
+    for name in ("anthropic", "openai", "google", "openai-compatible", *plugins):
         key = config.providers.for_provider(name).api_key
         if key and len(key) >= MIN_SECRET_CHARS:
             found[f"{name.upper().replace('-', '_')}_API_KEY"] = key

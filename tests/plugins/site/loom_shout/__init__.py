@@ -47,3 +47,18 @@ def echo_provider(**settings: Any) -> Any:
     from loom.llm.scripted import ScriptedProvider
 
     return ScriptedProvider(["the echo provider plugin answered"])
+
+
+def parrot_provider(
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    timeout: float = 600.0,
+    greeting: str = "hello",
+) -> Any:
+    """A `loom.providers` plugin with a setting of its own: `parrot:<anything>` answers
+    with what its `[providers.parrot]` table gave the factory."""
+    from loom.llm.scripted import ScriptedProvider
+
+    key = "a key" if api_key else "no key"
+    return ScriptedProvider([f"{greeting} from {base_url} with {key}"])
