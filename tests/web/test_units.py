@@ -119,7 +119,7 @@ class FakeSession:
     def __init__(self) -> None:
         self.id = "S1"
         self.listeners: list[Any] = []
-        self.thread = SimpleNamespace(messages=[])
+        self.thread = SimpleNamespace(messages=[], parent_thread_id=None)
         self.project_root = None
         self.pending_permission = None
         self.todos: list[Any] = []  # the agent's todo list (Session.todos)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.schema import (
     PermissionOption,
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
@@ -36,6 +38,7 @@ from loom.core.events import (
     Notice,
     PermissionRequest,
     SessionError,
+    SessionEvent,
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
@@ -46,6 +49,9 @@ from loom.core.events import (
 )
 from loom.core.messages import AssistantMessage, ToolMessage
 from loom.session import ToolPresentation
+
+if TYPE_CHECKING:
+    from loom.session import Session, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +79,13 @@ MODES = [
 ]
 
 
-def mode_state(session: Any) -> SessionModeState:
+def mode_state(session: Session) -> SessionModeState:
     return SessionModeState(current_mode_id=session.get_mode(), available_modes=MODES)
 
 
-def config_options(workspace: Any, session: Any) -> list[Any]:
+def config_options(
+    workspace: Workspace, session: Session
+) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
     models = list(dict.fromkeys([session.model, *workspace.known_models()]))
     return [
         SessionConfigOptionSelect(
@@ -106,14 +114,16 @@ class _Raw:
 
 
 class LiveSession:
-    def __init__(self, workspace: Any, session: Any, client: Any, capabilities: Any) -> None:
+    def __init__(
+        self, workspace: Workspace, session: Session, client: Any, capabilities: Any
+    ) -> None:
         self.workspace = workspace
         self.session = session
         self.client = client
         self.capabilities = capabilities
         self.id: str = session.id
         self.root = Path(session.project_root)
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[SessionEvent | _Raw | asyncio.Future[None]] = asyncio.Queue()
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
         self._unsubscribe = self._bind(session)
         self._cancelled = False
@@ -122,7 +132,7 @@ class LiveSession:
         self._finished: set[str] = set()  # calls whose last update has been sent
         self._asked = False  # trust and MCP servers: asked before the first turn
 
-    def _bind(self, session: Any) -> Any:
+    def _bind(self, session: Session) -> Callable[[], None]:
         """Follow `session`'s events and give its file tools the editor's buffers; returns
         the unsubscribe."""
         self.session = session
@@ -204,7 +214,7 @@ class LiveSession:
 
     # -- events -> updates -------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: SessionEvent) -> None:
         self._queue.put_nowait(event)
 
     async def _send_all(self) -> None:
@@ -219,7 +229,7 @@ class LiveSession:
             except Exception:  # a bad update must not stop the ones after it
                 log.exception("could not send an update for %s", type(item).__name__)
 
-    async def _send(self, event: Any) -> None:
+    async def _send(self, event: SessionEvent | _Raw) -> None:
         if isinstance(event, _Raw):
             await self.client.session_update(session_id=self.id, update=event.update)
             return
@@ -228,7 +238,7 @@ class LiveSession:
         if isinstance(event, PermissionRequest):
             await self._ask(event)
 
-    def _updates_for(self, event: Any) -> list[Any]:
+    def _updates_for(self, event: SessionEvent) -> list[Any]:
         match event:
             case TextDeltaEvent(text=text) if text:
                 return [updates.agent_text(text)]

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from loom.cli.permission_keys import DENY, INTERRUPT, read_answer
+
+if TYPE_CHECKING:
+    from loom.core.events import PermissionRequest
+    from loom.session import Session
 
 FOLD_LINES = 30  # body lines shown before the rest is folded behind [v]
 APPLIED_DIFF_LINES = 20  # lines of an applied edit's diff shown after it ran
@@ -66,7 +70,7 @@ class ApprovalPrompt:
         self.renderer = renderer
         self.interactive = interactive
 
-    async def ask(self, session: Any, event: Any) -> Answer:
+    async def ask(self, session: Session, event: PermissionRequest) -> Answer:
         from loom.session import approval_view
 
         view = approval_view(session, event.tool_name, event.arguments)
@@ -94,7 +98,7 @@ class ApprovalPrompt:
                 return Answer(result, said=f"allow always: {view.grant}")
             return Answer(result, said=result.replace("_", " "))
 
-    def show(self, view: Any, event: Any) -> None:
+    def show(self, view: Any, event: PermissionRequest) -> None:
         line = self.renderer.line
         line(view.title, style="bold yellow")
         if view.body:
@@ -106,11 +110,11 @@ class ApprovalPrompt:
                 line(f"  … {more} more lines ([v] shows them all)", style="dim")
         if view.cwd:
             line(f"  in {view.cwd}", style="dim")
-        sandboxed = getattr(event, "sandboxed", None)
+        sandboxed = event.sandboxed
         if sandboxed is not None:  # a command: say whether the sandbox confines it
-            text = getattr(event, "sandbox", "") or ("runs sandboxed" if sandboxed else "")
+            text = event.sandbox or ("runs sandboxed" if sandboxed else "")
             line(f"  {text or 'runs WITHOUT a sandbox'}", style="dim" if sandboxed else "yellow")
-        if getattr(event, "reason", "") not in ("", GENERIC_REASON):
+        if event.reason not in ("", GENERIC_REASON):
             line(f"  asked because: {event.reason}", style="yellow")
 
     def question(self, view: Any, more: int) -> str:
@@ -128,7 +132,7 @@ class ApprovalPrompt:
 
         await asyncio.to_thread(pydoc.pager, f"{title}\n\n{body}")
 
-    async def ask_prefix(self, session: Any, event: Any) -> Answer | None:
+    async def ask_prefix(self, session: Session, event: PermissionRequest) -> Answer | None:
         """The person types the prefix a grant covers, starting from the whole command."""
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings

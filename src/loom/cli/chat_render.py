@@ -21,6 +21,7 @@ from loom.core.events import (
     NewMessage,
     Notice,
     SessionError,
+    SessionEvent,
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
@@ -155,9 +156,8 @@ class EventRenderer:
         self.console.print(text, end="", highlight=False, soft_wrap=True)
         self._at_line_start = True
 
-    def render(self, event: Any) -> None:
-        kind = getattr(event, "type", "")
-        handler = getattr(self, f"_on_{kind}", None)
+    def render(self, event: SessionEvent) -> None:
+        handler = getattr(self, f"_on_{event.type}", None)  # `_on_text_delta`, ...
         if handler is not None:
             handler(event)
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from loom.session import Session
 
 SLASH_COMMANDS = ("/undo", "/redo", "/rewind", "/compact")
 HELP = {  # for /help, in the same columns as the other commands
@@ -36,7 +39,7 @@ async def run_slash(repl: Any, name: str, arg: str) -> None:
         repl.renderer.line(f"{name}: {' '.join(str(exc).split())}", style="yellow")
 
 
-async def _restore(repl: Any, session: Any, action: Literal["undo", "redo"]) -> None:
+async def _restore(repl: Any, session: Session, action: Literal["undo", "redo"]) -> None:
     from loom.session import HandEdited, restore_in_session
 
     try:
@@ -49,7 +52,7 @@ async def _restore(repl: Any, session: Any, action: Literal["undo", "redo"]) -> 
     print_restore(repl, report)
 
 
-async def _rewind(repl: Any, session: Any) -> None:
+async def _rewind(repl: Any, session: Session) -> None:
     from loom.session import HandEdited, list_user_turns, rewind_in_session
 
     turns = list_user_turns(session)

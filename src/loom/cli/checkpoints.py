@@ -4,11 +4,14 @@ the project's files, from the shell (the REPL has /undo, /redo and /rewind)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from loom.cli._output import fail
+
+if TYPE_CHECKING:
+    from loom.session import Workspace
 
 checkpoints_app = typer.Typer(
     help="The private snapshots Loom takes before the agent changes files.",
@@ -22,7 +25,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(checkpoints_app, name="checkpoints")
 
 
-def _workspace() -> Any:
+def _workspace() -> Workspace:
     from loom.session import LoomError, Workspace
 
     try:

@@ -8,9 +8,12 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
 
 mcp_app = typer.Typer(
     help="MCP: external servers whose tools Loom's agent uses (mcp.servers.NAME, .mcp.json), "
@@ -23,7 +26,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(mcp_app, name="mcp")
 
 
-def _config(project: Path | None = None) -> Any:
+def _config(project: Path | None = None) -> LoomConfig:
     from loom.config import ConfigError, load_config
 
     if project is not None and not project.is_dir():

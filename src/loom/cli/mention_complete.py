@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 
 REFRESH_SECONDS = 5.0
 MAX_SHOWN = 50
@@ -36,7 +36,9 @@ class MentionCompleter(Completer):
             self._listed_at = time.monotonic()
         return self._files, self._dirs
 
-    def get_completions(self, document: Any, complete_event: Any) -> Iterable[Completion]:
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
         word = document.get_word_before_cursor(WORD=True)
         if not word.startswith("@"):
             return

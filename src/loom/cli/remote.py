@@ -8,14 +8,17 @@ falls back to the local index when the server cannot be reached, and says so.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from loom.cli._output import error_line
 
+if TYPE_CHECKING:
+    from loom.session import Workspace
 
-def _workspace() -> Any:
+
+def _workspace() -> Workspace:
     from loom.session import Workspace
 
     return Workspace.for_data()

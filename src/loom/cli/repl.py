@@ -13,9 +13,13 @@ import contextlib
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.cli.repl_session import SessionStarter, StartFailed
+
+if TYPE_CHECKING:
+    from loom.core.events import PermissionRequest, SessionEvent
+    from loom.session import Session, Workspace
 
 RECENT_ON_RESUME = 6  # messages shown when the REPL opens on an existing thread
 INTRO = "Loom · type a task, /help for commands, Ctrl-D to leave."
@@ -37,12 +41,13 @@ class ChatRepl:
         self.failure: str | None = None
 
     @property
-    def session(self) -> Any:
-        return self.starter.session
+    def session(self) -> Session:
+        """The open session; read only once `starter.ready` (a line typed sooner waits)."""
+        return self.starter.open_session
 
     @property
-    def workspace(self) -> Any:
-        return self.starter.workspace
+    def workspace(self) -> Workspace:
+        return self.starter.open_workspace
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -247,7 +252,7 @@ class ChatRepl:
 
         old = self.starter
         request = StartRequest(
-            model=old.session.model,
+            model=old.open_session.model,
             private=old.request.private,
             auto_approve=old.request.auto_approve,
             cwd=old.request.cwd,
@@ -321,10 +326,10 @@ class ChatRepl:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: SessionEvent) -> None:
         self.status.observe(event)
         self.renderer.render(event)
-        if getattr(event, "type", "") == "permission_request":
+        if event.type == "permission_request":
             self._keep(asyncio.ensure_future(self._ask_permission(event)))
 
     def _keep(self, task: asyncio.Future[Any]) -> None:
@@ -346,7 +351,7 @@ class ChatRepl:
                 self.status.resume()
                 self._arm_interrupt()
 
-    async def _ask_permission(self, event: Any) -> None:
+    async def _ask_permission(self, event: PermissionRequest) -> None:
         """Show what would happen, ask, answer the session, and never leave the turn
         waiting: whatever goes wrong here (a broken terminal, a bug), the call is denied
         and the REPL reads input again."""

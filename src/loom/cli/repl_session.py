@@ -14,7 +14,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loom.config import LoomConfig
+    from loom.session import Session, Workspace
 
 
 class StartFailed(Exception):
@@ -37,15 +41,28 @@ class SessionStarter:
     def __init__(self, request: StartRequest) -> None:
         self.request = request
         self.cwd = (request.cwd or Path.cwd()).resolve()
-        self.workspace: Any = None
-        self.session: Any = None
-        self._task: asyncio.Task[Any] | None = None
+        self.workspace: Workspace | None = None
+        self.session: Session | None = None
+        self._task: asyncio.Task[Session] | None = None
         self._on_ready: list[Callable[[], Any]] = []
         self._on_failed: list[Callable[[], Any]] = []
 
     @property
-    def config(self) -> Any:
-        return self.workspace.config
+    def open_session(self) -> Session:
+        """The session, once open (`ready`); AttributeError before, as None's would be."""
+        if self.session is None:
+            raise AttributeError("the session is not open yet")
+        return self.session
+
+    @property
+    def open_workspace(self) -> Workspace:
+        if self.workspace is None:
+            raise AttributeError("the workspace is not open yet")
+        return self.workspace
+
+    @property
+    def config(self) -> LoomConfig:
+        return self.open_workspace.config
 
     @property
     def warnings(self) -> list[str]:
@@ -64,7 +81,7 @@ class SessionStarter:
         """`callback()` if the session cannot start (`wait()` then says why)."""
         self._on_failed.append(callback)
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
+    def _finished(self, task: asyncio.Task[Session]) -> None:
         if task.cancelled() or task.exception() is not None:
             for callback in self._on_failed:
                 callback()
@@ -77,7 +94,7 @@ class SessionStarter:
     def done(self) -> bool:
         return self._task is not None and self._task.done()
 
-    async def wait(self) -> Any:
+    async def wait(self) -> Session:
         """The open session; raises StartFailed."""
         self.start()
         assert self._task is not None
@@ -95,15 +112,15 @@ class SessionStarter:
         if self.workspace is not None:
             await self.workspace.shutdown()
 
-    async def _open(self) -> Any:
+    async def _open(self) -> Session:
         from loom.session import LoomError, SessionSpec
 
         try:
-            self.workspace = await asyncio.to_thread(self._prepare)
+            self.workspace = workspace = await asyncio.to_thread(self._prepare)
             thread_id = self.request.thread_id
             if self.request.continue_latest and thread_id is None:
                 thread_id = await asyncio.to_thread(self._latest_thread)
-            session = await self.workspace.start_session(
+            session = await workspace.start_session(
                 SessionSpec(
                     model=self.request.model,
                     private=self.request.private,
@@ -121,7 +138,7 @@ class SessionStarter:
             callback()
         return session
 
-    def _prepare(self) -> Any:
+    def _prepare(self) -> Workspace:
         """On a worker thread: the configuration, the heavy imports, the provider (whose
         SDK import is the slowest step), and the workspace around them."""
         from loom.session import Workspace
@@ -145,8 +162,8 @@ class SessionStarter:
     def _latest_thread(self) -> str:
         from loom.session import newest_thread_in
 
-        root = self.workspace.project_root
-        found = newest_thread_in(root, self.workspace.paths)
+        root = self.open_workspace.project_root
+        found = newest_thread_in(root, self.open_workspace.paths)
         if found is None:
             raise StartFailed(
                 f"no thread of this project ({root}) to continue; start one with `loom`"

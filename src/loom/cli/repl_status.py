@@ -13,7 +13,11 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loom.core.events import SessionEvent
+    from loom.session import Session
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.1  # seconds between frames
@@ -28,7 +32,7 @@ def cost_text(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.4f}"
 
 
-def usage_text(session: Any) -> str:
+def usage_text(session: Session) -> str:
     """`12.3k tokens · $0.0421` for the session so far."""
     from loom.session import session_cost
 
@@ -55,28 +59,27 @@ class Status:
 
     # -- what is happening ---------------------------------------------------------------
 
-    def observe(self, event: Any) -> None:
-        kind = getattr(event, "type", "")
+    def observe(self, event: SessionEvent) -> None:
         now = time.monotonic()
-        if kind == "session_status":
+        if event.type == "session_status":
             if event.status == "thinking" and self.phase != "thinking":
                 self.phase, self.since = "thinking", now
             elif event.status == "idle":
                 self.phase = "idle"
-        elif kind == "tool_executing":
+        elif event.type == "tool_executing":
             self.phase, self.since, self.tool = "tool", now, event.tool_name
             self.progress = ""
-        elif kind == "tool_progress":
+        elif event.type == "tool_progress":
             self.progress = " ".join(str(event.message or "").split())[:80]
-        elif kind == "tool_complete":
+        elif event.type == "tool_complete":
             self.phase, self.since = "thinking", now
-        elif kind == "llm_retry":
+        elif event.type == "llm_retry":
             self.phase = "retry"
             self.retry_until = now + float(event.delay_seconds)
             self.retry_note = f"attempt {event.attempt}"
-        elif kind == "text_delta" and self.phase != "writing":
+        elif event.type == "text_delta" and self.phase != "writing":
             self.phase, self.since = "writing", now
-        elif kind == "new_message" and getattr(event.message, "role", "") == "assistant":
+        elif event.type == "new_message" and event.message.role == "assistant":
             self.phase, self.since = "thinking", now
 
     def line(self) -> str:

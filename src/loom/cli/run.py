@@ -15,9 +15,13 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
+
+if TYPE_CHECKING:
+    from loom.core.events import SessionEvent
+    from loom.session import Session, Workspace
 
 UNTRUSTED_HINT = "to apply them, run `loom trust` once (or pass --trust for this run)"
 
@@ -197,7 +201,9 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         await workspace.shutdown()
 
 
-async def _start(workspace: Any, options: RunOptions, cwd: Path, err: TextIO) -> Any:
+async def _start(
+    workspace: Workspace, options: RunOptions, cwd: Path, err: TextIO
+) -> Session | None:
     """The session for this run, or None after saying on stderr why there is none."""
     from loom.session import LoomError, SessionSpec
 
@@ -238,7 +244,7 @@ class HeadlessRun:
 
     def __init__(
         self,
-        session: Any,
+        session: Session,
         options: RunOptions,
         out: TextIO,
         err: TextIO,
@@ -265,26 +271,25 @@ class HeadlessRun:
             self.stopped.append(why)
             self.session.interrupt()
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: SessionEvent) -> None:
         self.tally.observe(event)
         self.writer.event(event)
         if self.writer.reader_gone:
             self.stop("a closed output pipe")
-        kind = getattr(event, "type", "")
-        if self.activity is not None and kind != "text_delta":
+        if self.activity is not None and event.type != "text_delta":
             self.activity.render(event)
-        elif kind == "llm_retry" and self.options.output_format == "text":
+        elif event.type == "llm_retry" and self.options.output_format == "text":
             # never silent for the length of a backoff: say what failed and when it retries
             self.err.write(
                 f"loom: model call failed ({' '.join(event.error.split())}); retrying in "
                 f"{event.delay_seconds:.1f} s (attempt {event.attempt})\n"
             )
             self.err.flush()
-        elif kind == "notice" and self.options.output_format == "text":
+        elif event.type == "notice" and self.options.output_format == "text":
             source = f"{event.source}: " if event.source else ""
             self.err.write(f"loom: {source}{event.text}\n")
             self.err.flush()
-        if kind == "permission_request":  # HeadlessPolicy never asks; be safe anyway
+        if event.type == "permission_request":  # HeadlessPolicy never asks; be safe anyway
             from loom.session import NoPendingPermission
 
             with contextlib.suppress(NoPendingPermission):

@@ -5,11 +5,16 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from loom.cli._output import emit, fail
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from loom.server.settings import ServerSettings
 
 server_app = typer.Typer(
     help="Run the team sync server (`loom server`), migrate its database, manage users/tokens.",
@@ -24,7 +29,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(server_app, name="server")
 
 
-def _settings() -> Any:
+def _settings() -> ServerSettings:
     from loom.paths import LoomPaths
     from loom.server.settings import ServerSettings
 
@@ -45,7 +50,9 @@ def _database_problem(url: str, exc: Exception) -> str:
     )
 
 
-def _run_admin(work: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) -> dict[str, Any]:
+def _run_admin(
+    work: Callable[[AsyncSession], Awaitable[dict[str, Any]]], as_json: bool
+) -> dict[str, Any]:
     """Run `work(session)` in one transaction on a migrated database."""
     from loom.server.db import make_engine, session_factory
     from loom.server.identity import IdentityError
@@ -152,7 +159,7 @@ def create_user(
     """Add a user to an organization."""
     from loom.server.identity import create_user as create
 
-    async def work(session: Any) -> dict[str, Any]:
+    async def work(session: AsyncSession) -> dict[str, Any]:
         user = await create(session, name, org, is_support=support)
         return {"id": user.id, "name": user.name, "org": org.strip(), "is_support": support}
 
@@ -168,7 +175,7 @@ def create_token(
     """Make an API token for a user (shown once; only its hash is stored)."""
     from loom.server.identity import create_token as create
 
-    async def work(session: Any) -> dict[str, Any]:
+    async def work(session: AsyncSession) -> dict[str, Any]:
         row, token = await create(session, name)
         return {"id": row.id, "user": name, "token": token}
 
@@ -189,7 +196,7 @@ def revoke_token(
     """Revoke an API token; requests with it get 401 from then on."""
     from loom.server.identity import revoke_token as revoke
 
-    async def work(session: Any) -> dict[str, Any]:
+    async def work(session: AsyncSession) -> dict[str, Any]:
         row = await revoke(session, token)
         return {"id": row.id, "revoked_at": row.revoked_at}
 

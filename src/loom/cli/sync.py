@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from loom.cli._output import person_errors
+
+if TYPE_CHECKING:
+    from loom.session import Workspace
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -20,7 +23,7 @@ def register(app: typer.Typer) -> None:
     app.command("share")(share)
 
 
-def _workspace() -> Any:
+def _workspace() -> Workspace:
     from loom.session import Workspace
 
     return Workspace.for_data()

@@ -6,7 +6,10 @@ words of the conversation. Enter opens the highlighted thread, Esc or Ctrl-C can
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyPressEvent
 
 VISIBLE_ROWS = 12
 
@@ -69,15 +72,15 @@ async def pick_thread(threads: list[Any]) -> str | None:
     bindings = KeyBindings()
 
     @bindings.add("up")
-    def _up(event: Any) -> None:
+    def _up(event: KeyPressEvent) -> None:
         state["selected"] = max(state["selected"] - 1, 0)
 
     @bindings.add("down")
-    def _down(event: Any) -> None:
+    def _down(event: KeyPressEvent) -> None:
         state["selected"] = min(state["selected"] + 1, max(len(shown()) - 1, 0))
 
     @bindings.add("enter")
-    def _open(event: Any) -> None:
+    def _open(event: KeyPressEvent) -> None:
         found = shown()
         if found:
             event.app.exit(result=found[min(state["selected"], len(found) - 1)].id)
@@ -85,7 +88,7 @@ async def pick_thread(threads: list[Any]) -> str | None:
     @bindings.add("escape", eager=True)
     @bindings.add("c-c")
     @bindings.add("c-d")
-    def _cancel(event: Any) -> None:
+    def _cancel(event: KeyPressEvent) -> None:
         event.app.exit(result=None)
 
     layout = Layout(

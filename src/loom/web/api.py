@@ -20,7 +20,7 @@ from starlette.routing import Route
 from loom.core.images import MAX_IMAGE_BYTES, ImageError, check_count, image_ref
 from loom.session import LoomError, SessionSpec
 from loom.web.graph import graph
-from loom.web.live import pending_permission
+from loom.web.live import LiveSession, pending_permission
 from loom.web.project import (
     MAX_TREE_FILES,
     ProjectPathError,
@@ -247,9 +247,7 @@ async def set_model(request: Request) -> JSONResponse:
     live = state.require_live(session_id)
     body = await _body(request, Model)
     try:
-        check = getattr(state.ws, "check_model", None)
-        if check is not None:
-            await asyncio.to_thread(check, body.model.strip())
+        await asyncio.to_thread(state.ws.check_model, body.model.strip())
         live.session.update_model(body.model.strip())
     except (LoomError, ValueError) as exc:
         return _error(400, str(exc))
@@ -394,10 +392,9 @@ async def restore(request: Request) -> JSONResponse:
     return JSONResponse({"id": thread_id, "url": f"/s/{thread_id}"})
 
 
-def _sandbox_notice(state: WebState, live: Any) -> None:
+def _sandbox_notice(state: WebState, live: LiveSession) -> None:
     """Say at session start when agent commands will run unconfined (as the REPL does)."""
-    notice = getattr(state.ws, "sandbox_notice", None)
-    line = notice() if callable(notice) else None
+    line = state.ws.sandbox_notice()
     if line:
         live.notice("warn", line)
     loaded = live.session.instructions_header()  # which AGENTS.md / CLAUDE.md / LOOM.md
@@ -405,7 +402,7 @@ def _sandbox_notice(state: WebState, live: Any) -> None:
         live.notice("info", loaded[0].upper() + loaded[1:])
 
 
-def _mcp_asks(state: WebState, live: Any) -> None:
+def _mcp_asks(state: WebState, live: LiveSession) -> None:
     """The project's MCP servers this session did not start (never approved): a banner
     with an Approve button for each, as the REPL asks and an editor asks over ACP."""
     asks = state.ws.mcp_awaiting_approval(live.id)

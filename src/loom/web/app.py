@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,10 +23,13 @@ from loom.web.api import BadBody
 from loom.web.security import Guard, GuardMiddleware
 from loom.web.state import PageNotFound, WebState
 
+if TYPE_CHECKING:
+    from loom.session import Workspace
+
 STATIC = Path(__file__).parent / "static"
 
 
-def create_app(ws: Any, guard: Guard) -> Any:
+def create_app(ws: Workspace, guard: Guard) -> GuardMiddleware:
     """The ASGI app for one Workspace."""
     state = WebState(ws=ws, guard=guard, version=_asset_version())
 

@@ -18,10 +18,15 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.web import payloads
 from loom.web.cards import disk_diff
+
+if TYPE_CHECKING:
+    from loom.core.events import PermissionRequest, SessionEvent
+    from loom.core.messages import ToolCall
+    from loom.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +50,12 @@ class Client:
 
 
 class LiveSession:
-    def __init__(self, session: Any, hub: Hub) -> None:
+    def __init__(self, session: Session, hub: Hub) -> None:
         self.session = session
         self.hub = hub
         self.id: str = session.id
         # a sub-agent's: the session (= thread) that started it; listed under it
-        thread = getattr(session, "thread", None)
-        self.parent_id: str | None = getattr(thread, "parent_thread_id", None)
+        self.parent_id: str | None = session.thread.parent_thread_id
         self.log: deque[tuple[int, str]] = deque(maxlen=LOG_SIZE)
         self.clients: set[Client] = set()
         self._partial: list[str] = []  # text streamed since the last assistant message
@@ -59,7 +63,7 @@ class LiveSession:
         self.durations: dict[str, float] = {}
         self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
         self.tools: Any = session.tools  # its ToolRegistry: how each tool shows its calls
-        self.permission: Any = None  # the open PermissionRequest event
+        self.permission: PermissionRequest | None = None  # the open question
         self.status = "idle"
         # the panel: an architect plan and its steps' states, or the agent's todo list
         self.plan: dict[str, Any] | None = todo_panel(session.todos) if session.todos else None
@@ -148,7 +152,7 @@ class LiveSession:
 
     # -- events -----------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: SessionEvent) -> None:
         try:
             payload = self._track(event)
         except Exception:  # never let a rendering bug reach the session
@@ -171,20 +175,19 @@ class LiveSession:
         if payload["type"] in BADGE_EVENTS:
             self.hub.badges_changed()
 
-    def _track(self, event: Any) -> dict[str, Any] | None:
+    def _track(self, event: SessionEvent) -> dict[str, Any] | None:
         """Update what a fresh render would show, and say what a tab must do."""
 
-        kind = getattr(event, "type", "")
-        if kind == "text_delta":
+        if event.type == "text_delta":
             self._partial.append(event.text)
-        elif kind == "new_message" and event.message.role == "assistant":
+        elif event.type == "new_message" and event.message.role == "assistant":
             self._partial = []
-        elif kind == "session_status":
+        elif event.type == "session_status":
             self.status = event.status
             if event.status == "idle":  # an interrupted turn completes no tool
                 self.running.clear()
                 self._drop_answered_permission()
-        elif kind == "tool_executing":
+        elif event.type == "tool_executing":
             self.running[event.call_id] = (event.tool_name, time.monotonic())
             if event.call_id not in self.diffs:  # auto-approved edits: the file as it is now
                 self.diffs[event.call_id] = disk_diff(
@@ -192,27 +195,27 @@ class LiveSession:
                 )
             if self.permission is not None and self.permission.call_id == event.call_id:
                 self.permission = None
-        elif kind == "tool_complete":
+        elif event.type == "tool_complete":
             started = self.running.pop(event.call_id, None)
             if started is not None:
                 self.durations[event.call_id] = time.monotonic() - started[1]
-        elif kind == "permission_request":
+        elif event.type == "permission_request":
             self.permission = event
             self.diffs[event.call_id] = disk_diff(
                 self.session.project_root, event.tool_name, event.arguments, self.tools
             )
-        elif kind == "architect_plan":
+        elif event.type == "architect_plan":
             self.plan = {"summary": event.summary, "steps": [dict(s) for s in event.steps]}
             for step in self.plan["steps"]:
                 step.setdefault("status", "planned")
-        elif kind == "todo_list" and event.source == "agent":  # architect: the steps above
+        elif event.type == "todo_list" and event.source == "agent":  # architect: the steps above
             self.plan = todo_panel(event.todos)
-        elif kind == "architect_step" and self.plan is not None:
+        elif event.type == "architect_step" and self.plan is not None:
             steps = self.plan["steps"]
             if 0 < event.index <= len(steps):
                 steps[event.index - 1]["status"] = event.status
-        if kind in ("tool_complete", "turn_complete", "error") or (
-            kind == "new_message" and event.message.role == "tool"
+        if event.type in ("tool_complete", "turn_complete", "error") or (
+            event.type == "new_message" and event.message.role == "tool"
         ):
             self._drop_answered_permission()
         return payloads.payload_for(self, event)
@@ -237,10 +240,9 @@ BADGE_EVENTS = frozenset(  # payload types after which a sidebar badge may read 
 )
 
 
-def pending_permission(session: Any) -> Any:
+def pending_permission(session: Session) -> ToolCall | None:
     """The tool call waiting for a person's answer, or None."""
-    pending = getattr(session, "pending_permission", None)
-    return pending() if callable(pending) else pending
+    return session.pending_permission
 
 
 class Hub:
@@ -258,7 +260,7 @@ class Hub:
         self._seq += 1
         return self._seq
 
-    def add(self, session: Any) -> LiveSession:
+    def add(self, session: Session) -> LiveSession:
         live = self.sessions.get(session.id)
         if live is None:
             live = LiveSession(session, self)

@@ -4,7 +4,7 @@ templates a page load uses."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loom.core.events import (
     ArchitectPlan,
@@ -18,6 +18,7 @@ from loom.core.events import (
     Notice,
     PermissionRequest,
     SessionError,
+    SessionEvent,
     SessionStatus,
     SubagentStatus,
     SyncError,
@@ -31,11 +32,14 @@ from loom.core.events import (
 from loom.web.cards import ChatItem, card_for, chat_items, disk_diff, fill_result, usage_totals
 from loom.web.views import fragment
 
+if TYPE_CHECKING:
+    from loom.session import Session
+
 
 class LiveSession(Protocol):
     """What payloads read of loom.web.live.LiveSession (which imports this module)."""
 
-    session: Any
+    session: Session
     tools: Any  # the session's ToolRegistry
     durations: dict[str, float]
     diffs: dict[str, Any]
@@ -45,9 +49,8 @@ class LiveSession(Protocol):
     def badge(self) -> tuple[str, str]: ...
 
 
-def payload_for(live: LiveSession, event: Any) -> dict[str, Any] | None:
-    kind = getattr(event, "type", "")
-    handler = _HANDLERS.get(kind)
+def payload_for(live: LiveSession, event: SessionEvent) -> dict[str, Any] | None:
+    handler = _HANDLERS.get(event.type)
     return handler(live, event) if handler is not None else None
 
 
@@ -117,7 +120,7 @@ def _permission(live: LiveSession, event: PermissionRequest) -> dict[str, Any]:
     return {"type": "permission", "call_id": event.call_id, "html": permission_modal(live, event)}
 
 
-def permission_modal(live: LiveSession, event: Any) -> str:
+def permission_modal(live: LiveSession, event: PermissionRequest) -> str:
     diff = live.diffs.get(event.call_id)
     if diff is None:
         session = live.session
@@ -125,7 +128,7 @@ def permission_modal(live: LiveSession, event: Any) -> str:
     return fragment("permission_modal", event, diff, always_covers(live, event))
 
 
-def always_covers(live: LiveSession, event: Any) -> str:
+def always_covers(live: LiveSession, event: PermissionRequest) -> str:
     """What "Allow always" would grant, in the REPL's words ("every `git status ...`
     command in this project"); "" when the policy cannot say."""
     from loom.session import grant_words

@@ -10,16 +10,19 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from loom.web.security import LOOPBACK, Guard
+
+if TYPE_CHECKING:
+    from loom.session import Workspace
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
 PROVIDER_PREWARM_DELAY = 2.0  # seconds after start: the first page comes first
 
 
-def _warm_pages(ws: Any) -> None:
+def _warm_pages(ws: Workspace) -> None:
     """What the first page needs, done before the URL is printed: the templates, the
     code colours, the thread index. Done later, it would compete with the provider's
     SDK import for the interpreter while the first page is asked for."""
@@ -33,16 +36,14 @@ def _warm_pages(ws: Any) -> None:
         ws.threads.list(limit=1)
 
 
-def _prewarm_provider(ws: Any) -> None:
+def _prewarm_provider(ws: Workspace) -> None:
     """Markdown (its import compiles many patterns), then the default provider (an SDK
     import, 1-2 s), so the first message waits for neither; started once the first
     page has had time to load."""
     from loom.web.render import markdown
 
     markdown("`warm`")
-    prewarm = getattr(ws, "prewarm", None)
-    if prewarm is not None:
-        prewarm()
+    ws.prewarm()
 
 
 def _is_loopback(host: str) -> bool:
@@ -97,7 +98,7 @@ def warning_for(host: str) -> str | None:
 
 
 async def serve(
-    ws: Any,
+    ws: Workspace,
     host: str,
     port: int,
     *,

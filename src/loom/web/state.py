@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from loom.web.cost import CostCache
 from loom.web.live import Hub, LiveSession
 from loom.web.render import snippet_html
 from loom.web.security import Guard
 from loom.web.views import fragment
+
+if TYPE_CHECKING:
+    from loom.session import Workspace
 
 PAGE_SIZE = 50
 
@@ -20,7 +23,7 @@ class PageNotFound(LookupError):
 
 @dataclass
 class WebState:
-    ws: Any  # loom.session.Workspace
+    ws: Workspace
     guard: Guard
     hub: Hub = field(default_factory=Hub)
     costs: CostCache = field(default_factory=CostCache)
@@ -33,8 +36,7 @@ class WebState:
     def models(self) -> list[str]:
         """Model names for the selector (from the catalog; any other may be typed)."""
         if self._models is None:
-            known = getattr(self.ws, "known_models", None)
-            self._models = cast(list[str], known()) if callable(known) else []
+            self._models = self.ws.known_models()
         return self._models
 
     def live_list(self) -> list[LiveSession]:

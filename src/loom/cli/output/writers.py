@@ -26,6 +26,7 @@ from loom.cli.output.result import RunResult, denial, is_refusal
 from loom.core.events import (
     LlmRetry,
     NewMessage,
+    SessionEvent,
     SubagentMessage,
     TextDeltaEvent,
     TurnComplete,
@@ -37,7 +38,7 @@ class OutputWriter(Protocol):
     reader_gone: bool
 
     def start(self, init: dict[str, Any]) -> None: ...
-    def event(self, event: Any) -> None: ...
+    def event(self, event: SessionEvent) -> None: ...
     def finish(self, result: RunResult) -> None: ...
 
 
@@ -62,7 +63,7 @@ class _Writer:
     def start(self, init: dict[str, Any]) -> None:
         pass
 
-    def event(self, event: Any) -> None:
+    def event(self, event: SessionEvent) -> None:
         pass
 
 
@@ -93,7 +94,7 @@ class StreamJsonWriter(_Writer):
     def start(self, init: dict[str, Any]) -> None:
         self._line({"type": "system", "subtype": "init", **init})
 
-    def event(self, event: Any) -> None:
+    def event(self, event: SessionEvent) -> None:
         line = stream_json_line(event, partial_messages=self.partial_messages)
         if line is not None:
             self._line(line)
@@ -124,7 +125,9 @@ def _silence(out: TextIO) -> None:
         pass  # not a real file (tests): nothing is flushed at exit
 
 
-def stream_json_line(event: Any, *, partial_messages: bool = False) -> dict[str, Any] | None:
+def stream_json_line(
+    event: SessionEvent, *, partial_messages: bool = False
+) -> dict[str, Any] | None:
     """One session event as a stream-json line, or None when it has no line."""
     session_id = event.session_id
     if isinstance(event, NewMessage):
