@@ -15,10 +15,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.tools.base import ToolRegistry
 from loom.tools.presentation import ToolPresentation, present
+
+if TYPE_CHECKING:
+    from loom.session.runtime.session import Session
 
 MAX_PREVIEW_BYTES = 2_000_000  # a bigger file is not read to preview an edit of it
 
@@ -66,7 +69,7 @@ def present_call(
     return present(tool, tool_name, args)
 
 
-def approval_view(session: Any, tool_name: str, args: dict[str, Any]) -> ApprovalView:
+def approval_view(session: Session, tool_name: str, args: dict[str, Any]) -> ApprovalView:
     root = Path(session.project_root)
     shown = present_call(session.tools, tool_name, args)
     grant = grant_words(session, tool_name, args)
@@ -102,7 +105,7 @@ def approval_view(session: Any, tool_name: str, args: dict[str, Any]) -> Approva
 
 
 def grant_words(
-    session: Any, tool_name: str, args: dict[str, Any], scope: str | None = None
+    session: Session, tool_name: str, args: dict[str, Any], scope: str | None = None
 ) -> str:
     """What `allow_always` (with `scope`, a prefix the person typed) would cover."""
     policy = getattr(session, "permissions", None)

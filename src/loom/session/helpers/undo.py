@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loom.core import state as sm
 from loom.core.branches import visible_messages
@@ -27,6 +27,9 @@ from loom.session.helpers.rewind import (
     undo,
     user_turns,
 )
+
+if TYPE_CHECKING:
+    from loom.session.runtime.session import Session
 
 __all__ = [
     "HandEdited",
@@ -49,7 +52,7 @@ class RewindOutcome:
     hidden_messages: int  # messages set aside from the model's view
 
 
-def _store_of(session: Any) -> Any:
+def _store_of(session: Session) -> Any:
     checkpointer = session.options.checkpointer
     if checkpointer is None:
         raise NothingToRestore(
@@ -58,12 +61,14 @@ def _store_of(session: Any) -> Any:
     return checkpointer.store
 
 
-def _check_idle(session: Any) -> None:
+def _check_idle(session: Session) -> None:
     if session.get_status() != "idle" or session.busy:
         raise NothingToRestore("the agent is working; wait for the turn to end (or Ctrl-C)")
 
 
-async def restore_in_session(session: Any, action: Action, *, force: bool = False) -> RestoreReport:
+async def restore_in_session(
+    session: Session, action: Action, *, force: bool = False
+) -> RestoreReport:
     """/undo or /redo on a live session. Raises HandEdited (ask, then force=True),
     NothingToRestore or CheckpointError with a message for the person."""
     _check_idle(session)
@@ -82,7 +87,7 @@ def list_user_turns(session_or_thread: Any) -> list[UserTurn]:
 
 
 async def rewind_in_session(
-    session: Any, turn_id: str, *, code: bool, conversation: bool, force: bool = False
+    session: Session, turn_id: str, *, code: bool, conversation: bool, force: bool = False
 ) -> RewindOutcome:
     """/rewind: restore the files, the conversation, or both to before user turn
     `turn_id`. The rewound messages stay in the thread as a side branch."""

@@ -4,7 +4,10 @@ page's counters): how full the context window is, and what the thread has cost."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from loom.session.runtime.session import Session
 
 
 @dataclass(frozen=True)
@@ -28,14 +31,14 @@ def price_known(model: str) -> bool:
         return False
 
 
-def session_cost(session: Any) -> float | None:
+def session_cost(session: Session) -> float | None:
     """What the session has cost so far; None when unknown (a call of a model with no
     known price, or nothing called yet on such a model)."""
     cost = session.usage.cost_usd
     return None if cost is None or not price_known(session.model) else cost
 
 
-def session_usage(session: Any) -> SessionUsage:
+def session_usage(session: Session) -> SessionUsage:
     from loom.core.messages import AssistantMessage
     from loom.llm.catalog import model_info
     from loom.llm.registry import parse_model_name
