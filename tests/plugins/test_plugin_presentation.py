@@ -19,8 +19,8 @@ from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.repointel.extractors import extractors, plugin_extensions
 from loom.session import SessionSpec, Workspace, approval_view
 from loom.web.cards import chat_items, disk_diff
+from tests.support.plugins import SITE
 
-SITE = Path(__file__).parent / "site"
 SWAP = {"path": "notes.txt", "old": "one", "new": "two"}
 
 

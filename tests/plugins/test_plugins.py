@@ -11,12 +11,7 @@ from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.loom_cli import loom, loom_in_process
-
-SITE = Path(__file__).parent / "site"
-
-
-def with_plugins() -> str:
-    return os.pathsep.join([str(SITE), os.environ.get("PYTHONPATH", "")])
+from tests.support.plugins import with_plugins
 
 
 def test_a_plugin_tool_reaches_the_agent_in_loom_run(server: FakeLlmServer, project: Path) -> None:

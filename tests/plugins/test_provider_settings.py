@@ -9,8 +9,8 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 from tests.fakes.llm_server import FakeLlmServer
-from tests.plugins.test_plugins import with_plugins
 from tests.support.loom_cli import loom
+from tests.support.plugins import with_plugins
 
 
 def user_config(text: str) -> None:
