@@ -212,7 +212,7 @@ def main() -> None:
         f"python -c pass {bare:.0f} ms; loom's own CPU share {whole - alone:.0f} ms "
         f"(goal <= 150 ms)"
     )
-    # `loom run` pauses the garbage collector while it starts (loom.cli.startup_gc), which
+    # `loom run` pauses the garbage collector while it starts (loom.startup_gc), which
     # makes the SDK's own import cheaper too: against that import, Loom's share is its own
     paused_median, paused_whole = statistics.median(paused), statistics.median(paused_cpu) * 1000
     print(

@@ -11,13 +11,17 @@ import sys
 READING_COMMANDS = frozenset({"list", "search", "show", "export"})
 """Commands that work on a read-only data folder (the seed: history stays readable)."""
 
+SESSION_FACES = frozenset({"run", "web", "acp"})
+"""Commands (besides the bare REPL) that start sessions: their start-up runs with the
+collector paused (loom.startup_gc)."""
+
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    if argv is None and args[:1] == ["run"]:
-        from loom.cli import startup_gc
+    if argv is None and (not args or args[0].startswith("-") or args[0] in SESSION_FACES):
+        from loom import startup_gc
 
-        startup_gc.pause()  # until the session is assembled (loom.cli.run)
+        startup_gc.pause()  # until the first session is assembled (the Workspace)
     if args in (["--version"], ["-V"]):
         from loom import __version__
 

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "_beneath": 1,  # openat-style confinement beneath the project root
     "_gitsafe": 1,  # git run so that repository config cannot execute programs
     "_entry_points": 1,  # installed entry points, one scan for every group
+    "startup_gc": 0,  # the collector paused while a session face starts
     "paths": 1,
     "config": 1,
     "config_keys": 1,  # every config key's kind: shapes, powerful, tighten-only
@@ -73,6 +74,7 @@ FACE_EXCEPTIONS = {  # a command that starts another face (or the sync server)
     "loom.cli.mcp": {"mcp"},
     "loom.cli.acp": {"acp"},
     "loom.cli.web": {"web"},
+    "loom.__main__": {"startup_gc"},  # pauses the collector before any face is imported
 }
 SERVER_MAY_IMPORT = {"loom", "core", "server"}
 # The floors inside loom.session: each imports only its own and the ones before it.

@@ -153,7 +153,6 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code."""
-    from loom.cli import startup_gc
     from loom.session import LoomError, Workspace, not_a_project
 
     started = time.monotonic()
@@ -193,7 +192,6 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"loom: {untrusted}\n")
     try:
         session = await _start(workspace, options, cwd, err)
-        startup_gc.resume()  # assembled: what start-up built lives as long as the run
         if session is None:
             return 1
         return await HeadlessRun(session, options, out, err, started, cwd).run()

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loom import startup_gc
 from loom.core.errors import BadInput, LoomError, NotFound, SetupError
 from loom.paths import LoomPaths
 from loom.session.runtime.bus import EventBus
@@ -436,6 +437,7 @@ class Workspace:
             self._start_mcp(session, tools, spec)
         else:
             running.parent_id = parent.session.id
+        startup_gc.resume()  # the start-up's objects live as long as the process
         return session
 
     async def _open(
