@@ -238,7 +238,12 @@ def test_first_list_of_many_threads_shows_progress_and_indexes_in_parallel() -> 
     assert "indexing 601 thread files" in done.stderr
     assert "indexed 601 thread files in" in done.stderr and "files/s" in done.stderr
     assert "moved 1 unreadable thread file(s)" in done.stderr
-    again = loom("search", ids[0], "--json")  # the oldest: indexed by a worker too
+    # The list left the message rows for later: the first search writes them, with progress.
+    first = loom("search", ids[0], "--json")  # the oldest: indexed by a worker too
+    assert [r["id"] for r in json.loads(first.stdout)] == [ids[0]]
+    assert "indexing the messages of 600 threads for search" in first.stderr
+    assert "indexed the messages of 600 threads in" in first.stderr
+    again = loom("search", ids[0], "--json")
     assert [r["id"] for r in json.loads(again.stdout)] == [ids[0]]
     assert "indexed" not in again.stderr
 

@@ -134,7 +134,7 @@ def run_search(
     if not has_search_words(query):
         sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
         return 1
-    hits = _answer(lambda index: index.search(query, limit))
+    hits = _answer(lambda index: index.search(query, limit), search=True)
     if as_json:
         import json
 
@@ -157,23 +157,34 @@ def run_search(
     return 0
 
 
-def _answer(query):  # (ThreadIndex -> T) -> T
+def _answer(query, search: bool = False):  # (ThreadIndex -> T) -> T
     from loom.session import answer_from_index
 
-    shown = []  # the progress display, made only when a scan indexes many files
+    shown = []  # (what, display): made only when there is much to index, one at a time
 
-    def progress(done: int, total: int) -> None:
-        if not shown:
-            from loom.cli.index_progress import IndexProgress
+    def progress_of(what: str):  # -> (done, total) -> None
+        def progress(done: int, total: int) -> None:
+            if not shown or shown[-1][0] != what:
+                from loom.cli.index_progress import IndexProgress
 
-            shown.append(IndexProgress())
-        shown[0](done, total)
+                if shown:
+                    shown[-1][1].close()
+                shown.append((what, IndexProgress(what=what)))
+            shown[-1][1](done, total)
+
+        return progress
 
     try:
-        return answer_from_index(query, _warn, progress)
+        return answer_from_index(
+            query,
+            _warn,
+            progress_of("thread files"),
+            search_progress=progress_of("messages for search"),
+            search=search,
+        )
     finally:
         if shown:
-            shown[0].close()
+            shown[-1][1].close()
 
 
 def _warn(line: str) -> None:

@@ -11,12 +11,30 @@ import sys
 import time
 from typing import Any
 
+_WORDING = {
+    # what: (the piped start line, the bar's title, what was done, unit)
+    "thread files": (
+        "indexing {total} thread files for search (once)",
+        "indexing thread files (once)",
+        "{done} thread files",
+        "files",
+    ),
+    "messages for search": (
+        "indexing the messages of {total} threads for search (once)",
+        "indexing messages for search",
+        "the messages of {done} threads",
+        "threads",
+    ),
+}
+
 
 class IndexProgress:
-    """`progress(done, total)` for loom.store.index_sync; `close()` when the scan ends."""
+    """`progress(done, total)` for loom.store.index_sync (`what="thread files"`) or
+    loom.store.index_messages (`what="messages for search"`); `close()` when it ends."""
 
-    def __init__(self, stream: Any = None) -> None:
+    def __init__(self, stream: Any = None, what: str = "thread files") -> None:
         self.stream = stream or sys.stderr
+        self._start_line, self._title, self._done_line, self._unit = _WORDING[what]
         self._bar: Any = None
         self._task: Any = None
         self._started = 0.0
@@ -29,13 +47,13 @@ class IndexProgress:
         self._done = done
         if self._bar is not None:
             rate = done / max(time.monotonic() - self._started, 1e-6)
-            self._bar.update(self._task, completed=done, rate=f"{rate:.0f} files/s")
+            self._bar.update(self._task, completed=done, rate=f"{rate:.0f} {self._unit}/s")
 
     def _start(self, total: int) -> None:
         self._started = time.monotonic()
         self._total = total
         if not self.stream.isatty():
-            self.stream.write(f"loom: indexing {total} thread files for search (once)…\n")
+            self.stream.write(f"loom: {self._start_line.format(total=total)}…\n")
             self.stream.flush()
             return
         from rich.console import Console
@@ -48,7 +66,7 @@ class IndexProgress:
         )
 
         self._bar = Progress(
-            TextColumn("indexing thread files (once)"),
+            TextColumn(self._title),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}"),
@@ -66,7 +84,7 @@ class IndexProgress:
         if self._bar is not None:
             self._bar.stop()
         self.stream.write(
-            f"loom: indexed {self._done} thread files in {elapsed:.1f} s "
-            f"({self._done / elapsed:.0f} files/s)\n"
+            f"loom: indexed {self._done_line.format(done=self._done)} in {elapsed:.1f} s "
+            f"({self._done / elapsed:.0f} {self._unit}/s)\n"
         )
         self.stream.flush()

@@ -148,6 +148,9 @@ MIGRATIONS = [_m1_tables, _m2_heads_and_messages_apart, _m3_writes_in_progress,
 
 MARKER_KEY = "threads_dir_marker"
 LAST_SCAN_KEY = "last_full_scan_ns"
+MESSAGES_PENDING_KEY = "message_rows_pending"
+"""Set by a big first index, which writes summaries and headers only; the message
+rows follow before the next search (loom.store.index_messages)."""
 CHAIN_FOR_NS = 60_000_000_000
 """Saves keep the marker fresh for at most this long after the last full scan."""
 STALE_WRITE_NS = 60_000_000_000
@@ -235,30 +238,40 @@ class ThreadIndex:
         """Write `rec`; its message_texts replace messages from `rec.first_message` on."""
         self.upsert_many([(rec, file_stat)])
 
-    def upsert_many(self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]) -> None:
-        """`upsert` for many records at once (in the caller's transaction)."""
+    def upsert_many(
+        self,
+        items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]],
+        *,
+        messages: bool = True,
+    ) -> None:
+        """`upsert` for many records at once (in the caller's transaction).
+
+        `messages=False`: summaries and headers only; each thread's message rows are
+        dropped and its `indexed_messages` left at 0, so the next save of it indexes
+        all its messages, or `add_pending_messages` adds them."""
         try:
-            self._upsert_many(items)
+            self._upsert_many(items, messages)
         except UnicodeEncodeError:  # a lone surrogate (a hand-written `\ud83d` escape)
             for rec, _stat in items:
                 rec.clean_text()
-            self._upsert_many(items)  # every statement replaces: safe to run again
+            self._upsert_many(items, messages)  # every statement replaces: safe to rerun
 
     def _upsert_many(
-        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]
+        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]], messages: bool
     ) -> None:
         # Summary rows first, then the full-text rows all together, deletes before inserts:
         # FTS5 writes its pending rows out whenever another statement opens a savepoint or
         # deletes, and building 100,000 threads one tiny segment at a time cost half the
         # first index. A thread not indexed before has no full-text rows to delete.
-        placed = self._place_summaries(items)
+        placed = self._place_summaries(items, messages)
         for (num, existed), (rec, _stat) in zip(placed, items, strict=True):
             if existed:
                 base = num << ROW_BITS
+                first = rec.first_message if messages else 0
                 self.conn.execute(f"DELETE FROM {HEADS} WHERE rowid = ?", (num,))
                 self.conn.execute(
                     f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
-                    (base + rec.first_message + 1, base + (1 << ROW_BITS) - 1),
+                    (base + first + 1, base + (1 << ROW_BITS) - 1),
                 )
         self.conn.executemany(
             f"INSERT INTO {HEADS} (rowid, title, meta) VALUES (?, ?, ?)",
@@ -267,13 +280,87 @@ class ThreadIndex:
                 for (num, _), (rec, _) in zip(placed, items, strict=True)
             ],
         )
+        if not messages:
+            return
         rows: list[tuple[int, str]] = []
         for (num, _), (rec, _stat) in zip(placed, items, strict=True):
             _add_message_rows(rows, num, rec)
         self.conn.executemany(f"INSERT INTO {MESSAGES} (rowid, body) VALUES (?, ?)", rows)
 
+    def behind(
+        self, ids: list[str] | None = None
+    ) -> list[tuple[str, tuple[int | None, int | None, int | None]]]:
+        """(id, file stat as indexed) of the threads (of `ids`, else all) whose message
+        rows are still to be written (`upsert_many(messages=False)`), in index order."""
+        query = (
+            f"SELECT id, file_ino, file_size, file_mtime_ns FROM {THREADS} "
+            "WHERE indexed_messages = 0 AND message_count > 0"
+        )
+        if ids is None:
+            rows = self.conn.execute(f"{query} ORDER BY num").fetchall()
+        else:
+            rows = []
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows += self.conn.execute(
+                    f"{query} AND id IN ({','.join('?' * len(chunk))}) ORDER BY num", chunk
+                ).fetchall()
+        return [(tid, (ino, size, mtime)) for tid, ino, size, mtime in rows]
+
+    def add_pending_messages(
+        self,
+        items: Sequence[tuple[IndexRecord, tuple[int, int, int]]],
+        as_listed: dict[str, tuple[int | None, int | None, int | None]],
+    ) -> list[str]:
+        """Write the message rows of threads indexed without them, if each one's row is
+        still as `as_listed` (its file stat then) with no message indexed (a save or a
+        scan since has indexed its messages itself: it wins). Returns the ids done."""
+        try:
+            return self._add_pending_messages(items, as_listed)
+        except UnicodeEncodeError:  # a lone surrogate; nothing was inserted yet
+            for rec, _stat in items:
+                rec.clean_text()
+            return self._add_pending_messages(items, as_listed)
+
+    def _add_pending_messages(
+        self,
+        items: Sequence[tuple[IndexRecord, tuple[int, int, int]]],
+        as_listed: dict[str, tuple[int | None, int | None, int | None]],
+    ) -> list[str]:
+        current: dict[str, tuple] = {}
+        ids = [rec.id for rec, _stat in items]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            current.update(
+                (row[0], row[1:])
+                for row in self.conn.execute(
+                    f"SELECT id, num, indexed_messages, message_count, file_ino, file_size, "
+                    f"file_mtime_ns FROM {THREADS} WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
+        rows: list[tuple[int, str]] = []
+        done: list[tuple[int, int]] = []
+        done_ids: list[str] = []
+        for rec, stat in items:
+            row = current.get(rec.id)
+            if row is None or row[1] != 0 or rec.first_message != 0:
+                continue
+            num, _indexed, count, *indexed_stat = row
+            if tuple(indexed_stat) != stat or as_listed.get(rec.id) != stat:
+                continue
+            if count != rec.message_count:
+                continue
+            _add_message_rows(rows, num, rec)
+            done.append((count, num))
+            done_ids.append(rec.id)
+        # The summary rows first: FTS5 writes its pending rows out at other statements.
+        self.conn.executemany(f"UPDATE {THREADS} SET indexed_messages = ? WHERE num = ?", done)
+        self.conn.executemany(f"INSERT INTO {MESSAGES} (rowid, body) VALUES (?, ?)", rows)
+        return done_ids
+
     def _place_summaries(
-        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]]
+        self, items: Sequence[tuple[IndexRecord, tuple[int, int, int] | None]], messages: bool
     ) -> list[tuple[int, bool]]:
         """Write the summary rows; each record's (row number, whether it was indexed before).
 
@@ -290,7 +377,7 @@ class ThreadIndex:
             if num is None:
                 num = nums[rec.id] = fresh
                 fresh += 1
-                new_rows.append((num, *_summary_values(rec, file_stat)))
+                new_rows.append((num, *_summary_values(rec, file_stat, messages)))
                 placed.append((num, False))
             else:
                 placed.append((num, True))
@@ -302,7 +389,7 @@ class ThreadIndex:
                 self.conn.execute(
                     f"INSERT INTO {THREADS} ({_WRITTEN_COLS}) VALUES ({_WRITTEN_MARKS}) "
                     f"ON CONFLICT(id) DO UPDATE SET {_UPDATED_COLS}",
-                    _summary_values(rec, file_stat),
+                    _summary_values(rec, file_stat, messages),
                 )
         return placed
 
@@ -330,6 +417,9 @@ class ThreadIndex:
                 f"DELETE FROM {MESSAGES} WHERE rowid BETWEEN ? AND ?",
                 (base, base + (1 << ROW_BITS) - 1),
             )
+
+    def delete_state(self, key: str) -> None:
+        self.conn.execute(f"DELETE FROM {STATE} WHERE key = ?", (key,))
 
     def clear(self) -> None:
         for table in (THREADS, HEADS, MESSAGES, STATE):
@@ -512,8 +602,11 @@ def _summary(row: sqlite3.Row | tuple) -> dict[str, Any]:
     return summary
 
 
-def _summary_values(rec: IndexRecord, file_stat: tuple[int, int, int] | None) -> tuple:
-    """The summary row of `rec`, in the order of _WRITTEN_FIELDS."""
+def _summary_values(
+    rec: IndexRecord, file_stat: tuple[int, int, int] | None, messages: bool = True
+) -> tuple:
+    """The summary row of `rec`, in the order of _WRITTEN_FIELDS (`messages`: its message
+    rows are written too, else `indexed_messages` is 0)."""
     ino, size, mtime = file_stat or (None, None, None)
     return (
         rec.id,
@@ -528,7 +621,7 @@ def _summary_values(rec: IndexRecord, file_stat: tuple[int, int, int] | None) ->
         rec.agent_state_kind,
         int(rec.is_private),
         rec.visibility,
-        rec.message_count,
+        rec.message_count if messages else 0,
         ino,
         size,
         mtime,

@@ -36,13 +36,20 @@ def answer_from_index(
     query: Callable[[ThreadIndex], Any],
     warn: Callable[[str], None],
     progress: Callable[[int, int], None] | None = None,
+    *,
+    search_progress: Callable[[int, int], None] | None = None,
+    search: bool = False,
 ) -> Any:
     """`query` on the fresh index; a damaged loom.db is rebuilt (keeping what else it
-    holds, see loom.store.db_repair) and asked again, and `warn` says what happened."""
+    holds, see loom.store.db_repair) and asked again, and `warn` says what happened.
+    `search`: the message rows a big first index left out are written first
+    (loom.store.index_messages), telling `search_progress`."""
     import sqlite3
 
     index = fresh_index(warn, progress)
     try:
+        if search:
+            _complete_messages(index, search_progress)
         result = query(index)
         if _recheck(index, result):  # a shown file was edited in place
             result = query(index)
@@ -57,7 +64,22 @@ def answer_from_index(
 
         index, note = recover(index, LoomPaths.from_env(), str(exc))
         warn(f"note: {note}")
+        if search:
+            _complete_messages(index, search_progress)
         return query(index)
+
+
+def _complete_messages(index: ThreadIndex, progress: Callable[[int, int], None] | None) -> None:
+    """The pending message rows, if any (the modules that write them are imported only
+    then: `loom search` starts fast)."""
+    from loom.store.index import MESSAGES_PENDING_KEY
+
+    if index.get_state(MESSAGES_PENDING_KEY) is None:
+        return
+    from loom.paths import LoomPaths
+    from loom.store.index_messages import complete_messages
+
+    complete_messages(index, LoomPaths.from_env(), progress)
 
 
 def _recheck(index: ThreadIndex, result: Any) -> bool:

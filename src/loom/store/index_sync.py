@@ -8,6 +8,11 @@ Otherwise a scan `stat`s every `T-*.json` and re-reads only files whose (inode, 
 mtime) differ from their index row (an atomic save always makes a new inode), indexes
 new files, drops rows of vanished ones and quarantines unreadable ones.
 
+A scan of PROGRESS_MIN_FILES changed files or more (the first index of a big history)
+writes the summaries and headers only, what `loom list`, `show`, resume and the web's
+list need; the message rows, ~88% of its work, are written before the next search
+(loom.store.index_messages).
+
 Saves keep the marker fresh, so a list right after a save needs no scan: a save
 (LocalThreadStore.save) stages its temp file in data/tmp/ (so only its rename touches
 threads/), announces itself in `thread_index_writes` with the folder's marker, renames,
@@ -49,6 +54,7 @@ from loom.store.index import (
     LAST_SCAN_KEY,
     MARKER_KEY,
     MESSAGES,
+    MESSAGES_PENDING_KEY,
     MIGRATIONS,
     THREADS,
     ThreadIndex,
@@ -219,6 +225,8 @@ def ensure_fresh(
         for tid in gone:
             index.remove(tid)
         report.removed.extend(gone)
+        if many:  # summaries and headers first, message rows before the next search
+            index.set_state(MESSAGES_PENDING_KEY, "1")
     batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
     ahead = bulk_read_ahead([on_disk[tid][1] for tid in changed], BATCH) if many else WORKERS * 2
     parsed = parsed_batches(paths.threads_dir, batches, ahead)
@@ -227,7 +235,7 @@ def ensure_fresh(
         # A big (re)build writes many files per transaction (see loom.store.index_bulk).
         for group in grouped(read, BULK_COMMIT_BYTES) if many else read:
             with write_transaction(index):
-                _index_batch(index, paths, group, report, fix=fix)
+                _index_batch(index, paths, group, report, fix=fix, messages=not many)
     with write_transaction(index):
         _drop_stale_writes(index)
         if report.deferred:
@@ -281,13 +289,20 @@ def scan_files(threads_dir: Path) -> dict[str, tuple[int, int, int]]:
 
 
 def _index_batch(
-    index: ThreadIndex, paths: LoomPaths, batch: list[Parsed], report: ScanReport, *, fix: bool
+    index: ThreadIndex,
+    paths: LoomPaths,
+    batch: list[Parsed],
+    report: ScanReport,
+    *,
+    fix: bool,
+    messages: bool = True,
 ) -> None:
     """Index the readable files of `batch` together (see ThreadIndex.upsert_many), drop
-    vanished ones, quarantine bad ones (`fix`; else leave them for a foreground scan)."""
+    vanished ones, quarantine bad ones (`fix`; else leave them for a foreground scan).
+    `messages=False`: without their message rows (loom.store.index_messages)."""
     good = [ready for item in batch if (ready := _checked(index, paths, item, report, fix))]
     _private_as_recorded(paths, [record for record, _stat in good])
-    index.upsert_many(good)
+    index.upsert_many(good, messages=messages)
     report.indexed.extend(record.id for record, _stat in good)
 
 
@@ -344,6 +359,14 @@ def _checked(
             st = (fresh.st_ino, fresh.st_size, fresh.st_mtime_ns)
             report.repaired.append((tid, "; ".join(record.repairs)))
     return record, st
+
+
+def index_files(index: ThreadIndex, paths: LoomPaths, batch: list[Parsed]) -> ScanReport:
+    """Index parsed files with their messages, in the caller's transaction (a file that
+    changed since the index listed it: re-read as a scan would)."""
+    report = ScanReport(scanned=True)
+    _index_batch(index, paths, batch, report, fix=True)
+    return report
 
 
 def recheck_shown(index: ThreadIndex, paths: LoomPaths, ids: list[str]) -> bool:

@@ -254,11 +254,21 @@ class LocalThreadStore:
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
-        hits = self._query(lambda index: index.search(query, limit))
+        hits = self._query(lambda index: self._complete_then_search(index, query, limit))
         return [
             SearchHit(ThreadSummary(**self._row_as_recorded(row)), snippet, rank)
             for row, snippet, rank in hits
         ]
+
+    def _complete_then_search(
+        self, index: ThreadIndex, query: str, limit: int
+    ) -> list[tuple[dict[str, Any], str, float]]:
+        """Search once every message is indexed (a big first index leaves the message rows
+        to the first search: loom.store.index_messages)."""
+        from loom.store.index_messages import complete_messages
+
+        complete_messages(index, self.paths)
+        return index.search(query, limit)
 
     def _query(self, query: Callable[[ThreadIndex], Any]) -> Any:
         """Run `query` on the fresh index; a damaged loom.db is rebuilt and asked again."""
