@@ -223,3 +223,45 @@ def test_a_save_after_its_file_was_read_for_the_completion_wins(
     full = one_by_one(paths, ids, tmp_path / "full.db")
     assert contents(index)[2] == contents(full)[2]
     store.close()
+
+
+@pytest.mark.usefixtures("bulk")
+def test_the_stores_own_saves_go_on_while_its_first_search_writes_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The completion leaves the store's lock between groups: a save of this same store
+    (another session of a `loom web`) waits for one group at most, not for the whole
+    completion (a minute at 100k threads)."""
+    import threading
+
+    paths = LoomPaths.from_env()
+    ids = write_threads(paths, THREADS)
+    store = LocalThreadStore(paths)
+    store.list()
+    later = ids[-3]
+    saved: list[bool] = []
+    real_grouped = index_messages.grouped
+
+    def save_from_another_thread() -> None:
+        thread = store.load(later)
+        assert thread is not None
+        thread.append(UserMessage(content="a narwhal note saved during the first search"))
+        thread.touch()
+        store.save(thread)
+        saved.append(True)
+
+    def groups_with_a_save_between(*args: object, **kwargs: object):
+        for number, group in enumerate(real_grouped(*args, **kwargs)):  # type: ignore[arg-type]
+            yield group
+            if number == 0:  # after the first group was written, before the next
+                saver = threading.Thread(target=save_from_another_thread)
+                saver.start()
+                saver.join(timeout=60)
+                assert saved, "the save waited for the whole completion"
+
+    monkeypatch.setattr(index_messages, "grouped", groups_with_a_save_between)
+    assert [hit.summary.id for hit in store.search("narwhal")] == [later]
+    assert not messages_pending(store.index)
+    full = one_by_one(paths, ids, tmp_path / "full.db")
+    assert contents(store.index)[2] == contents(full)[2]  # every message row, once
+    store.close()

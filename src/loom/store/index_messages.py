@@ -18,6 +18,8 @@ keeps what it committed; the key stays set and the next search does the rest.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 from loom.paths import LoomPaths
 from loom.store.index import MESSAGES_PENDING_KEY, ThreadIndex
@@ -35,13 +37,19 @@ def messages_pending(index: ThreadIndex) -> bool:
 
 
 def complete_messages(
-    index: ThreadIndex, paths: LoomPaths, progress: Progress | None = None
+    index: ThreadIndex,
+    paths: LoomPaths,
+    progress: Progress | None = None,
+    hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
 ) -> int:
     """Add the message rows a big first index left out (a no-op when none are pending);
-    returns how many threads got theirs."""
-    if not messages_pending(index):
-        return 0
-    behind = dict(index.behind())
+    returns how many threads got theirs. `hold()` is entered around each use of the
+    index and left between groups (a store's lock: its saves go on meanwhile instead
+    of waiting for the whole completion, a minute at 100k threads)."""
+    with hold():
+        if not messages_pending(index):
+            return 0
+        behind = dict(index.behind())
     ids = list(behind)
     if progress is not None and ids:
         progress(0, len(ids))
@@ -51,14 +59,13 @@ def complete_messages(
         batches = [ids[i : i + BATCH] for i in range(0, len(ids), BATCH)]
         parsed = parsed_batches(paths.threads_dir, batches, bulk_read_ahead(sizes, BATCH))
         done = 0
-        with bulk_build(index.conn):
-            for group in grouped(parsed, BULK_COMMIT_BYTES):
-                with write_transaction(index):
-                    completed += _complete_group(index, paths, group, behind)
-                done += len(group)
-                if progress is not None:
-                    progress(done, len(ids))
-    with write_transaction(index):
+        for group in grouped(parsed, BULK_COMMIT_BYTES):
+            with hold(), bulk_build(index.conn), write_transaction(index):
+                completed += _complete_group(index, paths, group, behind)
+            done += len(group)
+            if progress is not None:
+                progress(done, len(ids))
+    with hold(), write_transaction(index):
         if not index.behind():
             index.delete_state(MESSAGES_PENDING_KEY)
     return completed

@@ -254,11 +254,24 @@ class LocalThreadStore:
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
+        self._complete_messages()
         hits = self._query(lambda index: self._complete_then_search(index, query, limit))
         return [
             SearchHit(ThreadSummary(**self._row_as_recorded(row)), snippet, rank)
             for row, snippet, rank in hits
         ]
+
+    def _complete_messages(self) -> None:
+        """Write the message rows a big first index left out, letting this store's saves
+        in between groups. A failure here (a damaged or swapped index) leaves the rest
+        to `_complete_then_search`, under the store's damage handling."""
+        from loom.store.index_messages import complete_messages, messages_pending
+
+        with self.fresh_index() as index:
+            if not messages_pending(index):
+                return
+        with contextlib.suppress(sqlite3.Error):
+            complete_messages(index, self.paths, hold=lambda: self._guard)
 
     def _complete_then_search(
         self, index: ThreadIndex, query: str, limit: int
