@@ -490,7 +490,7 @@ class ThreadIndex:
             ).fetchone()
         except sqlite3.Error:
             return ""
-        return " ".join((row[0] if row else "").split())[:length]
+        return first_words(row[0] if row else "", length)
 
     def resolve(self, prefix: str, limit: int = 10) -> list[str]:
         """Ids starting with `prefix` (the `T-` may be left out), at most `limit`; when
@@ -594,6 +594,11 @@ class ThreadIndex:
             f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? {window} ORDER BY rank",
             args,
         ).fetchall()
+
+
+def first_words(text: str, length: int = 80) -> str:
+    """The start of a message as a list shows it: whitespace runs made one space."""
+    return " ".join(text[: length * 2].split())[:length]
 
 
 def _summary(row: sqlite3.Row | tuple) -> dict[str, Any]:

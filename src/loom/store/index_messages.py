@@ -95,3 +95,25 @@ def _complete_group(
         redo = [item for item in changed if still.get(item[0]) == as_listed[item[0]]]
         completed += len(index_files(index, paths, redo).indexed)
     return completed
+
+
+def recent_with_first_words(
+    index: ThreadIndex, paths: LoomPaths, workspace_root: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """`index.recent(...)`; while message rows are pending, the first words of the
+    threads still without theirs are read from their files (the resume picker shows
+    them)."""
+    rows = index.recent(workspace_root, limit)
+    if not messages_pending(index):
+        return rows
+    from loom.store.index import first_words
+    from loom.store.index_parse import parse_file
+
+    folder = str(paths.threads_dir)
+    for row in rows:
+        if row["first_words"] or not row["message_count"]:
+            continue
+        record = parse_file(folder, row["id"])[2]
+        if isinstance(record, IndexRecord) and record.message_texts:
+            row["first_words"] = first_words(record.message_texts[0])
+    return rows

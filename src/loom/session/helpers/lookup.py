@@ -8,10 +8,6 @@ from pathlib import Path
 
 from loom.paths import LoomPaths
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from loom.store.index import ThreadIndex
-
 
 @dataclass(frozen=True)
 class RecentThread:
@@ -31,6 +27,7 @@ def recent_threads(
 ) -> list[RecentThread]:
     """Threads newest first, from the search index (refreshed from the thread files);
     only those started in `project_root` when it is given."""
+    from loom.store.index_messages import recent_with_first_words
     from loom.store.index_sync import open_index, refresh
 
     paths = paths or LoomPaths.from_env()
@@ -47,28 +44,8 @@ def recent_threads(
             row["workspace_root"],
             row["first_words"],
         )
-        for row in _with_first_words(index.recent(root, limit), index, paths)
+        for row in recent_with_first_words(index, paths, root, limit)
     ]
-
-
-def _with_first_words(rows: list[dict], index: ThreadIndex, paths: LoomPaths) -> list[dict]:
-    """`rows`, with the first words of threads whose message rows a big first index left
-    for later (loom.store.index_messages) read from their files."""
-    from loom.store.index import MESSAGES_PENDING_KEY
-
-    if index.get_state(MESSAGES_PENDING_KEY) is None:
-        return rows
-    from loom.store.index_parse import parse_file
-    from loom.store.summary import IndexRecord
-
-    folder = str(paths.threads_dir)
-    for row in rows:
-        if row["first_words"] or not row["message_count"]:
-            continue
-        record = parse_file(folder, row["id"])[2]
-        if isinstance(record, IndexRecord) and record.message_texts:
-            row["first_words"] = " ".join(record.message_texts[0][:160].split())[:80]
-    return rows
 
 
 def newest_thread_in(project_root: Path, paths: LoomPaths | None = None) -> str | None:
