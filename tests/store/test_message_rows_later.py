@@ -44,6 +44,15 @@ def _rows_of(index: ThreadIndex, thread_id: str) -> list[tuple[int, str]]:
     ).fetchall()
 
 
+def save_with_note(store: LocalThreadStore, thread_id: str, note: str) -> None:
+    """Load the thread, add a user message and save it, as a session would."""
+    thread = store.load(thread_id)
+    assert thread is not None
+    thread.append(UserMessage(content=note))
+    thread.touch()
+    store.save(thread)
+
+
 def _hits(store: LocalThreadStore, query: str) -> list[tuple[str, str]]:
     return [(hit.summary.id, hit.snippet) for hit in store.search(query, 50)]
 
@@ -74,11 +83,7 @@ def test_a_save_between_the_phases_wins_and_leaves_no_duplicate_rows(tmp_path: P
     ids = write_threads(paths, THREADS)
     store = LocalThreadStore(paths)
     store.list()
-    before = store.load(ids[3])
-    assert before is not None
-    before.append(UserMessage(content="a zebracorn note saved before any search"))
-    before.touch()
-    store.save(before)
+    save_with_note(store, ids[3], "a zebracorn note saved before any search")
     index = store.index
     saved_rows = _rows_of(index, ids[3])
     texts = [row[1] for row in saved_rows]
@@ -92,11 +97,7 @@ def test_a_save_between_the_phases_wins_and_leaves_no_duplicate_rows(tmp_path: P
 
     def save_during(done: int, total: int) -> None:
         if done and not saved_during:
-            thread = other.load(later)
-            assert thread is not None
-            thread.append(UserMessage(content="an okapi note saved mid-way"))
-            thread.touch()
-            other.save(thread)
+            save_with_note(other, later, "an okapi note saved mid-way")
             saved_during.append(done)
 
     completed = complete_messages(index, paths, save_during)
@@ -243,11 +244,7 @@ def test_the_stores_own_saves_go_on_while_its_first_search_writes_the_rows(
     real_grouped = index_messages.grouped
 
     def save_from_another_thread() -> None:
-        thread = store.load(later)
-        assert thread is not None
-        thread.append(UserMessage(content="a narwhal note saved during the first search"))
-        thread.touch()
-        store.save(thread)
+        save_with_note(store, later, "a narwhal note saved during the first search")
         saved.append(True)
 
     def groups_with_a_save_between(*args: object, **kwargs: object):
