@@ -291,3 +291,39 @@ def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
     parent = saved_thread(child)
     assert (project / "notes.txt").read_text() == "one\ntwo\n"
     assert thread_file(child_thread)["parent_thread_id"] == parent["id"]
+
+
+def test_a_childs_decisions_join_the_projects_decision_graph(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    """A child's decision_log entries are the project's, a worktree child's too (its
+    thread works in the worktree's folder, yet the graph is the repository's)."""
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e.invalid"}  # fmt: skip
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "start"], cwd=project, check=True, env=env)
+
+    def log(title: str) -> FakeToolCall:
+        return FakeToolCall("decision_log", {"type": "decision", "title": title})
+
+    server.add(Turn(tool_calls=[task("Pick a parser"),
+                                task("Pick a cache", isolation="worktree")]),
+               Turn(tool_calls=[FakeToolCall("decision_query", {"query": "recent"})]),
+               Turn(text="both picked"))  # fmt: skip
+    server.for_first_message("Pick a parser", Turn(tool_calls=[log("Use the stdlib parser")]),
+                             Turn(text="stdlib"))  # fmt: skip
+    server.for_first_message("Pick a cache", Turn(tool_calls=[log("Cache in SQLite")]),
+                             Turn(text="sqlite"))  # fmt: skip
+    done = cli(["run", "-p", "decide", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    parent_sees = tool_results(server.requests[-1])[-1]  # the parent's decision_query
+    assert "Use the stdlib parser" in parent_sees and "Cache in SQLite" in parent_sees
+    listed = cli(["decisions", "--json"], project, server)
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["title"]: row for row in json.loads(listed.stdout)}
+    assert {"Use the stdlib parser", "Cache in SQLite"} <= set(rows)
+    assert {rows[t]["workspace_root"] for t in ("Use the stdlib parser", "Cache in SQLite")} == {
+        str(project)
+    }

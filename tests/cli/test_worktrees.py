@@ -63,10 +63,16 @@ def test_run_in_a_worktree_then_reuse_list_and_remove_it(
     assert f"loom: working in worktree fix-login (branch loom/fix-login): {place}" in done.stderr
     assert not marker.exists()  # git ran hardened: the repository's hooks did not run
 
-    server.add(Turn(text="still here"))
+    decide = FakeToolCall("decision_log", {"type": "decision", "title": "Hash with argon2"})
+    server.add(Turn(tool_calls=[decide]), Turn(text="still here"))
     again = cli(["run", "-w", "fix-login", "-p", "look", "-o", "json"], repo, server)
     assert again.returncode == 0, again.stderr
     assert thread_of(again.stdout)["worktree"]["path"] == str(place)  # reused, not remade
+    # the worktree session's decisions are the project's, not a second project's
+    decisions = json.loads(cli(["decisions", "--json"], repo, server).stdout)
+    assert [(d["title"], d["workspace_root"]) for d in decisions] == [
+        ("Hash with argon2", str(repo))
+    ]
 
     listed = cli(["worktree", "list"], repo, server)
     assert listed.returncode == 0 and "fix-login" in listed.stdout

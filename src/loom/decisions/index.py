@@ -22,6 +22,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from loom.core.decisions import DecisionLog
 from loom.store.db import connect, migrate, thread_connection
@@ -490,7 +491,18 @@ def _read_log(path: Path) -> tuple[str | None, DecisionLog] | None:
     except Exception:  # a bad file: the thread store quarantines and reports it
         return None
     root = document.get("workspace_root")
-    return (root if isinstance(root, str) else None), log
+    return graph_scope(root if isinstance(root, str) else None, document.get("worktree")), log
+
+
+def graph_scope(workspace_root: str | None, worktree: Any) -> str | None:
+    """The project a thread's decisions belong to: for a thread that worked in a git
+    worktree (`loom --worktree`, a sub-agent's `isolation: worktree`), the repository
+    the worktree belongs to, since its folder lies elsewhere; else where it worked."""
+    if isinstance(worktree, dict):
+        repo = worktree.get("repo")
+        if isinstance(repo, str) and repo:
+            return repo
+    return workspace_root
 
 
 def _workspace_root(data: bytes) -> str | None:

@@ -23,7 +23,7 @@ from loom.core.decisions import (
     NodeChange,
 )
 from loom.decisions.graph import UNCERTAIN_BELOW
-from loom.decisions.index import DecisionIndex, NodeRow
+from loom.decisions.index import DecisionIndex, NodeRow, graph_scope
 from loom.decisions.types import node_types
 from loom.tools.base import ToolError
 
@@ -93,7 +93,8 @@ class DecisionRecorder:
 
     @property
     def workspace_root(self) -> str | None:
-        return self.thread.workspace_root
+        """The project whose graph this thread's decisions join (a worktree's repository)."""
+        return graph_scope(self.thread.workspace_root, getattr(self.thread, "worktree", None))
 
     @property
     def log(self) -> DecisionLog:

@@ -44,11 +44,10 @@ class SessionDecisions:
             on_cascade=self._cascade,
             git_meta=self._git_meta,
         )
-        root = session.thread.workspace_root
         options = session.options
         options.tool_extras = {**options.tool_extras, "decisions": self.recorder}
         options.decision_context = lambda budget: build_decision_context(
-            self.recorder.index(), root, budget
+            self.recorder.index(), self.recorder.workspace_root, budget
         )
         options.post_tools_hooks = [*options.post_tools_hooks, self._after_tools]
         self._commits_seen = set(session.thread.git_commits)

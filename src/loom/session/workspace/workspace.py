@@ -127,6 +127,8 @@ class Workspace:
         config = load_config(cwd, overrides, paths=paths, trust=trust, project_root=project_root)
         workspace = cls(config, paths, provider_factory)
         workspace.worktree = chosen
+        if chosen is not None:  # its threads' decisions are the repository's graph
+            workspace.decisions.scope = str(chosen.repo)
         workspace._reload = lambda: load_config(
             cwd, overrides, paths=paths, project_root=project_root
         )
