@@ -163,3 +163,45 @@ def test_folders_that_became_files_or_links_keep_snapshots_and_restores_working(
     assert os.readlink(project / "lib") == "deep"
     assert (project / "deep" / "a").read_text() == "a file now\n"
     assert (project / "flat" / "m.py").read_text() == "m\n"
+
+
+def test_two_first_snapshots_at_once_make_the_store_once(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parent and its sub-agents (or parallel sub-agents) take their first checkpoint
+    of one project at the same time, each with its own CheckpointStore: the store is
+    made under the lock, once (two `git init --bare` at once: 'cannot mkdir ...')."""
+    import threading
+
+    from loom.checkpoints import store as store_module
+
+    real_init = store_module._init_bare
+    first_in, second_in = threading.Event(), threading.Event()
+    inits: list[str] = []
+
+    def watched_init(git_dir: Path, env: dict[str, str]) -> None:
+        inits.append(threading.current_thread().name)
+        if len(inits) == 1:
+            first_in.set()
+            second_in.wait(1.0)  # the other store's snapshot would come in now, unlocked
+        else:
+            second_in.set()
+        real_init(git_dir, env)
+
+    monkeypatch.setattr(store_module, "_init_bare", watched_init)
+    errors: list[BaseException] = []
+
+    def snap() -> None:
+        try:
+            CheckpointStore(project, tmp_path / "shared").snapshot()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    one = threading.Thread(target=snap, name="one")
+    two = threading.Thread(target=snap, name="two")
+    one.start()
+    assert first_in.wait(30)
+    two.start()
+    one.join(30)
+    two.join(30)
+    assert errors == [] and inits == ["one"]

@@ -360,11 +360,14 @@ class CheckpointStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """One writer at a time per store (sessions in several processes share it)."""
-        self._ensure()
+        """One writer at a time per store (sessions in several processes share it). The
+        store is made under the lock: a parent and its sub-agents take their first
+        checkpoint of a project at the same time."""
+        self.dir.mkdir(parents=True, exist_ok=True)
         with open(self.dir / "lock", "a+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
+                self._ensure()
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
