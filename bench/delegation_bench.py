@@ -141,7 +141,7 @@ def bench_hooks(base: Path, home: Path, calls: int, repeat: int) -> None:
     print(f"\n2. {calls} tool calls per run, median of {repeat}: time per call")
     baseline = per_call["no hooks"]
     for name, value in per_call.items():
-        extra = "" if name == "no hooks" else f"   (+{(value - baseline) * 1000:.2f} ms)"
+        extra = "" if name == "no hooks" else f"   ({(value - baseline) * 1000:+.2f} ms)"
         print(f"   {name:<34} {value * 1000:7.2f} ms{extra}")
 
 

@@ -52,3 +52,14 @@ def test_a_child_runs_under_its_parent_and_asks_in_the_parents_dialog(
     link.click()
     expect(page.locator(".msg-user").first).to_have_text(brief)  # the child's own thread
     expect(page.locator(".msg-assistant").last).to_contain_text("changed to Goodbye")
+    # the child's page names its parent; the history lists the child under its parent
+    family = page.locator("#family")
+    expect(family).to_contain_text(f"sub-agent (general) of {parent_id}")
+    expect(family.get_by_role("link")).to_have_attribute("href", f"/s/{parent_id}")
+    rows = page.locator("#thread-list .thread-row")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_have_attribute("data-thread", parent_id)
+    expect(rows.nth(1)).to_have_attribute("data-parent", parent_id)
+    expect(rows.nth(1)).to_have_class(re.compile(r"\bside-child\b"))
+    expect(rows.nth(1)).to_contain_text("↳ update greeting")
+    page.screenshot(path=str(shots / "22-sub-agent-thread.png"))

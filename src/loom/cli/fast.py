@@ -83,6 +83,8 @@ def run_list(
     """`tree`: sub-agents' threads under the thread that started them (the top level is
     `limit` threads; their families come whole)."""
     if tree:
+        from loom.session import family_rows
+
         rows = _answer(lambda index: family_rows(index, limit))
     else:
         rows = _answer(lambda index: index.list(limit))
@@ -97,32 +99,6 @@ def run_list(
         return 0
     out.write(format_table(rows))
     return 0
-
-
-def family_rows(index, limit: int) -> list:  # (ThreadIndex, int) -> [summary dict]
-    """Top-level threads, newest first, each followed by its sub-agents' threads (and
-    theirs), their titles indented; each row says its `depth`."""
-    top = index.list(limit, top_level=True)
-    rows: list = []
-    level = [(row, 0) for row in top]
-    known = {row["id"] for row in top}
-    by_parent: dict = {}
-    frontier = [row["id"] for row in top]
-    while frontier:  # one query per generation
-        children = [c for c in index.children(frontier) if c["id"] not in known]
-        known.update(c["id"] for c in children)
-        for child in children:
-            by_parent.setdefault(child["parent_thread_id"], []).append(child)
-        frontier = [c["id"] for c in children]
-
-    def add(row: dict, depth: int) -> None:
-        rows.append({**row, "depth": depth})
-        for child in by_parent.get(row["id"], []):
-            add(child, depth + 1)
-
-    for row, depth in level:
-        add(row, depth)
-    return rows
 
 
 def run_search(

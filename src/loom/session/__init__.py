@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from loom.session.workspace.spec import McpServerAsk
     from loom.session.workspace.workspace import ActiveSession, SessionSpec, Workspace
     from loom.session.workspace.worktrees_api import WorktreesApi
+    from loom.store.family import family_rows
     from loom.store.index_fresh import answer_from_index, has_search_words
     from loom.tools.presentation import EditPreview, ToolPresentation
 
@@ -170,6 +171,7 @@ _EXPORTS = {  # name -> the module that defines it
     # `loom list` / `loom search` before anything else is imported (stdlib only)
     "answer_from_index": "loom.store.index_fresh",
     "has_search_words": "loom.store.index_fresh",
+    "family_rows": "loom.store.family",  # `loom list --tree`, the same way
 }
 
 __all__ = [
@@ -217,6 +219,7 @@ __all__ = [
     "compact_now",
     "cut_note",
     "edit_diff",
+    "family_rows",
     "find_mcp_server",
     "grant_words",
     "has_search_words",

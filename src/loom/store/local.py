@@ -252,6 +252,18 @@ class LocalThreadStore:
         rows = self._query(lambda index: index.list(limit, offset))
         return [ThreadSummary(**self._row_as_recorded(row)) for row in rows]
 
+    def families(self, limit: int = 50, offset: int = 0) -> list[tuple[ThreadSummary, int]]:
+        """A page of `limit` threads no sub-agent made, each followed by its sub-agents'
+        threads (and theirs): (summary, depth), depth 0 for the top level."""
+        from loom.store.family import family_rows
+
+        rows = self._query(lambda index: family_rows(index, limit, offset))
+        return [
+            (ThreadSummary(**self._row_as_recorded({k: v for k, v in row.items() if k != "depth"})),
+             row["depth"])
+            for row in rows
+        ]  # fmt: skip
+
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search over titles, tags, git metadata and messages."""
         self._complete_messages()

@@ -110,8 +110,16 @@ async def session_page(request: Request) -> Response:
         partial="",
         totals=usage_totals(thread.messages),
         live=state.live_list(),
+        family=family_of(thread),
     )
     return HTMLResponse(page("session.html", **context))
+
+
+def family_of(thread: Any) -> dict[str, str] | None:
+    """A sub-agent's thread: its agent and the thread that started it (linked)."""
+    if not thread.parent_thread_id:
+        return None
+    return {"parent": thread.parent_thread_id, "agent": thread.agent or "general"}
 
 
 def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -> dict[str, Any]:
@@ -141,6 +149,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         permission=permission,
         mcp_asks=live.mcp_asks,
         totals=usage_totals(session.thread.messages),
+        family=family_of(session.thread),
     )
     return context
 

@@ -79,10 +79,12 @@ class WebState:
             page = hits[offset : offset + limit]
             rows = [_row(h.summary, snippet_html(h.snippet)) for h in page]
             more = len(hits) > offset + limit
-        else:
-            summaries = self.ws.threads.list(limit=limit + 1, offset=offset)
-            rows = [_row(s) for s in summaries[:limit]]
-            more = len(summaries) > limit
+        else:  # a page of top-level threads, each with its sub-agents' threads under it
+            family = self.ws.threads.families(limit=limit + 1, offset=offset)
+            tops = [i for i, (_summary, depth) in enumerate(family) if depth == 0]
+            more = len(tops) > limit
+            page = family[: tops[limit]] if more else family
+            rows = [_row(summary, depth=depth) for summary, depth in page]
         return rows, (offset + limit if more else None)
 
 
@@ -104,9 +106,11 @@ def family_order(sessions: list[LiveSession]) -> list[LiveSession]:
     return ordered
 
 
-def _row(summary: Any, snippet: Any = None) -> dict[str, Any]:
+def _row(summary: Any, snippet: Any = None, depth: int = 0) -> dict[str, Any]:
     return {
         "id": summary.id,
+        "depth": depth,  # a sub-agent's thread: under its parent, indented
+        "parent_id": summary.parent_thread_id,
         "title": summary.title,
         "when": summary.last_activity_at,
         "messages": summary.message_count,
