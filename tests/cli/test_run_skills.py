@@ -136,3 +136,20 @@ def test_skills_and_agents_in_the_repl(server: FakeLlmServer, project: Path) -> 
     child.expect(PROMPT)
     child.sendeof()
     child.expect("Thread saved|Bye|$")
+
+
+def test_many_skills_are_listed_within_a_bound_and_each_still_loads(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    from loom.delegation.skills import LISTING_MAX_CHARS
+
+    for i in range(80):  # ~16 KB of descriptions: more than the up-front list may hold
+        skill(project / ".loom/skills", f"skill-{i:02d}", f"Does task {i} " + "x" * 180, f"B{i}")
+    server.add(Turn(tool_calls=[FakeToolCall("skill", {"name": "skill-79"})]), Turn(text="ok"))
+    done = cli(["run", "-p", "hi"], project, server)
+    assert done.returncode == 0, done.stderr
+    listing = tools_offered(server)["skill"].split("Skills:\n", 1)[1]
+    assert len(listing) <= LISTING_MAX_CHARS
+    assert "- skill-00: Does task 0" in listing  # the first ones with their descriptions
+    assert "Does task 79" not in listing and "skill-79" in listing  # the rest by name
+    assert tool_results(server.requests[1])[0].startswith("# Skill: skill-79")  # loads

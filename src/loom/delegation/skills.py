@@ -23,6 +23,8 @@ from loom.delegation.frontmatter import FrontmatterError, split_frontmatter, tex
 SKILL_FILE = "SKILL.md"
 LISTING_MAX_CHARS = 6_000  # the up-front list (~1,500 tokens); more skills: names only
 DESCRIPTION_MAX_CHARS = 300
+MORE = "More skills (by name): "
+COUNT = " ... and {} more (call skill with any name to list them all)"
 
 
 @dataclass(frozen=True)
@@ -74,25 +76,35 @@ class SkillCatalog:
         return self.skills.get(name)
 
     def listing(self, max_chars: int = LISTING_MAX_CHARS) -> str:
-        """`- name: description` lines within `max_chars`; later skills by name only,
-        then a count."""
-        lines: list[str] = []
-        used = 0
-        names_only: list[str] = []
-        for skill in self.skills.values():
-            line = f"- {skill.name}: {skill.description}"
-            if not names_only and used + len(line) + 1 <= max_chars:
-                lines.append(line)
-                used += len(line) + 1
-            else:
-                names_only.append(skill.name)
-        if names_only:
-            text = "More skills (by name): " + ", ".join(names_only)
-            if used + len(text) > max_chars:
-                more = len(names_only)
-                text = f"... and {more} more skills (call skill with any name to list them)"
-            lines.append(text)
-        return "\n".join(lines)
+        """`- name: description` lines, then the other skills by name, all within
+        `max_chars`: as many descriptions as leave room for every other name; when even
+        the names do not fit, as many as fit and a count (an unknown name lists them)."""
+        skills = list(self.skills.values())
+        lines = [f"- {skill.name}: {skill.description}" for skill in skills]
+        # names_after[i]: the length of "More skills (by name): a, b" for skills[i:]
+        names_after = [0] * (len(skills) + 1)
+        for i in range(len(skills) - 1, -1, -1):
+            after = names_after[i + 1]
+            names_after[i] = (after + 2 if after else len(MORE)) + len(skills[i].name)
+        described, used = 0, 0  # used: the description lines so far, with their newlines
+        for i, line in enumerate(lines):
+            rest = names_after[i + 1]
+            if used + len(line) + (1 + rest if rest else 0) > max_chars:
+                break
+            described, used = i + 1, used + len(line) + 1
+        rest = names_after[described]
+        if not rest or used + rest <= max_chars:
+            more = [MORE + ", ".join(s.name for s in skills[described:])] if rest else []
+            return "\n".join([*lines[:described], *more])
+        names: list[str] = []  # even the names alone do not fit: as many as do
+        length = len(MORE)
+        for skill in skills:
+            left = len(skills) - len(names) - 1
+            if length + len(skill.name) + 2 + len(COUNT.format(left)) > max_chars:
+                break
+            names.append(skill.name)
+            length += len(skill.name) + 2
+        return MORE + ", ".join(names) + COUNT.format(len(skills) - len(names))
 
 
 def skill_places(project_root: Path, config_dir: Path) -> list[Place]:
