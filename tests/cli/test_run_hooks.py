@@ -269,3 +269,23 @@ def test_subagent_stop_keeps_a_child_going_and_a_childs_brief_is_no_user_prompt(
     assert first["hook_event_name"] == "SubagentStop" and second["stop_hook_active"] is True
     assert [e["hook_event_name"] for e in logged(stop_log)] == ["Stop"]  # the parent's only
     assert [e["prompt"] for e in logged(prompt_log)] == ["where is the loader?"]
+
+
+def test_a_pre_tool_use_hook_guards_a_sub_agents_calls_too(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    """Handing the work to a sub-agent is no way around the person's PreToolUse guard."""
+    log = tmp_path / "pre.log"
+    user_config(entry("PreToolUse", hook(log, "block", "no writes today"), "file_write"))
+    brief = "Write out.txt for me"
+    task = FakeToolCall("task", {"description": "write it", "prompt": brief})
+    server.add(Turn(tool_calls=[task]), Turn(text="it was refused"))
+    server.for_first_message(brief, write_call(), Turn(text="a hook refused it"))
+    done = cli(["run", "-p", "write it", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "out.txt").exists()
+    (seen,) = logged(log)  # the child's call, in the child's session
+    assert seen["tool_name"] == "file_write"
+    assert seen["session_id"] != json.loads(done.stdout)["thread_id"]
+    (refusal,) = tool_results(server.requests[-2])  # what the child's model read
+    assert "Refused by a PreToolUse hook: no writes today" in refusal
