@@ -592,7 +592,7 @@ def _keep_project_sandbox_strict(
         dotted = ".".join(loosened.path)
         warnings.append(
             f"{layer.name}:{_line_of(layer.text, loosened.path)}: '{dotted}' is ignored in a "
-            f"project file (a project cannot loosen its own sandbox); {loosened.hint}"
+            f"project file ({loosened.hint})"
         )
 
 

@@ -9,7 +9,8 @@ A repository's `.loom.toml` is written by whoever wrote the repository. Each key
   (`loom.trust`); until then it is held aside, named, and shown in the trust question
   by its `show` function.
 - `Tighten(...)`: a project may make it stricter than the person's own value, never
-  looser (the sandbox), trusted or not; a looser value is ignored with a warning.
+  looser (the sandbox, the sub-agent limits), trusted or not; a looser value is ignored
+  with a warning.
 
 Adding a key to `loom.config`? Declare it in `KEYS` below (tests/test_config_keys.py
 walks the config model and fails on a key that is not declared). Patterns are dotted;
@@ -171,10 +172,17 @@ def show_auto_commit(key: str, value: Any) -> list[str]:
     return show_value(key, value)
 
 
-# -- tighten-only rules (the sandbox) --------------------------------------------------
+# -- tighten-only rules (the sandbox, the sub-agent limits) ------------------------------
 
 # Each rule lets a value of the wrong type through: validation then names it as an error.
-_NO_LOOSENING = "set it in your user config or pass --no-sandbox"
+_NO_LOOSENING = (
+    "a project cannot loosen its own sandbox; set it in your user config or pass --no-sandbox"
+)
+# a cloned repository must not let a (prompt-injected) model fan out into a deep,
+# wide tree of sub-agents on the person's key
+_AGENT_LIMIT = (
+    "a project may lower the sub-agent limits, not raise them; raise them in your user config"
+)
 _MODE_STRICTNESS = {"off": 0, "ask": 1, "on": 2}
 
 
@@ -256,8 +264,8 @@ KEYS: dict[str, Kind] = {
     "web_fetch.timeout": SHAPES,
     "web_fetch.max_bytes": SHAPES,
     "mcp.servers": Powerful(show_mcp_server),
-    "agents.max_parallel": SHAPES,
-    "agents.max_depth": SHAPES,
+    "agents.max_parallel": Tighten(at_most, _AGENT_LIMIT),
+    "agents.max_depth": Tighten(at_most, _AGENT_LIMIT),
     "mcp.tool_tokens": SHAPES,
     "mcp.startup_timeout": SHAPES,
     "mcp.max_result_chars": SHAPES,

@@ -327,3 +327,26 @@ def test_a_childs_decisions_join_the_projects_decision_graph(
     assert {rows[t]["workspace_root"] for t in ("Use the stdlib parser", "Cache in SQLite")} == {
         str(project)
     }
+
+
+def test_a_project_may_lower_the_sub_agent_limits_never_raise_them(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    """A cloned repository's `.loom.toml` cannot let a prompt-injected model fan out
+    into a deep tree of sub-agents on the person's key: raising [agents] limits is
+    ignored with a line saying so; lowering them applies."""
+    (project / ".loom.toml").write_text("[agents]\nmax_depth = 3\nmax_parallel = 64\n")
+    server.add(Turn(tool_calls=[task("Level one")]), Turn(text="top done"))
+    server.for_first_message("Level one", Turn(text="one done"))
+    done = cli(["run", "-p", "go"], project, server)
+    assert done.returncode == 0, done.stderr
+    for key in ("agents.max_depth", "agents.max_parallel"):
+        assert f"'{key}' is ignored in a project file (a project may lower" in done.stderr
+    assert "task" not in tool_names(requests_of(server, "Level one")[0])  # max_depth 1 holds
+
+    (project / ".loom.toml").write_text("[agents]\nmax_depth = 0\n")
+    server.add(Turn(tool_calls=[task("Level one again")]), Turn(text="did it myself"))
+    done = cli(["run", "-p", "go"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert "ignored" not in done.stderr and not requests_of(server, "Level one again")
+    assert "cannot start sub-agents" in tool_results(server.requests[-1])[0]
