@@ -235,6 +235,10 @@ def test_custom_agent_prompt_tools_model_and_an_unknown_tool(
     refused = tool_results(server.requests[-1])[-1]
     assert "agent 'typo' (.loom/agents/typo.md) lists tools that do not exist: file_raed" in refused
     assert not requests_of(server, "Anything")  # never started
+    # the person is told at the start too, as for the other bad agent files
+    assert ("loom: .loom/agents/typo.md: `tools:` names no tool of this session: file_raed; "
+            "the task tool refuses agent 'typo' until you fix it") in done.stderr  # fmt: skip
+    assert "reviewer.md: `tools:`" not in done.stderr
 
 
 def test_a_worktree_child_leaves_its_changes_on_its_branch(

@@ -118,7 +118,9 @@ class ChatRepl:
         loaded = session.instructions_header()
         if loaded:
             self.renderer.line(loaded, style="dim")
-        for problem in self.workspace.definition_problems(session.project_root):
+        for problem in self.workspace.definition_problems(
+            session.project_root, session.tools.names()
+        ):
             self.renderer.line(f"loom: {problem}", style="yellow")  # agents, skills skipped
         worktree = self.workspace.worktree
         if worktree is not None:

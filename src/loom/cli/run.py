@@ -231,7 +231,7 @@ async def _start(
     loaded = session.instructions_header()
     if loaded:
         err.write(f"loom: {loaded}\n")
-    for problem in workspace.definition_problems(session.project_root):
+    for problem in workspace.definition_problems(session.project_root, session.tools.names()):
         err.write(f"loom: {problem}\n")  # agent and skill files skipped, and why
     return session
 

@@ -21,7 +21,9 @@ that cannot be used is skipped with a problem naming the file and what to fix.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
 
@@ -143,3 +145,25 @@ def parse_agent(place: Place, entry: str) -> AgentDefinition:
         source=place.source,
         label=label,
     )
+
+
+def unknown_tools(agent: AgentDefinition, names: Collection[str]) -> list[str]:
+    """The entries of a custom agent's `tools:` (names or globs) that match none of
+    `names`; a built-in agent takes what there is."""
+    if agent.tools is None or not agent.strict_tools:
+        return []
+    return [pattern for pattern in agent.tools if not any(fnmatchcase(n, pattern) for n in names)]
+
+
+def tool_problems(catalog: AgentCatalog, names: Collection[str]) -> list[str]:
+    """A line per custom agent whose `tools:` names a tool a session does not have (an
+    MCP server's tools join later, so `mcp__` names are not judged here)."""
+    problems = []
+    for agent in catalog.agents.values():
+        missing = [p for p in unknown_tools(agent, names) if not p.startswith("mcp__")]
+        if missing:
+            problems.append(
+                f"{agent.label}: `tools:` names no tool of this session: {', '.join(missing)}; "
+                f"the task tool refuses agent {agent.name!r} until you fix it"
+            )
+    return problems

@@ -120,16 +120,14 @@ def allowed_tools(agent: AgentDefinition, parent: ToolRegistry, may_delegate: bo
     """The child's tools: the agent's `tools:` (names or globs) among the parent's, or all
     of the parent's; never `task` below the depth limit. ValueError names what a custom
     agent lists that does not exist."""
+    from loom.delegation.agents import unknown_tools
+
     names = parent.names()
     if agent.tools is None:
         chosen = set(names)
     else:
-        chosen, unknown = set(), []
-        for pattern in agent.tools:
-            found = [name for name in names if fnmatchcase(name, pattern)]
-            if not found and agent.strict_tools:
-                unknown.append(pattern)
-            chosen.update(found)
+        chosen = {name for name in names if any(fnmatchcase(name, p) for p in agent.tools)}
+        unknown = unknown_tools(agent, names)
         if unknown:
             raise ValueError(
                 f"agent {agent.name!r} ({agent.label}) lists tools that do not exist: "

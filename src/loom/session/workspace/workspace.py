@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -285,11 +285,18 @@ class Workspace:
 
         return discover_skills(Path(project_root or self.project_root), self.paths.config)
 
-    def definition_problems(self, project_root: Path | None = None) -> list[str]:
+    def definition_problems(
+        self, project_root: Path | None = None, tools: Collection[str] | None = None
+    ) -> list[str]:
         """Agent and skill files skipped in a project (and why), and name clashes: one
-        line each, for a face's session header."""
+        line each, for a face's session header. `tools`: the session's tool names, to
+        name a custom agent's `tools:` entry that fits none."""
+        from loom.delegation.agents import tool_problems
+
         root = project_root or self.project_root
-        return [*self.agent_catalog(root).problems, *self.skill_catalog(root).problems]
+        agents = self.agent_catalog(root)
+        unusable = tool_problems(agents, tools) if tools is not None else []
+        return [*agents.problems, *unusable, *self.skill_catalog(root).problems]
 
     def known_models(self) -> list[str]:
         """`provider:model-id` of every model in the catalog (faces offer these; any
