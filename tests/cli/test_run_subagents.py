@@ -354,3 +354,28 @@ def test_a_project_may_lower_the_sub_agent_limits_never_raise_them(
     assert done.returncode == 0, done.stderr
     assert "ignored" not in done.stderr and not requests_of(server, "Level one again")
     assert "cannot start sub-agents" in tool_results(server.requests[-1])[0]
+
+
+def test_a_childs_changes_are_undone_with_its_parents_turn_or_its_own(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    write = FakeToolCall("file_write", {"path": "made.txt", "content": "by the child\n"})
+
+    def delegate() -> tuple[str, str]:
+        server.add(Turn(tool_calls=[task("Make made.txt")]), Turn(text="made"))
+        server.for_first_message("Make made.txt", Turn(tool_calls=[write]), Turn(text="done"))
+        done = cli(["run", "-p", "make it", "--yes", "-o", "json"], project, server)
+        assert done.returncode == 0, done.stderr
+        assert (project / "made.txt").read_text() == "by the child\n"
+        child_id = tool_results(server.requests[-1])[0].rsplit("thread ", 1)[1].rstrip("]")
+        return json.loads(done.stdout)["thread_id"], child_id
+
+    parent_id, _child_id = delegate()
+    undone = cli(["undo", "-t", parent_id], project, server)  # the parent turn, with the child
+    assert undone.returncode == 0, undone.stderr
+    assert not (project / "made.txt").exists()
+
+    _parent_id, child_id = delegate()
+    undone = cli(["undo", "-t", child_id], project, server)  # the child's own thread
+    assert undone.returncode == 0, undone.stderr
+    assert not (project / "made.txt").exists()
