@@ -107,6 +107,8 @@ def test_show_names_the_family(
     assert f"sub-agent (general) of {parent_id}, call " in shown.stdout
     parent = cli(["show", parent_id], project, server)
     assert f"sub-agent (general): {child_id}" in parent.stdout
+    found = json.loads(cli(["search", "Summarise", "--json"], project, server).stdout)
+    assert child_id in {hit["id"] for hit in found}  # its brief is searchable like any text
 
 
 def test_parallel_children_overlap_and_max_parallel_bounds_them(
