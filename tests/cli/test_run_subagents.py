@@ -381,3 +381,17 @@ def test_a_childs_changes_are_undone_with_its_parents_turn_or_its_own(
     undone = cli(["undo", "-t", child_id], project, server)  # the child's own thread
     assert undone.returncode == 0, undone.stderr
     assert not (project / "made.txt").exists()
+
+
+def test_a_worktree_child_outside_a_repository_is_refused_clearly(
+    cli: Callable[..., Done], server: FakeLlmServer, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    server.add(Turn(tool_calls=[task("Edit in isolation", isolation="worktree")]),
+               Turn(text="I will do it here"))  # fmt: skip
+    done = cli(["run", "-p", "go", "--yes"], plain, server)
+    assert done.returncode == 0, done.stderr
+    refused = tool_results(server.requests[-1])[0]
+    assert refused.startswith("No worktree for the sub-agent:")
+    assert "is not in a git repository" in refused and not requests_of(server, "Edit in isolation")
