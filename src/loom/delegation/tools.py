@@ -1,6 +1,7 @@
 """The delegation family's tools for a session, through the tool extension hook like any
-plugin: `task` (sub-agents; its description lists the agents) and `skill` (only when
-there are skills). Agents and skills are read once per session."""
+plugin: `task` (sub-agents; its description lists the agents; none at `[agents]
+max_depth = 0`) and `skill` (only when there are skills). Agents and skills are read
+once per session."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from loom.tools.base import Tool, ToolSetup
 
 def provide(setup: ToolSetup) -> list[Tool]:
     root, config_dir = setup.project_root, setup.paths.config
-    agents = discover_agents(root, config_dir)
-    tools: list[Any] = [TaskTool(agents, setup.config.agents.max_parallel, root)]
+    tools: list[Any] = []
+    limits = setup.config.agents
+    if limits.max_depth > 0:  # 0: no session delegates, so no task tool to offer
+        tools.append(TaskTool(discover_agents(root, config_dir), limits.max_parallel, root))
     skills = discover_skills(root, config_dir)
     if skills.skills:
         tools.append(SkillTool(skills, root))
