@@ -48,9 +48,9 @@ def median_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def tool_spec_tokens() -> tuple[int, int]:
+def tool_spec_tokens() -> tuple[int, int, str]:
     """(built-in tools' specs, a whole session's tool set) in tokens, as the context
-    window counts them."""
+    window counts them, and the largest specs of the session's set."""
     import json
 
     from loom.config import load_config
@@ -65,19 +65,24 @@ def tool_spec_tokens() -> tuple[int, int]:
     builtin = tokens(builtin_registry(ROOT))
     workspace = Workspace(load_config(ROOT))
     setup = workspace.tool_setup(ROOT)
-    full = tokens(workspace.tool_registry(setup))
-    return builtin, full
+    registry = workspace.tool_registry(setup)
+    full = tokens(registry)
+    each = sorted(((estimate_tokens(json.dumps({"name": s.name, "description": s.description,
+                                                "parameters": s.parameters})), s.name)
+                   for s in registry.specs()), reverse=True)  # fmt: skip
+    return builtin, full, ", ".join(f"{name} {n}" for n, name in each[:6])
 
 
 def prompt_tokens() -> None:
     env = detect_environment(ROOT, sandbox="run sandboxed (bubblewrap)", network="off")
     env_tokens = estimate_tokens(env.render())
-    builtin, full = tool_spec_tokens()
+    builtin, full, largest = tool_spec_tokens()
     print("1. system prompt and tool specs (estimated tokens)")
     print(f"   baseline: the old five-line prompt        {estimate_tokens(OLD_PROMPT):>6}")
     print(f"   environment block (this repo)             {env_tokens:>6}")
     print(f"   tool specs: built-in tools                {builtin:>6}")
     print(f"   tool specs: a whole session's tool set    {full:>6}")
+    print(f"   largest: {largest}")
     for family in FAMILIES:
         fixed = estimate_tokens(build_system_prompt(family, env))
         base = estimate_tokens(base_prompt(family))

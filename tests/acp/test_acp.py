@@ -374,6 +374,21 @@ async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -
     assert len(server.requests) == 2  # the commands never reached the model
 
 
+async def test_the_first_turn_names_the_instruction_files_read(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "AGENTS.md").write_text("Keep answers short.\n")
+    server.add(Turn(text="First answer."), Turn(text="Second answer."))
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        for words in ("hi", "again"):
+            await conn.prompt(session_id=session_id, prompt=[text_block(words)])
+    said = client.text(session_id)
+    assert said.startswith("[loom: instructions: AGENTS.md]\n\nFirst answer.")
+    assert said.count("instructions: AGENTS.md") == 1  # once, as the REPL's header
+
+
 async def test_todo_list_is_sent_as_plan_updates(server: FakeLlmServer, project: Path) -> None:
     first = [{"content": "Read notes", "status": "in_progress"},
              {"content": "Summarise", "status": "pending"}]  # fmt: skip

@@ -444,8 +444,16 @@ def constructions(path: Path) -> list[str]:
 
 
 def python_files() -> list[Path]:
+    """Our Python files; hidden folders skipped (bench/.work holds the Django sdist that
+    bench/repomap_django.py downloads, which is not ours and not Python 3.11)."""
     folders = [SRC / "loom", ROOT / "tests", ROOT / "bench"]
-    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*.py"))
+    return sorted(
+        p
+        for folder in folders
+        if folder.is_dir()
+        for p in folder.rglob("*.py")
+        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
 
 
 def test_only_the_workspace_assembles_a_session() -> None:

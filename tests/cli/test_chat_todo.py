@@ -3,11 +3,13 @@ checklist above the prompt (a real pty, the fake LLM server)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, saved_thread, spawn
+from tests.support.loom_cli import loom_in_process
 
 
 def item(mark: str, text: str) -> str:
@@ -43,3 +45,22 @@ def test_header_names_agents_md_and_the_checklist_shows_progress(
     thread = saved_thread(child)
     assert thread["todos"] == done
     assert "Keep answers short." in server.requests[0].json["system"]
+
+
+def test_a_resumed_thread_shows_its_unfinished_checklist_above_the_prompt(
+    server: FakeLlmServer, project: Path
+) -> None:
+    plan = [{"content": "Read notes.txt", "status": "completed"},
+            {"content": "Write the summary", "status": "in_progress"}]  # fmt: skip
+    server.add(Turn(tool_calls=[FakeToolCall("todo_write", {"todos": plan})]))
+    server.add(Turn(text="Stopping here."))
+    first = loom_in_process(["run", "-p", "summarise", "-o", "json"], project, server)
+    assert first.returncode == 0, first.stderr
+    child = spawn(["resume", json.loads(first.stdout)["thread_id"]], project, server)
+    child.expect("Stopping here.")  # the recap, then the plan where it was left
+    child.expect(r"Todo \(1/2 done\)")
+    child.expect(item("[x]", "Read notes.txt"))
+    child.expect(item("[~]", "Write the summary"))
+    child.expect(PROMPT)
+    child.sendeof()
+    saved_thread(child)

@@ -33,6 +33,13 @@ def test_architect_plans_then_the_editor_writes(server: FakeLlmServer, project: 
     assert "loom.architect_plan" in kinds and "loom.mode_changed" not in kinds[:1]
     result = lines[-1]
     assert result["subtype"] == "success" and "Carried out 1 of 1 steps" in result["result"]
+    # the plan is shown as the same todo list as todo_write's, its step moving on
+    todos = [line for line in lines if line["type"] == "loom.todo_list"]
+    assert {line["source"] for line in todos} == {"architect"}
+    step = "[create] a.py: create a.py with A = 1"
+    assert [line["todos"] for line in todos] == [
+        [{"content": step, "status": status}] for status in ("pending", "in_progress", "completed")
+    ]
 
 
 def test_without_the_flag_the_normal_loop_runs(server: FakeLlmServer, project: Path) -> None:

@@ -118,10 +118,44 @@ def test_file_read_of_an_image_is_shown_to_models_that_take_it(
     assert base64.b64decode(block["source"]["data"]) == image
     tool = thread_of(done)["conversation"]["messages"][2]
     assert tool["images"][0]["sha256"] == hashlib.sha256(image).hexdigest()
-    # the same read with OpenAI: its API takes no images in tool results, said plainly
-    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "diagram.png"})]))
+
+
+def test_file_read_of_an_image_reaches_openai_after_the_answers_results(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    """Chat Completions takes images only in user messages, and no user message may
+    stand between two results of one answer: the image follows the last result."""
+    image = png(seed=4)
+    (project / "diagram.png").write_bytes(image)
+    calls = [FakeToolCall("file_read", {"path": "diagram.png"}, id="c1"),
+             FakeToolCall("file_read", {"path": "notes.txt"}, id="c2")]  # fmt: skip
+    server.add(Turn(tool_calls=calls))
     server.add(Turn(text="ok"))
     done = cli(["run", "-p", "look", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
-    said = tool_results(server.requests[-1])[0]
-    assert "cannot be shown to you: openai's API takes images only in the person's" in said
+    sent = server.requests[-1].json["messages"]
+    roles = [(m["role"], m.get("tool_call_id")) for m in sent if m["role"] != "system"]
+    assert roles == [("user", None), ("assistant", None), ("tool", "c1"), ("tool", "c2"),
+                     ("user", None)]  # fmt: skip
+    first, _second = tool_results(server.requests[-1])
+    assert first.startswith("diagram.png is an image") and "cannot be shown" not in first
+    note, part = sent[-1]["content"]
+    assert "tool call c1" in note["text"]
+    assert part["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(image).decode()
+
+
+def test_file_read_of_an_image_reaches_gemini_in_the_result_turn(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    image = png(seed=5)
+    (project / "diagram.png").write_bytes(image)
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "diagram.png"})]))
+    server.add(Turn(text="ok"))
+    env = {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.google_base_url}
+    done = cli(["run", "-p", "look", "--model", "google:gemini-2.5-flash"], project, server, **env)
+    assert done.returncode == 0, done.stderr
+    last = server.requests[-1].json["contents"][-1]
+    assert last["role"] == "user"
+    response, inline = last["parts"]
+    assert response["functionResponse"]["response"]["result"].startswith("diagram.png is an")
+    assert base64.b64decode(inline["inlineData"]["data"]) == image

@@ -105,3 +105,27 @@ def test_symlinked_agents_md_leading_outside_is_refused(
         "[Loom: sub/CLAUDE.md leads outside the project (a symlink)"
         in (tool_results(server.requests[1])[0])
     )
+
+
+def test_nested_agents_md_arrives_with_the_first_edit_and_not_again_after_a_resume(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "pkg").mkdir()
+    (project / "pkg" / "AGENTS.md").write_text("pkg: keep __all__ sorted.\n")
+    (project / "pkg" / "a.py").write_text("A = 1\n")
+    write = FakeToolCall("file_write", {"path": "pkg/new.py", "content": "N = 1\n"})
+    server.add(Turn(tool_calls=[write]))
+    server.add(Turn(text="done"))
+    done = cli(["run", "-p", "add it", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    mark = "[Loom: instructions from pkg/AGENTS.md, for files under pkg/]"
+    (result,) = tool_results(server.requests[1])
+    assert mark in result and "keep __all__ sorted" in result
+    # resumed in a new process: the thread already carried pkg's file, it is not sent again
+    server.add(Turn(tool_calls=[FakeToolCall("file_read", {"path": "pkg/a.py"})]))
+    server.add(Turn(text="ok"))
+    thread_id = json.loads(done.stdout)["thread_id"]
+    again = cli(["run", "-r", thread_id, "-p", "read a"], project, server)
+    assert again.returncode == 0, again.stderr
+    results = tool_results(server.requests[-1])
+    assert mark in results[0] and mark not in results[-1] and "A = 1" in results[-1]

@@ -57,3 +57,23 @@ def test_build_order(tmp_path: Path) -> None:
     text = build_system_prompt("local", env, instructions, "EXTRA")
     assert text.startswith(base_prompt("local"))
     assert text.index("# Environment") < text.index("EXTRA") < text.index("# Project instr")
+
+
+def test_the_sandbox_line_says_how_commands_run_and_whether_they_have_the_network() -> None:
+    from types import SimpleNamespace
+
+    from loom.config import LoomConfig
+    from loom.session.workspace.workspace import sandbox_summary
+
+    config = LoomConfig()
+    missing = SimpleNamespace(active=False, problem="bubblewrap is not installed")
+    assert sandbox_summary(missing, config) == (
+        "run without a sandbox (bubblewrap is not installed); they may ask first",
+        "on",
+    )
+    assert sandbox_summary(None, config)[1] == "on"
+    active = SimpleNamespace(active=True, backend=SimpleNamespace(name="bubblewrap"))
+    how, network = sandbox_summary(active, config)
+    assert how.startswith("run sandboxed (bubblewrap)") and network.startswith("off")
+    config.sandbox.network = True
+    assert sandbox_summary(active, config)[1] == "on"

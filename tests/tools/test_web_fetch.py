@@ -1,15 +1,23 @@
 """web_fetch's guard against SSRF (every resolved address checked, embedded IPv4 too,
-allow_hosts), its permission subject (a grant covers a host), and shortening."""
+allow_hosts), its permission subject (a grant covers a host), shortening, and its limits
+(size cap, compressed pages, timeout, non-text files) against a loopback server."""
 
 from __future__ import annotations
 
+import asyncio
+import gzip
+import http.server
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from loom.permissions import Decision, PermissionPolicy
 from loom.permissions.grants import GrantStore
 from loom.tools._netguard import HostAllowList, Refused, check_url
+from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.web_fetch import WebFetch, shorten
 
 
@@ -76,3 +84,64 @@ def test_shorten_keeps_the_sections_matching_the_prompt() -> None:
     assert "pip install loom" in text and "best match the prompt" in note
     cut, note = shorten(page, 1000)
     assert len(cut) <= 1000 and "cut at 1,000" in note
+
+
+class _Site(http.server.BaseHTTPRequestHandler):
+    """Pages that test web_fetch's limits. `release` lets the slow page's thread end."""
+
+    release = threading.Event()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        kind, body, extra = {
+            "/big": ("text/plain", b"line of text\n" * 20_000, {}),
+            "/bomb": ("text/plain", gzip.compress(bytes(50_000_000)), {"Content-Encoding": "gzip"}),
+            "/zip": ("application/zip", b"PK\x03\x04" + bytes(100), {}),
+        }.get(self.path, ("text/plain", b"", {}))
+        if self.path == "/slow":
+            self.release.wait(30)
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    _Site.release.set()
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def fetch(tmp_path: Path, url: str, **limits: Any) -> ToolResult:
+    tool = WebFetch(tmp_path, allow_hosts=["127.0.0.1"], **limits)
+    return asyncio.run(tool.run({"url": url}, ToolContext(project_root=tmp_path)))
+
+
+def test_a_page_past_the_size_cap_is_cut_and_says_so(tmp_path: Path, site: str) -> None:
+    result = fetch(tmp_path, f"{site}/big", max_bytes=10_000)
+    assert "10,000 bytes (cut at the size cap)" in result.content
+    assert result.metadata["bytes"] == 10_000
+
+
+def test_a_compressed_page_inflates_only_to_the_size_cap(tmp_path: Path, site: str) -> None:
+    result = fetch(tmp_path, f"{site}/bomb", max_bytes=100_000)
+    assert result.metadata["bytes"] <= 100_000
+
+
+def test_a_page_that_does_not_answer_in_time_is_a_clear_error(tmp_path: Path, site: str) -> None:
+    with pytest.raises(ToolError, match=r"did not answer within 0.2 s; try again later"):
+        fetch(tmp_path, f"{site}/slow", timeout=0.2)
+
+
+def test_a_file_that_is_not_text_is_refused(tmp_path: Path, site: str) -> None:
+    with pytest.raises(ToolError, match="is application/zip, not a page of text"):
+        fetch(tmp_path, f"{site}/zip")

@@ -315,3 +315,28 @@ def test_compaction_and_restores_become_notices() -> None:
     assert undone == {"type": "notice", "level": "info", "text": "Undo: restored a.py"}
     rewound = payload_for(live, ConversationRewound(session_id="S1", hidden_messages=4))
     assert rewound is not None and "4 message(s) set aside" in rewound["text"]
+
+
+def test_an_attachment_the_model_cannot_take_is_one_plain_notice(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Not "The turn failed" with a traceback in the log: the person's input, said plainly."""
+    import asyncio
+    import threading
+
+    from loom.core.images import ImageError
+
+    said = "openai-compatible:qwen does not take images, so the image was not sent"
+
+    class NoImages(FakeSession):
+        async def send_message(self, text: str, images: Any = None) -> str:
+            raise ImageError(said)
+
+    live = Hub().add(NoImages())
+    # its own thread: Playwright keeps an event loop running in this one
+    worker = threading.Thread(target=lambda: asyncio.run(live._send("see @shot.png")))
+    worker.start()
+    worker.join()
+    notice = json.loads(live.log[-1][1])
+    assert (notice["type"], notice["level"], notice["text"]) == ("notice", "error", said)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

@@ -154,6 +154,9 @@ class LiveSession:
             trust = self.workspace.trust
             if trust is None or trust.state != "declined":  # a "no" covers its servers
                 await self._ask_mcp_approvals()
+            loaded = self.session.instructions_header()  # AGENTS.md, ...: the REPL's header
+            if loaded:
+                self.send_later(updates.agent_text(f"[loom: {loaded}]\n\n"))
         stop: StopReason
         try:
             await self.session.send_message(text)

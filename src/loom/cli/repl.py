@@ -139,6 +139,11 @@ class ChatRepl:
                 f"… {len(earlier) - len(shown)} earlier messages (/history)", style="dim"
             )
         self.renderer.history(shown)
+        todos = session.todos
+        if any(item.status != "completed" for item in todos):  # the plan left off here
+            from loom.core.events import TodoList
+
+            self.renderer.render(TodoList(session_id=session.id, todos=todos))
         if session.can_continue:
             self.renderer.line(
                 "The last turn stopped before the model answered: /continue picks it up.",

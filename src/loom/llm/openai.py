@@ -37,15 +37,11 @@ from loom.llm.guard import guarded_async_client
 def openai_units(message: Message) -> list[Unit]:
     """One message as a Chat Completions message (encoded once: `loom.llm._wire`)."""
     if isinstance(message, ToolMessage):
-        entry: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": message.tool_call_id,
-            "content": message.content or "(empty)",
-        }
-    elif isinstance(message, AssistantMessage):
+        return _tool_units(message)
+    if isinstance(message, AssistantMessage):
         if not message.content and not message.tool_calls:
             return []
-        entry = {"role": "assistant", "content": message.content or None}
+        entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
         if message.tool_calls:
             entry["tool_calls"] = [
                 {
@@ -68,8 +64,32 @@ def openai_units(message: Message) -> list[Unit]:
     return [(None, dumps(entry))]
 
 
-def _no_merge(role: str, pieces: list[bytes]) -> bytes:
-    raise AssertionError("OpenAI messages are never merged")  # every unit has role None
+_TOOL = "tool"
+_IMAGES_AFTER = b'{"role":"user"'  # how an image message of a tool result starts
+
+
+def _tool_units(message: ToolMessage) -> list[Unit]:
+    """A tool result, and the images it read as a user message: Chat Completions takes
+    images only in user messages, and a user message may not stand between two results
+    of one answer, so `_tool_run` puts the images after the answer's last result."""
+    entry = {"role": "tool", "tool_call_id": message.tool_call_id,
+             "content": message.content or "(empty)"}  # fmt: skip
+    units: list[Unit] = [(_TOOL, dumps(entry))]
+    if message.images:
+        note = f"[Loom: the image(s) of tool call {message.tool_call_id}'s result]"
+        parts = [{"type": "text", "text": note}, *(openai_part(ref) for ref in message.images)]
+        units.append((_TOOL, dumps({"role": "user", "content": parts})))
+    return units
+
+
+def _tool_run(role: str, pieces: list[bytes]) -> bytes:
+    """The results of one answer's calls, then their images: several wire messages,
+    joined as `loom.llm._wire.body` joins the array's items."""
+    if role != _TOOL:
+        raise AssertionError(f"OpenAI merges only tool results, not {role!r}")
+    results = [piece for piece in pieces if not piece.startswith(_IMAGES_AFTER)]
+    images = [piece for piece in pieces if piece.startswith(_IMAGES_AFTER)]
+    return b",".join(results + images)
 
 
 class OpenAIProvider:
@@ -93,7 +113,7 @@ class OpenAIProvider:
 
         self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
         self.endpoint = str(self._client.base_url)
-        self.history = WireHistory("openai", openai_units, _no_merge)
+        self.history = WireHistory("openai", openai_units, _tool_run)
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Chat Completions request."""

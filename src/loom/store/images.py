@@ -7,10 +7,13 @@ text; the store is read back when a resumed thread is sent to a model again.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from loom.core.images import EXTENSIONS, ImageRef
 from loom.store.atomic import atomic_write_bytes
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class ImageStore:
@@ -18,6 +21,10 @@ class ImageStore:
         self.root = root
 
     def path_of(self, ref: ImageRef) -> Path:
+        """Where `ref`'s bytes live; ValueError for a hash that is not 64 hex digits (a
+        forged thread file's "../.." must not name a file elsewhere)."""
+        if not _SHA256.fullmatch(ref.sha256):
+            raise ValueError(f"{ref.name}: {ref.sha256[:80]!r} is not a SHA-256")
         ext = EXTENSIONS.get(ref.media_type, "bin")
         return self.root / ref.sha256[:2] / f"{ref.sha256}.{ext}"
 

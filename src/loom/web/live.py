@@ -115,10 +115,14 @@ class LiveSession:
         task.add_done_callback(self.tasks.discard)
 
     async def _send(self, text: str, images: list[Any] | None = None) -> None:
+        from loom.session import BadInput
+
         try:
             await self.session.send_message(text, images or None)
         except asyncio.CancelledError:
             raise
+        except BadInput as exc:  # the person's input (an image the model cannot take,
+            self.notice("error", str(exc))  # a missing @file): said plainly, nothing sent
         except Exception as exc:  # TurnError: the session already published the error
             if type(exc).__name__ != "TurnError":
                 log.exception("turn failed in session %s", self.id)

@@ -231,9 +231,13 @@ async def _after_success(
     return outcome
 
 
+IMAGE_RESULT_PROVIDERS = ("anthropic", "google", "openai", "openai-compatible")
+
+
 def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.ToolOutcome:
-    """An image file the agent read: attached to its result for models whose API takes
-    images in tool results (Anthropic, Gemini), else a plain error saying why."""
+    """An image file the agent read: attached to its result for models that take images
+    on a wire Loom knows how to carry them in (Anthropic and Gemini in the result;
+    OpenAI's in a user message after the answer's results), else a plain error."""
     from loom.core.images import ImageError, image_ref
     from loom.llm.catalog import takes_images
     from loom.llm.registry import parse_model_name
@@ -242,8 +246,8 @@ def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.To
     provider, model_id = parse_model_name(model)
     if not takes_images(provider, model_id):
         why = f"{model} does not take images"
-    elif provider not in ("anthropic", "google"):
-        why = f"{provider}'s API takes images only in the person's messages, not tool results"
+    elif provider not in IMAGE_RESULT_PROVIDERS:
+        why = f"Loom does not send images in {provider}'s tool results"
     else:
         try:
             ref = image_ref(name, data)
