@@ -329,6 +329,10 @@ class ProjectTrust:
         self.record = self.store.record(self.root)
 
 
+# trust store problems already handed to a face in this process (see `evaluate`)
+_SAID: set[str] = set()
+
+
 def evaluate(
     root: Path, items: list[TrustItem], store: TrustStore, *, forced: bool | None = None
 ) -> ProjectTrust:
@@ -340,7 +344,8 @@ def evaluate(
         return trust  # nothing to decide: the store is not even read
     record = store.record(root)
     trust.record = record
-    if store.problem:
+    if store.problem and store.problem not in _SAID:  # said once per process: a face
+        _SAID.add(store.problem)  # may read the configuration more than once
         trust.problems.append(store.problem)
     if forced is True:
         trust.state = "flag"

@@ -155,7 +155,14 @@ def _keep_trusted(was_trusted: bool) -> None:
     if was_trusted:
         from loom.config import load_config
 
-        load_config(Path.cwd()).trust.trust()
+        try:
+            load_config(Path.cwd()).trust.trust()
+        except OSError as exc:
+            typer.echo(
+                f"loom: warning: cannot keep the project trusted ({exc}); its settings are "
+                "ignored until you run `loom trust`",
+                err=True,
+            )
 
 
 @mcp_app.command("remove")

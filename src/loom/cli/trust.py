@@ -41,7 +41,12 @@ def trust_command(
         typer.echo(f"loom: warning: {warning}", err=True)
     trust = config.trust
     if revoke:
-        found = trust.revoke()
+        try:
+            found = trust.revoke()
+        except OSError as exc:
+            said = f"loom: error: cannot forget the decision ({exc}); nothing changed"
+            typer.echo(said, err=True)
+            raise typer.Exit(1) from exc
         typer.echo(
             f"Forgot the trust decision for {trust.root}; its settings are ignored until "
             "you trust it again." if found else f"No trust decision was recorded for {trust.root}."
@@ -117,6 +122,9 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     except ConfigError as exc:
         err.print(f"loom: error: {exc}", markup=False)
         return 1
+    trust = config.trust
+    for said in trust.problems if trust is not None else ():  # the trust store's, once:
+        err.print(f"loom: warning: {said}", markup=False)  # the session will not repeat it
     problem = not_a_project(config.project_root)
     if problem is not None:
         err.print(
@@ -127,7 +135,6 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
         if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] "):
             err.print("Not started: `cd` into a project folder and run `loom` there.")
             return 1
-    trust = config.trust
     if trust is None or not trust.needs_question:
         return None
     for line in trust.question_lines():
