@@ -65,6 +65,18 @@ HIDDEN = "<hidden>"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 
 
+def visible(text: str) -> str:
+    """`text` with each character a terminal would act on or hide (escape sequences,
+    carriage returns, newlines, bidi overrides, zero-width or non-breaking spaces)
+    written as its escape (`\\x1b`, `\\r`, `\\u202e`): a value in a trust question or an
+    approval cannot erase, reorder or fake what is shown beside it."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
+
+
 def masked(name: str, value: Any, *, always: bool = False) -> str:
     """A value for display: `${VAR}` references are named (their values stay in your
     environment), secret-looking values (by name or content) are hidden."""
@@ -133,7 +145,7 @@ def mcp_server_lines(entry: dict[str, Any]) -> list[str]:
         lines.append(f"header {name}: {masked(str(name), value, always=True)}")
     if not lines:
         lines.append(f"(neither command nor url: {json.dumps(entry)})")
-    return lines
+    return [visible(line) for line in lines]
 
 
 def show_endpoint(what: str) -> Show:
