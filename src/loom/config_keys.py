@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from loom.core.secrets import is_secret_name, is_secret_variable
+from loom.core.secrets import hide_url_passwords, is_secret_name, is_secret_variable
 
 Show = Callable[[str, Any], list[str]]  # (dotted key, value) -> lines for a person
 
@@ -79,10 +79,14 @@ def visible(text: str) -> str:
 
 def masked(name: str, value: Any, *, always: bool = False) -> str:
     """A value for display: `${VAR}` references are named (their values stay in your
-    environment), secret-looking values (by name or content) are hidden."""
+    environment), a secret-named value is hidden whole, a password in a URL alone."""
     text = value if isinstance(value, str) else json.dumps(value)
     refs = _VAR.findall(text)
-    if always or is_secret_variable(name, text):
+    if not always and not is_secret_name(name) and is_secret_variable(name, text):
+        # a password in a URL: only it is hidden, so a value cannot hide itself whole
+        # (`PYTHONPATH = "a://u:p@h:."` must show that it puts the project on the path)
+        text = hide_url_passwords(text, HIDDEN)
+    elif always or is_secret_variable(name, text):
         if refs and _VAR.fullmatch(text):
             return f"{text} (your environment variable {refs[0]})"
         if refs:
