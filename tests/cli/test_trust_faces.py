@@ -94,3 +94,17 @@ def test_the_mcp_approval_in_the_page_and_the_editor_shows_env_and_headers(
     assert "tok-abcdefgh12345678" not in html + "\n".join(local)
     assert key not in html + "\n".join(remote)  # named, never shown
     assert asks["remote"].name == "remote" and specs[1].headers["Authorization"].endswith(key)
+
+
+def test_the_repl_without_a_terminal_refuses_a_home_folder(
+    server: FakeLlmServer, tmp_path: Path, project: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    server.add(Turn(text="wrote to your home"))
+    done = loom([], home, server, stdin="go\n", HOME=str(home))  # piped: nobody to ask
+    assert done.returncode == 2, done.stderr
+    assert "is your home folder, not a project folder" in done.stderr
+    assert "--project-root" in done.stderr and not server.requests
+    done = loom([], project, server, stdin="go\n")  # a project folder: as before
+    assert done.returncode == 0 and "wrote to your home" in done.stdout, done.stderr

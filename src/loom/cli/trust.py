@@ -146,3 +146,21 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] "))
     err.print(said, markup=False)
     return None
+
+
+def refuse_unasked(cwd: Path, err: Any) -> int | None:
+    """The REPL without a terminal (its input piped): nobody can be asked whether a home
+    or root folder should be the project, so it is refused as `loom run` refuses it.
+    An exit code when the REPL should not open."""
+    from loom.config import find_project
+    from loom.session import not_a_project
+
+    root, _ = find_project(cwd)
+    problem = not_a_project(root)
+    if problem is None:
+        return None
+    err.write(
+        f"loom: error: {problem}; run Loom in a project folder (or `loom run -p TASK "
+        f"--project-root {root}` to use it anyway)\n"
+    )
+    return 2
