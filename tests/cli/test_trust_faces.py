@@ -108,3 +108,12 @@ def test_the_repl_without_a_terminal_refuses_a_home_folder(
     assert "--project-root" in done.stderr and not server.requests
     done = loom([], project, server, stdin="go\n")  # a project folder: as before
     assert done.returncode == 0 and "wrote to your home" in done.stdout, done.stderr
+
+
+def test_loom_mcp_list_shows_a_server_name_as_written(server: FakeLlmServer, project: Path) -> None:
+    servers = {"ok\rEVIL": {"command": "true"}}  # a carriage return would let it retype
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    listed = loom(["mcp", "list"], project, server)
+    assert listed.returncode == 0, listed.stderr
+    # (text mode reads a bare \r as a line end: the raw name would start a line "EVIL")
+    assert listed.stdout.startswith("ok\\rEVIL  invalid"), listed.stdout
