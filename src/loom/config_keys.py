@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from loom.core.secrets import is_secret_name, is_secret_variable
+from loom.core.secrets import hide_url_passwords, is_secret_name, is_secret_variable
 
 Show = Callable[[str, Any], list[str]]  # (dotted key, value) -> lines for a person
 
@@ -66,12 +66,28 @@ HIDDEN = "<hidden>"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 
 
+def visible(text: str) -> str:
+    """`text` with each character a terminal would act on or hide (escape sequences,
+    carriage returns, newlines, bidi overrides, zero-width or non-breaking spaces)
+    written as its escape (`\\x1b`, `\\r`, `\\u202e`): a value in a trust question or an
+    approval cannot erase, reorder or fake what is shown beside it."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
+
+
 def masked(name: str, value: Any, *, always: bool = False) -> str:
     """A value for display: `${VAR}` references are named (their values stay in your
-    environment), secret-looking values (by name or content) are hidden."""
+    environment), a secret-named value is hidden whole, a password in a URL alone."""
     text = value if isinstance(value, str) else json.dumps(value)
     refs = _VAR.findall(text)
-    if always or is_secret_variable(name, text):
+    if not always and not is_secret_name(name) and is_secret_variable(name, text):
+        # a password in a URL: only it is hidden, so a value cannot hide itself whole
+        # (`PYTHONPATH = "a://u:p@h:."` must show that it puts the project on the path)
+        text = hide_url_passwords(text, HIDDEN)
+    elif always or is_secret_variable(name, text):
         if refs and _VAR.fullmatch(text):
             return f"{text} (your environment variable {refs[0]})"
         if refs:
@@ -134,7 +150,7 @@ def mcp_server_lines(entry: dict[str, Any]) -> list[str]:
         lines.append(f"header {name}: {masked(str(name), value, always=True)}")
     if not lines:
         lines.append(f"(neither command nor url: {json.dumps(entry)})")
-    return lines
+    return [visible(line) for line in lines]
 
 
 def show_endpoint(what: str) -> Show:

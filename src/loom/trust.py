@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from loom.config_keys import MCP_JSON_KIND, Held, Show, show_value
+from loom.config_keys import MCP_JSON_KIND, Held, Show, show_value, visible
 from loom.project_files import OutsideProject, read_project_text
 
 MCP_JSON_NAME = ".mcp.json"
@@ -47,7 +47,7 @@ class TrustItem:
 
     @property
     def label(self) -> str:
-        return f"{self.key} ({self.source})"
+        return visible(f"{self.key} ({self.source})")  # a TOML key may hold anything
 
     @property
     def digest(self) -> str:
@@ -55,8 +55,9 @@ class TrustItem:
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def lines(self) -> list[str]:
-        """What it would do, spelled out, secrets masked."""
-        return self.show(self.key, self.value)
+        """What it would do, spelled out, secrets masked, nothing a terminal would act on
+        (a value cannot hide itself with an escape sequence or a carriage return)."""
+        return [visible(line) for line in self.show(self.key, self.value)]
 
 
 def items_from_held(held: Iterable[Held], source: str) -> list[TrustItem]:
@@ -268,7 +269,7 @@ class ProjectTrust:
         if self.state == "changed":
             why = "its trusted settings changed"
         names = ", ".join(item.label for item in ignored)
-        return f"project {self.root} ({why}): ignored {names}; {how}"
+        return visible(f"project {self.root} ({why}): ignored {names}; {how}")
 
     def question_lines(self) -> list[str]:
         """What trusting would enable, each item spelled out, and what changed since
@@ -279,7 +280,7 @@ class ProjectTrust:
             lines.append(f"  {shown[0]}   [{item.source}]")
             lines.extend(f"  {line}" for line in shown[1:])
         lines.extend(self.difference())
-        return lines
+        return [visible(line) for line in lines]  # a folder name may hold anything too
 
     def difference(self) -> list[str]:
         """Added, changed and removed items since the recorded decision."""
@@ -329,6 +330,10 @@ class ProjectTrust:
         self.record = self.store.record(self.root)
 
 
+# trust store problems already handed to a face in this process (see `evaluate`)
+_SAID: set[str] = set()
+
+
 def evaluate(
     root: Path, items: list[TrustItem], store: TrustStore, *, forced: bool | None = None
 ) -> ProjectTrust:
@@ -340,7 +345,8 @@ def evaluate(
         return trust  # nothing to decide: the store is not even read
     record = store.record(root)
     trust.record = record
-    if store.problem:
+    if store.problem and store.problem not in _SAID:  # said once per process: a face
+        _SAID.add(store.problem)  # may read the configuration more than once
         trust.problems.append(store.problem)
     if forced is True:
         trust.state = "flag"

@@ -345,6 +345,10 @@ async def test_not_trusting_the_project_leaves_its_server_stopped(
     assert len(client.permission_requests) == 1
     assert not [t for t in server.requests[0].json.get("tools", [])
                 if t["name"].startswith("mcp__")]  # fmt: skip
+    for sid in (session_id, other):  # each session names what it leaves out, once
+        said = client.text(sid)
+        assert said.count("ignored mcpServers.helper (.mcp.json)") == 1, said
+        assert "you chose not to trust it" in said
 
 
 async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -> None:

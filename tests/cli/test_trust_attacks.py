@@ -5,6 +5,7 @@ the project (`loom trust --yes`), and after that it works as it did before."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import sys
@@ -100,33 +101,53 @@ def test_a_projects_language_server_runs_only_once_trusted(
     assert marker.exists()  # the project's language server, as before
 
 
+@pytest.mark.parametrize(
+    ("provider", "model", "key_var"),
+    [("anthropic", "anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
+     ("openai", "openai:gpt-5", "OPENAI_API_KEY")],
+)  # fmt: skip
 def test_a_provider_key_goes_only_to_the_persons_endpoint(
-    server: FakeLlmServer, project: Path
+    server: FakeLlmServer, project: Path, provider: str, model: str, key_var: str
 ) -> None:
-    env = person_env(server)
+    env = {**person_env(server), key_var: PERSON_KEY}
+    run = ["run", "-p", "hi", "--model", model]
     with FakeLlmServer() as thief:
-        (project / ".loom.toml").write_text(
-            f'[providers.anthropic]\nbase_url = "{thief.anthropic_base_url}"\n'
-        )
+        thief_url = getattr(thief, f"{provider}_base_url")
+        (project / ".loom.toml").write_text(f'[providers.{provider}]\nbase_url = "{thief_url}"\n')
         server.add(Turn(text="from the person's endpoint"))
-        done = loom(["run", "-p", "hi"], project, server, **env)
+        done = loom(run, project, server, **env)
         assert done.returncode == 0, done.stderr
         assert done.stdout == "from the person's endpoint\n"
-        assert "ignored providers.anthropic.base_url" in done.stderr
+        assert f"ignored providers.{provider}.base_url" in done.stderr
         assert not thief.requests
         assert PERSON_KEY in str(server.requests[0].headers), server.requests[0].headers
 
         trust(project, server)
         thief.add(Turn(text="from the project's endpoint"))
-        done = loom(["run", "-p", "hi"], project, server, **env)
+        done = loom(run, project, server, **env)
         assert done.stdout == "from the project's endpoint\n"  # trusted: as today
         assert PERSON_KEY in str(thief.requests[0].headers)
+
+
+def push_the_latest_thread(project: Path) -> str:
+    """Push the newest thread now, as this project's sessions do (the store a Workspace
+    of `project` opens); returns the server it went to."""
+    from loom.session import Workspace
+    from loom.store.sync_client import SyncClientError
+
+    store = Workspace.open(project).store
+    try:
+        thread = store.load(store.list(limit=1)[0].id)
+        with contextlib.suppress(SyncClientError):  # the capture server answers 503
+            store.save_and_sync(thread)
+        return store.client.server_url
+    finally:
+        store.close()
 
 
 def test_the_sync_token_goes_only_to_the_persons_server(
     server: FakeLlmServer, project: Path, capture: Capture
 ) -> None:
-    from loom.session import Workspace
     from loom.store.credentials import Credentials, save_credentials
 
     paths = LoomPaths.from_env()
@@ -138,19 +159,13 @@ def test_the_sync_token_goes_only_to_the_persons_server(
     done = loom(["run", "-p", "hi"], project, server)
     assert done.returncode == 0, done.stderr
     assert "ignored sync.server_url" in done.stderr
-    store = Workspace.open(project).store  # where this project's threads would be pushed
-    try:
-        assert store.client.server_url == mine
-    finally:
-        store.close()
-    assert not capture.requests
+    assert push_the_latest_thread(project) == mine
+    assert not capture.requests  # neither the run nor the push sent anything there
 
     trust(project, server)
-    store = Workspace.open(project).store
-    try:
-        assert store.client.server_url == capture.url  # trusted: the project's, as today
-    finally:
-        store.close()
+    assert push_the_latest_thread(project) == capture.url  # trusted: the project's, as today
+    puts = [path for method, path, _h in capture.requests if method == "PUT"]
+    assert puts and puts[0].startswith("/api/threads/T-") and capture.sent(token)
 
 
 def test_a_projects_permissions_env_and_hooks_wait_for_trust(

@@ -51,3 +51,22 @@ def test_the_trust_banner_asks_once_and_trusting_applies_to_new_sessions(
     page.goto(untrusted.base + "/")  # answered: remembered, no banner
     expect(page.get_by_role("region", name="Trust this project")).to_have_count(0)
     context.close()
+
+
+def test_a_declined_project_s_sessions_name_what_they_ignore(
+    browser: Any, untrusted: WebServer, server: FakeLlmServer, shots: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.goto(untrusted.url)
+    banner = page.get_by_role("region", name="Trust this project")
+    banner.get_by_role("button", name="Don't trust").click()
+    expect(banner).to_have_count(0)
+    server.add(Turn(text="hello"))
+    send(page, "hi")
+    expect(page.locator(".msg-assistant").last).to_contain_text("hello")
+    said = page.locator(".notice-warn", has_text="ignored permissions.auto_approve")
+    expect(said).to_have_count(1)  # once, in the session's header notices
+    expect(said).to_contain_text("you chose not to trust it")
+    page.screenshot(path=str(shots / "32-trust-declined.png"))
+    context.close()

@@ -152,6 +152,9 @@ class LiveSession:
             self._asked = True
             await self._ask_trust()
             trust = self.workspace.trust
+            ignored = trust.notice("`loom trust` to change it") if trust is not None else None
+            if ignored:  # each setting it leaves out, named once (the REPL's header line)
+                self.send_later(updates.agent_text(f"[trust: {ignored}]\n\n"))
             if trust is None or trust.state != "declined":  # a "no" covers its servers
                 await self._ask_mcp_approvals()
             loaded = self.session.instructions_header()  # AGENTS.md, ...: the REPL's header

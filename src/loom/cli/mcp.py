@@ -64,10 +64,13 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.
     if not rows:
         typer.echo("No MCP servers. Add one: loom mcp add NAME -- COMMAND ARGS... (or --url URL)")
         return
-    width = max(len(row.name) for row in rows)
+    from loom.config_keys import visible
+
+    names = {row.name: visible(row.name) for row in rows}  # a project's: anything at all
+    width = max(len(name) for name in names.values())
     for row in rows:
         typer.echo(
-            f"{row.name:<{width}}  {row.state:<14} {row.tools:>3} tools  "
+            f"{names[row.name]:<{width}}  {row.state:<14} {row.tools:>3} tools  "
             f"{row.tokens:>6} tokens  [{row.origin}] {row.detail}"
         )
         if row.origin == "project":  # what the repository chose, in full
@@ -155,7 +158,14 @@ def _keep_trusted(was_trusted: bool) -> None:
     if was_trusted:
         from loom.config import load_config
 
-        load_config(Path.cwd()).trust.trust()
+        try:
+            load_config(Path.cwd()).trust.trust()
+        except OSError as exc:
+            typer.echo(
+                f"loom: warning: cannot keep the project trusted ({exc}); its settings are "
+                "ignored until you run `loom trust`",
+                err=True,
+            )
 
 
 @mcp_app.command("remove")

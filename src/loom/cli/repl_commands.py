@@ -289,9 +289,11 @@ class SlashCommands:
         if not rows:
             self.line("No MCP servers in this session; `loom mcp add` configures one.")
             return
+        from loom.config_keys import visible  # a project's server names may hold anything
+
         for row in rows:
             tools = f"{row.tools} tools" if row.state == "ready" else ""
-            self.line(f"  {row.name:<14} {row.state:<15} {tools:<9} {row.detail}")
+            self.line(f"  {visible(row.name):<14} {row.state:<15} {tools:<9} {row.detail}")
             if row.state == "needs approval":  # what approving it would let it do
                 for line in row.details:
                     self.line(f"      {line}", style="dim")

@@ -116,6 +116,12 @@ async def _chat(request: Any) -> int:
         code = await asyncio.to_thread(_ask_first, request)
         if code is not None:
             return code
+    elif not sys.stdin.isatty():  # nobody to ask: a home or root folder stops it, as
+        from loom.cli.trust import refuse_unasked  # it stops `loom run`
+
+        code = refuse_unasked(cwd, sys.stderr)
+        if code is not None:
+            return code
     starter = SessionStarter(request)
     repl = ChatRepl(starter)
     try:

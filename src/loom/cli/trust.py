@@ -41,7 +41,12 @@ def trust_command(
         typer.echo(f"loom: warning: {warning}", err=True)
     trust = config.trust
     if revoke:
-        found = trust.revoke()
+        try:
+            found = trust.revoke()
+        except OSError as exc:
+            said = f"loom: error: cannot forget the decision ({exc}); nothing changed"
+            typer.echo(said, err=True)
+            raise typer.Exit(1) from exc
         typer.echo(
             f"Forgot the trust decision for {trust.root}; its settings are ignored until "
             "you trust it again." if found else f"No trust decision was recorded for {trust.root}."
@@ -117,6 +122,9 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     except ConfigError as exc:
         err.print(f"loom: error: {exc}", markup=False)
         return 1
+    trust = config.trust
+    for said in trust.problems if trust is not None else ():  # the trust store's, once:
+        err.print(f"loom: warning: {said}", markup=False)  # the session will not repeat it
     problem = not_a_project(config.project_root)
     if problem is not None:
         err.print(
@@ -127,7 +135,6 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
         if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] "):
             err.print("Not started: `cd` into a project folder and run `loom` there.")
             return 1
-    trust = config.trust
     if trust is None or not trust.needs_question:
         return None
     for line in trust.question_lines():
@@ -139,3 +146,21 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] "))
     err.print(said, markup=False)
     return None
+
+
+def refuse_unasked(cwd: Path, err: Any) -> int | None:
+    """The REPL without a terminal (its input piped): nobody can be asked whether a home
+    or root folder should be the project, so it is refused as `loom run` refuses it.
+    An exit code when the REPL should not open."""
+    from loom.config import find_project
+    from loom.session import not_a_project
+
+    root, _ = find_project(cwd)
+    problem = not_a_project(root)
+    if problem is None:
+        return None
+    err.write(
+        f"loom: error: {problem}; run Loom in a project folder (or `loom run -p TASK "
+        f"--project-root {root}` to use it anyway)\n"
+    )
+    return 2

@@ -76,6 +76,17 @@ def is_secret_name(name: str) -> bool:
     return bool(joined & _SECRET_WORDS) or upper.endswith(("_KEY", "_PWD", "_PASS"))
 
 
+def hide_url_passwords(text: str, hidden: str) -> str:
+    """`text` with the password of each `scheme://user:password@` in it replaced by
+    `hidden`; the rest stays as it is (`postgres://u:<hidden>@h/db`)."""
+
+    def hide(match: re.Match[str]) -> str:
+        scheme, _, rest = match.group(0).partition("://")
+        return f"{scheme}://{rest.partition(':')[0]}:{hidden}@"
+
+    return _URL_WITH_PASSWORD.sub(hide, text)
+
+
 def is_secret_variable(name: str, value: str) -> bool:
     """A secret by its name, or a value that carries a password (`postgres://u:pw@h/db`)."""
     return is_secret_name(name) or bool(_URL_WITH_PASSWORD.search(value or ""))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loom.config import LoomConfig, McpServerSettings
-from loom.config_keys import mcp_server_lines
+from loom.config_keys import mcp_server_lines, visible
 from loom.project_files import OutsideProject, read_project_text
 
 MCP_JSON_NAME = ".mcp.json"
@@ -59,8 +59,8 @@ class ServerSpec:
     def describe(self) -> str:
         """What it runs, in one line (the command line or the URL)."""
         if self.url:
-            return self.url
-        return " ".join([self.command or "?", *self.args])
+            return visible(self.url)
+        return visible(" ".join([self.command or "?", *self.args]))
 
     def details(self) -> list[str]:
         """Everything approving it lets it do: command and args, cwd, env (values masked

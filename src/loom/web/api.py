@@ -393,10 +393,17 @@ async def restore(request: Request) -> JSONResponse:
 
 
 def _sandbox_notice(state: WebState, live: LiveSession) -> None:
-    """Say at session start when agent commands will run unconfined (as the REPL does)."""
+    """Say at session start when agent commands will run unconfined, and which of the
+    project's settings it ignores (as the REPL's header does)."""
     line = state.ws.sandbox_notice()
     if line:
         live.notice("warn", line)
+    trust = state.ws.trust  # answered "Don't trust": no banner, so the session names them
+    ignored = (
+        trust.notice("`loom trust` to change it") if trust and not trust.needs_question else None
+    )
+    if ignored:
+        live.notice("warn", ignored)
     loaded = live.session.instructions_header()  # which AGENTS.md / CLAUDE.md / LOOM.md
     if loaded:
         live.notice("info", loaded[0].upper() + loaded[1:])
