@@ -115,6 +115,9 @@ def test_reload_and_second_tab_mid_stream(
 
 # Records the streaming message's chunks after every DOM change (a MutationObserver sees
 # each one, however many deltas one SSE frame carried), from the page's first moment on.
+# While a reloaded page is still parsing, the stream's element may be there before its
+# chunk, and the stylesheet (which draws the caret) may not have loaded yet: `styled`
+# says whether the caret can be judged.
 STREAM_LOG = """
 window.loomStreamLog = [];
 new MutationObserver(() => {
@@ -125,6 +128,7 @@ new MutationObserver(() => {
     chunks: [...body.children].map((c) => c.textContent),
     loose: [...body.childNodes].some((n) => n.nodeType === Node.TEXT_NODE),
     caret: last ? getComputedStyle(last, '::after').content : 'none',
+    styled: [...document.querySelectorAll('link[rel=stylesheet]')].every((l) => l.sheet),
   });
 }).observe(document, { subtree: true, childList: true, characterData: true });
 """
@@ -135,7 +139,9 @@ def check_stream_log(log: list[dict[str, Any]], full: str) -> None:
         chunks = entry["chunks"]
         assert full.startswith("".join(chunks)), chunks  # nothing lost, doubled or reordered
         assert all(c.endswith("\n") for c in chunks[:-1]), chunks  # a new block = a new line
-        assert not entry["loose"] and entry["caret"] == '"▍"'
+        assert not entry["loose"]
+        if entry["styled"] and chunks:  # the caret sits on the last chunk
+            assert entry["caret"] == '"▍"', entry
 
 
 def test_a_long_answer_streams_in_chunks_and_ends_as_markdown(
