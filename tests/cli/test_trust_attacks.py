@@ -368,3 +368,38 @@ def test_git_pull_that_changes_trusted_settings_untrusts(
     assert "its trusted settings changed" in done.stderr
     shown = loom(["trust", "--show"], project, server).stdout
     assert "~ shell.pass_env (.loom.toml) changed; it was:" in shown and "GITHUB_TOKEN" in shown
+
+
+def test_a_trusted_projects_sync_server_gets_that_projects_threads_only(
+    server: FakeLlmServer, project: Path, capture: Capture, tmp_path: Path
+) -> None:
+    """The queue is the person's: a thread of another project, waiting for the person's
+    own server, is never pushed to the server a trusted project chose."""
+    from loom.session import Workspace
+    from loom.store.credentials import Credentials, save_credentials
+
+    paths = LoomPaths.from_env()
+    mine = "http://127.0.0.1:9"  # nothing listens: the other project's thread stays queued
+    save_credentials(paths, Credentials(server_url=mine, token="loom_tok_0123456789", user="ana"))
+    other = tmp_path / "other-project"
+    other.mkdir()
+    server.add(Turn(text="elsewhere"))
+    assert loom(["run", "-p", "other work"], other, server).returncode == 0
+    elsewhere = LoomPaths.from_env()  # the same data folder: one queue for both projects
+    assert len(json.loads(elsewhere.pending_sync_file.read_text())["entries"]) == 1
+
+    (project / ".loom.toml").write_text(f'[sync]\nserver_url = "{capture.url}"\n')
+    trust(project, server)
+    server.add(Turn(text="here"))
+    assert loom(["run", "-p", "project work"], project, server).returncode == 0
+    store = Workspace.open(project).store
+    try:
+        ours = [t.id for t in store.list(limit=10) if t.title == "project work"]
+        theirs = [t.id for t in store.list(limit=10) if t.title == "other work"]
+        store.drain()
+    finally:
+        store.close()
+    puts = [path.split("?")[0] for method, path, _h in capture.requests if method == "PUT"]
+    pushed = {path.rsplit("/", 1)[-1] for path in puts}
+    assert ours and set(ours) <= pushed  # this project's thread went to its server
+    assert theirs and not set(theirs) & pushed  # the other project's never did

@@ -38,6 +38,16 @@ def open_thread_store(
     return syncing if syncing is not None else local
 
 
+def _project_chose(config: Any) -> bool:
+    """Whether the sync server in effect is the one a trusted project file set (then it
+    gets that project's threads only, not the person's whole queue)."""
+    configured = getattr(getattr(config, "sync", None), "server_url", None)
+    trust = getattr(config, "trust", None)
+    if not configured or trust is None or not trust.applies:
+        return False
+    return any(i.key == "sync.server_url" and i.value == configured for i in trust.items)
+
+
 def open_syncing_store(
     paths: LoomPaths,
     config: Any = None,
@@ -63,6 +73,7 @@ def open_syncing_store(
 
     configured = getattr(getattr(config, "sync", None), "server_url", None)
     client = ThreadSyncClient(configured or creds.server_url, creds.token)
+    project_root = getattr(config, "project_root", None) if _project_chose(config) else None
     return SyncingThreadStore(
         local if local is not None else LocalThreadStore(paths),
         client,
@@ -70,4 +81,5 @@ def open_syncing_store(
         AckedVersions(acked_versions_file(paths)),
         on_event=on_event,
         background=background,
+        only_project=project_root,
     )

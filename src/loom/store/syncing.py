@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from loom.core.clock import now_iso
@@ -83,8 +84,12 @@ class SyncingThreadStore:
         on_event: Callable[[SyncNotice], None] | None = None,
         background: bool = True,
         max_backoff: float = 30.0,
+        only_project: Path | None = None,
     ) -> None:
         self.local = local
+        # A server a (trusted) project chose gets that project's threads only: the
+        # queue is the person's, and other projects' threads wait for their own server.
+        self.only_project = only_project
         self.client = client
         self.queue = queue
         self.acked = acked
@@ -188,6 +193,18 @@ class SyncingThreadStore:
             return
         raise SyncRejected(f"thread {entry.thread_id} kept changing on the server; will retry", 409)
 
+    def _goes_here(self, entry: PendingEntry) -> bool:
+        """Whether this store's server may get `entry`: any, unless the server is one a
+        project chose; then only threads that worked in that project (a delete names no
+        project, so it waits for the person's own server)."""
+        if self.only_project is None:
+            return True
+        if entry.operation is SyncOperation.DELETE:
+            return False
+        thread = self.local.load(entry.thread_id)
+        root = thread.workspace_root if thread is not None else None
+        return root is not None and Path(root).is_relative_to(self.only_project)
+
     def _recorded_private(self, thread_id: str) -> bool:
         """Loom's own record says private (whatever the file says); while the record
         cannot be read nothing is pushed (SyncRejected: the entry stays queued)."""
@@ -255,6 +272,8 @@ class SyncingThreadStore:
         due: list[PendingEntry] = []
         for entry in self.queue.entries():
             wait = entry.due_in(now, cap=self.max_backoff * 10)
+            if not self._goes_here(entry):
+                continue
             if wait > 0:
                 report.next_due = min(wait, report.next_due or wait)
             else:
