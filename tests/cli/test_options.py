@@ -3,10 +3,12 @@ that list a command's real options; `--help` that reads well at 80 columns (issu
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
@@ -50,18 +52,52 @@ def test_an_unknown_option_lists_the_real_ones(
         assert option in said
 
 
-@pytest.mark.parametrize("command", ["run", "resume", "web", "chat"])
+def _left_short(lines: list[str]) -> list[str]:
+    """Prose lines (outside the option boxes) that end early although the next line's
+    first word would have fit: a docstring's line break kept in the middle of a sentence."""
+    prose = [line.rstrip() for line in lines if not line.startswith(("│", "╭", "╰"))]
+    return [
+        a
+        for a, b in itertools.pairwise(prose)
+        if a.strip() and b.strip() and len(a) + 1 + len(b.split()[0]) <= 78
+    ]
+
+
+def _every_command() -> list[str]:
+    """Every command and sub-command of `loom`, as words (`mcp serve`)."""
+    from typer.main import get_command
+
+    from loom.cli.app import build_app
+
+    found: list[str] = []
+
+    def walk(command: Any, path: list[str], parent: Any) -> None:
+        ctx = command.context_class(command, info_name=path[-1] if path else "loom", parent=parent)
+        if path:
+            found.append(" ".join(path))
+        for name in command.list_commands(ctx) if hasattr(command, "list_commands") else []:
+            walk(command.get_command(ctx, name), [*path, name], ctx)
+
+    walk(get_command(build_app()), [], None)
+    return found
+
+
+@pytest.mark.parametrize("command", _every_command())
 def test_help_has_no_type_tags_and_whole_names_at_80_columns(project: Path, command: str) -> None:
-    done = loom_in_process([command, "--help"], project, None, COLUMNS="80")
+    done = loom_in_process([*command.split(), "--help"], project, None, COLUMNS="80")
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
     assert "<bool>" not in done.stdout and "<str>" not in done.stdout
+    assert "LIST[" not in done.stdout.upper()  # a repeatable option: TEXT, a list: TEXT...
     assert "…" not in done.stdout  # no option name cut short
+    assert _left_short(lines) == []
     if command == "run":
         assert "--include-partial-messages" in done.stdout
     if command in ("resume", "web"):
         assert "--model" in done.stdout
+    if command == "search":
+        assert "TEXT..." in done.stdout  # its words: a list argument
 
 
 def test_a_run_loads_no_help_rendering(project: Path) -> None:

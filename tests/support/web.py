@@ -43,6 +43,7 @@ class WebServer:
     project: Path
     home: Path
     output: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None  # fills `output`; ends with the process's output
 
     def threads(self) -> list[Path]:
         return sorted((self.home / "data" / "threads").glob("T-*.json"))
@@ -73,14 +74,16 @@ def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> 
                 ready.set()
         ready.set()
 
-    threading.Thread(target=read, daemon=True).start()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     if not ready.wait(60) or not found:
         process.kill()
         raise AssertionError("loom web did not start:\n" + "".join(output))
     url = found[0]
     port = int(re.search(r":(\d+)/", url).group(1))  # type: ignore[union-attr]
     token = url.split("token=", 1)[1]
-    return WebServer(url, f"http://127.0.0.1:{port}", token, port, process, project, home, output)
+    base = f"http://127.0.0.1:{port}"
+    return WebServer(url, base, token, port, process, project, home, output, reader)
 
 
 def stop_web(running: WebServer) -> None:

@@ -1,6 +1,7 @@
-"""`--help` that reads well at 80 columns: no `<bool>` / `<str>` type tags (a flag shows
-nothing, a value a word such as TEXT or N), and option and command names never cut to
-`--include-partial-mess…` (their column keeps its width; the help text wraps instead).
+"""`--help` that reads well at 80 columns: no `<bool>` / `<str>` / `list[str]` type tags (a
+flag shows nothing, a value a word such as TEXT or N), option and command names never cut
+to `--include-partial-mess…` (their column keeps its width; the help text wraps instead),
+and a docstring's paragraphs flow (no word left alone on a line by a source line break).
 
 Typer draws help with rich; these adjust its rendering once, when the app is built.
 """
@@ -24,10 +25,27 @@ def value_word(param: Any, ctx: Any) -> str | None:
     if param.metavar is not None:
         return str(param.metavar)
     tag = _TyperParameter.display_type(param, ctx).strip("<>")
+    if tag.startswith("list[") and tag.endswith("]"):  # a repeatable option, a list argument
+        tag = tag[5:-1].lower()
     word = _WORDS.get(tag, tag if "|" in tag else tag.upper())
     if word and param.nargs != 1:
         word += "..."
     return word or None
+
+
+def _keeps_breaks(paragraph: str) -> bool:
+    """A paragraph laid out by line (a list, an indented example, a `\\b` block)."""
+    lines = paragraph.split("\n")
+    return paragraph.startswith("\b") or any(
+        line[:1].isspace() or line.lstrip().startswith(("- ", "* ", "• ")) for line in lines
+    )
+
+
+def reflowed(paragraphs: list[str], markup_mode: Any = None) -> str:
+    """A help text's later paragraphs as flowing text: typer's rich mode keeps every line
+    break of the docstring, so a source line wider than the terminal left a word or two
+    on a line of its own. Lists and indented blocks keep their lines."""
+    return "\n\n".join(p if _keeps_breaks(p) else " ".join(p.split()) for p in paragraphs)
 
 
 def _no_such_option(error: Any) -> str:
@@ -81,3 +99,4 @@ def apply() -> None:
     core.TyperOption.display_type_rich = value_word  # type: ignore[method-assign]
     core._TyperParameter.display_type_rich = value_word  # type: ignore[method-assign]
     rich_utils.Table = NamesKeptTable  # type: ignore[misc]
+    rich_utils._fix_linebreaks = reflowed  # type: ignore[attr-defined]

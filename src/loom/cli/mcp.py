@@ -266,4 +266,6 @@ def serve_command(
     except KeyboardInterrupt:
         pass
     except OSError as exc:
+        if not http:
+            raise _fail(f"cannot serve on stdin/stdout: {exc}") from exc
         raise _fail(f"cannot serve on 127.0.0.1:{port} ({exc}); pick another --port") from exc

@@ -10,6 +10,7 @@ def make_prompt(repl: Any) -> Any:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
+    from loom.cli.paste_keys import paste_bindings
     from loom.cli.repl_complete import ReplCompleter
     from loom.paths import LoomPaths
 
@@ -27,6 +28,7 @@ def make_prompt(repl: Any) -> Any:
         completer=ReplCompleter(repl),
         complete_while_typing=False,  # Tab completes; typing is never interrupted
         reserve_space_for_menu=4,
+        key_bindings=paste_bindings(),  # a paste typed key by key: one insert per run
     )
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hmac
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
+
+import anyio
 
 from loom.mcp.server import build_server
 from loom.session import ToolAccess, Workspace
@@ -17,14 +19,22 @@ PATH = "/mcp"
 async def serve_stdio(
     workspace: Workspace, *, allow: Iterable[str] = (), include_private: bool = False
 ) -> None:
-    """Serve one client on this process's stdin/stdout until it closes them."""
+    """Serve one client on this process's stdin/stdout until it closes them (or a signal
+    cancels this: stdin is read by the loop, so that never waits for the client)."""
     from mcp.server.stdio import stdio_server
+
+    from loom.mcp.stdin_pipe import loop_stdin
 
     access = ToolAccess(workspace, allow=allow, include_private=include_private)
     server = build_server(access)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with (
+            loop_stdin() as stdin,
+            stdio_server(stdin=cast("Any", stdin)) as (read_stream, write_stream),
+        ):
             await server.run(read_stream, write_stream, server.create_initialization_options())
+    except* anyio.BrokenResourceError:
+        pass  # a line still on its way when a signal stopped the server: nobody reads it now
     finally:
         await access.aclose()
         await workspace.shutdown()

@@ -9,6 +9,7 @@ sidebar's live-session list when a badge changes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from sse_starlette.sse import EventSourceResponse
 from starlette.requests import Request
 from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
 
 from loom.web.live import Client
 from loom.web.state import WebState
@@ -33,7 +35,7 @@ async def events(request: Request) -> EventSourceResponse:
     last_id = request.headers.get("last-event-id", "")
     if last_id.isdigit():
         after = max(after, int(last_id))
-    return EventSourceResponse(
+    return _EndedStream(
         _follow(request, state, session, after),
         ping=PING_SECONDS,
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
@@ -82,6 +84,28 @@ async def _follow(
         state.hub.sidebar_clients.discard(client)
         if live is not None:
             live.detach(client)
+
+
+class _EndedStream(EventSourceResponse):
+    """A stream that ends its response even when the server stops it: on Ctrl-C the SSE
+    library cancels the stream and returns without the closing message, and uvicorn then
+    printed "ERROR: ASGI callable returned without completing response" for every open
+    tab on the terminal of the person who pressed it."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sent = {"start": False, "end": False}
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                sent["start"] = True
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                sent["end"] = True
+            await send(message)
+
+        await super().__call__(scope, receive, watched)
+        if sent["start"] and not sent["end"]:
+            with contextlib.suppress(Exception):  # the client may be gone already
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _plain(payload: dict[str, Any]) -> bytes:
