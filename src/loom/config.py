@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from loom import defaults
 from loom.config_keys import drop_loosening, take_powerful
+from loom.config_keys import visible as visible  # faces show project values through it
 from loom.core.errors import LoomError
 from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS
 from loom.paths import LoomPaths

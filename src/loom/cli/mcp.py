@@ -64,7 +64,7 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.
     if not rows:
         typer.echo("No MCP servers. Add one: loom mcp add NAME -- COMMAND ARGS... (or --url URL)")
         return
-    from loom.config_keys import visible
+    from loom.config import visible
 
     names = {row.name: visible(row.name) for row in rows}  # a project's: anything at all
     width = max(len(name) for name in names.values())

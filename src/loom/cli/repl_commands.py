@@ -289,7 +289,7 @@ class SlashCommands:
         if not rows:
             self.line("No MCP servers in this session; `loom mcp add` configures one.")
             return
-        from loom.config_keys import visible  # a project's server names may hold anything
+        from loom.config import visible  # a project's server names may hold anything
 
         for row in rows:
             tools = f"{row.tools} tools" if row.state == "ready" else ""
