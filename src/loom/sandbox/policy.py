@@ -5,9 +5,11 @@ Writable: the project root (unless it is the home folder, `/` or a folder holdin
 where Loom was started never opens those), the system temp folder and `[sandbox]
 writable`. Everything else is read-only. A few paths that would let a command reach
 beyond the sandbox later stay read-only too: the repository's whole `.git` (see
-`gitdirs.py`) and the project's `.loom.toml`, `.mcp.json` and `.loom/` when they exist.
-New ones cannot be mounted (a mount needs an existing path): `sweep.py` takes away any a
-command creates, before Loom reads them.
+`gitdirs.py`), the folder `core.hooksPath` names when it exists (`.githooks`, husky's
+`.husky/_`: the person's own next `git commit` runs what is there) and the project's
+`.loom.toml`, `.mcp.json` and `.loom/` when they exist. New ones cannot be mounted (a
+mount needs an existing path): `sweep.py` takes away any a command creates, before Loom
+reads them.
 
 Hidden: Loom's own folders (data, state, cache, config: threads, loom.db with its grants
 and MCP approvals, trust.json, checkpoints, pending.json, the user config). Loom acts on
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from loom._gitsafe import hooks_folder
 from loom.sandbox.gitdirs import git_dirs
 from loom.sandbox.limits import Limits
 
@@ -67,6 +70,9 @@ class SandboxPolicy:
         create a repository during a session)."""
         here = [self.project_root / rel for rel in PROTECTED_IN_PROJECT]
         found = git_dirs(self.project_root)
+        hooks = hooks_folder(str(self.project_root)) if found else None
+        if hooks is not None and os.path.isdir(hooks):  # `core.hooksPath`: `.husky/_`
+            here.append(Path(hooks))
         for path in (*here, *self.nested_git):
             if os.path.lexists(path) and _real(path) not in found:
                 found.append(_real(path))
