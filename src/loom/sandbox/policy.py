@@ -184,3 +184,18 @@ def loom_folders(paths: Any) -> tuple[tuple[Path, str], ...]:
         (paths.cache, "Loom cache"),
         (paths.config, "Loom user config"),
     )
+
+
+def exposed_code(writable: list[Path]) -> list[Path]:
+    """Loom's own code (its package, the Python environment it runs from) that lies in
+    one of the `writable` folders: a command could change what the next `loom` runs,
+    outside the sandbox. Not made read-only (the agent's `pip install` into a project's
+    own environment would fail, and Loom's dependencies live there too); `loom sandbox
+    check` warns instead."""
+    import sys
+
+    import loom
+
+    places = sorted({_real(Path(loom.__file__).parent), _real(Path(sys.prefix))})
+    roots = [_real(path) for path in writable]
+    return [p for p in places if any(p == root or root in p.parents for root in roots)]
