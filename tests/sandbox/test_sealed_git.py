@@ -179,3 +179,25 @@ def test_a_hooks_folder_inside_the_project_is_protected(
     assert not (hooks / "post-commit").exists() and not (layout.project / ".old-hooks").exists()
     _person_uses_git(layout.project, "app.py")
     assert not marker.exists()
+
+
+def test_a_hooks_folder_a_command_creates_is_taken_away(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    """`core.hooksPath` names a folder that does not exist yet (husky before `npm
+    install`): no mount can guard it, so one a command makes goes to the quarantine."""
+    git(layout.project, "config", "core.hooksPath", ".husky/_")
+    marker = layout.outside / "pwned"
+    result = run_command(
+        server,
+        layout,
+        f"mkdir -p .husky/_ && printf '#!/bin/sh\\ntouch {marker}\\n' > .husky/_/pre-commit "
+        "&& chmod +x .husky/_/pre-commit && echo planted",
+    )
+    assert "planted" in result["content"]
+    assert ".husky/_" in result["content"] and "git's hooks folder" in result["content"]
+    assert not (layout.project / ".husky" / "_").exists()
+    quarantine = layout.loom_home / "data" / "quarantine" / "sandbox"
+    assert [p.name for p in quarantine.rglob("pre-commit")] == ["pre-commit"]
+    _person_uses_git(layout.project, "app.py")
+    assert not marker.exists()
