@@ -207,6 +207,8 @@ class Sandbox:
         group = self._group() if self.backend.name == "bubblewrap" else None
         if group is not None and cgroup_parents().caps_memory:
             policy = dataclasses.replace(policy, memory_by_cgroup=True)
+        if group is not None and cgroup_parents().caps_processes:
+            policy = dataclasses.replace(policy, processes_by_cgroup=True)
         wrapped, fds = self.backend.wrap(policy, argv, cwd)
         if group is not None:
             wrapped = join_then_exec(group, wrapped)

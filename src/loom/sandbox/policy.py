@@ -57,6 +57,7 @@ class SandboxPolicy:
     quarantine: Path | None = None  # where files a command may not create are moved
     limits: Limits = field(default_factory=Limits)  # processes, memory, file size
     memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
+    processes_by_cgroup: bool = False  # this launch caps processes with a cgroup
     nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
 
     def writable_paths(self) -> list[Path]:
