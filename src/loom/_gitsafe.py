@@ -278,3 +278,52 @@ async def _run_async(
             return None
         raise
     return subprocess.CompletedProcess(argv, process.returncode or 0, out, err)
+
+
+# root -> (the stats of the config files read, the answer)
+_hooks_seen: dict[str, tuple[tuple[tuple[int, int], ...], tuple[str, ...], str | None]] = {}
+
+
+def hooks_folder(root: str) -> str | None:
+    """The folder git takes hooks from in the repository around `root` when
+    `core.hooksPath` names one (any config scope; absolute, a relative value taken from
+    the top of the work tree as git does), else None (hooks in `.git/hooks`, no
+    repository, no git). Reading config runs nothing. Cached while the repository's
+    and the person's git config files are unchanged."""
+    cached = _hooks_seen.get(root)
+    if cached is not None and _stats(cached[1]) == cached[0]:
+        return cached[2]
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--path-format=absolute", "--git-common-dir",
+             "--git-path", "hooks"],
+            cwd=root, env=hardened_env(), capture_output=True, timeout=10,
+            stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = out.stdout.decode("utf-8", "replace").splitlines()
+    if out.returncode != 0 or len(lines) != 2:
+        return None
+    common, hooks = lines
+    found = None if os.path.normpath(hooks) == os.path.join(common, "hooks") else hooks
+    files = (os.path.join(common, "config"), *_person_configs())
+    _hooks_seen[root] = (_stats(files), files, found)
+    return found
+
+
+def _person_configs() -> tuple[str, ...]:
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"))
+
+
+def _stats(files: Sequence[str]) -> tuple[tuple[int, int], ...]:
+    found: list[tuple[int, int]] = []
+    for file in files:
+        try:
+            info = os.stat(file)
+            found.append((info.st_mtime_ns, info.st_size))
+        except OSError:
+            found.append((0, 0))
+    return tuple(found)

@@ -6,6 +6,7 @@ private one unless started with --include-private."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +34,51 @@ async def call(project: Path, tool: str, args: dict[str, Any], *flags: str, **kw
         return await client.call_tool(tool, args)
 
 
+REACH = """
+import os, socket, sys
+port, host_pid = int(sys.argv[1]), int(sys.argv[2])
+try:
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    print("reached the host port")
+except OSError as exc:
+    print("no host port:", exc)
+try:
+    os.kill(host_pid, 0)
+    print("saw a host process")
+except OSError as exc:
+    print("no host process:", exc)
+"""
+
+
 async def test_shell_runs_in_the_sandbox_of_a_session(proj: Path, tmp_path: Path) -> None:
+    """The issue's finding: the served shell wrote outside the project, saw host
+    processes and reached a host TCP port."""
+    import socket
+
     require_sandbox()
     outside = tmp_path / "outside"  # neither the project nor the (separate) system temp
     outside.mkdir()
     systmp = tmp_path / "systmp"
     systmp.mkdir()
-    command = f"echo inside > in.txt; touch {outside / 'marker'}; echo done"
-    result = await call(proj, "shell", {"command": command}, "--allow", "shell", TMPDIR=str(systmp))
+    (proj / "reach.py").write_text(REACH)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        command = (
+            f"echo inside > in.txt; touch {outside / 'marker'}; "
+            f"python3 reach.py {port} {os.getpid()}; ps -e | wc -l; echo done"
+        )
+        result = await call(
+            proj, "shell", {"command": command}, "--allow", "shell", TMPDIR=str(systmp)
+        )
+    text = text_of(result)
     assert (proj / "in.txt").read_text() == "inside\n"  # it ran...
     assert not (outside / "marker").exists()  # ...confined to the project
-    assert "Read-only file system" in text_of(result) or "denied" in text_of(result)
+    assert "Read-only file system" in text or "denied" in text
+    assert "no host port:" in text and "no host process:" in text, text
+    processes = int(text.split("no host process:", 1)[1].splitlines()[1])
+    assert processes < 10, text  # its own PID namespace: bwrap, the shell, ps, wc
 
 
 async def test_without_a_sandbox_an_allowed_shell_still_asks(proj: Path, loom_home: Path) -> None:
@@ -111,16 +146,23 @@ async def test_thread_tools_see_only_this_projects_shareable_threads(
     async with Client(serve_stdio_params(proj), mode="legacy") as client:
         found = json.loads(text_of(await client.call_tool("thread_search", {"query": "zebra"})))
         resources = (await client.list_resources()).resources
-        shown = {}
+        shown, read = {}, {}
         for name, thread_id in threads.items():
             shown[name] = await client.call_tool("thread_show", {"id": thread_id})
+            try:
+                contents = (await client.read_resource(f"loom://threads/{thread_id}")).contents
+                read[name] = "\n".join(getattr(part, "text", "") for part in contents)
+            except Exception as exc:  # the SDK raises the server's error
+                read[name] = f"refused: {exc}"
     assert {hit["id"] for hit in found} == {threads["here"], threads["subfolder"]}
     listed = {str(resource.uri).rsplit("/", 1)[-1] for resource in resources}
     assert listed == {threads["here"], threads["subfolder"]}
     assert not shown["here"].is_error and "zebra here" in text_of(shown["here"])
+    assert "zebra here" in read["here"] and "zebra below" in read["subfolder"]
     for name in ("private", "flipped", "elsewhere"):
         assert shown[name].is_error and "no thread" in text_of(shown[name]), name
         assert "zebra" not in text_of(shown[name])
+        assert read[name].startswith("refused:") and "no thread" in read[name], read[name]
 
 
 async def test_include_private_shows_this_projects_private_threads_only(

@@ -50,6 +50,17 @@ FLOORED = [
     "timeout 5 mkfs.ext4 /dev/sda",
     "busybox dd if=/dev/zero of=/dev/sda",
     "timeout 9 chmod -R 777 /",
+    # the same targets spelled with `.` and `..` steps
+    "rm -rf /./usr",
+    "rm -rf /home/../usr",
+    "busybox rm -rf /./",
+    "rm -rf //usr/.",
+    "rm -rf ~/./",
+    "rm -rf $HOME/x/..",
+    "find /. -delete",
+    "find ./. -delete",
+    "rsync -a --delete empty/ /.",
+    "chmod -R 777 /usr/../",
 ]
 
 ORDINARY = [
@@ -63,6 +74,8 @@ ORDINARY = [
     "xargs -n1 echo",
     "rm -rf build",
     "env FOO=1 python x.py",
+    "rm -rf build/../dist",
+    "find ./. -name '*.o' -delete",
 ]
 
 

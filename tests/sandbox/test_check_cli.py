@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.support.loom_cli import Done, loom_in_process
@@ -18,6 +19,8 @@ def loom_sandbox_check(cwd: Path, *args: str) -> Done:
 def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: Path) -> None:
     require_sandbox()
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".githooks").mkdir()
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", ".githooks"])
     done = loom_sandbox_check(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -36,6 +39,8 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     # this project's own protected list, proven live
     assert f"  ok   hidden {(loom_home / 'data').resolve()}: empty and read-only inside" in out
     assert f"  ok   read-only {(tmp_path / '.git').resolve()}: a write was refused" in out
+    assert f"  ok   read-only {(tmp_path / '.githooks').resolve()}: a write was refused" in out
+    assert "Warning: Loom's own code" not in out
     assert not list((tmp_path / ".git").glob(".loom-sandbox-probe"))
     assert "Not sandboxed: language servers" in out
 
@@ -43,7 +48,22 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert report["mode"] == "on" and report["backend"].startswith("bubblewrap")
     assert report["network"] is False
     assert all(probe["passed"] for probe in report["probes"]), report["probes"]
-    assert len(report["probes"]) == len(probes) + 4 + 1  # 4 Loom folders, .git
+    assert len(report["probes"]) == len(probes) + 4 + 2  # 4 Loom folders, .git, .githooks
+    assert report["loom_code_writable"] == []
+
+
+def test_check_warns_when_looms_own_code_is_writable(tmp_path: Path, loom_home: Path) -> None:
+    """Loom installed into a folder commands may write (the project's own virtualenv):
+    a command could change the code the next `loom` runs outside the sandbox."""
+    require_sandbox()
+    config = loom_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f"[sandbox]\nwritable = [{json.dumps(sys.prefix)}]\n")
+    done = loom_sandbox_check(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Warning: Loom's own code ({Path(sys.prefix).resolve()}" in done.stdout
+    report = json.loads(loom_sandbox_check(tmp_path, "--json").stdout)
+    assert str(Path(sys.prefix).resolve()) in report["loom_code_writable"]
 
 
 def test_check_with_the_sandbox_off(tmp_path: Path, loom_home: Path) -> None:

@@ -1,6 +1,7 @@
 """Issue 20, route 8: `[sandbox] max_processes / max_memory_mb / max_file_mb` stop a fork
 bomb, a runaway allocation and a huge file, for root too (these tests run as whatever
-user runs them; as root RLIMIT_NPROC alone would not hold, the cgroup does). Real
+user runs them; as root RLIMIT_NPROC alone would not hold: the cgroup does, or without
+one the watcher of `loom.sandbox.process_watch`). Real
 `loom run --yes` and bubblewrap."""
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import os
 
 import pytest
 
-from loom.sandbox.limits import cgroup_parents
 from tests.fakes.llm_server import FakeLlmServer
 from tests.support.sandbox import Layout, run_command
 
@@ -38,18 +38,29 @@ def limited(layout: Layout) -> Layout:
     return layout
 
 
-def _needs_process_cap() -> None:
-    if os.geteuid() == 0 and not cgroup_parents().caps_processes:
-        pytest.skip("root without a cgroup Loom can make: only the time limit holds here")
-
-
 def test_a_fork_bomb_is_stopped(server: FakeLlmServer, limited: Layout) -> None:
-    _needs_process_cap()
     (limited.project / "bomb.py").write_text(FORK_BOMB)
     result = run_command(server, limited, "python3 bomb.py")
     assert "stopped after" in result["content"], result["content"]
     made = int(result["content"].split("stopped after", 1)[1].split()[0])
     assert made < 40
+
+
+def test_as_root_without_a_cgroup_a_fork_bomb_is_still_stopped(
+    server: FakeLlmServer, limited: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root in a container whose cgroups Loom may not write: RLIMIT_NPROC never holds
+    root, so the watcher inside the sandbox stops the command (issue 20, route 8)."""
+    if os.geteuid() != 0:
+        pytest.skip("RLIMIT_NPROC holds a user who is not root")
+    import loom.sandbox.backend
+
+    monkeypatch.setattr(loom.sandbox.backend, "make_group", lambda limits: None)
+    (limited.project / "bomb.sh").write_text(":(){ :|:& };:\nsleep 20\necho survived\n")
+    result = run_command(server, limited, "bash bomb.sh")
+    assert result.get("is_error") is True
+    assert "more than 40 processes" in result["content"], result["content"]
+    assert "survived" not in result["content"]
 
 
 def test_a_file_past_the_limit_is_cut_short(server: FakeLlmServer, limited: Layout) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import struct
+import sys
 import tempfile
 from pathlib import Path
 
@@ -85,6 +87,11 @@ def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
     assert argv[-3:] == ["bash", "-c", "make"]  # after the rlimits (prlimit ... --)
     argv, fds = backend.wrap(_policy(network=True), ["true"], Path("/"))
     assert "--unshare-net" not in argv and "--seccomp" not in argv and fds == ()
+    # root whose processes no cgroup caps: the watcher runs the command (process_watch)
+    watched = sys.executable in argv and str(_policy().limits.max_processes) in argv
+    assert watched == (os.geteuid() == 0)
+    capped = dataclasses.replace(_policy(network=True), processes_by_cgroup=True)
+    assert sys.executable not in backend.wrap(capped, ["true"], Path("/"))[0]
 
 
 def test_mount_plan_hides_loom_folders_and_pins_their_parents() -> None:

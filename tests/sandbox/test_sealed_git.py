@@ -152,3 +152,52 @@ def test_a_nested_repository_git_is_protected_too(server: FakeLlmServer, layout:
     assert "fsmonitor" not in (nested / ".git" / "config").read_text()
     _person_uses_git(nested, "x.txt")
     assert not marker.exists()
+
+
+def test_a_hooks_folder_inside_the_project_is_protected(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    """`core.hooksPath` naming a folder of the project (`.githooks`, husky's `.husky/_`):
+    a hook planted there would run in the person's own next `git commit`."""
+    hooks = layout.project / ".githooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-commit").chmod(0o755)
+    git(layout.project, "config", "core.hooksPath", ".githooks")
+    marker = layout.outside / "pwned"
+    hook = f"#!/bin/sh\\ntouch {marker}\\n"
+    result = run_command(
+        server,
+        layout,
+        f"printf '{hook}' > .githooks/pre-commit; printf '{hook}' > .githooks/post-commit; "
+        f"chmod +x .githooks/post-commit; mv .githooks .old-hooks; "
+        f"mkdir -p x && printf '{hook}' > x/pre-commit && chmod +x x/pre-commit && "
+        "mv x .githooks; echo done",
+    )
+    assert "Read-only file system" in result["content"], result["content"]
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (hooks / "post-commit").exists() and not (layout.project / ".old-hooks").exists()
+    _person_uses_git(layout.project, "app.py")
+    assert not marker.exists()
+
+
+def test_a_hooks_folder_a_command_creates_is_taken_away(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    """`core.hooksPath` names a folder that does not exist yet (husky before `npm
+    install`): no mount can guard it, so one a command makes goes to the quarantine."""
+    git(layout.project, "config", "core.hooksPath", ".husky/_")
+    marker = layout.outside / "pwned"
+    result = run_command(
+        server,
+        layout,
+        f"mkdir -p .husky/_ && printf '#!/bin/sh\\ntouch {marker}\\n' > .husky/_/pre-commit "
+        "&& chmod +x .husky/_/pre-commit && echo planted",
+    )
+    assert "planted" in result["content"]
+    assert ".husky/_" in result["content"] and "git's hooks folder" in result["content"]
+    assert not (layout.project / ".husky" / "_").exists()
+    quarantine = layout.loom_home / "data" / "quarantine" / "sandbox"
+    assert [p.name for p in quarantine.rglob("pre-commit")] == ["pre-commit"]
+    _person_uses_git(layout.project, "app.py")
+    assert not marker.exists()

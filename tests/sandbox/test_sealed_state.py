@@ -1,4 +1,4 @@
-"""Issue 20, routes 1 and 2: a sandboxed command cannot reach Loom's own state (the
+"""Issue 20, routes 1, 2 and 3: a sandboxed command cannot reach Loom's own state (the
 checkpoint store's git config, loom.db's grants and MCP approvals, trust.json, threads),
 so nothing it plants there runs later outside the sandbox. Real `loom run --yes`, real
 bubblewrap, real git and SQLite. Loom's home lies inside the writable temp folder here,
@@ -9,6 +9,7 @@ that folder is writable by no sandboxed command."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLlmServer
 from tests.support.git import init_repo
+from tests.support.loom_cli import loom_in_process
 from tests.support.sandbox import Layout, require_sandbox, run_command
 
 
@@ -112,3 +114,72 @@ def test_loom_home_cannot_be_moved_aside_and_replaced(
     assert not Path(f"{home}.old").exists()
     assert (home / "data" / "loom.db").is_file()
     assert not (home / "data.old").exists()
+
+
+PLANT_THREADS = """
+import glob, json, os, sys
+home, marker = sys.argv[1], sys.argv[2]
+option = "--output=" + marker
+
+
+def attempt(what, action):
+    try:
+        action()
+        print("done:", what)
+    except OSError as exc:
+        print("refused:", what, exc)
+
+
+def flip():
+    names = glob.glob(home + "/data/threads/*.json")
+    print("threads seen:", len(names))
+    for name in names:
+        data = json.load(open(name))
+        data.update(is_private=False, visibility="organization", git_initial_commit_sha=option)
+        json.dump(data, open(name, "w"))
+    open(home + "/data/threads/probe.json", "w").close()
+
+
+def queue():
+    os.makedirs(home + "/state/sync", exist_ok=True)
+    with open(home + "/state/sync/pending.json", "w") as out:
+        json.dump([{"thread_id": "T-planted", "op": "upsert"}], out)
+
+
+def plant():
+    with open(home + "/data/threads/T-planted.json", "w") as out:
+        json.dump({"id": "T-planted", "git_initial_commit_sha": option}, out)
+
+
+attempt("flip", flip)
+attempt("queue", queue)
+attempt("plant", plant)
+"""
+
+
+def test_thread_files_and_the_sync_queue_are_out_of_reach(
+    server: FakeLlmServer, layout: Layout
+) -> None:
+    """Route 3 from inside the sandbox: flip a private thread to shared, queue it for
+    sync, and give threads a git option for a starting commit."""
+    run_command(server, layout, "true", "--private")
+    home = layout.loom_home
+    threads = sorted((home / "data" / "threads").glob("*.json"))
+    assert threads, "the private run should have saved its thread"
+    before = {path: path.read_bytes() for path in threads}
+    marker = layout.outside / "pwned"
+    (layout.project / "plant.py").write_text(PLANT_THREADS)
+    result = run_command(server, layout, f"python3 plant.py {home} {marker}")
+    content = result["content"]
+    assert "threads seen: 0" in content, content  # hidden: not even listed
+    for what in ("flip", "queue", "plant"):
+        assert f"refused: {what}" in content and f"done: {what}" not in content, content
+    assert {path: path.read_bytes() for path in threads} == before
+    assert json.loads(threads[0].read_text())["is_private"] is True
+    assert not (home / "data" / "threads" / "T-planted.json").exists()
+    assert not (home / "state" / "sync" / "pending.json").exists()
+    listed = loom_in_process(["list", "--json"], layout.project, server)
+    assert "T-planted" not in listed.stdout
+    rows = {row["id"]: row for row in json.loads(listed.stdout)}
+    assert all(rows[path.stem]["is_private"] for path in threads)
+    assert not marker.exists()

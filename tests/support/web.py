@@ -49,11 +49,17 @@ class WebServer:
         return sorted((self.home / "data" / "threads").glob("T-*.json"))
 
 
-def start_web(project: Path, server: FakeLlmServer, home: Path, *extra: str) -> WebServer:
-    """`loom web --no-open --port 0 EXTRA` in `project`; returns once it says it is ready."""
+def start_web(
+    project: Path, server: FakeLlmServer, home: Path, *extra: str, browser: str | None = None
+) -> WebServer:
+    """`loom web --no-open --port 0 EXTRA` in `project`; returns once it says it is ready.
+    `browser`: open one instead of `--no-open` (the `BROWSER` command, `%s` the page)."""
     env = {**os.environ, **provider_env(server), "LOOM_HOME": str(home)}
+    opening = ["--no-open"]
+    if browser is not None:
+        env["BROWSER"], opening = browser, []
     process = subprocess.Popen(
-        [sys.executable, "-m", "loom", "web", "--no-open", "--port", "0", *extra],
+        [sys.executable, "-m", "loom", "web", *opening, "--port", "0", *extra],
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,

@@ -51,6 +51,7 @@ def check_command(
                         for p in report.probes
                     ],
                     "missing_writable": report.missing,
+                    "loom_code_writable": [str(p) for p in report.exposed],
                 },
                 indent=2,
             )
@@ -90,7 +91,7 @@ def render_report(report: object, network: bool) -> list[str]:
         lines.append("Hidden (Loom's own state; an empty read-only folder inside):")
         lines += [f"  {path}  ({why})" for path, why in report.hidden]
     if report.protected:
-        lines.append("Read-only (git's folders; Loom's project files that exist):")
+        lines.append("Read-only (git's folders and hooks folder; Loom's project files that exist):")
         lines += [f"  {path}" for path in report.protected]
     lines.append("Enforced:")
     lines += [f"  {line}" for line in report.enforced]
@@ -106,6 +107,12 @@ def render_report(report: object, network: bool) -> list[str]:
         "Not sandboxed: language servers Loom starts, and Loom's own file tools (those "
         "are confined to the project by the tools themselves)."
     )
+    if report.exposed:
+        lines.append(
+            f"Warning: Loom's own code ({', '.join(map(str, report.exposed))}) lies in a writable "
+            "folder, so a command could change what the next `loom` runs outside the "
+            "sandbox; install Loom outside the project (pipx, `uv tool install`) to close that."
+        )
     if not network:
         lines.append("Network: turn it on with `[sandbox] network = true` in your user config.")
     return lines

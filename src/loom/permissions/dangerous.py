@@ -9,6 +9,7 @@ the machine down.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from loom.permissions.bash_syntax import parse
@@ -46,7 +47,30 @@ _SYSTEM_DIRS = {
 
 
 def _root_like(target: str) -> bool:
-    """`/`, `/*`, `~`, `$HOME`, `/usr`, `.`, `..`, `*`: targets of a wipe-everything."""
+    """`/`, `/*`, `~`, `$HOME`, `/usr`, `.`, `..`, `*`: targets of a wipe-everything,
+    also spelled with `.` and `..` steps (`/./usr`, `/home/../usr`, `~/.`)."""
+    return _root_like_as_written(target) or _root_like_as_written(_normal(target))
+
+
+_HOME_PREFIXES = ("~", "${HOME}", "$HOME")
+
+
+def _normal(target: str) -> str:
+    """`target` with `//`, `.` and `..` steps folded as the path would resolve (symlinks
+    aside): `/./usr` -> `/usr`, `/home/../` -> `/`, `~/.` -> `~`, `././` -> `.`."""
+    for prefix in _HOME_PREFIXES:
+        if target == prefix or target.startswith(prefix + "/"):
+            rest = _fold("/" + target[len(prefix) :])
+            return prefix if rest == "/" else prefix + rest
+    return _fold(target) if target else target
+
+
+def _fold(path: str) -> str:
+    folded = posixpath.normpath(path)
+    return "/" + folded.lstrip("/") if folded.startswith("//") else folded
+
+
+def _root_like_as_written(target: str) -> bool:
     bare = target.rstrip("/") or "/"
     if bare in {"/", "/*", "~", "~/*", "$HOME", "${HOME}", "$HOME/*", ".", "..", "*", "./*"}:
         return True
@@ -173,7 +197,7 @@ def _find_reason(args: tuple[str, ...]) -> str | None:
             deletes = deletes or program in _DESTRUCTIVE or program in {"sh", "bash"}
     if not deletes:
         return None
-    if any(_root_like(s) and s.rstrip("/") not in {".", "..", "*", "./*"} for s in starts):
+    if any(_root_like(s) and _normal(s).rstrip("/") not in {".", "..", "*", "./*"} for s in starts):
         return "find deleting files under the root or home folder"
     if (not starts or any(map(_root_like, starts))) and not _FIND_SELECTORS & set(args):
         return "find deleting every file of the project"

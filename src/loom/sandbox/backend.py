@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from loom._gitsafe import hooks_folder
+from loom.sandbox.gitdirs import git_dirs
 from loom.sandbox.limits import CommandGroup, cgroup_parents, join_then_exec, make_group
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.refusals import explain_refusal, swept_note
-from loom.sandbox.sweep import Sweeper, started
+from loom.sandbox.sweep import Sweeper, started, take_away_new
 
 SMOKE_TIMEOUT_S = 10.0
 
@@ -130,6 +132,17 @@ def _sweep_roots(policy: SandboxPolicy) -> list[Path]:
     return [path for path in policy.writable_paths() if path == root or root in path.parents]
 
 
+def _missing_hooks_folder(policy: SandboxPolicy) -> Path | None:
+    """The folder `core.hooksPath` names when it lies in the project and does not exist
+    (an existing one is mounted read-only): one a command makes is taken away after it."""
+    root = policy.project_root
+    named = hooks_folder(str(root)) if git_dirs(root) else None
+    if named is None or os.path.lexists(named):
+        return None
+    path = Path(os.path.normpath(named))
+    return path if root in path.parents else None
+
+
 class Sandbox:
     """The launcher for one session's agent commands."""
 
@@ -194,11 +207,14 @@ class Sandbox:
         group = self._group() if self.backend.name == "bubblewrap" else None
         if group is not None and cgroup_parents().caps_memory:
             policy = dataclasses.replace(policy, memory_by_cgroup=True)
+        if group is not None and cgroup_parents().caps_processes:
+            policy = dataclasses.replace(policy, processes_by_cgroup=True)
         wrapped, fds = self.backend.wrap(policy, argv, cwd)
         if group is not None:
             wrapped = join_then_exec(group, wrapped)
 
         sweepers, root = self._sweepers, policy.project_root
+        hooks = _missing_hooks_folder(policy) if sweepers else None
 
         def finish() -> list[str]:
             taken = [
@@ -206,6 +222,8 @@ class Sandbox:
                 for sweeper in sweepers
                 for path in sweeper.sweep(since, policy.quarantine)
             ]
+            if hooks is not None:
+                taken += take_away_new(root, hooks, policy.quarantine)
             return [swept_note(taken, policy.quarantine)] if taken else []
 
         return wrapped, fds, finish

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from loom.sandbox import process_watch
 from loom.sandbox.limits import describe, prlimit_prefix
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.seccomp import filter_fd, unix_socket_filter
@@ -139,6 +140,9 @@ class Bubblewrap:
         for where in hidden:
             args += ["--remount-ro", where]
         limits = prlimit_prefix(policy.limits, policy.memory_by_cgroup)
+        cap = policy.limits.max_processes
+        if cap is not None and process_watch.needed(cap, policy.processes_by_cgroup):
+            limits += process_watch.watcher_prefix(cap)  # root: RLIMIT_NPROC does not hold
         args += ["--chdir", str(cwd), "--", *limits, *argv]
         return args, fds
 

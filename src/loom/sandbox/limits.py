@@ -14,7 +14,8 @@ Two layers:
 - rlimits set by `prlimit` inside the sandbox, on the command itself: RLIMIT_FSIZE (no
   file larger than max_file_mb: the write fails with EFBIG / SIGXFSZ), RLIMIT_NPROC
   (counted per user namespace, so only the command's own processes count; the kernel
-  does not apply it to root, hence the cgroup), and RLIMIT_DATA (a per-process memory
+  does not apply it to root, hence the cgroup, or for root without one the watcher in
+  `process_watch.py`), and RLIMIT_DATA (a per-process memory
   cap, only where no memory cgroup could be made). Set inside the sandbox, after its user
   namespace exists, so the person's other processes never count against the limit, and
   with no capabilities left the command cannot raise them again.
@@ -268,8 +269,13 @@ def describe(limits: Limits, parents: Parents | None = None) -> list[str]:
     if limits.max_processes is not None:
         if parents.caps_processes:
             how = "a cgroup (pids.max), root included"
+        elif os.geteuid() == 0:
+            how = (
+                "a watcher in the sandbox that stops all of the command's processes past "
+                "it (root: no cgroup could be made here, and RLIMIT_NPROC never holds root)"
+            )
         elif has_prlimit:
-            how = "RLIMIT_NPROC only (root is NOT held by it: no cgroup could be made here)"
+            how = "RLIMIT_NPROC (counted per user namespace)"
         else:
             how = "NOT enforced (no cgroup and no prlimit here)"
         lines.append(f"processes: at most {limits.max_processes}, by {how}")

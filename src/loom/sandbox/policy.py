@@ -5,9 +5,11 @@ Writable: the project root (unless it is the home folder, `/` or a folder holdin
 where Loom was started never opens those), the system temp folder and `[sandbox]
 writable`. Everything else is read-only. A few paths that would let a command reach
 beyond the sandbox later stay read-only too: the repository's whole `.git` (see
-`gitdirs.py`) and the project's `.loom.toml`, `.mcp.json` and `.loom/` when they exist.
-New ones cannot be mounted (a mount needs an existing path): `sweep.py` takes away any a
-command creates, before Loom reads them.
+`gitdirs.py`), the folder `core.hooksPath` names when it exists (`.githooks`, husky's
+`.husky/_`: the person's own next `git commit` runs what is there) and the project's
+`.loom.toml`, `.mcp.json` and `.loom/` when they exist. New ones cannot be mounted (a
+mount needs an existing path): `sweep.py` takes away any a command creates, before Loom
+reads them.
 
 Hidden: Loom's own folders (data, state, cache, config: threads, loom.db with its grants
 and MCP approvals, trust.json, checkpoints, pending.json, the user config). Loom acts on
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from loom._gitsafe import hooks_folder
 from loom.sandbox.gitdirs import git_dirs
 from loom.sandbox.limits import Limits
 
@@ -54,6 +57,7 @@ class SandboxPolicy:
     quarantine: Path | None = None  # where files a command may not create are moved
     limits: Limits = field(default_factory=Limits)  # processes, memory, file size
     memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
+    processes_by_cgroup: bool = False  # this launch caps processes with a cgroup
     nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
 
     def writable_paths(self) -> list[Path]:
@@ -67,6 +71,9 @@ class SandboxPolicy:
         create a repository during a session)."""
         here = [self.project_root / rel for rel in PROTECTED_IN_PROJECT]
         found = git_dirs(self.project_root)
+        hooks = hooks_folder(str(self.project_root)) if found else None
+        if hooks is not None and os.path.isdir(hooks):  # `core.hooksPath`: `.husky/_`
+            here.append(Path(hooks))
         for path in (*here, *self.nested_git):
             if os.path.lexists(path) and _real(path) not in found:
                 found.append(_real(path))
@@ -178,3 +185,18 @@ def loom_folders(paths: Any) -> tuple[tuple[Path, str], ...]:
         (paths.cache, "Loom cache"),
         (paths.config, "Loom user config"),
     )
+
+
+def exposed_code(writable: list[Path]) -> list[Path]:
+    """Loom's own code (its package, the Python environment it runs from) that lies in
+    one of the `writable` folders: a command could change what the next `loom` runs,
+    outside the sandbox. Not made read-only (the agent's `pip install` into a project's
+    own environment would fail, and Loom's dependencies live there too); `loom sandbox
+    check` warns instead."""
+    import sys
+
+    import loom
+
+    places = sorted({_real(Path(loom.__file__).parent), _real(Path(sys.prefix))})
+    roots = [_real(path) for path in writable]
+    return [p for p in places if any(p == root or root in p.parents for root in roots)]

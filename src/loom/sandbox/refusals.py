@@ -72,8 +72,9 @@ def swept_note(taken: list[str], quarantine: Path | None) -> str:
     """What the model is told when files a command may not create were taken away."""
     where = f"moved to {quarantine}" if quarantine is not None else "deleted"
     return (
-        "[sandbox: a command may not create or change .loom.toml, .mcp.json or anything "
-        "in a .loom/ folder (Loom would act on them outside the sandbox), so these were "
+        "[sandbox: a command may not create or change .loom.toml, .mcp.json, anything "
+        "in a .loom/ folder or git's hooks folder (Loom or git would act on them outside "
+        "the sandbox), so these were "
         f"{where}: {', '.join(taken)}. To change Loom's files, use file_write: it asks "
         "the person.]"
     )

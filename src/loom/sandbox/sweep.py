@@ -15,6 +15,10 @@ program can set back (utimes sets ctime to now; a rename or a hard link sets it 
 A folder moved into place keeps its files' old ctimes, but it gets a new one itself;
 so a `.loom` folder is taken away whole when it or anything in it changed.
 
+The folder git's `core.hooksPath` names, when it lies in the project and does not exist
+yet, is taken away too if a command creates it (an existing one is a read-only mount):
+the person's own next `git commit` would run the hooks in it.
+
 Taken-away files go to Loom's quarantine folder (or are deleted when there is none),
 and the model is told to use `file_write`, which asks the person.
 
@@ -151,6 +155,14 @@ class Sweeper:
                 elif walk_new:
                     found += self._walk(entry.path, since_ns)
         return found
+
+
+def take_away_new(root: Path, path: Path, quarantine: Path | None) -> list[str]:
+    """Take away `path` (inside `root`) when it exists now: a folder that did not exist
+    before the command (see `Sandbox.launch`: the hooks folder git's config names)."""
+    if not os.path.lexists(path):
+        return []
+    return _take_all(root, [path], time.time_ns(), quarantine)
 
 
 def _take_all(root: Path, found: list[Path], since_ns: int, quarantine: Path | None) -> list[str]:

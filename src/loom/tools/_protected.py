@@ -22,49 +22,22 @@ would make every rules edit a question without closing a hole.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path, PurePosixPath
 
-from loom._gitsafe import hardened_env
+from loom._gitsafe import hooks_folder
 from loom.core.protected_paths import path_reason
-
-_hooks_cache: dict[str, tuple[tuple[int, int], str | None]] = {}
 
 
 def _hooks_dir(root: str) -> str | None:
     """`core.hooksPath` relative to the project when it points inside it, else None.
-    Cached while `.git/config` is unchanged."""
-    config = os.path.join(root, ".git", "config")
-    try:
-        info = os.stat(config)
-        key = (info.st_mtime_ns, info.st_size)
-    except OSError:
-        key = (0, 0)
-    cached = _hooks_cache.get(root)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    try:
-        # reading config runs nothing; the hardened env keeps GIT_* from redirecting it
-        # (not run_git: its own `-c core.hooksPath` would hide the repository's value)
-        out = subprocess.run(
-            ["git", "config", "--get", "core.hooksPath"],
-            cwd=root,
-            env=hardened_env(),
-            capture_output=True,
-            text=True,
-            timeout=5,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        out = ""
-    found: str | None = None
-    if out:
-        target = os.path.realpath(os.path.join(root, os.path.expanduser(out)))
-        if target.startswith(root.rstrip(os.sep) + os.sep):
-            found = PurePosixPath(Path(os.path.relpath(target, root))).as_posix()
-    _hooks_cache[root] = (key, found)
-    return found
+    (`hooks_folder` is cached while the git config files are unchanged.)"""
+    folder = hooks_folder(root)
+    if folder is None:
+        return None
+    target = os.path.realpath(folder)
+    if not target.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return PurePosixPath(Path(os.path.relpath(target, root))).as_posix()
 
 
 def protected_reason(root: Path | str, rel: str) -> str | None:

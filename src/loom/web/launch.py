@@ -3,7 +3,10 @@
 `webbrowser.open(url)` starts the browser with the URL as an argument, and a process's
 arguments are readable by every local user (`/proc/PID/cmdline`, `ps`): anyone on the
 machine could take the token. The browser is given a page in a private folder instead
-(0700 folder, 0600 file) that sends it on to the URL, as Jupyter does.
+(0700 folder, 0600 file) that sends it on to the URL, as Jupyter does. The folder is in
+the system temp folder, which sandboxed commands can read (a command the person lets
+use the network could then drive Loom with the token), so the server removes the page
+as soon as a browser arrives with the token, and after a minute at the latest.
 """
 
 from __future__ import annotations

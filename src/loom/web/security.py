@@ -55,6 +55,8 @@ class Guard:
     port: int
     token: str = field(default_factory=new_token)
     _allowed: set[str] | None = field(default=None, repr=False)
+    # called when a browser arrives with the token in its URL (the launch page is done)
+    on_token_used: Callable[[], None] | None = field(default=None, repr=False)
 
     @property
     def cookie_name(self) -> str:
@@ -116,6 +118,8 @@ class GuardMiddleware:
             if not guard.token_ok(query["token"]):
                 await _plain(send, 401, UNAUTHORIZED)
                 return
+            if guard.on_token_used is not None:
+                guard.on_token_used()
             cross_site = headers.get("sec-fetch-site") == "cross-site"
             await _redirect_with_cookie(send, scope, query, guard, cross_site)
             return

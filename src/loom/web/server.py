@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
 PROVIDER_PREWARM_DELAY = 2.0  # seconds after start: the first page comes first
+LAUNCH_PAGE_S = 60.0  # the browser's launch page is removed by then at the latest
 
 
 def _warm_pages(ws: Workspace) -> None:
@@ -138,6 +139,10 @@ async def serve(
         with contextlib.suppress(Exception):
             launch = BrowserLaunch(url)  # the token stays off the browser's command line
             _close_before_dying(launch.close)
+            # The page holds the token in the system temp folder, which sandboxed commands
+            # read (and, given the network, could use it): gone once the browser has it.
+            guard.on_token_used = launch.close
+            asyncio.get_running_loop().call_later(LAUNCH_PAGE_S, launch.close)
             await asyncio.to_thread(launch.open)
     loop = asyncio.get_running_loop()
     # a daemon thread, not the loop's executor: Ctrl-C must not wait for an SDK import

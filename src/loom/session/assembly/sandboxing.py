@@ -143,6 +143,7 @@ class SandboxReport:
     probes: list[Any] = field(default_factory=list)  # loom.sandbox.probe.ProbeResult
     missing: list[str] = field(default_factory=list)
     hidden: list[tuple[Path, str]] = field(default_factory=list)
+    exposed: list[Path] = field(default_factory=list)  # Loom's own code in a writable folder
 
     @property
     def holds(self) -> bool:
@@ -152,6 +153,7 @@ class SandboxReport:
 def sandbox_report(config: LoomConfig, paths: LoomPaths | None = None) -> SandboxReport:
     """What is enforced for agent commands in this project on this machine, with
     probes that try a write inside, writes outside and a connection under it."""
+    from loom.sandbox.policy import exposed_code
     from loom.sandbox.probe import probe_live, run_probes
 
     sandbox = make_sandbox(config, paths)
@@ -170,4 +172,5 @@ def sandbox_report(config: LoomConfig, paths: LoomPaths | None = None) -> Sandbo
         probes=[*run_probes(backend), *probe_live(backend, policy)] if backend is not None else [],
         missing=list(policy.missing),
         hidden=[(root.path, root.why) for root in policy.hidden],
+        exposed=exposed_code(policy.writable_paths()),
     )
