@@ -35,7 +35,7 @@ def session_specs_tokens(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     (project / "app.py").write_text("def main() -> None:\n    pass\n")
     _, sandbox, tools = Workspace(load_config(project)).confined_tools(project, "s-1")
     assert sandbox.active
-    assert SESSION_TOOLS <= set(tools.names())
+    assert set(tools.names()) >= SESSION_TOOLS
     assert "network" in tools.get("shell").parameters["properties"]  # the sandbox's note
     return project, estimate_tool_specs_tokens(tools.specs())
 
