@@ -32,8 +32,9 @@ def main() -> None:
     root, tokens = sys.argv[1], int(sys.argv[2])
     from aider.repomap import RepoMap
 
-    files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
-                           check=True).stdout.splitlines()
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     repo_map = RepoMap(map_tokens=tokens, root=root, main_model=CharModel(), io=QuietIO())
     text = repo_map.get_repo_map([], [f"{root}/{f}" for f in files]) or ""
     sys.stdout.write(text)

@@ -71,21 +71,29 @@ def main() -> None:
         print(f"  open by path          {plain:8.1f} ms  ({plain / args.files * 1000:.1f} us/file)")
         print(f"  open beneath          {safe:8.1f} ms  ({safe / args.files * 1000:.1f} us/file)")
         print(f"  beneath, batched      {batch:8.1f} ms  ({batch / args.files * 1000:.1f} us/file)")
-        print(f"  ratio single {safe / plain:.2f}x, batched {batch / plain:.2f}x"
-              " (repointel and the Python search open in batches)")
+        print(
+            f"  ratio single {safe / plain:.2f}x, batched {batch / plain:.2f}x"
+            " (repointel and the Python search open in batches)"
+        )
         subprocess.run(["git", "init", "-q", root], check=True)
         keys = median_ms(
-            lambda: subprocess.run(["git", "config", "--list", "--name-only", "-z"], cwd=root,
-                                   capture_output=True, check=True),
+            lambda: subprocess.run(
+                ["git", "config", "--list", "--name-only", "-z"],
+                cwd=root,
+                capture_output=True,
+                check=True,
+            ),
             rounds=args.rounds,
         )
         status = median_ms(
-            lambda: subprocess.run(["git", "status", "--short"], cwd=root,
-                                   capture_output=True, check=True),
+            lambda: subprocess.run(
+                ["git", "status", "--short"], cwd=root, capture_output=True, check=True
+            ),
             rounds=args.rounds,
         )
-        print(f"  git config --list (the git tool's guard) {keys:.1f} ms;"
-              f" git status {status:.1f} ms")
+        print(
+            f"  git config --list (the git tool's guard) {keys:.1f} ms; git status {status:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

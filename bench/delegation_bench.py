@@ -99,8 +99,10 @@ def bench_children(base: Path, home: Path, latency: float, repeat: int) -> None:
           f"path {latency:.2f} s")  # fmt: skip
     print(f"   4 in series   (max_parallel 1) {ser:7.3f} s   model time {CHILDREN * latency:.2f} s")
     print(f"   baseline: no children, {CHILDREN} answers of the same latency {base_t:7.3f} s")
-    print(f"   speed-up parallel vs series: {ser / par:.2f}x; per-child overhead in series "
-          f"{(ser - CHILDREN * latency) / CHILDREN * 1000:.0f} ms (start, brief, save, stop)")
+    print(
+        f"   speed-up parallel vs series: {ser / par:.2f}x; per-child overhead in series "
+        f"{(ser - CHILDREN * latency) / CHILDREN * 1000:.0f} ms (start, brief, save, stop)"
+    )
 
 
 # -- 2. hooks -------------------------------------------------------------------------

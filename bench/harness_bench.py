@@ -1,7 +1,8 @@
 """The harness's costs (issue 22), each beside a baseline measured in the same run:
 
 1. tokens of the fixed system prompt (family text + environment block) and of the tool
-   specs a session sends, per model family; baseline: the five-line prompt it replaced;
+   specs a session sends, per model family (tests/prompts/test_fixed_budget.py keeps
+   the sum under 3,000); baseline: the five-line prompt it replaced;
 2. the environment block's latency (one `git status`) on Django's tree (the sdist that
    bench/repomap_django.py makes a git repo) and on Loom's; baseline: `git rev-parse HEAD`,
    the cheapest git call, and the status Loom already ran at session start;
@@ -50,26 +51,19 @@ def median_ms(fn, repeat: int) -> float:
 
 def tool_spec_tokens() -> tuple[int, int, str]:
     """(built-in tools' specs, a whole session's tool set) in tokens, as the context
-    window counts them, and the largest specs of the session's set."""
-    import json
-
+    window counts them, and the largest specs of the session's set. The session's set is
+    what `Workspace.confined_tools` gives every session: with the sandbox, the shell's
+    description says its limits and it takes `network`."""
     from loom.config import load_config
+    from loom.llm.tokens import estimate_tool_specs_tokens
     from loom.session import Workspace
     from loom.tools.defaults import builtin_registry
 
-    def tokens(registry) -> int:
-        specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
-                 for s in registry.specs()]  # fmt: skip
-        return estimate_tokens(json.dumps(specs))
-
-    builtin = tokens(builtin_registry(ROOT))
-    workspace = Workspace(load_config(ROOT))
-    setup = workspace.tool_setup(ROOT)
-    registry = workspace.tool_registry(setup)
-    full = tokens(registry)
-    each = sorted(((estimate_tokens(json.dumps({"name": s.name, "description": s.description,
-                                                "parameters": s.parameters})), s.name)
-                   for s in registry.specs()), reverse=True)  # fmt: skip
+    builtin = estimate_tool_specs_tokens(builtin_registry(ROOT).specs())
+    _, _, registry = Workspace(load_config(ROOT)).confined_tools(ROOT, "bench")
+    full = estimate_tool_specs_tokens(registry.specs())
+    each = sorted(((estimate_tool_specs_tokens([s]), s.name) for s in registry.specs()),
+                  reverse=True)  # fmt: skip
     return builtin, full, ", ".join(f"{name} {n}" for n, name in each[:6])
 
 

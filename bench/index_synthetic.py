@@ -34,7 +34,8 @@ def generate(root: Path, n_files: int) -> None:
             (folder / f"f{f:03d}.py").write_text(
                 f"from pkg.mod{(d + 1) % 1000:04d} import helper_{f}\n\n\n"
                 f"def helper_{f}(value):\n    return value + {f}\n\n\n"
-                f"class Model{d}x{f}:\n    def run(self):\n        return helper_{f}(1)\n")
+                f"class Model{d}x{f}:\n    def run(self):\n        return helper_{f}(1)\n"
+            )
     (root / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
     (root / "build").mkdir(exist_ok=True)
     for n in range(50):
@@ -71,13 +72,17 @@ def main() -> None:
             cold.append(timed(cmd, env))
             for _ in range(args.repeat):
                 warm.append(timed(cmd, env))
-    git = [timed(["git", "status", "--porcelain"], dict(os.environ), cwd=root)
-           for _ in range(args.repeat)]
+    git = [
+        timed(["git", "status", "--porcelain"], dict(os.environ), cwd=root)
+        for _ in range(args.repeat)
+    ]
     print(f"cores: {os.cpu_count()}; medians of {args.repeat} (whole process, seconds)")
     print(f"  loom index cold   {statistics.median(cold):7.2f}   target <= 20 s")
     print(f"  loom index warm   {statistics.median(warm):7.2f}   target <= 2 s")
-    print(f"  git status (same tree, baseline)  {statistics.median(git):7.2f}  "
-          f"(warm loom / git = {statistics.median(warm) / statistics.median(git):.1f}x)")
+    print(
+        f"  git status (same tree, baseline)  {statistics.median(git):7.2f}  "
+        f"(warm loom / git = {statistics.median(warm) / statistics.median(git):.1f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -36,12 +36,18 @@ from loom.llm.base import LlmRequest, ToolSpec, collect  # noqa: E402
 from loom.llm.registry import create_provider  # noqa: E402
 
 PROVIDERS = ["anthropic", "openai", "google"]
-PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions",
-         "google": "/v1beta/models/m:streamGenerateContent?alt=sse"}
-TURN = Turn(text=[f"word{i} " for i in range(200)],
-            tool_calls=[FakeToolCall("file_read", {"path": "src/" + "x" * 300})])
-SPEC = ToolSpec("file_read", "Read a file.", {"type": "object",
-                                              "properties": {"path": {"type": "string"}}})
+PATHS = {
+    "anthropic": "/v1/messages",
+    "openai": "/v1/chat/completions",
+    "google": "/v1beta/models/m:streamGenerateContent?alt=sse",
+}
+TURN = Turn(
+    text=[f"word{i} " for i in range(200)],
+    tool_calls=[FakeToolCall("file_read", {"path": "src/" + "x" * 300})],
+)
+SPEC = ToolSpec(
+    "file_read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}
+)
 
 
 def _url(server: FakeLlmServer, name: str) -> str:
@@ -95,8 +101,12 @@ def _spawn_to_request(server: FakeLlmServer, code: str, spawns: int) -> list[flo
     for _ in range(spawns):
         before = len(server.requests)
         start = time.time()
-        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
-                       env={**os.environ, "LOOM_ALLOW_MODEL_REQUESTS": "0"})
+        subprocess.run(
+            [sys.executable, "-c", code],
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "LOOM_ALLOW_MODEL_REQUESTS": "0"},
+        )
         times.append(server.requests[before].at - start)
     return times
 
@@ -115,14 +125,20 @@ def main() -> None:
         for name in PROVIDERS:
             adapter = asyncio.run(_adapter_turns(server, name, args.turns))
             raw = asyncio.run(_raw_turns(server, name, args.turns))
-            print(f"  {name:10} adapter {_ms(adapter):7.1f} ms   raw httpx2 {_ms(raw):6.1f} ms"
-                  f"   ratio {_ms(adapter) / _ms(raw):5.2f}x")
+            print(
+                f"  {name:10} adapter {_ms(adapter):7.1f} ms   raw httpx2 {_ms(raw):6.1f} ms"
+                f"   ratio {_ms(adapter) / _ms(raw):5.2f}x"
+            )
         print(f"fresh process to first request at the server, median of {args.spawns}:")
-        raw = _spawn_to_request(server, _RAW_CHILD.format(url=server.base_url + PATHS[
-            "anthropic"]), args.spawns)
+        raw = _spawn_to_request(
+            server, _RAW_CHILD.format(url=server.base_url + PATHS["anthropic"]), args.spawns
+        )
         print(f"  {'baseline':10} bare httpx2 {_ms(raw):7.1f} ms")
-        for name, model in [("anthropic", "anthropic:claude-sonnet-4-6"),
-                            ("openai", "openai:gpt-4.1"), ("google", "google:gemini-2.5-pro")]:
+        for name, model in [
+            ("anthropic", "anthropic:claude-sonnet-4-6"),
+            ("openai", "openai:gpt-4.1"),
+            ("google", "google:gemini-2.5-pro"),
+        ]:
             code = _CHILD.format(src=str(ROOT / "src"), model=model, url=_url(server, name))
             took = _spawn_to_request(server, code, args.spawns)
             print(f"  {name:10} via SDK {_ms(took):7.1f} ms   ratio {_ms(took) / _ms(raw):5.2f}x")

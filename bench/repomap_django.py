@@ -39,21 +39,51 @@ def ensure_django() -> Path:
     WORK.mkdir(parents=True, exist_ok=True)
     sdist = WORK / f"django-{DJANGO_VERSION}.tar.gz"
     if not sdist.exists():
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             "--ignore-requires-python", f"django=={DJANGO_VERSION}", "-d", str(WORK)])
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--ignore-requires-python",
+                f"django=={DJANGO_VERSION}",
+                "-d",
+                str(WORK),
+            ]
+        )
     with tarfile.open(sdist) as archive:
         archive.extractall(WORK, filter="data")
     run(["git", "init", "-q"], cwd=root)
     run(["git", "add", "-A"], cwd=root)
-    run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit",
-         "-q", "-m", "django sdist"], cwd=root)
+    run(
+        [
+            "git",
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "django sdist",
+        ],
+        cwd=root,
+    )
     return root
 
 
 def ensure_aider() -> tuple[Path | None, str]:
     python = AIDER_VENV / "bin" / "python"
-    if python.exists() and subprocess.run([str(python), "-c", "import aider.repomap"],
-                                          capture_output=True).returncode == 0:
+    if (
+        python.exists()
+        and subprocess.run(
+            [str(python), "-c", "import aider.repomap"], capture_output=True
+        ).returncode
+        == 0
+    ):
         return python, ""
     try:
         run([sys.executable, "-m", "venv", str(AIDER_VENV)])
@@ -65,8 +95,9 @@ def ensure_aider() -> tuple[Path | None, str]:
     return python, ""
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None,
-          cwd: Path | None = None) -> tuple[float, str]:
+def timed(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[float, str]:
     started = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
     elapsed = time.perf_counter() - started
@@ -169,8 +200,9 @@ def main() -> None:
             print(f"  {case:<6}{mine:>9.3f}{other:>9.3f}{other / mine:>11.1f}x  {goal}")
         live = statistics.median(loom_in_process_edits(root, tokens, args.repeat))
         print(f"  edit, in a live process (index kept, as in a session): {live:.3f} s")
-    loom_map = run([sys.executable, "-m", "loom", "map", "--tokens", "1024", "--root",
-                    str(root)]).stdout
+    loom_map = run(
+        [sys.executable, "-m", "loom", "map", "--tokens", "1024", "--root", str(root)]
+    ).stdout
     print("\nfirst lines of Loom's 1024-token map:")
     print("\n".join(loom_map.splitlines()[:12]))
 

@@ -66,8 +66,14 @@ def child(args: argparse.Namespace) -> None:
         gc.collect()
         stopped = open_fds()
         await ws.shutdown()
-        return {"one": one, "many": many, "fds_one": fds_one, "fds_many": fds_many,
-                "fds_stopped": stopped, "clients": clients}
+        return {
+            "one": one,
+            "many": many,
+            "fds_one": fds_one,
+            "fds_many": fds_many,
+            "fds_stopped": stopped,
+            "clients": clients,
+        }
 
     print(json.dumps(asyncio.run(run())))
 
@@ -88,14 +94,15 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as home:
             project = Path(home) / "project"
             project.mkdir()
-            r = run_on_tree(src, __file__, ["--sessions", str(n), "--project", str(project)],
-                            home)
+            r = run_on_tree(src, __file__, ["--sessions", str(n), "--project", str(project)], home)
         over = r["many"] - r["one"]
         clients = "one per session" if r["clients"] < 0 else str(r["clients"])
-        print(f"  {label} (load {os.getloadavg()[0]:.2f}): 1 session {r['one']:.0f} MB, {n}: "
-              f"{r['many']:.0f} MB, +{over:.0f} MB over the first ({over * 1e3 / (n - 1):.0f} kB"
-              f" each); fds {r['fds_one']} -> {r['fds_many']}, after stopping all "
-              f"{r['fds_stopped']}; SDK clients: {clients}")
+        print(
+            f"  {label} (load {os.getloadavg()[0]:.2f}): 1 session {r['one']:.0f} MB, {n}: "
+            f"{r['many']:.0f} MB, +{over:.0f} MB over the first ({over * 1e3 / (n - 1):.0f} kB"
+            f" each); fds {r['fds_one']} -> {r['fds_many']}, after stopping all "
+            f"{r['fds_stopped']}; SDK clients: {clients}"
+        )
 
 
 if __name__ == "__main__":

@@ -93,8 +93,10 @@ def main() -> None:
         with Swapper(root, outside) as swapper:
             escapes, attempts = run(root)
         rate = 100 * escapes / attempts if attempts else 0.0
-        print(f"{name:28} {escapes:5} escapes in {attempts:6} reads ({rate:.2f} %),"
-              f" {swapper.swaps} swaps")
+        print(
+            f"{name:28} {escapes:5} escapes in {attempts:6} reads ({rate:.2f} %),"
+            f" {swapper.swaps} swaps"
+        )
 
 
 if __name__ == "__main__":

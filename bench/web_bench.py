@@ -57,8 +57,12 @@ def make_project(base: Path) -> Path:
 
 
 def client(web: Any) -> httpx.Client:
-    return httpx.Client(base_url=web.base, cookies={f"loom_token_{web.port}": web.token},
-                        headers={"origin": web.base}, timeout=60)
+    return httpx.Client(
+        base_url=web.base,
+        cookies={f"loom_token_{web.port}": web.token},
+        headers={"origin": web.base},
+        timeout=60,
+    )
 
 
 def stop(web: Any) -> None:
@@ -77,14 +81,17 @@ def latency(
 ) -> tuple[list[float], dict[str, float]]:
     base = Path(tempfile.mkdtemp(prefix="loom-webbench-"))
     try:
-        with FakeLlmServer(default=Turn(text=[f"w{i} " for i in range(chunks)],
-                                        chunk_delay=delay)) as server:
+        with FakeLlmServer(
+            default=Turn(text=[f"w{i} " for i in range(chunks)], chunk_delay=delay)
+        ) as server:
             web = start_web(make_project(base), server, base / "home")
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 with client(web) as http:
-                    ids = [http.post("/api/sessions", json={"text": "warm up"}).json()["id"]
-                           for _ in range(sessions)]
+                    ids = [
+                        http.post("/api/sessions", json={"text": "warm up"}).json()["id"]
+                        for _ in range(sessions)
+                    ]
                     _wait_idle(http, ids)
                     pages = []
                     for sid in ids[:observers]:  # one profile each: own connection pool
@@ -181,18 +188,23 @@ def first_page(pw: Any, runs: int) -> dict[str, Any]:
                     ready_at = time.perf_counter()
                     try:
                         page.goto(web.url, wait_until="load")
-                        fcp = page.evaluate(
-                            "performance.getEntriesByName('first-contentful-paint')[0]"
-                            "?.startTime ?? performance.getEntriesByType('navigation')[0]"
-                            ".domContentLoadedEventEnd"
-                        ) / 1000
+                        fcp = (
+                            page.evaluate(
+                                "performance.getEntriesByName('first-contentful-paint')[0]"
+                                "?.startTime ?? performance.getEntriesByType('navigation')[0]"
+                                ".domContentLoadedEventEnd"
+                            )
+                            / 1000
+                        )
                         ready.append(ready_at - started)
                         paint.append(fcp)
                         total.append(ready_at - started + fcp)
                         with client(web) as http:
                             html = http.get("/")
-                            assets = [http.get(p).content for p in
-                                      ("/static/style.css", "/code.css", "/static/app.js")]
+                            assets = [
+                                http.get(p).content
+                                for p in ("/static/style.css", "/code.css", "/static/app.js")
+                            ]
                         weight = len(html.content) + sum(len(a) for a in assets)
                     finally:
                         page.context.close()
@@ -204,8 +216,7 @@ def first_page(pw: Any, runs: int) -> dict[str, Any]:
     version = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "loom", "--version"], check=True,
-                       capture_output=True)
+        subprocess.run([sys.executable, "-m", "loom", "--version"], check=True, capture_output=True)
         version.append(time.perf_counter() - t)
     return {"bytes": weight, "ready": ready, "paint": paint, "total": total, "version": version}
 
@@ -222,8 +233,12 @@ def history(threads: int, runs: int) -> dict[str, Any]:
         generate(home, threads, 10)
         meta = json.loads((home / "corpus.json").read_text())
         env = {**os.environ, "LOOM_HOME": str(home)}
-        subprocess.run([sys.executable, "-m", "loom", "list", "-n", "1"], env=env,
-                       check=True, capture_output=True)  # build the index once
+        subprocess.run(
+            [sys.executable, "-m", "loom", "list", "-n", "1"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )  # build the index once
         project = make_project(base)
         with FakeLlmServer() as server:
             web = start_web(project, server, home)
@@ -241,8 +256,15 @@ def history(threads: int, runs: int) -> dict[str, Any]:
         ws = Workspace.open(cwd=project)
         base_list = _timed(lambda: ws.threads.list(limit=51), runs)
         base_search = _timed(lambda: ws.threads.search(meta["rare_word"], limit=51), runs)
-        return {"page": page, "search": search, "common": common, "deep": deep,
-                "base_list": base_list, "base_search": base_search, "word": meta["rare_word"]}
+        return {
+            "page": page,
+            "search": search,
+            "common": common,
+            "deep": deep,
+            "base_list": base_list,
+            "base_search": base_search,
+            "word": meta["rare_word"],
+        }
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -274,15 +296,20 @@ def main() -> None:
     parser.add_argument("--chunk-delay", type=float, default=0.02)
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="latency,first,history",
-                        help="comma-separated parts to run: latency, first, history")
+    parser.add_argument(
+        "--only",
+        default="latency,first,history",
+        help="comma-separated parts to run: latency, first, history",
+    )
     args = parser.parse_args()
     parts = set(args.only.split(","))
     os.environ.setdefault("LOOM_ALLOW_MODEL_REQUESTS", "0")
     from playwright.sync_api import sync_playwright
 
-    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          "(other work on this machine shows in every figure below)")
+    print(
+        f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(other work on this machine shows in every figure below)"
+    )
     with sync_playwright() as pw:
         if "latency" in parts:
             report_latency(pw, args)
@@ -296,11 +323,15 @@ def report_latency(pw: Any, args: Any) -> None:
     one, _ = latency(pw, 1, 1, args.chunks, args.chunk_delay)
     many, cpu = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
     print(f"1. event latency bus -> DOM, {args.chunks} deltas per turn:")
-    print(f"   1 session, 1 tab:     n={len(one)} p50={pct(one, .5):.1f} ms "
-          f"p95={pct(one, .95):.1f} ms")
-    print(f"   {args.sessions} sessions, {args.observers} tabs: n={len(many)} "
-          f"p50={pct(many, .5):.1f} ms p95={pct(many, .95):.1f} ms "
-          f"(p95 ratio {pct(many, .95) / max(pct(one, .95), 1e-9):.1f}x)")
+    print(
+        f"   1 session, 1 tab:     n={len(one)} p50={pct(one, 0.5):.1f} ms "
+        f"p95={pct(one, 0.95):.1f} ms"
+    )
+    print(
+        f"   {args.sessions} sessions, {args.observers} tabs: n={len(many)} "
+        f"p50={pct(many, 0.5):.1f} ms p95={pct(many, 0.95):.1f} ms "
+        f"(p95 ratio {pct(many, 0.95) / max(pct(one, 0.95), 1e-9):.1f}x)"
+    )
     if cpu:  # a saturated machine shows in every figure above: say who used it
         parts = ", ".join(f"{name} {cores:.2f}" for name, cores in cpu.items())
         print(f"   cores in use while they streamed: {parts} (of {os.cpu_count()})")
@@ -310,11 +341,13 @@ def report_latency(pw: Any, args: Any) -> None:
 def report_first_page(pw: Any, args: Any) -> None:
     med = statistics.median
     first = first_page(pw, args.runs)
-    print(f"2. first page: {first['bytes'] / 1024:.1f} KB (HTML+CSS+JS, uncompressed); "
-          f"median over {args.runs} launches: URL printed {med(first['ready']):.2f} s, "
-          f"navigation to first paint {med(first['paint']):.2f} s, "
-          f"total {med(first['total']):.2f} s "
-          f"(baseline `loom --version` {med(first['version']):.2f} s)")
+    print(
+        f"2. first page: {first['bytes'] / 1024:.1f} KB (HTML+CSS+JS, uncompressed); "
+        f"median over {args.runs} launches: URL printed {med(first['ready']):.2f} s, "
+        f"navigation to first paint {med(first['paint']):.2f} s, "
+        f"total {med(first['total']):.2f} s "
+        f"(baseline `loom --version` {med(first['version']):.2f} s)"
+    )
     print(f"   load average now: {os.getloadavg()[0]:.1f}")
 
 
@@ -322,11 +355,15 @@ def report_history(args: Any) -> None:
     med = statistics.median
     hist = history(args.threads, args.runs * 3)
     print(f"3. history, {args.threads} threads, server time (median of {args.runs * 3}):")
-    print(f"   first page   {med(hist['page']):.1f} ms (baseline ws.threads.list "
-          f"{med(hist['base_list']):.1f} ms)")
+    print(
+        f"   first page   {med(hist['page']):.1f} ms (baseline ws.threads.list "
+        f"{med(hist['base_list']):.1f} ms)"
+    )
     print(f"   page at 5000 {med(hist['deep']):.1f} ms")
-    print(f"   search rare  {med(hist['search']):.1f} ms (baseline ws.threads.search "
-          f"{med(hist['base_search']):.1f} ms)  word={hist['word']!r}")
+    print(
+        f"   search rare  {med(hist['search']):.1f} ms (baseline ws.threads.search "
+        f"{med(hist['base_search']):.1f} ms)  word={hist['word']!r}"
+    )
     print(f"   search mid   {med(hist['common']):.1f} ms")
 
 

@@ -42,13 +42,9 @@ class DecisionLog(BuiltinTool):
     name = "decision_log"
     kind = "think"
     description = (
-        "Record in the project's decision graph what you set out to do and why, so later "
-        "sessions know: a goal, the options you weighed, the decision (link it to the option "
-        "with edge_type 'chosen' or 'rejected'), actions and outcomes. Link a new node to an "
-        "existing one with `parent` (its id) and `edge_type` (default leads_to; `requires`: "
-        "the new node requires the parent; `supersedes`: the new node replaces the parent). "
-        "To change an existing node, pass `node_id` with a new `status` or `confidence`. "
-        "No permission is needed."
+        "Record for later sessions a goal, options, the decision (edge chosen/rejected "
+        "from its option), actions, outcomes. `parent` links a new node (edge_type: "
+        "leads_to, or it requires/supersedes the parent). `node_id` updates a node."
     )
 
     risk = "read"
@@ -57,19 +53,19 @@ class DecisionLog(BuiltinTool):
     def parameters(self) -> dict[str, Any]:  # type: ignore[override]
         return schema({
             "type": {"type": "string", "enum": list(node_types()),
-                     "description": "The node's type (for a new node)."},
-            "title": {"type": "string", "description": "One short line."},
-            "description": {"type": "string", "default": "",
-                            "description": "Why, what was considered, what it means."},
+                     },
+            "title": {"type": "string", "description": "One line."},
+            "description": {"type": "string",
+                            "description": "Why."},
             "confidence": {"type": "integer",
-                           "description": "0 (a guess) to 100 (certain); default 70."},
+                           "description": "0-100, default 70."},
             "parent": {"type": "string",
-                       "description": "Id (or exact title) of the node this one follows."},
+                       "description": "Id or title."},
             "edge_type": {"type": "string", "enum": list(EDGE_TYPES)},
             "node_id": {"type": "string",
-                        "description": "Update this existing node instead of adding one."},
+                        "description": "A node to update."},
             "status": {"type": "string", "enum": list(NODE_STATUSES)},
-            "rationale": {"type": "string", "default": ""},
+            "rationale": {"type": "string"},
         })  # fmt: skip
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -138,17 +134,14 @@ class DecisionQuery(BuiltinTool):
     name = "decision_query"
     kind = "search"
     description = (
-        "Look up the project's decision graph (this and earlier sessions): `goals` (active "
-        "goals), `recent` (recent decisions), `pulse` (health: gaps, low confidence, stale, "
-        "orphans), `search` (full text over titles and descriptions, needs `text`), `node` "
-        "(one node and its neighbourhood, needs `node_id`), `narrative` (a goal's story, "
-        "needs `node_id`)."
+        "Read the decision graph of all sessions: active goals, recent decisions, pulse "
+        "(gaps, stale), search `text`, a node or a goal's narrative (`node_id`)."
     )
     risk = "read"
     parameters = schema({
         "query": {"type": "string", "enum": list(QUERIES)},
-        "text": {"type": "string", "description": "Words to search for (query=search)."},
-        "node_id": {"type": "string", "description": "A node id (query=node or narrative)."},
+        "text": {"type": "string"},
+        "node_id": {"type": "string"},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
     }, required=("query",))  # fmt: skip
 

@@ -69,15 +69,11 @@ def builtin_agents() -> list[AgentDefinition]:
     return [
         AgentDefinition(
             GENERAL,
-            "A general-purpose agent with your tools and permissions: hand it a "
-            "self-contained piece of work (research across many files, a change in one "
-            "area) so your own context stays small.",
+            "A general-purpose agent with your tools.",
         ),
         AgentDefinition(
             "explore",
-            "A fast read-only explorer: finds files, code and answers across the project "
-            "(searches, reads, the repo map, language servers); it changes nothing. Say "
-            "how thorough to be.",
+            "A fast read-only explorer; say how thorough to be.",
             prompt=explore,
             tools=EXPLORE_TOOLS,
             strict_tools=False,

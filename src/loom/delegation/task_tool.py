@@ -62,17 +62,11 @@ class TaskTool(BuiltinTool):
     @property
     def description(self) -> str:  # type: ignore[override]
         lines = [
-            "Hand a self-contained piece of work to a sub-agent: a separate agent with its "
-            "own context window, your permissions and nothing of this conversation but "
-            "`prompt`. Use it for broad searches and research that would fill your context, "
-            "or for independent parts of a larger change. Write `prompt` as a complete brief "
-            "(the goal, the files and facts you know, what to return). Its final answer "
-            "comes back as this call's result; check it before you rely on it. Several task "
-            f"calls in one answer run at the same time (at most {self.max_parallel} at once). "
-            "isolation 'worktree' runs it in a new git worktree on its own branch, so "
-            "parallel sub-agents that edit do not trample each other.",
-            "",
-            "Agents (`agent`; default general):",
+            "A sub-agent (own context, your permissions) for research that would fill your "
+            "context, or an independent part of a change. It sees only `prompt`, a full "
+            "brief (goal, known facts, what to return); check its answer. Calls in one "
+            f"answer run in parallel (max {self.max_parallel}); isolation 'worktree' gives "
+            "each its own git branch. Agents (default general):",
         ]
         for agent in self.catalog.agents.values():
             where = "" if agent.source == "builtin" else f" ({agent.label})"
@@ -83,11 +77,8 @@ class TaskTool(BuiltinTool):
     def parameters(self) -> dict[str, Any]:  # type: ignore[override]
         return schema(
             {
-                "description": {
-                    "type": "string",
-                    "description": "What it does, in 3 to 6 words (shown to the person).",
-                },
-                "prompt": {"type": "string", "description": "The sub-agent's complete brief."},
+                "description": {"type": "string", "description": "3-6 words, shown."},
+                "prompt": {"type": "string"},
                 "agent": {"type": "string", "enum": self.catalog.names()},
                 "isolation": {"type": "string", "enum": list(ISOLATIONS)},
             },

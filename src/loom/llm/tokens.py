@@ -115,6 +115,14 @@ def estimate_message_tokens(message: Any) -> int:
     return total
 
 
+def estimate_tool_specs_tokens(specs: Any) -> int:
+    """Tokens of the tool specs a request sends (objects with name, description and
+    parameters), as the context budget counts them: their JSON list."""
+    listed = [{"name": s.name, "description": s.description, "parameters": s.parameters}
+              for s in specs]  # fmt: skip
+    return estimate_tokens(json.dumps(listed)) if listed else 0
+
+
 def estimate_messages_tokens(messages: Any) -> int:
     """Sum of `estimate_message_tokens` over an iterable of messages."""
     return sum(estimate_message_tokens(message) for message in messages)

@@ -97,17 +97,10 @@ class _LspTool(BuiltinTool):
 
 
 _POSITION = {
-    "path": {"type": "string", "description": "File path relative to the project root."},
-    "line": {"type": "integer", "minimum": 1, "description": "1-based line number."},
-    "column": {
-        "type": "integer",
-        "minimum": 1,
-        "description": "1-based column; or give `symbol` instead.",
-    },
-    "symbol": {
-        "type": "string",
-        "description": "A name on that line; its first occurrence is used.",
-    },
+    "path": {"type": "string"},
+    "line": {"type": "integer", "minimum": 1},
+    "column": {"type": "integer", "minimum": 1},
+    "symbol": {"type": "string", "description": "A name on the line, or give column."},
 }
 
 
@@ -150,8 +143,7 @@ def _locations(result: Any) -> list[tuple[str, int, int]]:
 class LspDiagnostics(_LspTool):
     name = "lsp_diagnostics"
     description = (
-        "Compiler and type-checker errors for a file, from its language server (the same "
-        "as the editor shows). `severity` is the lowest level to include."
+        "A file's compiler and type errors from its language server, at `severity` or worse."
     )
     parameters = schema(
         {
@@ -195,10 +187,7 @@ class LspDiagnostics(_LspTool):
 
 class LspDefinition(_LspTool):
     name = "lsp_definition"
-    description = (
-        "Where the symbol at a position is defined (go to definition). Give "
-        "`path`, `line` and the `symbol` name on that line (or a `column`)."
-    )
+    description = "Go to the definition of the symbol at `path`, `line` and `symbol`."
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -213,10 +202,7 @@ class LspDefinition(_LspTool):
 
 class LspReferences(_LspTool):
     name = "lsp_references"
-    description = (
-        "Every use of the symbol at a position across the project (find "
-        "references). Give `path`, `line` and the `symbol` on that line."
-    )
+    description = "Find every use of the symbol at `path`, `line` and `symbol`."
     parameters = schema(
         {**_POSITION, "include_declaration": {"type": "boolean", "default": True}},
         required=("path", "line"),
@@ -240,10 +226,7 @@ class LspReferences(_LspTool):
 
 class LspHover(_LspTool):
     name = "lsp_hover"
-    description = (
-        "The type and documentation of the symbol at a position, as the editor "
-        "shows on hover. Give `path`, `line` and the `symbol` on that line."
-    )
+    description = "Type and docs (hover) of the symbol at `path`, `line` and `symbol`."
     parameters = schema(_POSITION, required=("path", "line"))
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -39,6 +39,7 @@ class Environment:
         if self.project_root and self.project_root != self.cwd:
             where += f" (project root: {self.project_root})"
         lines.append(f"- Working folder: {where}")
+        lines.append("- Tool paths are relative to the project root")
         lines.append(f"- Platform: {self.platform}; shell: {self.shell}")
         lines.append(f"- Today's date: {self.date}")
         lines.append(f"- Git: {self._git_line()}")

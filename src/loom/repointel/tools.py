@@ -33,10 +33,8 @@ class RepoMapTool(_RepoTool):
     name = "repo_map"
     kind = "search"
     description = (
-        "A ranked map of the project: the files and definitions (with line numbers) that "
-        "matter most, fitted to a token budget. Pass the files you are working on as "
-        "`focus_files` and names you care about as `mentioned_identifiers` to rank what they "
-        "use higher. Use it to find where things live before reading files."
+        "The project's key files and definitions, ranked (higher: what your files and "
+        "names use), to find where things live."
     )
     parameters = schema(
         {
@@ -44,19 +42,17 @@ class RepoMapTool(_RepoTool):
                 "type": "integer",
                 "minimum": 64,
                 "maximum": 32000,
-                "description": "Token budget for the map (default: repo.map_tokens).",
             },
             "focus_files": {
                 "type": "array",
                 "items": {"type": "string"},
                 "default": [],
-                "description": "Project-relative paths of files in the conversation.",
+                "description": "Files you work on.",
             },
             "mentioned_identifiers": {
                 "type": "array",
                 "items": {"type": "string"},
                 "default": [],
-                "description": "Function, class or variable names.",
             },
         }
     )
@@ -79,22 +75,14 @@ class RepoMapTool(_RepoTool):
 class SymbolSearchTool(_RepoTool):
     name = "symbol_search"
     kind = "search"
-    description = (
-        "Find where a function, class, method or constant is defined: give its name or the "
-        "start of it. Returns `path:line  kind  name` with the defining line."
-    )
+    description = "Where a function, class, method or constant is defined, by name or prefix."
     parameters = schema(
         {
             "query": {
                 "type": "string",
                 "minLength": 1,
-                "description": "A symbol name or prefix, e.g. `parse_args` or `Http`.",
             },
-            "exact": {
-                "type": "boolean",
-                "default": False,
-                "description": "Only names equal to the query.",
-            },
+            "exact": {"type": "boolean", "default": False},
             "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
         },
         required=("query",),

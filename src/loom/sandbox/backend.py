@@ -263,15 +263,14 @@ class Sandbox:
             ""
             if self.policy.network
             else (
-                " Network access is off (no DNS either); set `network: true` on a command "
-                "that truly needs it and the person is asked."
+                " No network (nor DNS): set `network: true` on a command that needs it "
+                "(the person is asked)."
             )
         )
         return (
-            "Commands run in a sandbox: they can write only inside the project and the "
-            "system temp folder; everything else is read-only, and so are the project's "
-            ".git, .loom.toml, .mcp.json and .loom/ (use the git tool to commit, file_write "
-            f"for Loom's files).{network}"
+            "Sandboxed: writes only in the project and the temp folder, but not its .git, "
+            ".loom.toml, .mcp.json or .loom/ (commit with the git tool; Loom's files with "
+            f"file_write).{network}"
         )
 
     def explain(self, output: str, failed: bool) -> str | None:

@@ -1,5 +1,6 @@
 """Check a model's tool arguments against the tool's JSON schema (the subset tools use:
-object with typed properties, required, enum, minimum/maximum, array items, no extras).
+object with typed properties, required, enum, minimum/maximum, array items). Arguments
+the schema does not name are refused unless it says `"additionalProperties": true`.
 
 Every problem becomes a `ToolError` that ends with how to call the tool right.
 """
@@ -74,7 +75,7 @@ def validate_args(tool_name: str, schema: dict[str, Any], args: Any) -> dict[str
         raise ToolError(f"{tool_name} takes a JSON object of arguments, got {args!r:.80}. {how}")
     properties: dict[str, Any] = schema.get("properties", {})
     unknown = sorted(set(args) - set(properties))
-    if unknown and schema.get("additionalProperties", True) is False:
+    if unknown and schema.get("additionalProperties", False) is not True:
         raise ToolError(f"{tool_name} has no argument {', '.join(map(repr, unknown))}. {how}")
     missing = [name for name in schema.get("required", ()) if args.get(name) is None]
     if missing:

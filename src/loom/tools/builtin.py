@@ -79,9 +79,9 @@ def resolve(ctx: ToolContext, raw: str) -> tuple[Path, str]:
 
 
 def schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(required),
-        "additionalProperties": False,
-    }
+    # No `"additionalProperties": false` and no empty `required`: every spec is sent with
+    # every request, and validate_args refuses unknown arguments unless a schema opens them.
+    spec: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        spec["required"] = list(required)
+    return spec

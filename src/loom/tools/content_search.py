@@ -40,36 +40,25 @@ def find_rg() -> str | None:
 class ContentSearch(_WalkingTool):
     name = "content_search"
     description = (
-        "Search file contents with a regular expression (Python/PCRE syntax). Ignored "
-        "(.gitignore) and binary files are skipped. Returns matching lines with line "
-        "numbers, grouped by file, with optional context lines."
+        "Lines matching a Python regex, numbered, by file (skips ignored and binary files)."
     )
     parameters = schema(
         {
-            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression."},
-            "path": {
-                "type": "string",
-                "default": ".",
-                "description": "Folder (or file) to search, relative to the project root.",
-            },
-            "include": {
-                "type": "string",
-                "description": "Only files matching this glob, e.g. `*.py`.",
-            },
+            "pattern": {"type": "string", "minLength": 1},
+            "path": {"type": "string", "default": ".", "description": "Folder or file."},
+            "include": {"type": "string", "description": "Glob: `*.py`"},
             "case_insensitive": {"type": "boolean", "default": False},
             "context": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 20,
                 "default": 0,
-                "description": "Lines of context before and after each match.",
             },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000,
                 "default": MAX_MATCHES,
-                "description": "Stop after this many matching lines.",
             },
         },
         required=("pattern",),

@@ -47,25 +47,21 @@ def numbered(lines: list[str], first: int) -> str:
 class FileRead(BuiltinTool):
     name = "file_read"
     description = (
-        "Read a text file in the project (an image file is shown to you when the model "
-        "takes images). Returns lines prefixed with their line numbers "
-        "(cat -n style). Reads up to 2000 lines at a time: use `offset` (first line, 1-based) "
-        "and `limit` (number of lines) to page through large files."
+        "A text file's numbered lines (or an image, if you take images), 2000 at a "
+        "time; page with `offset`."
     )
     parameters = schema(
         {
-            "path": {"type": "string", "description": "File path relative to the project root."},
+            "path": {"type": "string"},
             "offset": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 1,
-                "description": "First line to read (1-based).",
             },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
                 "default": DEFAULT_LIMIT,
-                "description": "How many lines to read.",
             },
         },
         required=("path",),

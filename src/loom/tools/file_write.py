@@ -60,14 +60,11 @@ def write_checked(ctx: ToolContext, raw: str, rel: str, text: str) -> bool:
 
 class FileWrite(BuiltinTool):
     name = "file_write"
-    description = (
-        "Create a file or replace its whole content. Parent folders are created. "
-        "To change part of an existing file, prefer file_edit."
-    )
+    description = "Create or overwrite a whole file (and its folders); prefer file_edit for a part."
     parameters = schema(
         {
-            "path": {"type": "string", "description": "File path relative to the project root."},
-            "content": {"type": "string", "description": "The complete new content."},
+            "path": {"type": "string"},
+            "content": {"type": "string"},
         },
         required=("path", "content"),
     )
@@ -100,20 +97,15 @@ class FileWrite(BuiltinTool):
 class FileEdit(BuiltinTool):
     name = "file_edit"
     description = (
-        "Replace exact text in a file. `old_string` must match the file exactly "
-        "(whitespace and indentation included) and be unique, unless `replace_all` is true. "
-        "Read the file first with file_read; do not include the line-number prefixes."
+        "Replace text in a file read first. `old_string` must match exactly (indentation "
+        "too, no line-number prefixes) and be unique unless `replace_all`."
     )
     parameters = schema(
         {
-            "path": {"type": "string", "description": "File path relative to the project root."},
-            "old_string": {"type": "string", "minLength": 1, "description": "Text to replace."},
-            "new_string": {"type": "string", "description": "Replacement text."},
-            "replace_all": {
-                "type": "boolean",
-                "default": False,
-                "description": "Replace every occurrence instead of exactly one.",
-            },
+            "path": {"type": "string"},
+            "old_string": {"type": "string", "minLength": 1},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean", "default": False},
         },
         required=("path", "old_string", "new_string"),
     )

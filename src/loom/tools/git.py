@@ -51,11 +51,8 @@ _NO_PROGRAMS = ["--no-ext-diff", "--no-textconv"]
 class Git(BuiltinTool):
     name = "git"
     description = (
-        "Run a git subcommand in the project: status, diff, log, show, branch (list), add, "
-        "commit, stash (push/list/show/pop/apply). Pass further arguments in `args`, e.g. "
-        '{"subcommand": "log", "args": ["--oneline", "-5"]} or '
-        '{"subcommand": "commit", "args": ["-m", "Fix the login check"]}. '
-        "Destructive commands (reset --hard, clean, push, checkout -- .) are refused."
+        "Run git (branch only lists; stash push/list/show/pop/apply). Destructive "
+        "commands are refused."
     )
     parameters = schema(
         {
@@ -64,7 +61,6 @@ class Git(BuiltinTool):
                 "type": "array",
                 "items": {"type": "string"},
                 "default": [],
-                "description": "Arguments after the subcommand.",
             },
         },
         required=("subcommand",),

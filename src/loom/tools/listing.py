@@ -36,18 +36,12 @@ class _WalkingTool(BuiltinTool):
 class FileSearch(_WalkingTool):
     name = "file_search"
     description = (
-        "Find files by glob pattern (gitignore-style: `**/*.py`, `src/**/test_*.py`, "
-        "`*.md`). Ignored files (.gitignore) are skipped. Returns paths relative to the "
-        f"project root, newest first (or by path), at most {MAX_RESULTS}."
+        "Find files by glob (`**/*.py`), skipping ignored ones; newest first unless sort=path."
     )
     parameters = schema(
         {
-            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern."},
-            "path": {
-                "type": "string",
-                "default": ".",
-                "description": "Folder to search in, relative to the project root.",
-            },
+            "pattern": {"type": "string", "minLength": 1},
+            "path": {"type": "string", "default": "."},
             "sort": {"type": "string", "enum": ["mtime", "path"], "default": "mtime"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": MAX_RESULTS},
         },
@@ -100,18 +94,10 @@ class FileSearch(_WalkingTool):
 
 class DirectoryList(_WalkingTool):
     name = "directory_list"
-    description = (
-        "Show the files and folders under a folder as a tree (folders end with /), "
-        "skipping ignored ones (.gitignore, .git, node_modules, ...). `depth` limits how "
-        "deep it goes (default 2)."
-    )
+    description = "A folder's tree (folders end with /), skipping ignored ones."
     parameters = schema(
         {
-            "path": {
-                "type": "string",
-                "default": ".",
-                "description": "Folder relative to the project root.",
-            },
+            "path": {"type": "string", "default": "."},
             "depth": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2},
         },
     )

@@ -71,27 +71,24 @@ class Shell(BuiltinTool):
         self.max_timeout = max(max_timeout, timeout)
         self.max_output_bytes = max_output_bytes
         self.description = (
-            "Run a shell command (bash) in the project root and return its combined "
-            f"stdout/stderr and exit code. Default timeout {timeout:g} s (at most "
-            f"{self.max_timeout:g} s); output over {max_output_bytes:,} bytes keeps its "
-            "beginning and end. No input can be typed: use non-interactive flags."
+            "Run bash in the project root: output (middle cut past "
+            f"{max_output_bytes:,} bytes) and exit code. No stdin: use non-interactive flags."
             + sandbox_note_for_model(launcher)
         )
         properties: dict[str, Any] = {
-            "command": {"type": "string", "minLength": 1, "description": "The command."},
+            "command": {"type": "string", "minLength": 1},
             "timeout": {
                 "type": "number",
                 "minimum": 1,
                 "maximum": self.max_timeout,
-                "description": f"Seconds before it is stopped (default {timeout:g}).",
+                "description": f"Seconds (default {timeout:g}).",
             },
         }
         if offers_network_requests(launcher):
             properties["network"] = {
                 "type": "boolean",
                 "default": False,
-                "description": "true to ask the person for network access for this one "
-                "command (downloads, package installs); it is off otherwise.",
+                "description": "Ask the person for network for this command.",
             }
         self.parameters = schema(properties, required=("command",))
 

@@ -19,21 +19,18 @@ TODOS_KEY = "todos"  # ToolResult.metadata key: the new list, as dicts
 class TodoWrite(BuiltinTool):
     name = "todo_write"
     description = (
-        "Keep a short checklist of the steps of the current task, shown to the person as "
-        "you work. Send the WHOLE list every call (it replaces the previous one). Use it "
-        "for work with three or more steps or when the person gives several tasks; skip it "
-        "for a single quick step. Keep exactly one item in_progress while working on it; "
-        "mark an item completed as soon as it is done, and add items you discover."
+        "The task's checklist, shown to the person; send the WHOLE list each time. For "
+        "3+ steps: one item in_progress, completed when done; add steps you find."
     )
     parameters = schema(
         {
             "todos": {
                 "type": "array",
-                "description": f"The full list, in order (at most {MAX_TODOS} items).",
+                "description": f"At most {MAX_TODOS} items.",
                 "items": {
                     "type": "object",
                     "properties": {
-                        "content": {"type": "string", "description": "The step, imperative."},
+                        "content": {"type": "string"},
                         "status": {"type": "string", "enum": list(STATUSES)},
                     },
                     "required": ["content", "status"],

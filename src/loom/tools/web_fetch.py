@@ -40,25 +40,21 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 class WebFetch(BuiltinTool):
     name = "web_fetch"
     description = (
-        "Fetch a public web page (http or https) and read it as Markdown: documentation, "
-        "an issue, a changelog. Returns the final URL (after redirects) and the page text. "
-        "Give `prompt` (what you are looking for) to keep the most relevant sections of a "
-        "long page. Addresses on this machine or its private network are refused."
+        "Fetch a public http(s) page as Markdown, with its final URL. Local and private "
+        "addresses are refused."
     )
     parameters = schema(
         {
-            "url": {"type": "string", "minLength": 1, "description": "The http(s) URL."},
+            "url": {"type": "string", "minLength": 1},
             "prompt": {
                 "type": "string",
-                "description": "What you want from the page; long pages keep the sections "
-                "that match it best.",
+                "description": "What you seek (long pages keep the best parts).",
             },
             "max_length": {
                 "type": "integer",
                 "minimum": 500,
                 "maximum": MAX_LENGTH,
                 "default": DEFAULT_MAX_LENGTH,
-                "description": "Most characters of page text to return.",
             },
         },
         required=("url",),

@@ -15,13 +15,17 @@ build costs O(log n) after the first; the conversation only ever grows.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.llm.base import ToolSpec
-from loom.llm.tokens import estimate_message_tokens, estimate_tokens, fit_to_tokens
+from loom.llm.tokens import (
+    estimate_message_tokens,
+    estimate_tokens,
+    estimate_tool_specs_tokens,
+    fit_to_tokens,
+)
 
 RepoMapHook = Callable[[int, list[str], list[str]], str]
 """(token budget, focus files, mentioned identifiers) -> a ranked repo map that fits the
@@ -213,12 +217,6 @@ class ContextWindow:
         key = tuple(tools)
         if self._tools_cache is not None and self._tools_cache[0] == key:
             return self._tools_cache[1]
-        text = json.dumps(
-            [
-                {"name": t.name, "description": t.description, "parameters": t.parameters}
-                for t in key
-            ]
-        )
-        count = estimate_tokens(text) if key else 0
+        count = estimate_tool_specs_tokens(key)
         self._tools_cache = (key, count)
         return count
