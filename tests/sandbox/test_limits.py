@@ -56,8 +56,13 @@ def test_as_root_without_a_cgroup_a_fork_bomb_is_still_stopped(
     import loom.sandbox.backend
 
     monkeypatch.setattr(loom.sandbox.backend, "make_group", lambda limits: None)
-    (limited.project / "bomb.sh").write_text(":(){ :|:& };:\nsleep 20\necho survived\n")
-    result = run_command(server, limited, "bash bomb.sh")
+    # Bounded on purpose: 120 sleepers cross the cap of 40 as a bomb does, but nothing
+    # here can exhaust the machine if the watcher is slow (a real exponential bomb, as
+    # root with no cgroup, outran a 5 ms poll on a loaded CI machine and starved every
+    # other test of processes).
+    fan_out = "for i in $(seq 120); do sleep 20 & done\nwait\necho survived\n"
+    (limited.project / "many.sh").write_text(fan_out)
+    result = run_command(server, limited, "bash many.sh")
     assert result.get("is_error") is True
     assert "more than 40 processes" in result["content"], result["content"]
     assert "survived" not in result["content"]
