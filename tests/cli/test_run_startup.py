@@ -38,10 +38,19 @@ def first_connect(self, address):
             "collecting": gc.isenabled(),
             "entry_point_scans": scans,
             "sdk_loaded": "openai" in sys.modules,
+            "deferred_loaded": sorted(set(DEFERRED) & set(sys.modules)),
         }
         sys.__stderr__.write("PROBE " + json.dumps(report) + "\\n")
     return connect(self, address)
 socket.socket.connect = first_connect
+
+# modules only a tool call or a query needs: the shell analysis behind the permission
+# policy, the decision graph's readers
+DEFERRED = [
+    "loom.permissions.dangerous", "loom.permissions.shell_rules",
+    "loom.permissions.bash_syntax", "loom.permissions.wrappers",
+    "loom.decisions.export", "loom.decisions.pulse", "loom.decisions.narrative",
+]
 
 from loom.__main__ import main
 main()
@@ -82,3 +91,14 @@ def test_start_up_neither_collects_garbage_nor_rescans_entry_points(
     # pydantic looks for its own plugins once
     loom_scans = [group for group in report["entry_point_scans"] if group != "pydantic"]
     assert loom_scans == [None], report
+
+
+def test_start_up_loads_neither_the_shell_analysis_nor_the_decision_readers(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(text="hi"))
+    report = start_up_report(server, project)
+    assert report["sdk_loaded"]  # the probe saw the real first request
+    # the permission policy is built, but no command has been judged yet; no decision
+    # query has run (their imports: ~5 ms of Loom's ~250 ms before this)
+    assert report["deferred_loaded"] == [], report

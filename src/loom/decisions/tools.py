@@ -8,18 +8,20 @@ permission (risk "read").
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.core.decisions import EDGE_TYPES, NODE_STATUSES
-from loom.decisions.export import export
-from loom.decisions.index import NodeRow
-from loom.decisions.narrative import goal_subgraph, narrative
-from loom.decisions.pulse import pulse, render_pulse
 from loom.decisions.recorder import DecisionRecorder, Logged
 from loom.decisions.titles import SHOW_WIDTH, one_line
 from loom.decisions.types import node_types
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, schema
+
+if TYPE_CHECKING:
+    from loom.decisions.index import NodeRow
+
+# The query's readers (pulse, narrative, export) load when a query asks for them: every
+# session provides these tools, and a session's start-up never runs one.
 
 QUERIES = ("goals", "recent", "pulse", "search", "node", "narrative")
 
@@ -161,6 +163,8 @@ class DecisionQuery(BuiltinTool):
             rows = index.nodes(workspace_root=root, types=["decision"], limit=limit)
             return "\n".join(map(_row, rows)) or "No decisions yet."
         if query == "pulse":
+            from loom.decisions.pulse import pulse, render_pulse
+
             return render_pulse(pulse(index, root))
         if query == "search":
             if not args.get("text"):
@@ -174,6 +178,8 @@ class DecisionQuery(BuiltinTool):
         if row is None or (root and row.workspace_root != root):
             raise ToolError(f"no node {node_id!r}; find ids with query=goals, recent or search")
         if query == "narrative":
+            from loom.decisions.narrative import goal_subgraph, narrative
+
             nodes = goal_subgraph(index, row.id)
             return narrative(nodes, index.edges(node_ids=[n.id for n in nodes]), row.title)
         lines = [_row(row)]
@@ -199,6 +205,8 @@ def provide(setup: Any) -> list[Any]:
 
 
 def export_graph(recorder: DecisionRecorder, fmt: str) -> str:
+    from loom.decisions.export import export
+
     index = recorder.index()
     nodes = index.nodes(workspace_root=recorder.workspace_root, newest_first=False)
     return export(nodes, index.edges(workspace_root=recorder.workspace_root), fmt)

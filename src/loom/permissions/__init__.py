@@ -5,7 +5,10 @@ policy.decide(tool, args)                    # Decision.ALLOW / ASK / DENY
 policy.record(tool, args, "allow_always")    # saves a scoped grant in loom.db
 """
 
-from loom.permissions.dangerous import dangerous_reason
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from loom.permissions.grants import Grant, GrantStore
 from loom.permissions.policy import (
     PLAIN_ASK,
@@ -15,7 +18,10 @@ from loom.permissions.policy import (
     PermissionPolicy,
     Verdict,
 )
-from loom.permissions.shell_rules import command_prefix, covered_by_prefixes
+
+if TYPE_CHECKING:
+    from loom.permissions.dangerous import dangerous_reason
+    from loom.permissions.shell_rules import command_prefix, covered_by_prefixes
 
 __all__ = [
     "PLAIN_ASK",
@@ -30,3 +36,21 @@ __all__ = [
     "covered_by_prefixes",
     "dangerous_reason",
 ]
+
+# The shell analysis loads at first use (PEP 562; see loom.permissions.policy).
+_LAZY = {
+    "command_prefix": "loom.permissions.shell_rules",
+    "covered_by_prefixes": "loom.permissions.shell_rules",
+    "dangerous_reason": "loom.permissions.dangerous",
+}
+
+
+def __getattr__(name: str) -> object:
+    from importlib import import_module
+
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

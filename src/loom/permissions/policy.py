@@ -27,15 +27,11 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from loom.core.clock import now_iso
-from loom.permissions.dangerous import dangerous_reason
 from loom.permissions.grants import Grant, GrantStore, ScopeKind
-from loom.permissions.shell_rules import (
-    command_prefix,
-    covered_by_prefixes,
-    normalize_command,
-    parse_command,
-    prefix_refusal,
-)
+
+# The shell analysis (the bash parser, wrappers, the dangerous floor: ~5 ms of imports)
+# loads when the policy first judges a command, not when a session starts: `loom run`'s
+# first request needs the policy built, never a command judged (tests/cli/test_run_startup.py).
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +74,8 @@ class DenyRule:
         return cls(tool.strip(), pattern.strip() or "*")
 
     def matches(self, tool: str, subject: str | None, command: str | None) -> bool:
+        from loom.permissions.shell_rules import normalize_command, parse_command
+
         if not fnmatchcase(tool, self.tool):
             return False
         if self.pattern == "*":
@@ -158,6 +156,9 @@ class PermissionPolicy:
 
     def check(self, tool: Any, args: dict[str, Any]) -> Verdict:
         """The decision with a reason a person can read (shown in permission prompts)."""
+        from loom.permissions.dangerous import dangerous_reason
+        from loom.permissions.shell_rules import normalize_command
+
         name = tool.name
         subject = _subject(tool, args)
         command = _command(tool, args)
@@ -198,6 +199,8 @@ class PermissionPolicy:
     def _covering_grant(
         self, tool: Any, name: str, subject: str | None, command: str | None
     ) -> Grant | None:
+        from loom.permissions.shell_rules import covered_by_prefixes, normalize_command
+
         grants = self._grants_for(name)
         for grant in grants:
             if grant.scope_kind == "any":
@@ -225,6 +228,8 @@ class PermissionPolicy:
     ) -> tuple[ScopeKind, str]:
         """What an `allow_always` for this call would cover. `scope` overrides the default:
         `*` (every call), a folder ending in `/` (file tools), or a command prefix."""
+        from loom.permissions.shell_rules import command_prefix, normalize_command, prefix_refusal
+
         kind = _subject_kind(tool)
         subject = _subject(tool, args)
         command = _command(tool, args)
@@ -249,6 +254,9 @@ class PermissionPolicy:
         """Remember a person's answer. `allow_always` saves a grant (returned); `deny`
         refuses the same call for the rest of this session; `allow_once` keeps nothing, and
         so does `allow_always` for a command on the dangerous floor (it always asks)."""
+        from loom.permissions.dangerous import dangerous_reason
+        from loom.permissions.shell_rules import normalize_command
+
         if response not in RESPONSES:
             raise ValueError(f"unknown permission response {response!r}; use one of {RESPONSES}")
         name = tool.name
