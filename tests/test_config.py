@@ -232,3 +232,12 @@ def test_loom_config_reports_a_broken_file(
         main(["config"])
     assert done.value.code == 1
     assert "invalid TOML" in capsys.readouterr().err
+
+
+def test_any_lifecycle_hook_is_told_apart_from_post_tools_commands() -> None:
+    # session assembly imports loom.hooks only when this is true (tests/cli/test_run_startup.py)
+    from loom.config import HooksSection
+
+    assert not HooksSection().any_lifecycle()
+    assert not HooksSection(post_tools=["make fmt"]).any_lifecycle()
+    assert HooksSection.model_validate({"Stop": [{"command": "true"}]}).any_lifecycle()

@@ -231,6 +231,10 @@ class HooksSection(_Section):
     def commands(self, event: str) -> list[HookCommand]:
         return list(getattr(self, event, None) or [])
 
+    def any_lifecycle(self) -> bool:
+        """Is any lifecycle hook (an event's command) configured?"""
+        return any(getattr(self, name) for name in type(self).model_fields if name != "post_tools")
+
 
 class AgentsSection(_Section):
     """Sub-agents (the `task` tool)."""

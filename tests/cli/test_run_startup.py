@@ -45,11 +45,12 @@ def first_connect(self, address):
 socket.socket.connect = first_connect
 
 # modules only a tool call or a query needs: the shell analysis behind the permission
-# policy, the decision graph's readers
+# policy, the decision graph's readers, the lifecycle hooks (none configured)
 DEFERRED = [
     "loom.permissions.dangerous", "loom.permissions.shell_rules",
     "loom.permissions.bash_syntax", "loom.permissions.wrappers",
     "loom.decisions.export", "loom.decisions.pulse", "loom.decisions.narrative",
+    "loom.hooks",
 ]
 
 from loom.__main__ import main

@@ -34,7 +34,6 @@ class SessionDefaults:
     ) -> SessionDefaults:
         """From the configuration, with `overrides` (SessionOptions fields) on top;
         TypeError names a field SessionOptions does not have."""
-        from loom.hooks import LifecycleHooks
         from loom.session.runtime.checkpointing import checkpointer_for
 
         options = SessionOptions.from_config(config)
@@ -42,7 +41,10 @@ class SessionDefaults:
             from loom.session.runtime.post_tools import PostToolsCommands
 
             options.post_tools_hooks = [PostToolsCommands(config.hooks.post_tools)]
-        options.lifecycle_hooks = LifecycleHooks.from_config(config.hooks) or None
+        if config.hooks.any_lifecycle():  # loom.hooks (~2 ms of imports) only for a hook
+            from loom.hooks import LifecycleHooks
+
+            options.lifecycle_hooks = LifecycleHooks.from_config(config.hooks) or None
         defaults = cls(options)
         if config.repo.map_tokens > 0:
             from loom.session.runtime.repo_map import repointel_hook
