@@ -8,6 +8,14 @@
    `--observers` Chromium tabs; baseline: one session streaming, one tab. Also the
    cores `loom web`, Chromium, the bench itself and the rest of the machine kept busy
    meanwhile: on a small machine the tabs and the server compete for the same cores.
+   Each event's time is split in legs: bus -> the server hands its frame to the socket
+   (a sitecustomize wraps `loom.web.stream._frame`), -> the page's script sees the
+   frame, -> the DOM is updated; with the legs of the slowest 5%, the sidebar
+   refreshes the tabs got, and the browser's CPU per event (every Chromium process, and
+   the renderers' script / layout / style from CDP's Performance metrics).
+   `--repeat N [--before DIR]`: N runs of the many-sessions case, alternating with the
+   tree DIR/src (`git archive`), medians of both. `LOOM_BENCH_TRACE=PATH`: a Chromium
+   trace of the first tab; `LOOM_BENCH_DUMP=PATH`: every event's stamps as JSON.
 2. First page weight (HTML + CSS + JS, uncompressed) and time to first paint after
    `loom web` starts (process start -> URL printed -> first contentful paint);
    baseline: `python -m loom --version`.
@@ -76,16 +84,87 @@ def stop(web: Any) -> None:
 # -- 1. latency ---------------------------------------------------------------------------
 
 
+# The server's side of each event: a sitecustomize wraps `loom.web.stream._frame` (called
+# right before a frame is handed to the socket) to note the frame's id and the time.
+TRACE_HOOK = """
+import os, time
+_path = os.environ.get("LOOM_BENCH_FRAMES")
+if _path:
+    import importlib.abc, sys
+    _out = open(_path, "a", buffering=1)  # line by line: SIGTERM may skip atexit
+
+    def _wrap(module):
+        frame = module._frame
+        def traced(data, seq=None):
+            if seq is not None:
+                _out.write(f"{seq} {time.time() * 1000:.3f}\\n")
+            return frame(data, seq)
+        module._frame = traced
+
+    class _Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != "loom.web.stream":
+                return None
+            sys.meta_path.remove(self)
+            import importlib.util
+            spec = importlib.util.find_spec(name)
+            sys.meta_path.insert(0, self)
+            loader = spec.loader
+            run = loader.exec_module
+            def exec_module(module):
+                run(module)
+                _wrap(module)
+            loader.exec_module = exec_module
+            return spec
+    sys.meta_path.insert(0, _Finder())
+"""
+
+# The page's side: when each frame reached the page's script (its `message` event), seen
+# before app.js's own listener runs; app.js stamps the DOM update itself (loomLatencies).
+ARRIVAL_HOOK = """
+window.loomArrivals = [];
+window.loomSidebar = [0, 0];  // sidebar refreshes received, ms of script they took
+const _add = EventSource.prototype.addEventListener;
+Object.defineProperty(EventSource.prototype, "onmessage", {
+  set(fn) {
+    _add.call(this, "message", (e) => {
+      const at = performance.timeOrigin + performance.now();
+      fn.call(this, e);
+      const done = performance.timeOrigin + performance.now();
+      const data = JSON.parse(e.data);
+      if (!Array.isArray(data) && data.type === "live_sessions") {
+        window.loomSidebar[0] += 1;
+        window.loomSidebar[1] += done - at;
+      }
+      for (const p of Array.isArray(data) ? data : [data]) {
+        if (p.t) window.loomArrivals.push([Number(e.lastEventId), p.t, at, done]);
+      }
+    });
+  },
+});
+"""
+
+
 def latency(
-    pw: Any, sessions: int, observers: int, chunks: int, delay: float
-) -> tuple[list[float], dict[str, float]]:
+    pw: Any, sessions: int, observers: int, chunks: int, delay: float, src: Path | None = None
+) -> tuple[list[float], dict[str, Any]]:
     base = Path(tempfile.mkdtemp(prefix="loom-webbench-"))
+    hook = base / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(TRACE_HOOK)
+    frames_path = base / "frames.txt"
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "LOOM_BENCH_FRAMES")}
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(hook), *([str(src)] if src is not None else [])]
+    )
+    os.environ["LOOM_BENCH_FRAMES"] = str(frames_path)
     try:
         with FakeLlmServer(
             default=Turn(text=[f"w{i} " for i in range(chunks)], chunk_delay=delay)
         ) as server:
             web = start_web(make_project(base), server, base / "home")
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            detail: dict[str, Any] = {}
             try:
                 with client(web) as http:
                     ids = [
@@ -96,25 +175,77 @@ def latency(
                     pages = []
                     for sid in ids[:observers]:  # one profile each: own connection pool
                         page = browser.new_context().new_page()
+                        page.add_init_script(ARRIVAL_HOOK)
                         page.goto(f"{web.base}/s/{sid}?token={web.token}")
                         page.wait_for_function("window.loomLatencies !== undefined")
                         page.evaluate("window.loomLatencies.length = 0")
-                        pages.append(page)
+                        page.evaluate("window.loomArrivals.length = 0")
+                        cdp = page.context.new_cdp_session(page)
+                        cdp.send("Performance.enable")
+                        pages.append((page, cdp))
+                    metrics_before = [_metrics(cdp) for _, cdp in pages]
+                    trace = os.environ.get("LOOM_BENCH_TRACE")  # a Chromium trace of tab 1
+                    if trace:
+                        browser.start_tracing(page=pages[0][0], path=trace, screenshots=False)
                     before = cpu_seconds(web.process.pid)
                     for sid in ids:
                         http.post(f"/api/sessions/{sid}/messages", json={"text": "stream"})
                     _wait_idle(http, ids, started=True)
-                    cpu = cpu_share(before, cpu_seconds(web.process.pid))
+                    after = cpu_seconds(web.process.pid)
+                    cpu = cpu_share(before, after)
+                    if trace:
+                        browser.stop_tracing()
                 samples: list[float] = []
-                for page in pages:
+                arrivals: list[list[float]] = []
+                renderer: dict[str, float] = {}
+                sidebar = [0.0, 0.0]
+                for (page, cdp), start in zip(pages, metrics_before, strict=True):
                     page.wait_for_timeout(200)
                     samples += page.evaluate("window.loomLatencies")
+                    arrivals += page.evaluate("window.loomArrivals")
+                    got = page.evaluate("window.loomSidebar")
+                    sidebar = [sidebar[0] + got[0], sidebar[1] + got[1]]
+                    for key, value in _metrics(cdp).items():
+                        renderer[key] = renderer.get(key, 0.0) + value - start.get(key, 0.0)
+                detail = {
+                    "cpu": cpu,
+                    "chromium_s": after.get("chromium", 0) - before.get("chromium", 0),
+                    "web_s": after.get("loom web", 0) - before.get("loom web", 0),
+                    "renderer": renderer,
+                    "arrivals": arrivals,
+                    "sidebar": sidebar,
+                }
             finally:
                 browser.close()
                 stop(web)
-        return samples, cpu
+        detail["frames"] = _read_frames(frames_path)
+        if os.environ.get("LOOM_BENCH_DUMP"):  # every event's stamps, for a closer look
+            Path(os.environ["LOOM_BENCH_DUMP"]).write_text(json.dumps(detail))
+        return samples, detail
     finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _metrics(cdp: Any) -> dict[str, float]:
+    """The renderer's own time, seconds: tasks, script, layout, style (CDP Performance)."""
+    wanted = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+    got = cdp.send("Performance.getMetrics")["metrics"]
+    return {m["name"]: m["value"] for m in got if m["name"] in wanted}
+
+
+def _read_frames(path: Path) -> dict[int, float]:
+    """Frame id -> when the server handed it to the socket (epoch ms)."""
+    frames: dict[int, float] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            seq, at = line.split()
+            frames[int(seq)] = float(at)
+    return frames
 
 
 def cpu_seconds(web_pid: int) -> dict[str, float]:
@@ -297,6 +428,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
+        "--repeat", type=int, default=1, help="latency: runs of the many-sessions case"
+    )
+    parser.add_argument(
+        "--before", default="", help="latency: also run DIR/src, alternating with this tree"
+    )
+    parser.add_argument(
         "--only",
         default="latency,first,history",
         help="comma-separated parts to run: latency, first, history",
@@ -319,9 +456,56 @@ def main() -> None:
         report_history(args)
 
 
+def breakdown(detail: dict[str, Any]) -> str:
+    """Where an event's time went: bus -> the server hands its frame to the socket ->
+    the page's script sees the frame -> the DOM is updated; p50/p95 of each leg, and the
+    legs of the slowest 5% of events (which leg makes the tail)."""
+    frames = detail.get("frames", {})
+    legs = []
+    for seq, t, at, done in detail.get("arrivals", []):
+        written = frames.get(int(seq))
+        if written is not None:
+            legs.append((written - t, at - written, done - at, done - t))
+    if not legs:
+        return "   (no frame trace)"
+    total = [leg[3] for leg in legs]
+    cut = pct(total, 0.95)
+    tail = [leg for leg in legs if leg[3] >= cut]
+    refreshes, script_ms = detail.get("sidebar", [0, 0])
+    names = ("server (bus -> socket)", "wire + page queue", "page script")
+    lines = [f"   legs over {len(legs)} events, p50 / p95 / mean of the slowest 5%:"]
+    for i, name in enumerate(names):
+        values = [leg[i] for leg in legs]
+        tail_mean = statistics.fmean(leg[i] for leg in tail)
+        p50, p95 = pct(values, 0.5), pct(values, 0.95)
+        lines.append(f"     {name:24} {p50:6.1f} / {p95:6.1f} / {tail_mean:6.1f} ms")
+    lines.append(
+        f"   sidebar refreshes received by the tabs: {refreshes:.0f}, "
+        f"{script_ms:.0f} ms of page script in all"
+    )
+    return "\n".join(lines)
+
+
+def renderer_line(detail: dict[str, Any], events: int) -> str:
+    """Browser CPU per event: every Chromium process, and the renderers' own split."""
+    per = 1000 / max(events, 1)
+    r = detail.get("renderer", {})
+    return (
+        f"   browser CPU per event: {detail.get('chromium_s', 0) * per:.2f} ms all Chromium "
+        f"processes; renderer main threads {r.get('TaskDuration', 0) * per:.2f} ms "
+        f"(script {r.get('ScriptDuration', 0) * per:.2f}, layout "
+        f"{r.get('LayoutDuration', 0) * per:.2f}, "
+        f"style {r.get('RecalcStyleDuration', 0) * per:.2f}); "
+        f"loom web CPU per event {detail.get('web_s', 0) * per:.2f} ms"
+    )
+
+
 def report_latency(pw: Any, args: Any) -> None:
+    if args.repeat > 1 or args.before:
+        return report_latency_pairs(pw, args)
     one, _ = latency(pw, 1, 1, args.chunks, args.chunk_delay)
-    many, cpu = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
+    many, detail = latency(pw, args.sessions, args.observers, args.chunks, args.chunk_delay)
+    cpu = detail.get("cpu", {})
     print(f"1. event latency bus -> DOM, {args.chunks} deltas per turn:")
     print(
         f"   1 session, 1 tab:     n={len(one)} p50={pct(one, 0.5):.1f} ms "
@@ -335,7 +519,54 @@ def report_latency(pw: Any, args: Any) -> None:
     if cpu:  # a saturated machine shows in every figure above: say who used it
         parts = ", ".join(f"{name} {cores:.2f}" for name, cores in cpu.items())
         print(f"   cores in use while they streamed: {parts} (of {os.cpu_count()})")
+    print(breakdown(detail))
+    print(renderer_line(detail, len(many)))
     print(f"   load average now: {os.getloadavg()[0]:.1f}")
+
+
+def report_latency_pairs(pw: Any, args: Any) -> None:
+    """`--repeat N [--before DIR]`: N runs of the many-sessions case, this tree and
+    (alternating with it, so both see the same load) DIR/src; medians."""
+    trees: list[tuple[str, Path | None]] = [("after", None)]
+    if args.before:
+        trees.append(("before", Path(args.before) / "src"))
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in trees}
+    for i in range(args.repeat):
+        for name, src in trees if i % 2 == 0 else trees[::-1]:
+            load = os.getloadavg()[0]
+            many, detail = latency(
+                pw, args.sessions, args.observers, args.chunks, args.chunk_delay, src
+            )
+            r = detail.get("renderer", {})
+            per = 1000 / max(len(many), 1)
+            row = {
+                "p50": pct(many, 0.5),
+                "p95": pct(many, 0.95),
+                "chromium": detail.get("chromium_s", 0) * per,
+                "task": r.get("TaskDuration", 0) * per,
+                "web": detail.get("web_s", 0) * per,
+                "load": load,
+            }
+            runs[name].append(row)
+            print(
+                f"   {name:6} run {i + 1}: n={len(many)} p50={row['p50']:.1f} "
+                f"p95={row['p95']:.1f} ms; CPU per event: Chromium {row['chromium']:.2f}, "
+                f"renderer tasks {row['task']:.2f}, loom web {row['web']:.2f} ms; "
+                f"load {load:.1f}"
+            )
+            print(breakdown(detail))
+    med = statistics.median
+    print(f"1. event latency bus -> DOM, {args.sessions} sessions, {args.observers} tabs, medians:")
+    for name, rows in runs.items():
+        each = ", ".join(f"{r['p95']:.1f}" for r in rows)
+        print(
+            f"   {name:6} p50 {med(r['p50'] for r in rows):.1f}, "
+            f"p95 {med(r['p95'] for r in rows):.1f} ms (runs: "
+            f"{each}); CPU per event: "
+            f"Chromium {med(r['chromium'] for r in rows):.2f}, renderer tasks "
+            f"{med(r['task'] for r in rows):.2f}, loom web {med(r['web'] for r in rows):.2f} ms; "
+            f"load {min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}"
+        )
 
 
 def report_first_page(pw: Any, args: Any) -> None:

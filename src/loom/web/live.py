@@ -32,6 +32,11 @@ log = logging.getLogger(__name__)
 
 LOG_SIZE = 20_000  # events kept per session for tabs that reconnect
 QUEUE_SIZE = 20_000
+# The sidebar's live-session list goes out at most this often. 20 sessions starting a
+# turn together flipped badges over ~30 loop turns: each rendered the list on the loop
+# and every tab re-parsed it, and the streamed words behind them waited (the tail of
+# the bus -> DOM latency, bench/web_bench.py). A lone change still goes out at once.
+SIDEBAR_INTERVAL_S = 0.25
 BADGES = {"idle": "Ready", "thinking": "Thinking", "executing_tool": "Running a tool"}
 
 
@@ -258,6 +263,8 @@ class Hub:
         self._seq = 0
         self.seq_floor = 0
         self._badges_dirty = False
+        self._sidebar_at = float("-inf")  # the loop's time of the last sidebar push
+        self._sidebar_sent: str | None = None  # what it pushed
         self.render_sidebar: Callable[[], str] | None = None
 
     def next_seq(self) -> int:
@@ -278,19 +285,38 @@ class Hub:
             live.close()
             self.badges_changed()
 
+    def watch_sidebar(self, client: Client) -> None:
+        """A tab follows the sidebar from now on (its page was rendered just before)."""
+        self.sidebar_clients.add(client)
+        self._sidebar_sent = None  # its page may show a list we never pushed
+
     def badges_changed(self) -> None:
-        """Coalesce sidebar refreshes: at most one per loop iteration."""
+        """Coalesce sidebar refreshes: at most one per loop iteration, and after a push,
+        one more at the end of SIDEBAR_INTERVAL_S carrying whatever changed meanwhile."""
         if self._badges_dirty or not self.sidebar_clients:
             return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
         self._badges_dirty = True
-        with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().call_soon(self._push_sidebar)
+        wait = self._sidebar_at + SIDEBAR_INTERVAL_S - loop.time()
+        if wait > 0:
+            loop.call_later(wait, self._push_sidebar)
+        else:
+            loop.call_soon(self._push_sidebar)
 
     def _push_sidebar(self) -> None:
         self._badges_dirty = False
         if self.render_sidebar is None:
             return
-        data = json.dumps({"type": "live_sessions", "html": self.render_sidebar()})
+        with contextlib.suppress(RuntimeError):
+            self._sidebar_at = asyncio.get_running_loop().time()
+        html = self.render_sidebar()
+        if html == self._sidebar_sent:  # e.g. Thinking -> a tool -> Thinking: no change
+            return
+        self._sidebar_sent = html
+        data = json.dumps({"type": "live_sessions", "html": html})
         for client in list(self.sidebar_clients):
             client.offer(None, data)
 

@@ -48,7 +48,7 @@ async def _follow(
     client = Client()
     live = state.live(session_id) if session_id else None
     backlog, complete = live.attach(client, after) if live is not None else ([], True)
-    state.hub.sidebar_clients.add(client)
+    state.hub.watch_sidebar(client)
     try:
         if session_id and live is None:
             yield _plain({"type": "ended"})  # the session stopped: show the saved thread
