@@ -98,6 +98,8 @@ def _write_all(fd: int, parts: Sequence[bytes]) -> None:
         if not chunk:
             continue
         written = os.writev(fd, chunk) if len(chunk) > 1 else os.write(fd, chunk[0])
+        if written == sum(map(len, chunk)):
+            continue  # the usual case: no walk over the pieces in Python
         for part in chunk:  # after a short write, finish the rest piece by piece
             if written >= len(part):
                 written -= len(part)

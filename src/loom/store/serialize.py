@@ -4,9 +4,11 @@ The bytes equal `thread.model_dump_json(indent=2)` (a test holds us to that), bu
 built with orjson from pieces: the document around the message list, and one piece
 per message. History is append-only: a message never changes once another message
 follows it, so its piece (with the `,\n` that follows it) is cached on the thread and
-only the last message and new ones are serialized on each save. The cache is checked
-by message object identity, so replacing a message object (a merge, a reload) is
-picked up. `thread_to_parts` feeds `atomic_write_parts` (writev: no 3 MB join).
+only the last message and new ones are serialized on each save; cached pieces are
+joined in blocks of 64 messages, so the list handed to writev stays short. The cache
+is checked by message object identity, so replacing a message object (a merge, a
+reload) is picked up and only the pieces from it on are rebuilt. `thread_to_parts`
+feeds `atomic_write_parts` (writev: no 3 MB join).
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ _SENTINEL = "\x00loom-messages\x00"
 _SENTINEL_JSON = orjson.dumps(_SENTINEL)
 _ITEM_INDENT = b"      "  # messages sit three levels deep: {conversation: {messages: [
 _SEPARATOR = b",\n"
+# Cached pieces are joined in blocks of this many messages, so a save of 2,000 messages
+# hands the kernel ~32 buffers instead of 2,000 (walking these in Python grew with the
+# thread: the save's one cost that did).
+_BLOCK = 64
 
 
 def thread_to_bytes(thread: Thread) -> bytes:
@@ -43,17 +49,34 @@ def thread_to_parts(thread: Thread) -> list[bytes]:
 
 def _message_parts(thread: Thread, messages: list[Any]) -> list[bytes]:
     cache = thread.serialization_cache
-    objs: list[Any] = cache.setdefault("objs", [])
-    parts: list[bytes] = cache.setdefault("parts", [])
+    objs: list[Any] = cache.setdefault("objs", [])  # the messages whose pieces are cached
+    blocks: list[bytes] = cache.setdefault("blocks", [])  # objs[i*_BLOCK:(i+1)*_BLOCK], joined
+    tail: list[bytes] = cache.setdefault("tail", [])  # one piece per message after the blocks
     last = len(messages) - 1
     valid = min(len(objs), last)  # the last message may still change: never cached
     if not all(map(is_, objs[:valid], messages[:valid])):
         valid = next(i for i in range(valid) if objs[i] is not messages[i])
-    del objs[valid:], parts[valid:]
+    if valid < len(objs):
+        _forget_from(valid, objs, blocks, tail)
     for message in messages[valid:last]:
         objs.append(message)
-        parts.append(_encode(message) + _SEPARATOR)
-    return [*parts, _encode(messages[last])]
+        tail.append(_encode(message) + _SEPARATOR)
+        if len(tail) == _BLOCK:
+            blocks.append(b"".join(tail))
+            tail.clear()
+    return [*blocks, *tail, _encode(messages[last])]
+
+
+def _forget_from(valid: int, objs: list[Any], blocks: list[bytes], tail: list[bytes]) -> None:
+    """Drop the cached pieces of objs[valid:] (a message object was replaced). A block
+    that held some still-valid messages is split back into pieces by re-encoding them."""
+    kept = valid // _BLOCK
+    if kept < len(blocks):
+        del blocks[kept:]
+        tail[:] = [_encode(m) + _SEPARATOR for m in objs[kept * _BLOCK : valid]]
+    else:
+        del tail[valid - kept * _BLOCK :]
+    del objs[valid:]
 
 
 def _encode(message: Any) -> bytes:
