@@ -154,6 +154,8 @@ def child(args: argparse.Namespace) -> None:
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(str(Path(args.project) / "profile.out"))
+            if os.environ.get("LOOM_BENCH_PROFILE_OUT"):  # kept for a closer look
+                profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"])
             stats = pstats.Stats(str(Path(args.project) / "profile.out"), stream=sys.stderr)
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(40)

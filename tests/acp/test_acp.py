@@ -361,6 +361,11 @@ async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -
         session_id = await start(conn, project)
         await conn.prompt(session_id=session_id, prompt=[text_block("rewrite notes")])
         assert (project / "notes.txt").read_text() == "two\n"
+        # sent 0.1 s after the session starts: a quick first turn may end before it
+        for _ in range(100):
+            if any(u.session_update == "available_commands_update" for _, u in client.updates):
+                break
+            await asyncio.sleep(0.02)
         listed = [u for _, u in client.updates if u.session_update == "available_commands_update"]
         assert {c.name for c in listed[0].available_commands} == {"undo", "redo", "compact"}
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("/undo")])

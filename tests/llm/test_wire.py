@@ -170,3 +170,14 @@ def test_a_new_client_loads_what_its_first_connection_needs() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_body_joins_its_items_into_the_array_of_the_head() -> None:
+    import json
+
+    from loom.llm._wire import body
+
+    for items in ([], [b'{"a":1}'], [b"1", b"2"], [b"1", b'"x"', b"3"]):
+        for head in ({}, {"model": "m", "stream": True}):
+            wire = body(head, "messages", items)
+            assert json.loads(wire) == {**head, "messages": [json.loads(i) for i in items]}

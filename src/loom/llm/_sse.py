@@ -1,4 +1,5 @@
-"""Server-sent events read straight from the response bytes, for the OpenAI adapters.
+"""Server-sent events read straight from the response bytes, for the OpenAI and
+Anthropic adapters.
 
 The SDK's decoder handles each line and each event through several Python generators
 (a regex per chunk, a `str` per line, `json.loads`, the SDK's response processing): at
@@ -15,7 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import orjson
 
 DRAIN_S = 1.0  # reading what follows [DONE], so the connection can be reused
 
@@ -64,3 +69,12 @@ async def drain(chunks: AsyncIterator[bytes]) -> None:
         async with asyncio.timeout(DRAIN_S):
             async for _ in chunks:
                 pass
+
+
+def loads(data: bytes) -> Any:
+    """An event's JSON. orjson refuses what the standard library reads (a lone surrogate
+    escape such as `"\\ud83d"`, which models do send): such data is read the slow way."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)

@@ -63,8 +63,12 @@ def dumps(value: Any) -> bytes:
 def body(head: dict[str, Any], field: str, items: Sequence[bytes]) -> bytes:
     """`head` as a JSON object with `field` set to the array of pre-encoded `items`."""
     encoded = dumps(head)
-    opening = b"{" if encoded == b"{}" else encoded[:-1] + b","
-    return b"".join((opening, dumps(field), b":[", b",".join(items), b"]}"))
+    opening = (b"{" if encoded == b"{}" else encoded[:-1] + b",") + dumps(field) + b":["
+    if len(items) < 2:
+        return opening + b"".join(items) + b"]}"
+    # One join over the whole body: joining the items first and then the parts copied
+    # a long history's megabytes twice per request.
+    return b",".join([opening + items[0], *items[1:-1], items[-1] + b"]}"])
 
 
 # id(message) -> (weak reference to it, {format: (its fields when encoded, units)}).

@@ -7,9 +7,11 @@ from typing import Any
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
+from loom.llm._direct import DirectPost
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, text
 from loom.llm._images import anthropic_block, images_of
+from loom.llm._sse import loads, sse_events
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -97,6 +99,7 @@ class AnthropicProvider:
         self._client = shared_client(key, build)
         self.endpoint = str(self._client.base_url)
         self.history = WireHistory(self.name, anthropic_units, _turn)
+        self._post = DirectPost(self._client, "anthropic", "/v1/messages")
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Messages API request."""
@@ -119,19 +122,26 @@ class AnthropicProvider:
         return body(head, "messages", wire)
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        def open_stream() -> Any:
-            # The SDK's low-level post sends the bytes as they are: `messages.create`
-            # would copy the whole history again on every call.
-            # Events come back as the JSON the SDK decoded (`loom.llm._events`).
-            from anthropic import AsyncStream
+        async def open_stream() -> Any:
+            # The bytes are sent as they are, through the SDK's HTTP client with the
+            # request the SDK built once (`loom.llm._direct`): `messages.create` would
+            # copy the whole history again on every call.
+            # The response's events are read by `loom.llm._sse` (the SDK's decoder cost
+            # several times a plain read per event) into JSON (`loom.llm._events`).
+            content = self.request_body(request)
 
-            return self._client.post(
-                "/v1/messages",
-                cast_to=object,
-                content=self.request_body(request),
-                stream=True,
-                stream_cls=AsyncStream[object],
-            )
+            def sdk_post() -> Any:
+                from anthropic import AsyncStream
+
+                return self._client.post(
+                    "/v1/messages",
+                    cast_to=object,
+                    content=content,
+                    stream=True,
+                    stream_cls=AsyncStream[object],
+                )
+
+            return await self._post.response(content, sdk_post)
 
         return sdk_stream(
             open_stream,
@@ -141,13 +151,13 @@ class AnthropicProvider:
             key_hint="ANTHROPIC_API_KEY",
         )
 
-    async def _consume(self, events: Any) -> AsyncIterator[StreamEvent]:
+    async def _consume(self, response: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
         tool_blocks: dict[int, tuple[str, str, list[str]]] = {}  # index -> id, name, json parts
         calls = 0
         stop_reason: str | None = None
         started = finished = False
-        async for event in events:
+        async for event in _events(response, self._client):
             event = obj(event)
             kind = event.get("type")
             index = event.get("index")
@@ -199,3 +209,33 @@ def _update_usage(usage: Usage, reported: dict[str, Any]) -> None:
         usage.cache_read_tokens = reported["cache_read_input_tokens"]
     if count(reported.get("cache_creation_input_tokens")):
         usage.cache_write_tokens = reported["cache_creation_input_tokens"]
+
+
+async def _events(response: Any, client: Any) -> AsyncIterator[Any]:
+    """The JSON of each event of the streamed response, as the SDK's stream gives it:
+    `ping` and unnamed events skipped, an `error` event raised as the SDK's own
+    status error (`client._make_status_error`), read to the end of the body."""
+    body = response.aiter_bytes()
+    events = sse_events(body)
+    try:
+        async for name, data in events:
+            if not name or name == b"ping":
+                continue
+            if name == b"error":
+                raise _stream_error(data, response, client)
+            if data:
+                yield loads(data)
+    finally:
+        await events.aclose()
+        await body.aclose()
+
+
+def _stream_error(data: bytes, response: Any, client: Any) -> Exception:
+    error: Any
+    try:
+        error = loads(data)
+        message = f"{error}"
+    except ValueError:
+        error = data.decode(errors="replace")
+        message = error or f"Error code: {response.status_code}"
+    return client._make_status_error(message, body=error, response=response)

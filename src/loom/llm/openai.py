@@ -12,14 +12,13 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
-
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
+from loom.llm._direct import DirectPost
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
 from loom.llm._images import openai_part
-from loom.llm._sse import drain, sse_events
+from loom.llm._sse import drain, loads, sse_events
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
@@ -92,6 +91,9 @@ def _tool_run(role: str, pieces: list[bytes]) -> bytes:
     return b",".join(results + images)
 
 
+_POST_OPTIONS: dict[str, Any] = {"security": {"bearer_auth": True}}
+
+
 class OpenAIProvider:
     name = "openai"
     _key_hint = "OPENAI_API_KEY"
@@ -114,6 +116,7 @@ class OpenAIProvider:
         self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
         self.endpoint = str(self._client.base_url)
         self.history = WireHistory("openai", openai_units, _tool_run)
+        self._post = DirectPost(self._client, "openai", "/chat/completions", _POST_OPTIONS)
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Chat Completions request."""
@@ -144,21 +147,27 @@ class OpenAIProvider:
         return body(head, "messages", wire)
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        def open_stream() -> Any:
-            # The SDK's low-level post sends the bytes as they are: its `create` would
-            # walk and copy the whole history again on every call.
-            # Its response's bytes are read by `loom.llm._sse` (the SDK's decoder cost
+        async def open_stream() -> Any:
+            # The bytes are sent as they are, through the SDK's HTTP client with the
+            # request the SDK built once (`loom.llm._direct`): its `create` would walk
+            # and copy the whole history again on every call.
+            # The response's bytes are read by `loom.llm._sse` (the SDK's decoder cost
             # several times a plain read per chunk) into JSON (`loom.llm._events`).
-            from openai import AsyncStream
+            content = self.request_body(request)
 
-            return self._client.post(
-                "/chat/completions",
-                cast_to=object,
-                content=self.request_body(request),
-                options={"security": {"bearer_auth": True}},
-                stream=True,
-                stream_cls=AsyncStream[object],
-            )
+            def sdk_post() -> Any:
+                from openai import AsyncStream
+
+                return self._client.post(
+                    "/chat/completions",
+                    cast_to=object,
+                    content=content,
+                    options=_POST_OPTIONS,
+                    stream=True,
+                    stream_cls=AsyncStream[object],
+                )
+
+            return await self._post.response(content, sdk_post)
 
         return sdk_stream(
             open_stream,
@@ -168,12 +177,12 @@ class OpenAIProvider:
             key_hint=self._key_hint,
         )
 
-    async def _consume(self, stream: Any) -> AsyncIterator[StreamEvent]:
+    async def _consume(self, response: Any) -> AsyncIterator[StreamEvent]:
         usage = Usage()
         calls: dict[int, list[str]] = {}  # index -> [id, name, argument fragments...]
         finish: str | None = None
         seen_chunk = False
-        async for chunk in _chunks(stream):
+        async for chunk in _chunks(response):
             chunk = obj(chunk)
             seen_chunk = seen_chunk or isinstance(chunk.get("choices"), list)
             if chunk.get("usage") is not None:
@@ -222,11 +231,10 @@ class OpenAICompatibleProvider(OpenAIProvider):
     _max_tokens_field = "max_tokens"
 
 
-async def _chunks(stream: Any) -> AsyncIterator[Any]:
-    """The JSON of each chunk of the SDK stream's response, as the SDK would give it:
+async def _chunks(response: Any) -> AsyncIterator[Any]:
+    """The JSON of each chunk of the streamed response, as the SDK would give it:
     up to `[DONE]` (the rest of the body read, so the connection is reused), an error
     chunk raised as the SDK's APIError."""
-    response = stream.response
     body = response.aiter_bytes()
     events = sse_events(body)
     try:
@@ -234,22 +242,13 @@ async def _chunks(stream: Any) -> AsyncIterator[Any]:
             if data.startswith(b"[DONE]"):
                 await drain(body)
                 return
-            chunk = _json(data)
+            chunk = loads(data)
             if isinstance(chunk, dict) and chunk.get("error"):
                 raise _stream_error(chunk["error"], response)
             yield chunk
     finally:
         await events.aclose()
         await body.aclose()
-
-
-def _json(data: bytes) -> Any:
-    """A chunk's JSON. orjson refuses what the standard library reads (a lone surrogate
-    escape such as `"\\ud83d"`, which models do send): such a chunk is read the slow way."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
 
 
 def _stream_error(error: Any, response: Any) -> Exception:

@@ -67,7 +67,32 @@ def estimate_tokens(text: str) -> int:
     return max(1, round(_estimate(text)))
 
 
+# The branches of `_PIECE` alone. Each ASCII character class is taken by one branch only
+# (letters by words, digits by digits, punctuation by punct, spaces and newlines by
+# space/single), so on ASCII text scanning each branch by itself finds the very pieces
+# the alternation finds: `findall` then counts them in C instead of a Python loop over
+# every match (~4x faster on code and tool output, the bulk of a session's new text).
+_WORDS = re.compile(r"[a-z]+|[A-Z](?:[a-z]+|[A-Z]*(?![a-z]))")  # `word`, starting on a letter
+_DIGITS = re.compile(r"[0-9]+")
+_SPACES = re.compile(r"[ \t]*\n[\s]*|[ \t]{2,}")
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]+")
+
+
 def _estimate(text: str) -> float:
+    if not text.isascii():  # "other" pieces, and space runs that swallow Unicode blanks
+        return _estimate_by_piece(text)
+    # Counted exactly in 40ths (words 1 + 1/8 per letter past 7, punct 0.8 + 0.2 per
+    # extra character, space runs 0.75), so the sum does not depend on the order.
+    words = [len(word) for word in _WORDS.findall(text)]
+    fortieths = 40 * len(words) + 5 * sum(n - 7 for n in words if n > 7)
+    punct = _PUNCT.findall(text)
+    fortieths += 24 * len(punct) + 8 * sum(map(len, punct))
+    fortieths += 30 * len(_SPACES.findall(text))
+    digits = sum((len(run) + 2) // 3 for run in _DIGITS.findall(text))
+    return fortieths / 40 + digits
+
+
+def _estimate_by_piece(text: str) -> float:
     total = 0.0
     for match in _PIECE.finditer(text):
         kind = match.lastgroup

@@ -42,6 +42,7 @@ from loom.core.messages import Message, ToolCall, Usage, UserMessage
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.core.todos import TodoItem
+from loom.llm import loop_share
 from loom.llm.base import Provider
 from loom.session.runtime.auto_commit import after_turn
 from loom.session.runtime.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
@@ -397,12 +398,18 @@ class Session:
         """Feed `first` and every follow-up event until the machine ends the turn."""
         events: deque[sm.AgentEvent] = deque([first])
         self._turn_end = None
+        clock = loop_share.clock
+        since = clock()
         try:
             while events:
                 events.extend(await self._apply(events.popleft()))
                 # Let other sessions and the saver run even when the model and tools
-                # answer without ever suspending (scripted providers, cached results).
-                await asyncio.sleep(0)
+                # answer without ever suspending (scripted providers, cached results):
+                # once the turn has held the loop for a slice. (A yield after every
+                # event cost a loop iteration each, ~10 per turn, for nothing.)
+                if clock() - since >= loop_share.slice_s():
+                    await asyncio.sleep(0)
+                    since = clock()
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:

@@ -1,0 +1,106 @@
+"""The SDK builds a provider's request once; later calls send new bodies with it
+(`loom.llm._direct`), and fail exactly as the SDK's own path fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from loom.core.messages import UserMessage
+from loom.llm.base import LlmError, LlmRequest, collect
+from tests.fakes.llm_server import FakeLlmServer, Turn
+from tests.support.providers import provider_for
+
+DIRECT = ["anthropic", "openai", "openai-compatible"]
+REQUEST = LlmRequest(model="test-model", messages=[UserMessage(content="hi")])
+
+
+def _count_builds(provider: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    client = provider._client
+    built = [0]
+    original = client._build_request
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(client, "_build_request", counting)
+    return built
+
+
+@pytest.mark.parametrize("name", DIRECT)
+async def test_the_sdk_builds_the_request_once_per_provider(
+    name: str, server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = provider_for(name, server)
+    built = _count_builds(provider, monkeypatch)
+    for n in range(5):
+        server.add(Turn(text=f"answer {n}"))
+        response = await collect(provider.stream(REQUEST))
+        assert response.content == f"answer {n}"
+    # the first call's own request, then the template; before: one per call (5)
+    assert built[0] == 2
+    assert provider._post.templates_built == 1
+    first, *later = server.requests
+    for request in later:  # the same headers (auth included) and body on the wire
+        assert request.path == first.path and request.json == first.json
+        assert request.headers == first.headers
+
+
+async def _error(provider: Any, server: FakeLlmServer, turn: Turn) -> LlmError:
+    server.add(turn)
+    with pytest.raises(LlmError) as caught:
+        await collect(provider.stream(REQUEST))
+    return caught.value
+
+
+@pytest.mark.parametrize("name", DIRECT)
+@pytest.mark.parametrize(
+    "turn",
+    [
+        Turn(status=429, retry_after=7, error_message="slow down please"),
+        Turn(status=500),
+        Turn(status=401, error_message="nope"),
+        Turn(status=404, error_message="no such model"),
+        Turn(garbage="<html>login page</html>", content_type="text/html"),
+        Turn(delay=1.0, text="too late"),
+    ],
+    ids=["429", "500", "401", "404", "html", "timeout"],
+)
+async def test_a_later_call_fails_as_the_sdk_path_fails(
+    name: str, turn: Turn, server: FakeLlmServer
+) -> None:
+    fresh = provider_for(name, server, timeout=0.3)
+    first = await _error(fresh, server, turn)  # through the SDK's post
+    warm = provider_for(name, server, timeout=0.3)
+    server.add(Turn(text="fine"))
+    await collect(warm.stream(REQUEST))
+    assert warm._post.templates_built == 1
+    later = await _error(warm, server, turn)  # through the prebuilt request
+    assert (str(later), later.transient, later.status, later.retry_after) == (
+        str(first),
+        first.transient,
+        first.status,
+        first.retry_after,
+    )
+    assert type(later.__cause__) is type(first.__cause__)
+
+
+async def test_anthropic_events_are_read_without_the_sdk_decoder(
+    server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = provider_for("anthropic", server)
+    decoders = [0]
+    original = provider._client._make_sse_decoder
+
+    def counting() -> Any:
+        decoders[0] += 1
+        return original()
+
+    monkeypatch.setattr(provider._client, "_make_sse_decoder", counting)
+    for n in range(3):
+        server.add(Turn(text=["a", "b", f"{n}"]))
+        assert (await collect(provider.stream(REQUEST))).content == f"ab{n}"
+    # only the first call's SDK stream object builds one (never read); before: one per call
+    assert decoders[0] == 1
