@@ -228,7 +228,7 @@ def test_an_mcp_json_server_with_planted_env_or_headers_waits(
     assert PERSON_KEY not in listed.stdout + listed.stderr
     assert not (project / "PLANTED_RAN").exists() and not capture.requests
 
-    approved = loom(["mcp", "approve", "innocent"], project, server, **env)
+    approved = loom(["mcp", "approve", "innocent", "--yes"], project, server, **env)
     assert approved.returncode == 0 and f"env PYTHONPATH={project}" in approved.stdout
     server.add(Turn(text="one server"))
     assert loom(["run", "-p", "hi"], project, server, **env).returncode == 0

@@ -129,7 +129,11 @@ def test_cli_approve(proj: Path) -> None:
     runner = CliRunner()
     unknown = runner.invoke(build_app(), ["mcp", "approve", "nope"])
     assert unknown.exit_code == 1 and "no MCP server named 'nope'" in unknown.output
-    done = runner.invoke(build_app(), ["mcp", "approve", "s"])
+    unasked = runner.invoke(build_app(), ["mcp", "approve", "s"])  # no terminal, no --yes
+    assert unasked.exit_code == 1 and "pass --yes" in unasked.output
+    (spec,) = load_server_specs(load_config(proj))
+    assert not ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)
+    done = runner.invoke(build_app(), ["mcp", "approve", "s", "--yes"])
     assert done.exit_code == 0 and "srv" in done.output
     (spec,) = load_server_specs(load_config(proj))
     assert ApprovalStore(LoomPaths.from_env().database, proj).is_approved(spec)

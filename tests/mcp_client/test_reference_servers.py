@@ -77,7 +77,7 @@ def test_project_mcp_json_needs_approval_then_filesystem_server_reads(
         t for t in server.requests[0].json.get("tools", []) if t["name"].startswith("mcp__")
     ]
 
-    approved = loom_in_process(["mcp", "approve", "fs"], project, server)
+    approved = loom_in_process(["mcp", "approve", "fs", "--yes"], project, server)
     assert approved.returncode == 0 and "Approved" in approved.stdout, approved.stderr
     assert f"runs: {filesystem} {project}" in approved.stdout  # what was approved, in full
     read = FakeToolCall("mcp__fs__read_text_file", {"path": str(project / "notes.txt")})

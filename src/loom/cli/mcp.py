@@ -192,8 +192,8 @@ def approve_command(
 ) -> None:
     """Let a server this project defines (.mcp.json or .loom.toml) start.
 
-    It starts a program the repository chose: everything it runs with is shown first
-    (on a terminal you are asked)."""
+    It starts a program the repository chose: everything it runs with is shown first,
+    then you are asked (without a terminal, pass --yes)."""
     import sys
 
     from loom.session import McpAdminError, approve_project_mcp_server, find_mcp_server
@@ -206,7 +206,10 @@ def approve_command(
     typer.echo(f"MCP server {name!r}, defined in {spec.source}:")
     for line in spec.details():
         typer.echo(f"    {line}")
-    if not yes and sys.stdin.isatty():
+    if not yes:
+        if not sys.stdin.isatty():  # as `loom trust`: a script must say so with --yes
+            typer.echo(f"Not a terminal: pass --yes to approve {name!r}.", err=True)
+            raise typer.Exit(1)
         from loom.cli.trust import ask_yes_no
 
         if not ask_yes_no(f"Approve {name!r} for this project? [y/N] "):
