@@ -104,3 +104,19 @@ async def test_anthropic_events_are_read_without_the_sdk_decoder(
         assert (await collect(provider.stream(REQUEST))).content == f"ab{n}"
     # only the first call's SDK stream object builds one (never read); before: one per call
     assert decoders[0] == 1
+
+
+@pytest.mark.parametrize("name", DIRECT)
+async def test_an_sdk_whose_private_steps_differ_keeps_its_own_post(
+    name: str, server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = provider_for(name, server)
+
+    async def renamed(*args: Any, **kwargs: Any) -> Any:
+        raise AttributeError("_prepare_options")  # as a later SDK version might
+
+    monkeypatch.setattr(provider._post, "_build_template", renamed)
+    for n in range(3):
+        server.add(Turn(text=f"answer {n}"))
+        assert (await collect(provider.stream(REQUEST))).content == f"answer {n}"
+    assert provider._post.templates_built == 0

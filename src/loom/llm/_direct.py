@@ -18,10 +18,13 @@ runtime, an idempotency header) keeps the SDK's own path on every call.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
+
+log = logging.getLogger(__name__)
 
 Template = tuple[httpx2.URL, httpx2.Headers, dict[str, Any]]  # url, headers, extensions
 
@@ -36,6 +39,7 @@ class DirectPost:
         self._options = options or {}
         self._template: Template | None = None
         self.templates_built = 0  # how many times the SDK built the request (tests count it)
+        self._given_up = False
 
     def direct(self) -> bool:
         """Whether the request may be reused: nothing in the client's auth is per call."""
@@ -55,8 +59,12 @@ class DirectPost:
         template = self._template
         if template is None:
             stream = await sdk_post()
-            if self.direct():
-                self._template = await self._build_template()
+            if not self._given_up and self.direct():
+                try:
+                    self._template = await self._build_template()
+                except Exception as exc:  # an SDK version whose private steps differ
+                    self._given_up = True  # its own `post` serves every call, as before
+                    log.debug("reusing %s's request is not possible: %r", self._sdk, exc)
             return stream.response
         return await self._send(template, content)
 
