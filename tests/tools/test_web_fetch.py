@@ -113,6 +113,7 @@ class _Site(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
+    _Site.release.clear()  # an earlier test's teardown set it: the slow page would not wait
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Site)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
