@@ -88,3 +88,48 @@ def test_loom_run_attaches_and_refuses_before_sending(server: FakeLlmServer, roo
     assert refused.returncode == 1
     assert "@src/nope.py: no such file" in refused.stderr
     assert len(server.requests) == 1  # nothing was sent for it
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["please look up item-7 and check it.", "what does compute(alpha, beta) return?", ""],
+)
+def test_a_message_that_names_no_file_needs_no_scan(root: Path, text: str) -> None:
+    from loom.session.runtime.mentions import may_name_files
+
+    assert not may_name_files(text)
+    out = expand_mentions(text, root)  # what the skipped scan would have said
+    assert (out.text, out.files, out.images) == (text, [], [])
+
+
+@pytest.mark.parametrize(
+    "text", ["see @README", "/tmp/shot.png", "~/shot.png", "file:///tmp/shot.png"]
+)
+def test_a_message_that_may_name_a_file_is_scanned(text: str) -> None:
+    from loom.session.runtime.mentions import may_name_files
+
+    assert may_name_files(text)
+
+
+async def test_a_turn_without_a_path_skips_the_mention_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loom.llm.scripted import ScriptedProvider, ScriptedTurn
+    from loom.session.runtime import session as session_module
+    from tests.support.sessions import ANY_MODEL, NoopTool, make_workspace, only
+
+    scans: list[str] = []
+    real = session_module.expand_mentions
+
+    def counting(text: str, root: Path) -> object:
+        scans.append(text)
+        return real(text, root)
+
+    monkeypatch.setattr(session_module, "expand_mentions", counting)
+    provider = ScriptedProvider([ScriptedTurn(text="one"), ScriptedTurn(text="two")])
+    ws = make_workspace(tmp_path, provider)
+    session = await ws.start_session(only(NoopTool(), model=ANY_MODEL))
+    assert await session.send_message("check item 7") == "one"
+    assert await session.send_message("now @README") == "two"
+    assert scans == ["now @README"]  # before: both messages, each on a worker thread
+    await ws.shutdown()

@@ -82,6 +82,12 @@ def _looks_like_path(path: str, has_range: bool, root: Path) -> bool:
     return "/" in path and (path.startswith(("/", "~", "..")) or os.path.isdir(root / first))
 
 
+def may_name_files(text: str) -> bool:
+    """Whether `text` could hold a mention or a pasted image path: both need `@`, `/` or
+    `~`. Most messages have none, and need no scan on a worker thread."""
+    return "@" in text or "/" in text or "~" in text
+
+
 def expand_mentions(text: str, root: Path) -> Expanded:
     """The message with each mentioned file's content (or folder listing) attached."""
     root = root.resolve()

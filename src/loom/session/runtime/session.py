@@ -48,7 +48,7 @@ from loom.session.runtime.auto_commit import after_turn
 from loom.session.runtime.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.runtime.hook_points import SessionHooks
 from loom.session.runtime.llm_call import LlmCaller
-from loom.session.runtime.mentions import expand_mentions
+from loom.session.runtime.mentions import Expanded, expand_mentions, may_name_files
 from loom.session.runtime.options import SessionOptions
 from loom.session.runtime.permission_gate import ParentGate, PermissionGate
 from loom.session.runtime.ports import TurnError
@@ -162,7 +162,10 @@ class Session:
     async def _expanded_turn(self, text: str, images: list[ImageRef] | None) -> str:
         # @path mentions: attached now, so a bad path fails before anything is sent. Inside
         # the turn's task, so interrupt() (Ctrl-C, SIGTERM) stops a long paste's scan too.
-        expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
+        if may_name_files(text):
+            expanded = await asyncio.to_thread(expand_mentions, text, self.project_root)
+        else:  # a worker thread's round trip per message, for nothing
+            expanded = Expanded(text)
         if images:
             expanded.images = [*images, *expanded.images]
             check_count(len(expanded.images))
