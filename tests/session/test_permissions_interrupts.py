@@ -196,7 +196,7 @@ async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
     provider = ScriptedProvider(["never asked"])
     ws = make_workspace(tmp_path, provider)
     session = await ws.start_session(only())
-    turn = asyncio.create_task(session.send_message("a long paste"))
+    turn = asyncio.create_task(session.send_message("a long paste of @notes and src/"))
     await asyncio.to_thread(reading.wait, 10)
     assert session.interrupt() is True
     release.set()
