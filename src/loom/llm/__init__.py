@@ -8,8 +8,7 @@ does not pay for pydantic models or the registry, and the SDK adapters
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from loom._lazy import lazy_attributes as _lazy_attributes
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
@@ -43,13 +42,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loom.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_attributes(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

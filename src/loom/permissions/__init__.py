@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from loom._lazy import lazy_attributes as _lazy_attributes
 from loom.permissions.grants import Grant, GrantStore
 from loom.permissions.policy import (
     PLAIN_ASK,
@@ -45,12 +46,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    from importlib import import_module
-
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_attributes(__name__, _LAZY, globals())

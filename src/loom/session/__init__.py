@@ -24,6 +24,8 @@ fast paths (`loom list`, `loom map`) import only the small modules they need.
 
 from __future__ import annotations
 
+from loom._lazy import lazy_attributes as _lazy_attributes
+
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` must not import typing
 if TYPE_CHECKING:
     from loom.checkpoints.maintenance import checkpoint_usage, collect_checkpoint_garbage
@@ -250,12 +252,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    from importlib import import_module
-
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loom.session' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_attributes(__name__, _EXPORTS, globals())
