@@ -320,7 +320,9 @@ def test_loom_session_exports_what_it_lists() -> None:
     typed = {
         alias.asname or alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("loom.")
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.startswith("loom.")
         and node.module != "loom._lazy"  # the mechanism, not an export
         for alias in node.names
     }
