@@ -326,6 +326,9 @@ class ChatRepl:
         if self._turn is not None and not self._turn.done():
             if not self._interrupted:  # said once, however often Ctrl-C is pressed
                 self._interrupted = True
+                # No spinner after this: a frame drawn while the turn winds down (the
+                # phase still says "running shell") could outlive the turn on screen.
+                self.status.stop()
                 self.renderer.line("interrupted", style="yellow")
             else:
                 self.status.clear()  # the echoed ^C goes with the spinner line

@@ -217,6 +217,11 @@ class LspClient:
             return
         with contextlib.suppress(Exception):
             await self.process.wait()
+        # The process has exited, but its last stderr (why it died) may still be unread.
+        drain = self._tasks[1] if len(self._tasks) > 1 else None
+        if drain is not None:
+            with contextlib.suppress(Exception, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drain), 1)
         self._fail_pending(LspServerDied(self._died_message()))
 
     async def _drain_stderr(self) -> None:
