@@ -99,8 +99,9 @@ SDK_MODULE = {"anthropic": "anthropic", "openai": "openai", "openai-compatible":
 # Loom's own CPU to the first request, the SDK imported before the clock starts: the
 # console entry point in a process that has imported the SDK, stopped at the first
 # connection to the model server. Start-up is CPU-bound (one thread runs at a time), so
-# this is Loom's share with nothing of the SDK's import in it.
-OWN_CPU_PROBE = """
+# this is Loom's share with nothing of the SDK's import in it. (Both probes: the SDK
+# imported, then the clock runs until the first connection.)
+_UNTIL_FIRST_CONNECT = """
 import os, socket, sys, time
 import {sdk}
 start = time.process_time()
@@ -109,29 +110,31 @@ def first_connect(self, address):
     sys.stdout.flush()
     os._exit(0)
 socket.socket.connect = first_connect
+"""
+
+OWN_CPU_PROBE = (
+    _UNTIL_FIRST_CONNECT
+    + """
 sys.argv = ["loom", "run", "-p", "say hi", "--model", {model!r}]
 from loom.__main__ import main
 main()
 """
+)
 
 
 # The same clock for the SDK alone: a plain program that imports the SDK, then makes its
 # client and sends one request, stopped at the first connection. The SDK loads its HTTP
 # transport and builds its TLS context only then, so the strict probe above counts that
 # work as Loom's; this is the floor any SDK user pays from import to the first request.
-SDK_FIRST_REQUEST = """
-import asyncio, os, socket, sys, time
-import {sdk}
-start = time.process_time()
-def first_connect(self, address):
-    sys.stdout.write(repr(time.process_time() - start))
-    sys.stdout.flush()
-    os._exit(0)
-socket.socket.connect = first_connect
+SDK_FIRST_REQUEST = (
+    _UNTIL_FIRST_CONNECT
+    + """
+import asyncio
 async def ask():
     {call}
 asyncio.run(ask())
 """
+)
 SDK_CALL = {
     "openai": "await openai.AsyncOpenAI().chat.completions.create(model='gpt-5', "
     "messages=[{'role': 'user', 'content': 'say hi'}], stream=True)",

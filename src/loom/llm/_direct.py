@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
@@ -52,13 +51,12 @@ class DirectPost:
             and isinstance(getattr(client, "_client", None), httpx2.AsyncClient)
         )
 
-    async def response(self, content: bytes, sdk_post: Callable[[], Awaitable[Any]]) -> Any:
-        """The streamed HTTP response; `sdk_post()` (the SDK's own `post`, whose result
-        has the response as `.response`) serves the first call and any client that is
-        not `direct()`."""
+    async def response(self, content: bytes) -> Any:
+        """The streamed HTTP response to POSTing `content`. The SDK's own `post` serves
+        the first call and any client that is not `direct()`."""
         template = self._template
         if template is None:
-            stream = await sdk_post()
+            stream = await self._sdk_post(content)
             if not self._given_up and self.direct():
                 try:
                     self._template = await self._build_template()
@@ -67,6 +65,20 @@ class DirectPost:
                     log.debug("reusing %s's request is not possible: %r", self._sdk, exc)
             return stream.response
         return await self._send(template, content)
+
+    async def _sdk_post(self, content: bytes) -> Any:
+        """The SDK's low-level post: the bytes go as they are (its `create` would walk and
+        copy the whole history again); the result has the response as `.response`."""
+        stream_cls = importlib.import_module(self._sdk).AsyncStream
+        options = {"options": self._options} if self._options else {}
+        return await self._client.post(
+            self._path,
+            cast_to=object,
+            content=content,
+            stream=True,
+            stream_cls=stream_cls[object],
+            **options,
+        )
 
     async def _build_template(self) -> Template:
         client = self._client

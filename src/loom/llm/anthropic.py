@@ -123,25 +123,10 @@ class AnthropicProvider:
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         async def open_stream() -> Any:
-            # The bytes are sent as they are, through the SDK's HTTP client with the
-            # request the SDK built once (`loom.llm._direct`): `messages.create` would
-            # copy the whole history again on every call.
-            # The response's events are read by `loom.llm._sse` (the SDK's decoder cost
-            # several times a plain read per event) into JSON (`loom.llm._events`).
-            content = self.request_body(request)
-
-            def sdk_post() -> Any:
-                from anthropic import AsyncStream
-
-                return self._client.post(
-                    "/v1/messages",
-                    cast_to=object,
-                    content=content,
-                    stream=True,
-                    stream_cls=AsyncStream[object],
-                )
-
-            return await self._post.response(content, sdk_post)
+            # The bytes are sent as they are, with the request the SDK built once
+            # (`loom.llm._direct`); the response's events are read by `loom.llm._sse`
+            # (the SDK's decoder cost several times a plain read per event).
+            return await self._post.response(self.request_body(request))
 
         return sdk_stream(
             open_stream,

@@ -148,26 +148,10 @@ class OpenAIProvider:
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         async def open_stream() -> Any:
-            # The bytes are sent as they are, through the SDK's HTTP client with the
-            # request the SDK built once (`loom.llm._direct`): its `create` would walk
-            # and copy the whole history again on every call.
-            # The response's bytes are read by `loom.llm._sse` (the SDK's decoder cost
-            # several times a plain read per chunk) into JSON (`loom.llm._events`).
-            content = self.request_body(request)
-
-            def sdk_post() -> Any:
-                from openai import AsyncStream
-
-                return self._client.post(
-                    "/chat/completions",
-                    cast_to=object,
-                    content=content,
-                    options=_POST_OPTIONS,
-                    stream=True,
-                    stream_cls=AsyncStream[object],
-                )
-
-            return await self._post.response(content, sdk_post)
+            # The bytes are sent as they are, with the request the SDK built once
+            # (`loom.llm._direct`); the response's bytes are read by `loom.llm._sse`
+            # (the SDK's decoder cost several times a plain read per chunk).
+            return await self._post.response(self.request_body(request))
 
         return sdk_stream(
             open_stream,
