@@ -1,5 +1,6 @@
-"""Fields that helpers keep on a thread beyond its schema (compactions, checkpoints,
-side branches): the thread's models keep unknown fields (`extra="allow"`)."""
+"""Reading a field a model may not have: the ones helpers keep on a thread beyond its
+schema (compactions, checkpoints, side branches: the thread's models keep unknown
+fields, `extra="allow"`), or one that only some kinds of message have."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 def extra_field(model: Any, name: str) -> Any:
     """`getattr(model, name, None)`, read where pydantic keeps the field, without the
     AttributeError (~5 us) that `getattr` costs when the model has none (most threads:
-    the compaction view asks on every model call)."""
+    the compaction view asks on every model call; every message entering a thread)."""
     extra: Any = getattr(model, "__pydantic_extra__", False)
     if extra is False:  # not a pydantic model
         return getattr(model, name, None)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
+from loom.core.extras import extra_field
 from loom.core.images import ImageRef
 from loom.core.text import TooDeep, clean_json, clean_text
 
@@ -113,7 +114,7 @@ def clean_message(message: Any) -> None:
         cleaned = clean_text(content)
         if cleaned is not content:
             message.content = cleaned
-    for call in getattr(message, "tool_calls", None) or ():
+    for call in extra_field(message, "tool_calls") or ():  # none on a user message
         try:
             call.arguments_json = clean_json(call.arguments_json)
         except TooDeep as exc:  # `_raw_arguments`: the session tells the model what went wrong
