@@ -26,3 +26,24 @@ def test_the_fast_path_counts_what_the_piece_by_piece_scan_counts() -> None:
 def test_non_ascii_text_takes_the_piece_by_piece_scan() -> None:
     text = "naïve café\n\u00a0\u2028 日本語 emoji 🙂"
     assert tokens._estimate(text) == tokens._estimate_by_piece(text)
+
+
+def test_the_ceiling_from_lengths_is_never_below_the_estimate() -> None:
+    from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+
+    rng = random.Random(11)
+    alphabet = 'aAzZ09 \t\n\r\x1c()->=_.,"é日🙂' + "word " * 3
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        call = ToolCall(id="c", tool_name=text[:8] or "t", arguments_json={"k": text})
+        for message in (
+            UserMessage(content=text),
+            AssistantMessage(content=text, tool_calls=[call]),
+            ToolMessage(content=text, tool_call_id="c", tool_name="read"),
+        ):
+            ceiling = tokens.message_tokens_ceiling(message)
+            assert ceiling >= tokens.estimate_message_tokens(message), repr(text)
+    huge = "x" * (tokens.SAMPLE_ABOVE + 5) + "日本" * 50_000  # the sampled estimate too
+    assert tokens.message_tokens_ceiling(UserMessage(content=huge)) >= (
+        tokens.estimate_message_tokens(UserMessage(content=huge))
+    )

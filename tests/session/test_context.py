@@ -32,6 +32,28 @@ def test_everything_fits_nothing_pruned() -> None:
     assert built.system == "sys"
 
 
+def test_a_history_that_fits_for_sure_is_not_counted(monkeypatch) -> None:
+    from loom.session.runtime import context
+
+    counted = []
+    real = context.estimate_message_tokens
+    monkeypatch.setattr(context, "estimate_message_tokens", lambda m: counted.append(m) or real(m))
+    ctx = window(100_000)
+    conversation: list = []
+    for n in range(5):
+        conversation += turn(n)
+        built = ctx.build(conversation)
+        assert built.messages == conversation and built.budget.omitted_messages == 0
+    assert counted == []  # its length in characters bounds its tokens: nothing to count
+    assert ctx.counting_work(conversation) == 0
+    assert built.budget.history_used == sum(real(m) for m in conversation)  # when asked
+    small = window(1_500)  # the same history does not fit here: counted, once each
+    assert small.counting_work(conversation) > 0
+    counted.clear()
+    assert small.build(conversation).budget.omitted_messages > 0
+    assert len(counted) == len(conversation)
+
+
 def test_old_turns_are_dropped_whole_and_the_thread_keeps_them() -> None:
     conversation = [m for n in range(10) for m in turn(n)]
     ctx = window(2_000)

@@ -212,6 +212,25 @@ def estimate_message_tokens(message: Any) -> int:
     return total
 
 
+def message_tokens_ceiling(message: Any) -> int:
+    """At least `estimate_message_tokens(message)`, from lengths alone: no piece of text
+    is counted more tokens than it has characters (a word of n letters 1 + (n - 7) / 8,
+    three digits one, any other character at most one). A history whose ceiling fits
+    the budget fits: its exact count is not needed to build the request."""
+    get = _getter(message)
+    total = MESSAGE_OVERHEAD_TOKENS + len(get("content", "") or "")
+    tool_name = get("tool_name")
+    if tool_name:
+        total += len(str(tool_name))
+    total += IMAGE_TOKENS * len(get("images", None) or ())
+    for call in get("tool_calls", None) or ():
+        call_get = _getter(call)
+        arguments = call_get("arguments_json") or {}
+        total += MESSAGE_OVERHEAD_TOKENS + len(str(call_get("tool_name") or ""))
+        total += len(_JSON_TEXT.encode(arguments))
+    return total
+
+
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 

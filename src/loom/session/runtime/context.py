@@ -9,14 +9,15 @@ is too big, its oldest complete tool rounds go first; the user's message that st
 the turn always stays. The thread keeps everything: pruning only shapes the request.
 
 Token counts are offline estimates, cached per message and kept as prefix sums, so a
-build costs O(log n) after the first; the conversation only ever grows.
+build costs O(log n) after the first; the conversation only ever grows. They are taken
+only once the history may not fit (its length in characters bounds its tokens).
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.llm.base import ToolSpec
@@ -25,6 +26,7 @@ from loom.llm.tokens import (
     estimate_tokens,
     estimate_tool_specs_tokens,
     fit_to_tokens,
+    message_tokens_ceiling,
 )
 
 RepoMapHook = Callable[[int, list[str], list[str]], str]
@@ -50,9 +52,24 @@ class ContextBudget:
     repo_map: int
     tools: int
     history_budget: int
-    history_used: int
     omitted_messages: int
     summary: int = 0  # tokens of a compaction summary standing in for older turns
+    sent: Sequence[Message] = field(default=(), repr=False, compare=False)
+
+    @property
+    def history_used(self) -> int:
+        """Tokens of the history sent, counted when asked: a request whose history fits
+        for sure is built without counting it."""
+        return sum(estimate_message_tokens(message) for message in self.sent)
+
+
+@dataclass(frozen=True)
+class _Zones:
+    system_parts: tuple[str, ...]
+    budget: int  # left for history
+    map_tokens: int
+    tools_tokens: int
+    summary_tokens: int
 
 
 @dataclass(frozen=True)
@@ -88,11 +105,16 @@ class ContextWindow:
         self._rules_tokens = estimate_tokens(self.rules) if self.rules else 0
         self._note_tokens = estimate_tokens(OMITTED_NOTE) + 8
         # Per-message token counts of the conversation seen so far, as prefix sums, and
-        # where each turn starts. Valid while the conversation only grows.
+        # where each turn starts. Valid while the conversation only grows. The exact
+        # counts are taken only when the history may not fit: until then the ceilings
+        # (lengths: no piece of text costs more tokens than it has characters) say it
+        # does, and counting every new message (~0.1 ms for a 2 kB tool result) waits.
         self._seen: list[Message] = []
-        self._prefix: list[int] = [0]
+        self._prefix: list[int] = [0]  # exact, for the first len - 1 messages seen
+        self._ceilings: list[int] = [0]
         self._turn_starts: list[int] = []
         self._tools_cache: tuple[tuple[ToolSpec, ...], int] | None = None
+        self._zones_cache: tuple[tuple[object, ...], _Zones] | None = None
 
     # -- building ------------------------------------------------------------------
 
@@ -109,6 +131,67 @@ class ContextWindow:
         the decision graph's zone, already fitted to its own budget by its builder.
         `summary` stands in for older turns a compaction folded (session.compaction)."""
         self._extend(conversation)
+        zones = self._zones(tools, repo_map, decisions, summary)
+        system_parts, budget = list(zones.system_parts), zones.budget
+        end = len(conversation)
+        if self._ceilings[end] <= budget:  # fits, whatever the exact counts are
+            start = 0
+        else:
+            self._count(end)
+            start = self._first_kept(end, budget)
+        messages = list(conversation[start:])
+        if start == len(conversation) and conversation:
+            if self._turn_starts:
+                messages = self._trim_current_turn(conversation, budget)
+            else:
+                messages = list(conversation)  # no turn to cut at: send it and let it fail
+        omitted = len(conversation) - len(messages)
+        if omitted:
+            system_parts.append(OMITTED_NOTE.format(count=omitted))
+        return BuiltContext(
+            system="\n\n".join(part for part in system_parts if part),
+            messages=messages,
+            budget=ContextBudget(
+                context_window=self.context_window,
+                reserved_output=self.reserved_output,
+                system=self._system_tokens,
+                rules=self._rules_tokens,
+                repo_map=zones.map_tokens,
+                tools=zones.tools_tokens,
+                history_budget=budget,
+                omitted_messages=omitted,
+                summary=zones.summary_tokens,
+                sent=messages,
+            ),
+        )
+
+    # -- internals -------------------------------------------------------------------
+
+    def counting_work(
+        self,
+        conversation: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        repo_map: str = "",
+        decisions: str = "",
+        summary: str = "",
+    ) -> int:
+        """About how many characters `build` (with the same arguments) has still to
+        count: none when the history fits for sure, else the messages not counted yet.
+        The caller sends big work to a worker thread."""
+        self._extend(conversation)
+        end = len(conversation)
+        if self._ceilings[end] <= self._zones(tools, repo_map, decisions, summary).budget:
+            return 0
+        return sum(len(m.content) + 200 for m in self._seen[len(self._prefix) - 1 : end])
+
+    def _zones(
+        self, tools: Sequence[ToolSpec], repo_map: str, decisions: str, summary: str
+    ) -> _Zones:
+        """The system text's parts and the budget left for history (the last call's,
+        when its zones are the same: `counting_work` and `build` both ask)."""
+        key = (tuple(tools), repo_map, decisions, summary)
+        if self._zones_cache is not None and self._zones_cache[0] == key:
+            return self._zones_cache[1]
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
@@ -124,64 +207,33 @@ class ContextWindow:
             system_parts.append(f"{SUMMARY_HEADING}\n\n{summary.strip()}")
             summary_tokens = estimate_tokens(system_parts[-1])
 
-        system_tokens, rules_tokens = self._system_tokens, self._rules_tokens
         map_tokens = estimate_tokens(repo_map_text) if repo_map_text else 0
         tools_tokens = self._tool_tokens(tools)
-        note_tokens = self._note_tokens
-        fixed = system_tokens + rules_tokens + map_tokens + tools_tokens + self.reserved_output
+        fixed = self._system_tokens + self._rules_tokens + map_tokens + tools_tokens
+        fixed += self.reserved_output + summary_tokens
         fixed += estimate_tokens(decisions) if decisions else 0
-        fixed += summary_tokens
-        budget = max(0, self.context_window - fixed - note_tokens)
-
-        start = self._first_kept(len(conversation), budget)
-        messages = list(conversation[start:])
-        if start == len(conversation) and conversation:
-            if self._turn_starts:
-                messages = self._trim_current_turn(conversation, budget)
-            else:
-                messages = list(conversation)  # no turn to cut at: send it and let it fail
-        omitted = len(conversation) - len(messages)
-        if omitted:
-            system_parts.append(OMITTED_NOTE.format(count=omitted))
-        used = self._prefix[len(conversation)] - self._prefix[len(conversation) - len(messages)]
-        return BuiltContext(
-            system="\n\n".join(part for part in system_parts if part),
-            messages=messages,
-            budget=ContextBudget(
-                context_window=self.context_window,
-                reserved_output=self.reserved_output,
-                system=system_tokens,
-                rules=rules_tokens,
-                repo_map=map_tokens,
-                tools=tools_tokens,
-                history_budget=budget,
-                history_used=used,
-                omitted_messages=omitted,
-                summary=summary_tokens,
-            ),
-        )
-
-    # -- internals -------------------------------------------------------------------
-
-    def counting_work(self, conversation: Sequence[Message]) -> int:
-        """About how many characters `build(conversation)` has still to count (only new
-        messages are counted): the caller sends big work to a worker thread."""
-        seen = len(self._seen)
-        if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
-            seen = 0
-        return sum(len(m.content) + 200 for m in conversation[seen:])
+        budget = max(0, self.context_window - fixed - self._note_tokens)
+        zones = _Zones(tuple(system_parts), budget, map_tokens, tools_tokens, summary_tokens)
+        self._zones_cache = (key, zones)
+        return zones
 
     def _extend(self, conversation: Sequence[Message]) -> None:
         seen = len(self._seen)
         if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
             self._seen, self._prefix, self._turn_starts = [], [0], []  # a different history
+            self._ceilings = [0]
             seen = 0
         for index in range(seen, len(conversation)):
             message = conversation[index]
             self._seen.append(message)
-            self._prefix.append(self._prefix[-1] + estimate_message_tokens(message))
+            self._ceilings.append(self._ceilings[-1] + message_tokens_ceiling(message))
             if isinstance(message, UserMessage):
                 self._turn_starts.append(index)
+
+    def _count(self, end: int) -> None:
+        """The exact counts (prefix sums) of the first `end` messages seen."""
+        for message in self._seen[len(self._prefix) - 1 : end]:
+            self._prefix.append(self._prefix[-1] + estimate_message_tokens(message))
 
     def _first_kept(self, end: int, budget: int) -> int:
         """The earliest turn start from which the rest of the history fits the budget."""

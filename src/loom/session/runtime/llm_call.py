@@ -182,7 +182,8 @@ class LlmCaller:
         # too): a big batch goes to a worker thread, so the loop keeps answering keys,
         # Cancel and signals; the usual few new messages are counted here, without the
         # thread hop (milliseconds per call on a busy machine).
-        if window.counting_work(view.messages) > INLINE_COUNTING_CHARS:
+        work = window.counting_work(view.messages, specs, repo_map, decisions, view.summary)
+        if work > INLINE_COUNTING_CHARS:
             built = await asyncio.to_thread(
                 window.build, list(view.messages), specs, repo_map, decisions, view.summary
             )
