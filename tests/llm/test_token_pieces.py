@@ -12,7 +12,9 @@ from loom.llm import tokens
 def test_the_fast_path_counts_what_the_piece_by_piece_scan_counts() -> None:
     source = Path(tokens.__file__).read_text(encoding="utf-8")
     rng = random.Random(7)
-    alphabet = "aAbBzZ09 \t\n\r\x0b\x0c\x1c  ()->=:;.,_-{}[]\"'\\camelCaseHTTPServer"
+    alphabet = (
+        "aAbBzZ09 \t\n\r\x0b\x0c\x1c\x1f\x00\x7f  ()->=:;.,_-{}[]\"'\\camelCaseHTTPServer1234"
+    )
     samples = [source, source.upper(), "x" * 40, "HTTPServerError snake_case_name 12345"]
     samples += [
         "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80))) for _ in range(3000)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
+
+import pytest
 
 from loom.core.messages import UserMessage
 from loom.core.thread import Thread
@@ -58,16 +61,77 @@ async def test_a_copy_is_saved_so_appends_during_a_write_are_safe() -> None:
     assert [count for _, count in store.saved] == [1, 2]
 
 
-async def test_flush_survives_the_writer_task_being_cancelled() -> None:
+async def test_a_cancelled_flush_leaves_the_write_landing() -> None:
     thread = Thread.new()
     store = SlowStore(delay=0.05)
     saver = ThreadSaver(lambda: thread, store.save)
     thread.append(UserMessage(content="x"))
     saver.request()
+    waiting = asyncio.ensure_future(saver.flush())
     await asyncio.sleep(0.01)
-    saver._task.cancel()  # what loop shutdown does to every task
+    waiting.cancel()  # what loop shutdown does to every task
+    await asyncio.gather(waiting, return_exceptions=True)
     await asyncio.wait_for(saver.flush(), 5)
     assert store.saved and store.saved[-1][1] == 1
+
+
+async def test_saves_run_off_the_loop_in_the_order_requested() -> None:
+    thread = Thread.new()
+    writers: list[int] = []
+    saved: list[int] = []
+
+    def save(copy: Thread) -> None:
+        writers.append(threading.get_ident())
+        time.sleep(0.001)
+        saved.append(copy.version)
+
+    saver = ThreadSaver(lambda: thread, save)
+    for n in range(30):
+        thread.append(UserMessage(content=str(n)))
+        saver.request()
+        if n % 3 == 0:
+            await asyncio.sleep(0.002)
+    await saver.flush()
+    assert threading.get_ident() not in writers
+    assert saved == sorted(set(saved)) and saved[-1] == thread.version
+
+
+async def test_a_save_costs_the_loop_no_task_and_no_round_trip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only a flush that has to wait is woken from the writer thread: a request is a
+    copy and a job for the writer, nothing the loop has to run afterwards."""
+    loop = asyncio.get_running_loop()
+    counts = {"tasks": 0, "wakes": 0}
+    create_task, call_soon_threadsafe = loop.create_task, loop.call_soon_threadsafe
+
+    def counting_task(*args: Any, **kwargs: Any) -> Any:
+        counts["tasks"] += 1
+        return create_task(*args, **kwargs)
+
+    def counting_wake(*args: Any, **kwargs: Any) -> Any:
+        counts["wakes"] += 1
+        return call_soon_threadsafe(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "create_task", counting_task)
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counting_wake)
+    thread = Thread.new()
+    store = SlowStore(delay=0)
+    saver = ThreadSaver(lambda: thread, store.save)
+    for n in range(10):
+        thread.append(UserMessage(content=str(n)))
+        saver.request()
+        while saver.writes < n + 1:  # each lands before the next is asked for
+            await asyncio.sleep(0.001)
+    await saver.flush()  # nothing left to wait for
+    assert counts == {"tasks": 0, "wakes": 0}
+    store.gate.clear()
+    saver.request()
+    flushed = asyncio.ensure_future(saver.flush())
+    await asyncio.sleep(0.01)
+    store.gate.set()
+    await flushed
+    assert counts == {"tasks": 1, "wakes": 1}  # ensure_future's task, and its wake-up
 
 
 async def test_errors_are_reported_and_the_next_request_retries() -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from loom.core.clock import now_iso
+from loom.core.extras import extra_field
 
 FIELD = "side_branches"
 
 
 def side_branches(thread: Any) -> list[dict[str, Any]]:
-    branches = getattr(thread, FIELD, None)
+    branches = extra_field(thread, FIELD)
     return branches if isinstance(branches, list) else []
 
 

@@ -14,6 +14,7 @@ are reported separately in `cache_read_tokens` / `cache_write_tokens`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from loom.core.messages import Usage
@@ -116,6 +117,7 @@ def known_models(provider: str | None = None) -> list[ModelInfo]:
     return [info for info in _CATALOG if provider is None or info.provider == provider]
 
 
+@functools.lru_cache(maxsize=256)  # asked on every model call; ModelInfo is frozen
 def model_info(provider: str, model_id: str) -> ModelInfo:
     """Facts about `provider:model_id`; a conservative, zero-price default if unknown.
 

@@ -11,6 +11,7 @@ All three SDKs (anthropic, openai, google-genai) run on httpx2, so the client is
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from contextvars import ContextVar
@@ -43,6 +44,7 @@ def model_requests_allowed() -> bool:
     return os.environ.get(GUARD_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+@functools.lru_cache(maxsize=64)  # asked on every request, of the same few hosts
 def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):

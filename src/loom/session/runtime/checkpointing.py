@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from loom.core.clock import now_iso
 from loom.core.events import SessionError
+from loom.core.extras import extra_field
 from loom.core.messages import AssistantMessage, ToolCall, UserMessage
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ FIELD = "checkpoints"
 
 
 def records(thread: Any) -> list[dict[str, Any]]:
-    found = getattr(thread, FIELD, None)
+    found = extra_field(thread, FIELD)
     return found if isinstance(found, list) else []
 
 

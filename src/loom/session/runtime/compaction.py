@@ -27,6 +27,7 @@ from typing import Any
 from loom.core.clock import now_iso
 from loom.core.errors import LoomError
 from loom.core.events import ContextCompacted
+from loom.core.extras import extra_field
 from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 
@@ -77,7 +78,7 @@ class View:
 
 
 def records(thread: Any) -> list[dict[str, Any]]:
-    found = getattr(thread, FIELD, None)
+    found = extra_field(thread, FIELD)
     return found if isinstance(found, list) else []
 
 

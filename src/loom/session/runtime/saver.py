@@ -1,29 +1,52 @@
 """ThreadSaver: saves a session's thread after every step, without stalling the loop.
 
-`request()` marks the thread dirty and returns at once; a background task writes it
-(in a worker thread, so fsync never blocks other sessions). While one write is in
-flight, further requests coalesce: the next write carries the latest state. So a step
-costs nothing when disk is slower than the agent, and at most the steps taken during
-one write are at risk in a crash. `flush()` waits until everything requested so far is
-on disk; the session flushes at the end of every turn, before asking a person for
-permission, and at shutdown.
+`request()` takes a copy of the thread as it is now and returns at once; a job in the
+writer thread (the manager's `SaveWriter`: fsync never blocks other sessions, and the
+store is used by one thread) writes it. While one write is in flight, further requests
+coalesce: the job writes the latest copy next, so the states reach disk in the order
+they were requested, a step costs nothing when disk is slower than the agent, and at
+most the steps taken during one write are at risk in a crash. `flush()` waits until
+everything requested so far is on disk; the session flushes at the end of every turn,
+before asking a person for permission, and at shutdown.
 
-Each write first bumps the thread's version (`Thread.touch`) and hands the store a
-shallow copy, so the session can keep appending while the copy is serialised.
+The writer job hands the loop nothing back unless someone waits in `flush()` or a write
+failed: no task and no round trip through the loop per save (a turn saves four times;
+each round trip cost a task, a future and loop iterations, more than the write itself
+when the store keeps the thread in memory).
+
+Each copy first bumps the thread's version (`Thread.touch`) and is shallow, with its
+own lists, so the session can keep appending while the copy is serialised.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
 
 from loom.core.thread import Thread
+from loom.session.runtime.save_writer import SaveWriter
 
 log = logging.getLogger(__name__)
 
 SaveFunction = Callable[[Thread], None]
+M = TypeVar("M", bound=BaseModel)
+
+_own_writer: SaveWriter | None = None  # for savers given no executor
+
+
+def _writer() -> SaveWriter:
+    global _own_writer
+    if _own_writer is None:
+        _own_writer = SaveWriter()
+    return _own_writer
 
 
 class ThreadSaver:
@@ -39,79 +62,143 @@ class ThreadSaver:
         self._save = save
         self._on_error = on_error
         self._executor = executor  # one writer thread per manager: the store is not threadsafe
-        self._dirty = False
-        self._task: asyncio.Task[None] | None = None
-        self._done = asyncio.Event()
-        self._done.set()
-        self.writes = 0
+        # Shared with the writer thread, under `_lock`:
+        self._lock = threading.Lock()
+        self._pending: tuple[int, Thread] | None = None  # the newest copy not yet written
+        self._writing = False  # a writer job is queued or running
+        self._attempted = 0  # the newest request whose copy was written (or failed)
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []  # flush(): up to which
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.requests = 0
+        self.writes = 0
         self.last_error: BaseException | None = None
 
     def request(self) -> None:
-        self.requests += 1
-        self._dirty = True
-        self._done.clear()
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        loop = asyncio.get_running_loop()
+        copy = _detached_copy(self._thread())
+        with self._lock:
+            self.requests += 1
+            self._pending = (self.requests, copy)
+            self._loop = loop
+            if self._writing:  # the job in flight writes this copy next
+                return
+            self._writing = True
+        executor = self._executor or _writer()
+        try:
+            if isinstance(executor, SaveWriter):
+                executor.post(self._write_all)
+            else:
+                executor.submit(self._write_all)
+        except RuntimeError as exc:  # the executor was shut down
+            with self._lock:
+                self._writing = False
+                self._pending = None
+                self._finished(self.requests, exc)
 
     async def flush(self) -> None:
         """Wait until every requested save has been attempted. Errors were reported
-        through `on_error`; `last_error` holds the latest (None after a good write).
-        Survives the writer task being cancelled (e.g. at loop shutdown): it restarts it."""
-        while not self._done.is_set():
-            if self._task is None or self._task.done():
-                if not self._dirty:
-                    self._done.set()
-                    break
-                self._task = asyncio.get_running_loop().create_task(self._run())
-            waiter = asyncio.ensure_future(self._done.wait())
-            try:
-                await asyncio.wait({waiter, self._task}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
+        through `on_error`; `last_error` holds the latest (None after a good write)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            target = self.requests
+            if self._attempted >= target:
+                return
+            waiter = loop.create_future()
+            self._waiters.append((target, waiter))
+            self._loop = loop
+        try:
+            await waiter
+        finally:
+            with self._lock:
+                if (target, waiter) in self._waiters:
+                    self._waiters.remove((target, waiter))
 
     async def close(self) -> None:
         await self.flush()
 
     def cancel(self) -> None:
-        """Stop writing (a restart reloads from disk). Pending changes are dropped."""
-        if self._task is not None:
-            self._task.cancel()
-        self._dirty = False
-        self._done.set()
+        """Stop writing (a restart reloads from disk). Pending changes are dropped; a
+        write already under way still lands."""
+        with self._lock:
+            self._pending = None
+            self._attempted = self.requests
+            waiters, self._waiters = self._waiters, []
+        for _, waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
-    async def _run(self) -> None:
-        try:
-            while self._dirty:
-                self._dirty = False
-                copy = _detached_copy(self._thread())
-                try:
-                    loop = asyncio.get_running_loop()
-                    await loop.run_in_executor(self._executor, self._save, copy)
-                    self.writes += 1
-                    self.last_error = None
-                except asyncio.CancelledError:
-                    self._dirty = True  # the write may not have landed: do it again
-                    raise
-                except Exception as exc:  # reported, and retried on the next request
-                    self.last_error = exc
-                    log.warning("saving thread %s failed: %s", copy.id, exc)
-                    if self._on_error is not None:
-                        self._on_error(exc)
-        finally:
-            if not self._dirty:
-                self._done.set()
+    # -- in the writer thread ----------------------------------------------------------
+
+    def _write_all(self) -> None:
+        """Writes the pending copy, then any newer one requested meanwhile."""
+        while True:
+            with self._lock:
+                if self._pending is None:
+                    self._writing = False
+                    return
+                number, copy = self._pending
+                self._pending = None
+            error: BaseException | None = None
+            try:
+                self._save(copy)
+            except BaseException as exc:  # reported, and retried on the next request
+                error = exc
+                log.warning("saving thread %s failed: %s", copy.id, exc)
+            with self._lock:
+                self._finished(number, error)
+
+    def _finished(self, number: int, error: BaseException | None) -> None:
+        """Under `_lock`: request `number` was attempted; wakes the flushes it satisfies
+        and reports an error, on the loop."""
+        self._attempted = max(self._attempted, number)
+        if error is None:
+            self.writes += 1
+        self.last_error = error
+        ready = [waiter for upto, waiter in self._waiters if upto <= number]
+        if not ready and error is None:
+            return
+        self._waiters = [(upto, w) for upto, w in self._waiters if upto > number]
+        if self._loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # a closed loop: no one is left to tell
+            self._loop.call_soon_threadsafe(self._settle, ready, error)
+
+    # -- back on the loop --------------------------------------------------------------
+
+    def _settle(self, ready: list[asyncio.Future[None]], error: BaseException | None) -> None:
+        if error is not None and self._on_error is not None:
+            self._on_error(error)  # before the flush that waited for it returns
+        for waiter in ready:
+            if not waiter.done():
+                with contextlib.suppress(RuntimeError):  # its loop is closed
+                    waiter.set_result(None)
 
 
 def _detached_copy(thread: Thread) -> Thread:
     """Version bump + a copy whose lists the session will not mutate underneath."""
     thread.touch()
-    return thread.model_copy(
-        update={
-            "conversation": thread.conversation.model_copy(
-                update={"messages": list(thread.conversation.messages)}
-            ),
-            "git_commits": list(thread.git_commits),
-            "metadata": thread.metadata.model_copy(update={"tags": list(thread.metadata.tags)}),
-        }
+    conversation, metadata = thread.conversation, thread.metadata
+    return _copy(
+        thread,
+        conversation=_copy(conversation, messages=list(conversation.messages)),
+        git_commits=list(thread.git_commits),
+        metadata=_copy(metadata, tags=list(metadata.tags)),
     )
+
+
+_new_attribute = object.__setattr__
+
+
+def _copy(model: M, **fields: Any) -> M:
+    """`model.model_copy(update=fields)` for fields the model declares, without the
+    generic copying on the way (a turn makes four copies of three models each)."""
+    copy = type(model).__new__(type(model))
+    _new_attribute(copy, "__dict__", {**model.__dict__, **fields})
+    extra = model.__pydantic_extra__
+    _new_attribute(copy, "__pydantic_extra__", None if extra is None else dict(extra))
+    _new_attribute(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__ | fields.keys())
+    private = getattr(model, "__pydantic_private__", None)
+    if private is not None:
+        private = {k: v for k, v in private.items() if v is not PydanticUndefined}
+    _new_attribute(copy, "__pydantic_private__", private)
+    return copy

@@ -17,11 +17,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from loom.core.errors import NotFound
+from loom.session.runtime.save_writer import SaveWriter
 from loom.session.workspace.spec import SessionSpec
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class Running:
 class SessionRegistry:
     def __init__(self) -> None:
         self._running: dict[str, Running] = {}
-        self.save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
+        self.save_executor = SaveWriter()
 
     def __contains__(self, session_id: object) -> bool:
         return session_id in self._running
@@ -86,10 +86,10 @@ class SessionRegistry:
             await run_cleanups(running.cleanups, session_id)
 
     def close(self) -> None:
-        """Wait for the saves in flight; usable again afterwards (the pool starts its
+        """Wait for the saves in flight; usable again afterwards (the writer starts its
         thread only when needed)."""
         self.save_executor.shutdown(wait=True)
-        self.save_executor = ThreadPoolExecutor(1, thread_name_prefix="loom-save")
+        self.save_executor = SaveWriter()
 
 
 async def run_cleanups(cleanups: list[Callable[[], Any]], session_id: str) -> None:
