@@ -12,7 +12,8 @@ alone, what the replay baseline compares with).
 Figures, per provider: the median time of a whole turn (`send_message`) over a window
 around turns 10, 100, 250 and 500. Baseline in the same run: the very request bodies Loom
 sent in those turns, captured at the transport and replayed with plain httpx2 against
-the same server (streamed, read to the end): what the wire and the server cost.
+the same server (streamed, read to the end), each right after the turn it copies so
+both see the same moment's load: what the wire and the server cost.
 
 With --before DIR (a source tree, e.g. the commit before a change, unpacked with
 `git archive <rev> src | tar -x -C DIR`), the same session runs on that tree too, in
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -35,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _fake_proc import FakeServerProcess, post_turns, run_on_tree, source_trees
+from _fake_proc import FakeServerProcess, run_on_tree, source_trees
 
 PROVIDERS = ("openai", "openai-compatible", "anthropic", "google")
 MODELS = {
@@ -109,8 +111,19 @@ def child(args: argparse.Namespace) -> None:
         return await transport_send(self, request)
 
     httpx2.AsyncHTTPTransport.handle_async_request = capturing
+
+    # The garbage collector's share of a turn: it walks every tracked object, so a
+    # long history makes its full collections dearer (the replay holds no history).
+    gc_spent, gc_started = [0.0], [0.0]
+
+    def gc_timer(phase: str, info: dict) -> None:
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            gc_spent[0] += time.perf_counter() - gc_started[0]
+
+    gc.callbacks.append(gc_timer)
     server = args.server_url
-    post_turns(server, [t for n in range(1, args.turns + 1) for t in turn_script(n)])
 
     async def run() -> dict[str, list[float]]:
         from loom.llm.registry import create_provider
@@ -141,46 +154,68 @@ def child(args: argparse.Namespace) -> None:
         )
         times: list[float] = []
         cpu: list[float] = []
-        profiler = None
+        gc_times: list[float] = []
+        loop_cpu: list[float] = []  # the event loop's thread alone
+        replay: dict[int, float] = {}
+        replay_cpu: dict[int, float] = {}
+        profiler = cProfile.Profile(time.thread_time) if args.profile else None  # loop's CPU
+        replay_profiler = cProfile.Profile(time.thread_time) if args.profile else None
+        replay_client = httpx2.AsyncClient(timeout=60)
+        script_url = server + "/_fake/turns"
         for n in range(1, args.turns + 1):
+            (await replay_client.post(script_url, json=turn_script(n))).raise_for_status()
             current["turn"] = n
-            if args.profile and n == args.turns - args.profile + 1:
-                profiler = cProfile.Profile(time.thread_time)  # CPU of the loop's thread
+            profiled = profiler is not None and n > args.turns - args.profile
+            if profiled:
                 profiler.enable()
             start, start_cpu = time.perf_counter(), time.process_time()
+            start_loop = time.thread_time()
+            gc_spent[0] = 0.0
             await session.send_message(f"Turn {n}: please look up item-{n} and check it.")
             times.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
-        if profiler is not None:
-            profiler.disable()
-            profiler.dump_stats(str(Path(args.project) / "profile.out"))
-            if os.environ.get("LOOM_BENCH_PROFILE_OUT"):  # kept for a closer look
-                profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"])
-            stats = pstats.Stats(str(Path(args.project) / "profile.out"), stream=sys.stderr)
-            stats.sort_stats("tottime").print_stats(25)
-            stats.sort_stats("cumulative").print_stats(40)
-        current["turn"] = 0
-        assert len(session.get_history()) == 4 * args.turns, len(session.get_history())
-        await ws.shutdown()
-        # The replay: the same bodies, the same scripted answers, plain httpx2.
-        post_turns(server, [t for n in sorted(captured) for t in turn_script(n)])
-        replay: dict[int, float] = {}
-        replay_cpu: dict[int, float] = {}
-        async with httpx2.AsyncClient(timeout=60) as client:
-            for n in sorted(captured):
+            loop_cpu.append(time.thread_time() - start_loop)
+            gc_times.append(gc_spent[0])
+            if profiled:
+                profiler.disable()
+            current["turn"] = 0
+            if n in captured:
+                # The replay, right after the turn it copies (the same moment's load): the
+                # same bodies, the same scripted answers, plain httpx2.
+                (await replay_client.post(script_url, json=turn_script(n))).raise_for_status()
+                if profiled:
+                    replay_profiler.enable()
                 start, start_cpu = time.perf_counter(), time.process_time()
                 for url, headers, body in captured[n]:
-                    async with client.stream("POST", url, headers=headers, content=body) as r:
-                        async for _ in r.aiter_raw():
+                    async with replay_client.stream(
+                        "POST", url, headers=headers, content=body
+                    ) as response:
+                        async for _ in response.aiter_raw():
                             pass
                 replay[n] = time.perf_counter() - start
                 replay_cpu[n] = time.process_time() - start_cpu
+                if profiled:
+                    replay_profiler.disable()
+        await replay_client.aclose()
+        if profiler is not None:
+            profiler.dump_stats(str(Path(args.project) / "profile.out"))
+            if os.environ.get("LOOM_BENCH_PROFILE_OUT"):  # kept for a closer look
+                profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"])
+                # the replay of the same turns, to subtract: what Loom adds to the wire's cost
+                replay_profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"] + ".replay")
+            stats = pstats.Stats(str(Path(args.project) / "profile.out"), stream=sys.stderr)
+            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats("cumulative").print_stats(40)
+        assert len(session.get_history()) == 4 * args.turns, len(session.get_history())
+        await ws.shutdown()
         every = range(1, args.turns + 1)
         return {
             "times": times,
             "replay": [replay.get(n, 0.0) for n in every],
             "cpu": cpu,
             "replay_cpu": [replay_cpu.get(n, 0.0) for n in every],
+            "gc": gc_times,
+            "loop_cpu": loop_cpu,
             "body_bytes": {str(n): sum(len(b) for *_, b in captured[n]) for n in captured},
         }
 
@@ -241,6 +276,13 @@ def report(label: str, result: dict, turns: int) -> dict[int, float]:
         print("    replay cpu ms" + "".join(f"{rcpu[c]:>10.1f}" for c in checkpoints))
         print("    cpu x replay " + "".join(f"{cpu[c] / rcpu[c]:>10.2f}" for c in checkpoints))
         print("    cpu x turn 10" + "".join(f"{cpu[c] / cpu[first]:>10.2f}" for c in checkpoints))
+    if "loop_cpu" in result:
+        lcpu = {c: at(result["loop_cpu"], c) for c in checkpoints}
+        print("    loop cpu ms  " + "".join(f"{lcpu[c]:>10.1f}" for c in checkpoints))
+    if "gc" in result:
+        gc_ms = {c: statistics.mean(result["gc"][t - 1] for t in window(c, turns)) * 1000
+                 for c in checkpoints}  # fmt: skip
+        print("    loom gc ms   " + "".join(f"{gc_ms[c]:>10.2f}" for c in checkpoints))
     return loom
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 ALWAYS_IGNORED = frozenset({".git", ".hg", ".svn"})
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -65,6 +67,8 @@ def _layer(base: str, lines: Iterable[str]) -> Layer | None:
     lines = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         return None
+    import pathspec  # here, not at import: it costs start-up ~10 ms (hyperscan, re2 probes)
+
     return Layer(base, pathspec.GitIgnoreSpec.from_lines(lines))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -37,5 +38,34 @@ def test_ctrl_c_leaves_no_spinner_line_on_the_screen(server: FakeLlmServer, proj
         lines = [line for line in repl.screen().splitlines() if SPINNER.search(line)]
         assert not lines, "\n".join(lines)
         assert not (project / "finished").exists()
+    finally:
+        repl.close()
+
+
+@pytest.mark.parametrize("interrupt", [False, True], ids=["streaming", "after-ctrl-c"])
+def test_keys_typed_during_a_turn_show_once_in_the_next_prompt(
+    server: FakeLlmServer, project: Path, interrupt: bool
+) -> None:
+    server.add(Turn(text=["slow ", "answer"] + ["."] * 6, chunk_delay=0.5))
+    server.add(Turn(text="second answer"))
+    repl = TmuxRepl(["--private"], project, server)
+    try:
+        repl.wait_for(PROMPT)
+        repl.keys("say something slowly", "Enter")
+        repl.wait_for("slow answer")
+        if interrupt:
+            repl.keys("C-c")
+        repl.keys("-l", "typed ahead")  # while the answer streams or winds down
+        repl.wait_for(PROMPT, times=2)
+        repl.wait_for("typed ahead")
+        time.sleep(0.5)  # a second copy would be drawn by now
+        screen = repl.screen()
+        # not echoed by the terminal among the output, then again by the prompt: once,
+        # on the prompt's line, ready to be sent or edited
+        assert screen.count("typed ahead") == 1, screen
+        line = next(line for line in screen.splitlines() if "typed ahead" in line)
+        assert line.startswith(PROMPT), screen
+        repl.keys("Enter")
+        repl.wait_for("second answer")
     finally:
         repl.close()

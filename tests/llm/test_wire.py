@@ -71,6 +71,35 @@ async def test_a_new_history_is_encoded_from_the_per_message_cache(
     assert "question 1" not in json.dumps(sent) and "question 2" in json.dumps(sent)
 
 
+def _long_turn(n: int) -> list[Message]:
+    turn = _turn(n)
+    turn[2] = turn[2].model_copy(update={"content": f"body {n} " + "x" * 900})
+    return turn
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+async def test_a_long_history_is_joined_from_a_few_runs(name: str, server: FakeLlmServer) -> None:
+    from loom.llm import _wire
+
+    provider = provider_for(name, server)
+    history: list[Message] = []
+    for n in range(260):  # 1,040 messages: past several runs of `_wire.RUN`
+        history += _long_turn(n)
+        request = LlmRequest(model="m", system="sys", messages=list(history))
+        wire, _ = provider.history.encode(request.messages)
+        if n % 37 == 0 or n == 259:
+            # the same bytes as a body built from scratch, and what the server read
+            fresh = provider_for(name, server).request_body(request)
+            assert provider.request_body(request) == fresh
+            server.add(Turn(text="ok"))
+            await collect(provider.stream(request))
+            assert server.requests[-1].json == json.loads(fresh)
+    # the oldest messages come as runs that merge like a binary counter: a request is
+    # a few dozen pieces to join at most, not one per message
+    assert len(wire) <= _wire.RUN + (len(history) // _wire.RUN).bit_length() + 2
+    assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
+
+
 def _histories() -> st.SearchStrategy[list[Message]]:
     """Histories with everything pairing has to repair: stray and missing results,
     system messages between calls and results, a start with the assistant."""

@@ -47,7 +47,8 @@ def new_node_id() -> str:
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # built on first use: a run that records no decision never pays for the validators
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 class DecisionNode(_Record):
@@ -64,7 +65,9 @@ class DecisionNode(_Record):
 
 
 class DecisionEdge(_Record):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, serialize_by_alias=True, defer_build=True
+    )
 
     from_id: str = Field(alias="from")
     to_id: str = Field(alias="to")

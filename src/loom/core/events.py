@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from loom.core.messages import Message
 from loom.core.todos import TodoItem
@@ -20,6 +20,10 @@ ModeName = Literal["normal", "architect"]
 
 
 class _Event(BaseModel):
+    # Built when first made, not when imported: most kinds never occur in a run, and
+    # building two dozen validators cost start-up tens of milliseconds.
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
 
 

@@ -64,11 +64,15 @@ def body(head: dict[str, Any], field: str, items: Sequence[bytes]) -> bytes:
     """`head` as a JSON object with `field` set to the array of pre-encoded `items`."""
     encoded = dumps(head)
     opening = (b"{" if encoded == b"{}" else encoded[:-1] + b",") + dumps(field) + b":["
-    if len(items) < 2:
-        return opening + b"".join(items) + b"]}"
-    # One join over the whole body: joining the items first and then the parts copied
-    # a long history's megabytes twice per request.
-    return b",".join([opening + items[0], *items[1:-1], items[-1] + b"]}"])
+    if not items:
+        return opening + b"]}"
+    # One join over the whole body, every item copied once: an item may be a run of a
+    # long history's messages (megabytes), so none is concatenated with its neighbours.
+    parts = [opening]
+    for item in items:
+        parts += (item, b",")
+    parts[-1] = b"]}"
+    return b"".join(parts)
 
 
 # id(message) -> (weak reference to it, {format: (its fields when encoded, units)}).
@@ -101,19 +105,50 @@ def _weak(message: Any) -> weakref.ref[Any]:
     return weakref.ref(message, forget)
 
 
+RUN = 64
+"""Complete wire messages joined into one run (see `_Memo.fold`)."""
+
+
 class _Memo:
     """The closed part of one conversation in one format."""
 
-    __slots__ = ("done", "first", "objs", "open_blocks", "open_role", "started", "system")
+    __slots__ = (
+        "done",
+        "first",
+        "objs",
+        "open_blocks",
+        "open_role",
+        "run_sizes",
+        "runs",
+        "started",
+        "system",
+    )
 
     def __init__(self, first: Message) -> None:
         self.first = first  # held, so the id() this memo is filed under stays its own
         self.objs: list[Message] = []  # the messages consumed, in request order
         self.system: list[str] = []  # texts of system messages among them
-        self.done: list[bytes] = []  # complete wire messages
+        self.runs: list[bytes] = []  # the oldest complete wire messages, comma-joined runs
+        self.run_sizes: list[int] = []  # how many wire messages each run holds
+        self.done: list[bytes] = []  # the complete wire messages after the runs
         self.open_role: str | None = None  # the last wire message, still open to merging
         self.open_blocks: list[bytes] = []
         self.started = False  # has any message been emitted (see OMITTED_START)
+
+    def fold(self) -> None:
+        """Join each full `RUN` of complete wire messages into one run, and two runs of
+        the same size into one (a binary counter): a request is then a handful of
+        pieces whatever the conversation's length, and over a whole conversation each
+        message is copied about log2(messages / RUN) times, instead of once per call."""
+        while len(self.done) >= RUN:
+            self.runs.append(b",".join(self.done[:RUN]))
+            self.run_sizes.append(RUN)
+            del self.done[:RUN]
+            sizes = self.run_sizes
+            while len(sizes) > 1 and sizes[-2] == sizes[-1]:
+                last, size = self.runs.pop(), sizes.pop()
+                self.runs[-1] = b",".join((self.runs[-1], last))
+                sizes[-1] += size
 
     def fork(self) -> _Memo:
         """A scratch copy to emit the open tail into (the memo itself is not changed)."""
@@ -144,7 +179,9 @@ class WireHistory:
 
     def encode(self, messages: Sequence[Message]) -> tuple[list[bytes], list[str]]:
         """(wire messages, texts of the system messages among `messages`): calls answered
-        by their results, in order, starting with a user message (see `_convert`)."""
+        by their results, in order, starting with a user message (see `_convert`). The
+        oldest come as runs, several wire messages already comma-joined: the items are
+        only ever comma-joined into a JSON array (`body`)."""
         self.walked = 0
         if not messages:
             return [], []
@@ -154,10 +191,11 @@ class WireHistory:
         if cut > consumed:
             self._feed(memo, messages[consumed:cut], memo.done)
             memo.objs.extend(messages[consumed:cut])
+            memo.fold()
         tail = memo.fork()
         extra: list[bytes] = []
         self._feed(tail, messages[cut:], extra)
-        wire = memo.done + extra
+        wire = [*memo.runs, *memo.done, *extra]
         if tail.open_role is not None:
             wire.append(self._wrap(tail.open_role, tail.open_blocks))
         return wire, tail.system

@@ -10,8 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pathspec
-
 from loom._beneath import Folders, open_following_inside
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import ToolContext
@@ -73,6 +71,8 @@ async def python_search(
     ctx: ToolContext,
     max_bytes: int,
 ) -> tuple[list[FileHits], bool]:
+    import pathspec  # on first use (see loom.ignore)
+
     include = pathspec.GitIgnoreSpec.from_lines([args["include"]]) if args.get("include") else None
     walker = IgnoreWalker(root, ignores)
     if os.path.isfile(os.path.join(root, rel)):

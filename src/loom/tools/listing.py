@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pathspec
-
 from loom.tools._ignore import IgnoreWalker
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, resolve, schema
@@ -58,6 +56,8 @@ class FileSearch(_WalkingTool):
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         walker, base = self._start(ctx, args["path"])
         pattern: str = args["pattern"]
+        import pathspec  # on first use (see loom.ignore)
+
         try:
             spec = pathspec.GitIgnoreSpec.from_lines([pattern])
         except Exception as exc:  # pathspec raises several types for bad globs
