@@ -107,6 +107,7 @@ async def child(provider_name: str, server: str, first: int, last: int, replay: 
             _count(True)
         await session.send_message(f"Turn {n}: please look up item-{n} and check it.")
     _count(False)
+    current["turn"] = 0  # the replay's own requests are not captured again
     await ws.shutdown()
     if replay:
         post_turns(server, [t for n in range(first, last) for t in turn_script(n)])
