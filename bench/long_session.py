@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _fake_proc import FakeServerProcess, run_on_tree, source_trees
 
@@ -62,12 +63,12 @@ def turn_script(turn: int) -> list[dict]:
 # -- the measured process (runs on one source tree) ------------------------------------
 
 
-def child(args: argparse.Namespace) -> None:
-    import asyncio
-
-    import httpx2
-
+async def start_session(name: str, server: str, project: Path, save: bool = False) -> Any:
+    """(workspace, session) of the benches' long session: provider `name` against the
+    fake server at `server`, a `lookup` tool, nothing pruned; saves on (a LocalThreadStore
+    in LOOM_HOME) or off (a store that keeps nothing: the request path alone)."""
     from loom.config import load_config
+    from loom.llm.registry import create_provider
     from loom.session import SessionSpec, Workspace
     from loom.store.local import LocalThreadStore
     from loom.tools.base import ToolContext, ToolResult
@@ -96,6 +97,31 @@ def child(args: argparse.Namespace) -> None:
 
         def release(self) -> None:
             pass
+
+    base = server + "/v1" if name.startswith("openai") else server
+    provider = create_provider(name, api_key="bench-key", base_url=base)
+    options = {
+        "rules": "",
+        "git_snapshot": False,
+        "repo_map_tokens": 0,
+        "compaction": False,
+        "decision_tokens": 0,
+        "max_context_tokens": 50_000_000,
+        "reserved_output_tokens": 4096,
+    }
+    store = LocalThreadStore() if save else NullStore()
+    ws = Workspace(load_config(project, project_root=project), store=store,
+                   provider_factory=lambda m: provider, session_options=options)  # fmt: skip
+    spec = SessionSpec(
+        model=MODELS[name], extra_tools=[LookupTool()], tools=[LookupTool.name], auto_approve=True
+    )
+    return ws, await ws.start_session(spec)
+
+
+def child(args: argparse.Namespace) -> None:
+    import asyncio
+
+    import httpx2
 
     measured = {t for c in CHECKPOINTS if c <= args.turns for t in window(c, args.turns)}
     captured: dict[int, list[tuple[str, dict, bytes]]] = {}
@@ -126,32 +152,8 @@ def child(args: argparse.Namespace) -> None:
     server = args.server_url
 
     async def run() -> dict[str, list[float]]:
-        from loom.llm.registry import create_provider
-
         name = args.provider
-        base = server + "/v1" if name.startswith("openai") else server
-        provider = create_provider(name, api_key="bench-key", base_url=base)
-        options = {
-            "rules": "",
-            "git_snapshot": False,
-            "repo_map_tokens": 0,
-            "compaction": False,
-            "decision_tokens": 0,
-            "max_context_tokens": 50_000_000,
-            "reserved_output_tokens": 4096,
-        }
-        store = LocalThreadStore() if args.save else NullStore()
-        project = Path(args.project)
-        ws = Workspace(load_config(project, project_root=project), store=store,
-                       provider_factory=lambda m: provider, session_options=options)  # fmt: skip
-        session = await ws.start_session(
-            SessionSpec(
-                model=MODELS[name],
-                extra_tools=[LookupTool()],
-                tools=[LookupTool.name],
-                auto_approve=True,
-            )
-        )
+        ws, session = await start_session(name, server, Path(args.project), save=args.save)
         times: list[float] = []
         cpu: list[float] = []
         gc_times: list[float] = []

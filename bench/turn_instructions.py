@@ -27,47 +27,17 @@ import tempfile
 from pathlib import Path
 
 from _fake_proc import ROOT, FakeServerProcess, post_turns, source_trees
-from long_session import MODELS, PROVIDERS, TOOL_OUTPUT, turn_script
+from long_session import PROVIDERS, start_session, turn_script
 
 
 def _count(on: bool) -> None:
     """Switch callgrind's counting for this process (a no-op outside valgrind)."""
-    state = "on" if on else "off"
-    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], capture_output=True)
+    # os.system: the fewest instructions of our own around the switch (they are counted)
+    os.system(f"callgrind_control -i {'on' if on else 'off'} {os.getpid()} >/dev/null 2>&1")
 
 
 async def child(provider_name: str, server: str, first: int, last: int, replay: bool) -> None:
     import httpx2
-
-    from loom.config import load_config
-    from loom.llm.registry import create_provider
-    from loom.session import SessionSpec, Workspace
-    from loom.tools.base import ToolContext, ToolResult
-
-    class LookupTool:
-        name = "lookup"
-        description = "Look a key up."
-        parameters = {"type": "object", "properties": {"key": {"type": "string"}}}  # noqa: RUF012
-        risk = "read"
-
-        def permission_subject(self, args: dict) -> None:
-            return None
-
-        async def run(self, args: dict, ctx: ToolContext) -> ToolResult:
-            return ToolResult(f"{args.get('key')}:\n{TOOL_OUTPUT}")
-
-    class NullStore:  # the request path alone, as long_session.py's "unsaved"
-        def save(self, thread) -> None:
-            pass
-
-        def load(self, thread_id: str):
-            return None
-
-        def acquire_writer(self, thread_id: str) -> NullStore:
-            return self
-
-        def release(self) -> None:
-            pass
 
     captured: list[tuple[str, dict, bytes]] = []
     current = {"turn": 0}
@@ -79,28 +49,7 @@ async def child(provider_name: str, server: str, first: int, last: int, replay: 
         return await send(self, request)
 
     httpx2.AsyncHTTPTransport.handle_async_request = capturing
-    base = server + "/v1" if provider_name.startswith("openai") else server
-    provider = create_provider(provider_name, api_key="bench-key", base_url=base)
-    options = {
-        "rules": "",
-        "git_snapshot": False,
-        "repo_map_tokens": 0,
-        "compaction": False,
-        "decision_tokens": 0,
-        "max_context_tokens": 50_000_000,
-        "reserved_output_tokens": 4096,
-    }
-    project = Path(tempfile.mkdtemp())
-    ws = Workspace(load_config(project, project_root=project), store=NullStore(),
-                   provider_factory=lambda m: provider, session_options=options)  # fmt: skip
-    session = await ws.start_session(
-        SessionSpec(
-            model=MODELS[provider_name],
-            extra_tools=[LookupTool()],
-            tools=[LookupTool.name],
-            auto_approve=True,
-        )
-    )
+    ws, session = await start_session(provider_name, server, Path(tempfile.mkdtemp()))
     for n in range(1, last):
         current["turn"] = n
         if n == first and not replay:
