@@ -147,3 +147,32 @@ async def test_errors_are_reported_and_the_next_request_retries() -> None:
     saver.request()
     await saver.flush()
     assert saver.last_error is None and store.saved[-1][1] == 1
+
+
+async def test_a_session_saving_without_pause_does_not_keep_the_writer_from_another() -> None:
+    from loom.session.runtime.save_writer import SaveWriter
+
+    writer = SaveWriter()
+    order: list[str] = []
+    first_write = threading.Event()
+    release = threading.Event()
+
+    def save_busy(thread: Thread) -> None:
+        first_write.set()
+        release.wait(5)
+        order.append(f"busy {len(thread.messages)}")
+
+    busy_thread, quiet_thread = Thread.new(), Thread.new()
+    busy = ThreadSaver(lambda: busy_thread, save_busy, executor=writer)
+    quiet = ThreadSaver(lambda: quiet_thread, lambda t: order.append("quiet"), executor=writer)
+    busy_thread.append(UserMessage(content="1"))
+    busy.request()
+    await asyncio.to_thread(first_write.wait, 5)  # the busy write is under way
+    busy_thread.append(UserMessage(content="2"))
+    busy.request()  # waits for the writer, behind...
+    quiet.request()  # ...and so does the other session's save
+    release.set()
+    await asyncio.gather(busy.flush(), quiet.flush())
+    # the other session's save is not held back until the busy one stops asking
+    assert order == ["busy 1", "quiet", "busy 2"]
+    writer.shutdown()

@@ -83,12 +83,16 @@ class ThreadSaver:
             if self._writing:  # the job in flight writes this copy next
                 return
             self._writing = True
+        self._post()
+
+    def _post(self) -> None:
+        """Queue one write job for this thread, behind the jobs other sessions queued."""
         executor = self._executor or _writer()
         try:
             if isinstance(executor, SaveWriter):
-                executor.post(self._write_all)
+                executor.post(self._write_next)
             else:
-                executor.submit(self._write_all)
+                executor.submit(self._write_next)
         except RuntimeError as exc:  # the executor was shut down
             with self._lock:
                 self._writing = False
@@ -129,23 +133,28 @@ class ThreadSaver:
 
     # -- in the writer thread ----------------------------------------------------------
 
-    def _write_all(self) -> None:
-        """Writes the pending copy, then any newer one requested meanwhile."""
-        while True:
-            with self._lock:
-                if self._pending is None:
-                    self._writing = False
-                    return
-                number, copy = self._pending
-                self._pending = None
-            error: BaseException | None = None
-            try:
-                self._save(copy)
-            except BaseException as exc:  # reported, and retried on the next request
-                error = exc
-                log.warning("saving thread %s failed: %s", copy.id, exc)
-            with self._lock:
-                self._finished(number, error)
+    def _write_next(self) -> None:
+        """Writes the pending copy. A newer one asked for meanwhile gets a job of its
+        own, queued behind the other sessions' jobs: one write per job, so a session
+        that saves without pause cannot keep the writer from the others."""
+        with self._lock:
+            if self._pending is None:
+                self._writing = False
+                return
+            number, copy = self._pending
+            self._pending = None
+        error: BaseException | None = None
+        try:
+            self._save(copy)
+        except BaseException as exc:  # reported, and retried on the next request
+            error = exc
+            log.warning("saving thread %s failed: %s", copy.id, exc)
+        with self._lock:
+            self._finished(number, error)
+            again = self._pending is not None
+            self._writing = again
+        if again:
+            self._post()
 
     def _finished(self, number: int, error: BaseException | None) -> None:
         """Under `_lock`: request `number` was attempted; wakes the flushes it satisfies
