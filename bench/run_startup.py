@@ -144,38 +144,27 @@ SDK_CALL = {
 SDK_CALL["openai-compatible"] = SDK_CALL["openai"]
 
 
-def sdk_first_request_cpu(provider: str, server: FakeLlmServer, project: Path, home: str) -> float:
-    code = SDK_FIRST_REQUEST.format(sdk=SDK_MODULE[provider], call=SDK_CALL[provider])
+def _probe(code: str, project: Path, env: dict[str, str], what: str) -> float:
+    """Run a probe program; the CPU seconds it printed."""
     done = subprocess.run(
-        [PYTHON, "-c", code],
-        cwd=project,
-        env=provider_env(provider, server, home),
-        capture_output=True,
-        text=True,
-        check=False,
+        [PYTHON, "-c", code], cwd=project, env=env, capture_output=True, text=True, check=False
     )
     try:
         return float(done.stdout.strip())
     except ValueError:
-        raise SystemExit(f"the SDK-alone probe failed: {done.stderr.strip()}") from None
+        raise SystemExit(f"the {what} probe failed: {done.stderr.strip()}") from None
+
+
+def sdk_first_request_cpu(provider: str, server: FakeLlmServer, project: Path, home: str) -> float:
+    code = SDK_FIRST_REQUEST.format(sdk=SDK_MODULE[provider], call=SDK_CALL[provider])
+    return _probe(code, project, provider_env(provider, server, home), "SDK-alone")
 
 
 def own_cpu(
     provider: str, server: FakeLlmServer, project: Path, home: str, src: Path | None = None
 ) -> float:
     code = OWN_CPU_PROBE.format(sdk=SDK_MODULE[provider], model=MODELS[provider])
-    done = subprocess.run(
-        [PYTHON, "-c", code],
-        cwd=project,
-        env=provider_env(provider, server, home, src),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    try:
-        return float(done.stdout.strip())
-    except ValueError:
-        raise SystemExit(f"the own-CPU probe failed: {done.stderr.strip()}") from None
+    return _probe(code, project, provider_env(provider, server, home, src), "own-CPU")
 
 
 def time_python(code: str) -> tuple[float, float]:
