@@ -26,9 +26,10 @@ DRAIN_S = 1.0  # reading what follows [DONE], so the connection can be reused
 
 
 async def sse_events(
-    chunks: AsyncIterator[bytes],
+    chunks: AsyncIterator[bytes], others: list[bytes] | None = None
 ) -> AsyncGenerator[tuple[bytes, bytes], None]:
-    """(event name, data) of every event in the stream; b"" when an event has no name."""
+    """(event name, data) of every event in the stream; b"" when an event has no name.
+    Lines that are no SSE field (`data`, `event`, `id`, `retry`) go to `others` if given."""
     pending = b""
     name = b""
     data: list[bytes] = []
@@ -54,10 +55,14 @@ async def sse_events(
                     data.append(value)
                 elif field == b"event":
                     name = value
+                elif others is not None and field not in (b"id", b"retry"):
+                    others.append(line)
     for line in pending.splitlines():  # the stream ended without a last newline
         field, _, value = line.partition(b":")
         if field == b"data":
             data.append(value[1:] if value[:1] == b" " else value)
+        elif others is not None and field not in (b"event", b"id", b"retry"):
+            others.append(line)
     if data:
         yield name, b"\n".join(data)
 

@@ -5,8 +5,9 @@ we give those calls ids so results can be paired. Gemini 3 attaches a
 `thought_signature` to function-call parts that must be sent back with the history;
 it is kept on the ToolCall (base64, an extra field the thread file preserves).
 
-Requests go out as JSON bytes through the SDK's request layer (auth, URL, errors) and
-its SSE reader; the streamed events are read as the plain JSON the REST API documents.
+Requests go out as JSON bytes with the URL and headers the SDK's request layer built
+(`loom.llm._gemini_post`); the streamed events are read as the plain JSON the REST API
+documents.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage,
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
+from loom.llm._gemini_post import GeminiPost
 from loom.llm._images import gemini_part, images_of
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
@@ -91,6 +93,7 @@ class GoogleProvider:
         self.endpoint = base_url or DEFAULT_BASE_URL
         self._client = shared_client(client_key(self.name, base_url, api_key, timeout), build)
         self.history = WireHistory(self.name, gemini_units, _content)
+        self._post = GeminiPost(self._client)
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamGenerateContent request."""
@@ -112,14 +115,10 @@ class GoogleProvider:
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         async def open_stream() -> Any:
-            # The SDK's request layer, given the body as bytes: `generate_content_stream`
-            # would validate and convert the whole history again on every call.
-            api = self._client._api_client
+            # The body as bytes: `generate_content_stream` would validate and convert
+            # the whole history again on every call.
             path = f"{_model_path(request.model)}:streamGenerateContent?alt=sse"
-            http_request = api._build_request("post", path, {}, None)
-            http_request.data = self.request_body(request)
-            response = await api._async_request(http_request=http_request, stream=True)
-            return _segments(response)
+            return await self._post.chunks(path, self.request_body(request))
 
         return sdk_stream(
             open_stream,
@@ -165,17 +164,6 @@ def _model_path(model: str) -> str:
     if not model or any(bad in model for bad in ("..", "?", "&", "#")):
         raise ValueError(f"invalid Gemini model id {model!r}")
     return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
-
-
-async def _segments(response: Any) -> AsyncIterator[Any]:
-    """The stream's JSON events; an error event raises the SDK's APIError, as the SDK's
-    own stream does."""
-    from google.genai import errors
-
-    async for chunk in response:
-        if isinstance(chunk, dict) and isinstance(chunk.get("error"), dict):
-            await errors.APIError.raise_error_async(chunk["error"].get("code"), chunk, response)
-        yield chunk
 
 
 def _tool_call(part: dict[str, Any]) -> ToolCall:
