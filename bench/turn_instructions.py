@@ -9,7 +9,10 @@ very request bodies of those turns with plain httpx2. Kernel time is not in the 
 (the wire's copies, a woken thread), so this is the Python-side work.
 
     .venv/bin/python bench/turn_instructions.py [--providers openai,google]
-        [--before /tmp/before] [--first 8 --last 20]
+        [--before /tmp/before] [--first 8 --last 20] [--keep DIR]
+
+--keep DIR copies each run's callgrind output there (`callgrind_annotate` reads it: which
+C functions, memcpy or the tuple copies, the instructions went to).
 
 Each (tree, provider) costs two valgrind runs of ~1-2 minutes.
 """
@@ -21,6 +24,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,7 +73,15 @@ async def child(provider_name: str, server: str, first: int, last: int, replay: 
             _count(False)
 
 
-def measure(src: Path, provider: str, server: str, first: int, last: int, replay: bool) -> float:
+def measure(
+    src: Path,
+    provider: str,
+    server: str,
+    first: int,
+    last: int,
+    replay: bool,
+    keep: Path | None = None,
+) -> float:
     """Instructions per turn over turns first..last-1."""
     post_turns(server, [t for n in range(1, last) for t in turn_script(n)])
     with tempfile.TemporaryDirectory() as home:
@@ -92,6 +104,9 @@ def measure(src: Path, provider: str, server: str, first: int, last: int, replay
         for dump in Path(home).glob("callgrind.out*"):
             found = re.search(r"^totals: (\d+)", dump.read_text(errors="replace"), re.M)
             total += int(found.group(1)) if found else 0
+            if keep is not None:  # a file name prefix
+                keep.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(dump, f"{keep}.{dump.name}")
     return total / (last - first)
 
 
@@ -101,6 +116,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a source tree to count alongside")
     parser.add_argument("--first", type=int, default=8)
     parser.add_argument("--last", type=int, default=20)
+    parser.add_argument("--keep", type=Path, help="a folder for the callgrind outputs")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--replay", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -112,10 +128,19 @@ def main() -> None:
     rows = {}
     with FakeServerProcess() as server:
         for provider in args.providers.split(","):
-            replay = measure(trees[-1][1], provider, server, args.first, args.last, True)
+            span = args.first, args.last
+            kept = (
+                {
+                    label: args.keep / f"{provider}.{label}.turns-{args.first}-{args.last - 1}"
+                    for label in ("replay", *(label for label, _ in trees))
+                }
+                if args.keep
+                else {}
+            )
+            replay = measure(trees[-1][1], provider, server, *span, True, kept.get("replay"))
             row = {"replay": replay}
             for label, src in trees:
-                row[label] = measure(src, provider, server, args.first, args.last, False)
+                row[label] = measure(src, provider, server, *span, False, kept.get(label))
             rows[provider] = row
             text = "  ".join(
                 f"{label} {row[label] / 1e6:.2f}M ({row[label] / replay:.2f}x replay)"
