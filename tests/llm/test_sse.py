@@ -38,6 +38,16 @@ async def test_a_last_event_without_its_blank_line_still_counts() -> None:
     assert got == [(b"", b"1"), (b"", b"2")]
 
 
+@pytest.mark.parametrize("size", [1, 5, 10_000])
+async def test_lines_outside_sse_are_kept_when_asked(size: int) -> None:
+    # Gemini's API may answer with plain JSON lines (an error) in an SSE stream
+    stream = b'id: 7\nretry: 10\n{"error": {\n  "code": 429}\ndata: x\n\n}'
+    others: list[bytes] = []
+    got = [event async for event in sse_events(reads(stream, size), others)]
+    assert got == [(b"", b"x")]
+    assert others == [b'{"error": {', b'  "code": 429}', b"}"]
+
+
 async def test_drain_reads_the_rest_of_the_body() -> None:
     body = reads(STREAM, 5)
     await drain(body)
