@@ -10,23 +10,16 @@ import pytest
 from loom.core.messages import UserMessage
 from loom.llm.base import LlmError, LlmRequest, collect
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.support.providers import provider_for
+from tests.support.providers import (
+    FAILING_TURNS,
+    assert_same_failure,
+    count_calls,
+    failure_timeout,
+    provider_for,
+)
 
 DIRECT = ["anthropic", "openai", "openai-compatible"]
 REQUEST = LlmRequest(model="test-model", messages=[UserMessage(content="hi")])
-
-
-def _count_builds(provider: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    client = provider._client
-    built = [0]
-    original = client._build_request
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        built[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(client, "_build_request", counting)
-    return built
 
 
 @pytest.mark.parametrize("name", DIRECT)
@@ -34,7 +27,7 @@ async def test_the_sdk_builds_the_request_once_per_provider(
     name: str, server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     provider = provider_for(name, server)
-    built = _count_builds(provider, monkeypatch)
+    built = count_calls(monkeypatch, provider._client, "_build_request")
     for n in range(5):
         server.add(Turn(text=f"answer {n}"))
         response = await collect(provider.stream(REQUEST))
@@ -56,24 +49,11 @@ async def _error(provider: Any, server: FakeLlmServer, turn: Turn) -> LlmError:
 
 
 @pytest.mark.parametrize("name", DIRECT)
-@pytest.mark.parametrize(
-    "turn",
-    [
-        Turn(status=429, retry_after=7, error_message="slow down please"),
-        Turn(status=500),
-        Turn(status=401, error_message="nope"),
-        Turn(status=404, error_message="no such model"),
-        Turn(garbage="<html>login page</html>", content_type="text/html"),
-        Turn(delay=1.0, text="too late"),
-    ],
-    ids=["429", "500", "401", "404", "html", "timeout"],
-)
+@pytest.mark.parametrize("turn", FAILING_TURNS.values(), ids=FAILING_TURNS.keys())
 async def test_a_later_call_fails_as_the_sdk_path_fails(
     name: str, turn: Turn, server: FakeLlmServer
 ) -> None:
-    # a short timeout only where the timeout is the point: a loaded CI machine can
-    # take longer than that to answer a scripted 500
-    timeout = 0.3 if turn.delay else 30.0
+    timeout = failure_timeout(turn)
     fresh = provider_for(name, server, timeout=timeout)
     first = await _error(fresh, server, turn)  # through the SDK's post
     warm = provider_for(name, server, timeout=timeout)
@@ -81,27 +61,14 @@ async def test_a_later_call_fails_as_the_sdk_path_fails(
     await collect(warm.stream(REQUEST))
     assert warm._post.templates_built == 1
     later = await _error(warm, server, turn)  # through the prebuilt request
-    assert (str(later), later.transient, later.status, later.retry_after) == (
-        str(first),
-        first.transient,
-        first.status,
-        first.retry_after,
-    )
-    assert type(later.__cause__) is type(first.__cause__)
+    assert_same_failure(later, first)
 
 
 async def test_anthropic_events_are_read_without_the_sdk_decoder(
     server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     provider = provider_for("anthropic", server)
-    decoders = [0]
-    original = provider._client._make_sse_decoder
-
-    def counting() -> Any:
-        decoders[0] += 1
-        return original()
-
-    monkeypatch.setattr(provider._client, "_make_sse_decoder", counting)
+    decoders = count_calls(monkeypatch, provider._client, "_make_sse_decoder")
     for n in range(3):
         server.add(Turn(text=["a", "b", f"{n}"]))
         assert (await collect(provider.stream(REQUEST))).content == f"ab{n}"

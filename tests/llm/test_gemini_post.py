@@ -10,7 +10,13 @@ import pytest
 from loom.core.messages import UserMessage
 from loom.llm.base import LlmError, LlmRequest, collect
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.support.providers import provider_for
+from tests.support.providers import (
+    FAILING_TURNS,
+    assert_same_failure,
+    count_calls,
+    failure_timeout,
+    provider_for,
+)
 
 REQUEST = LlmRequest(model="test-model", messages=[UserMessage(content="hi")])
 
@@ -26,15 +32,7 @@ async def test_the_sdk_builds_the_request_once_per_model(
     server: FakeLlmServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     provider = provider_for("google", server)
-    api = provider._client._api_client
-    builds = [0]
-    original = api._build_request
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        builds[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(api, "_build_request", counting)
+    builds = count_calls(monkeypatch, provider._client._api_client, "_build_request")
     for n in range(4):
         server.add(Turn(text=f"answer {n}"))
         assert (await collect(provider.stream(REQUEST))).content == f"answer {n}"
@@ -58,42 +56,19 @@ async def test_the_wire_request_is_the_sdks_own(server: FakeLlmServer) -> None:
     assert direct.headers == through_sdk.headers
 
 
-@pytest.mark.parametrize(
-    "turn",
-    [
-        Turn(status=429, retry_after=7, error_message="slow down please"),
-        Turn(status=500),
-        Turn(status=401, error_message="nope"),
-        Turn(status=404, error_message="no such model"),
-        Turn(garbage="<html>login page</html>", content_type="text/html"),
-        Turn(garbage="<html><body>502 Bad Gateway</body></html>"),
-        Turn(garbage='{"unexpected": "shape"}', content_type="application/json"),
-        Turn(
-            garbage='data: {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}}\n\n'
-        ),
-        Turn(
-            garbage='{"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}'
-        ),
-        Turn(garbage="data: {not json\n\n"),
-        Turn(delay=1.0, text="too late"),
-    ],
-    ids=[
-        "429",
-        "500",
-        "401",
-        "404",
-        "html",
-        "sse-garbage",
-        "wrong-json",
-        "error-event",
-        "raw-error",
-        "bad-json",
-        "timeout",
-    ],
-)
+GEMINI_FAILURES = {
+    **FAILING_TURNS,
+    "sse-garbage": Turn(garbage="<html><body>502 Bad Gateway</body></html>"),
+    "wrong-json": Turn(garbage='{"unexpected": "shape"}', content_type="application/json"),
+    "error-event": Turn(garbage='data: {"error": {"code": 503, "message": "busy"}}\n\n'),
+    "raw-error": Turn(garbage='{"error": {"code": 429, "message": "quota"}}'),
+    "bad-json": Turn(garbage="data: {not json\n\n"),
+}
+
+
+@pytest.mark.parametrize("turn", GEMINI_FAILURES.values(), ids=GEMINI_FAILURES.keys())
 async def test_a_call_fails_as_the_sdk_path_fails(turn: Turn, server: FakeLlmServer) -> None:
-    # a short timeout only where the timeout is the point (a loaded machine is slow)
-    timeout = 0.3 if turn.delay else 30.0
+    timeout = failure_timeout(turn)
     server.add(turn)
     with pytest.raises(LlmError) as through_sdk:
         await collect(_sdk_path(server, timeout=timeout).stream(REQUEST))
@@ -102,11 +77,4 @@ async def test_a_call_fails_as_the_sdk_path_fails(turn: Turn, server: FakeLlmSer
     with pytest.raises(LlmError) as caught:
         await collect(direct.stream(REQUEST))
     assert direct._post.templates_built == 1
-    first, later = through_sdk.value, caught.value
-    assert (str(later), later.transient, later.status, later.retry_after) == (
-        str(first),
-        first.transient,
-        first.status,
-        first.retry_after,
-    )
-    assert type(later.__cause__) is type(first.__cause__)
+    assert_same_failure(caught.value, through_sdk.value)
