@@ -20,7 +20,6 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -77,12 +76,7 @@ def main() -> None:
     if args.before is not None:
         trees["before"] = args.before / "src" if (args.before / "src").is_dir() else args.before
     counts: dict[str, list[int]] = {label: [] for label in trees}
-    for label, src in trees.items():  # once each, so the bytecode is written
-        subprocess.run(
-            [PYTHON, "-c", "import loom.cli.app"],
-            env={**os.environ, "PYTHONPATH": str(src or ROOT / "src")},
-            check=False,
-        )
+    for src in trees.values():  # once each, unmeasured, so the bytecode is written
         count(args.provider, src)
     for _ in range(args.runs):
         for label, src in trees.items():
@@ -90,8 +84,7 @@ def main() -> None:
     for label, values in counts.items():
         print(
             f"{label}: {statistics.median(values) / 1e6:.1f} M instructions "
-            f"(runs: {', '.join(f'{v / 1e6:.1f}' for v in values)})",
-            file=sys.stdout,
+            f"(runs: {', '.join(f'{v / 1e6:.1f}' for v in values)})"
         )
     if "before" in counts:
         ratio = statistics.median(counts["after"]) / statistics.median(counts["before"])
