@@ -45,12 +45,16 @@ def first_connect(self, address):
 socket.socket.connect = first_connect
 
 # modules only a tool call or a query needs: the shell analysis behind the permission
-# policy, the decision graph's readers, the lifecycle hooks (none configured)
+# policy, the decision graph's readers, the lifecycle hooks (none configured); running
+# tool calls, architect plans, sub-agents' footers; and the command framework, which a
+# plain `loom run -p TEXT` skips (loom.cli.run_fast)
 DEFERRED = [
     "loom.permissions.dangerous", "loom.permissions.shell_rules",
     "loom.permissions.bash_syntax", "loom.permissions.wrappers",
     "loom.decisions.export", "loom.decisions.pulse", "loom.decisions.narrative",
-    "loom.hooks",
+    "loom.decisions.graph", "loom.hooks",
+    "loom.session.runtime.tool_runner", "loom.core.plan", "loom.core.family",
+    "typer", "click", "loom.cli.app", "loom.cli.run_command",
 ]
 
 from loom.__main__ import main
@@ -101,5 +105,6 @@ def test_start_up_loads_neither_the_shell_analysis_nor_the_decision_readers(
     report = start_up_report(server, project)
     assert report["sdk_loaded"]  # the probe saw the real first request
     # the permission policy is built, but no command has been judged yet; no decision
-    # query has run (their imports: ~5 ms of Loom's ~250 ms before this)
+    # query has run (their imports: ~5 ms of Loom's ~250 ms before this); no tool call
+    # has run; Typer was never imported (~18 ms of CPU with its command building)
     assert report["deferred_loaded"] == [], report

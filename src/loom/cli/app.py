@@ -16,7 +16,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.server",
     "loom.cli.sync",
     "loom.cli.repo",
-    "loom.cli.run",
+    "loom.cli.run_command",
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
@@ -123,7 +123,7 @@ def _register(modules: list[str]) -> None:
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
 STANDALONE_COMMANDS: dict[str, str] = {
-    "run": "loom.cli.run",
+    "run": "loom.cli.run_command",
     "chat": "loom.cli.chat",
     "acp": "loom.cli.acp",
     "web": "loom.cli.web",

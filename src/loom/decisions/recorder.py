@@ -22,7 +22,6 @@ from loom.core.decisions import (
     DecisionNode,
     NodeChange,
 )
-from loom.decisions.graph import UNCERTAIN_BELOW
 from loom.decisions.index import DecisionIndex, NodeRow, graph_scope
 from loom.decisions.types import node_types
 from loom.tools.base import ToolError
@@ -209,10 +208,10 @@ class DecisionRecorder:
         )
         self._append("changes", change)
         logged = Logged(change=change)
+        from loom.decisions.graph import CASCADE_DEPTH, CASCADE_EDGES, UNCERTAIN_BELOW
+
         if confidence is not None and confidence < UNCERTAIN_BELOW <= row.confidence:
             index = self.index()
-            from loom.decisions.graph import CASCADE_DEPTH, CASCADE_EDGES
-
             logged.uncertain = _downstream_rows(index, row.id, CASCADE_EDGES, CASCADE_DEPTH)
         self.on_change()
         if logged.uncertain:

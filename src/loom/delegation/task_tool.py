@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from loom.core.family import footer
 from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, schema
@@ -103,6 +102,8 @@ class TaskTool(BuiltinTool):
             isolation=args.get("isolation"),
         )
         outcome = await runner.run_task(request, ctx)
+        from loom.core.family import footer
+
         named = footer(agent.name, outcome.child_thread_id)  # loom show finds the child by it
         text = "\n\n".join([outcome.text.strip() or "(no answer)", *outcome.notes, named])
         metadata = {"child_thread_id": outcome.child_thread_id, "agent": agent.name}

@@ -23,7 +23,6 @@ from loom.session.runtime.decision_zone import fetch_decision_context
 from loom.session.runtime.image_loading import ImageLoader
 from loom.session.runtime.repo_map import fetch_repo_map
 from loom.session.runtime.stall_watch import until_stalled
-from loom.session.runtime.tool_runner import runs_in_parallel
 
 INLINE_COUNTING_CHARS = 200_000  # new text up to this is counted on the loop (~10 ms)
 
@@ -160,6 +159,8 @@ class LlmCaller:
             created_at=now_iso(),
             mode="architect" if session.mode == "architect" else None,
         )
+        from loom.session.runtime.tool_runner import runs_in_parallel  # loaded with an answer
+
         clean_message(message)  # model output enters here: no lone surrogate gets past
         tools = session.active_tools
         parallel = frozenset(c.id for c in calls if runs_in_parallel(tools, c))

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loom.core.plan import PLAN_FORMAT
 from loom.llm.registry import parse_model_name
 from loom.prompts import (
     Environment,
@@ -130,6 +129,8 @@ class SessionPrompts:
 
     async def architect(self) -> str:
         text = await self._instructions_text_soon()
+        from loom.core.plan import PLAN_FORMAT  # architect mode only
+
         return architect_prompt(await self.environment(), text, PLAN_FORMAT)
 
     def nested_for(self, tool: Any, args: dict[str, Any]) -> str:

@@ -54,7 +54,6 @@ from loom.session.runtime.permission_gate import ParentGate, PermissionGate
 from loom.session.runtime.ports import TurnError
 from loom.session.runtime.prompt import SessionPrompts
 from loom.session.runtime.saver import ThreadSaver
-from loom.session.runtime.tool_runner import execute_call, execute_calls
 from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -476,8 +475,12 @@ class Session:
             case sm.CallLlm():
                 return self.llm.call(action.conversation)
             case sm.ExecuteTool(call=call):
+                from loom.session.runtime.tool_runner import execute_call  # at the first call
+
                 return execute_call(self, self.gate, call)
             case sm.ExecuteTools(calls=calls):
+                from loom.session.runtime.tool_runner import execute_calls
+
                 return execute_calls(self, self.gate, calls)
             case sm.ScheduleRetry(attempt=attempt, error=error):
                 return self._retry_later(attempt, error)
