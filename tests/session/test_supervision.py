@@ -31,7 +31,8 @@ async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
         tools[n] = {"echo": EchoTool, "crash": CrashTool, "hang": HangTool}[name]()
 
     by_model = {f"openai:model-{n}": provider for n, provider in providers.items()}
-    ws = make_workspace(tmp_path, providers=by_model, tool_timeout=0.2)
+    # long enough that a loaded CI machine still runs an echo within it
+    ws = make_workspace(tmp_path, providers=by_model, tool_timeout=1.0)
     sessions = []
     for n in range(10):
         sessions.append(await ws.start_session(only(tools[n], model=f"openai:model-{n}")))
