@@ -127,3 +127,33 @@ async def test_a_turn_always_over_budget_still_lets_one_step_start(
     marks.cancel()
     steps = steps_per_turn(log)
     assert steps == [1] * 12  # one step per turn: none starves, none piles up
+
+
+async def test_a_session_whose_steps_overrun_the_turn_does_not_starve_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A session grinding through tool rounds with no I/O, each step longer than a turn's
+    # budget (a loaded machine, a long history), came back to the gate first in every
+    # turn and took it; a quick session asking after it waited for ever (a CI run hung).
+    clock = FakeClock()
+    monkeypatch.setattr(loop_share, "clock", clock)
+    busy_steps = 0
+
+    async def busy() -> None:
+        nonlocal busy_steps
+        while True:
+            await loop_share.room()
+            clock.advance(0.020)  # 20 ms of context building: over the 8 ms budget
+            busy_steps += 1
+            await asyncio.sleep(0)  # the turn's slice is used up: it yields
+
+    async def quick() -> None:
+        for _ in range(3):
+            await loop_share.room()
+            clock.advance(0.001)
+
+    grinding = asyncio.create_task(busy())
+    await asyncio.sleep(0)
+    await asyncio.wait_for(quick(), 5)
+    grinding.cancel()
+    assert busy_steps <= 10  # the quick session's three steps waited a few turns at most

@@ -98,6 +98,76 @@ def test_an_oversized_current_turn_keeps_its_question_and_newest_rounds() -> Non
     assert 3 < len(built.messages) < len(big)
 
 
+def _walked_cut(conversation: list, budget: int) -> list:
+    """The current turn's cut as a plain walk over its rounds (newest first)."""
+    from loom.llm.tokens import estimate_message_tokens as cost
+
+    first = max(i for i, m in enumerate(conversation) if isinstance(m, UserMessage))
+    rounds: list[list] = []
+    for message in conversation[first + 1 :]:
+        if isinstance(message, AssistantMessage) or not rounds:
+            rounds.append([message])
+        else:
+            rounds[-1].append(message)
+    left, kept = budget - cost(conversation[first]), []
+    for group in reversed(rounds):
+        if sum(map(cost, group)) > left and kept:
+            break
+        kept.append(group)
+        left -= sum(map(cost, group))
+    return [conversation[first], *(m for group in reversed(kept) for m in group)]
+
+
+def test_the_current_turn_is_cut_as_a_walk_over_its_rounds_would_cut_it() -> None:
+    import random
+
+    rng = random.Random(25)
+    cut = 0
+    for trial in range(60):
+        conversation = turn(0, size=rng.choice([5, 50]))
+        conversation.append(UserMessage(content="go " * rng.randrange(1, 400)))
+        if rng.random() < 0.2:  # a result first: a round need not start with a call
+            conversation.append(ToolMessage(tool_call_id="x", tool_name="echo", content="r"))
+        for n in range(rng.randrange(0, 40)):
+            calls = [ToolCall(id=f"t{n}-{k}", tool_name="echo") for k in range(rng.randrange(3))]
+            conversation.append(
+                AssistantMessage(content="a " * rng.randrange(30), tool_calls=calls)
+            )
+            for call in calls:
+                size = rng.choice([1, 20, 300, 2000])
+                conversation.append(
+                    ToolMessage(tool_call_id=call.id, tool_name="echo", content="d " * size)
+                )
+        ctx = window(rng.choice([900, 1_500, 3_000, 8_000]))
+        built = ctx.build(conversation)
+        if built.budget.omitted_messages and built.messages[0] is conversation[5 - 1]:
+            budget = ctx._zones((), "", "", "").budget
+            assert built.messages == _walked_cut(conversation, budget), trial
+            cut += 1
+    assert cut >= 15  # the trials reach the cut, with a few rounds kept and with one
+
+
+def test_a_long_turn_past_the_window_counts_each_message_once(monkeypatch) -> None:
+    from loom.session.runtime import context
+
+    counted = []
+    real = context.estimate_message_tokens
+    monkeypatch.setattr(context, "estimate_message_tokens", lambda m: counted.append(m) or real(m))
+    ctx = window(3_000)
+    conversation: list = [UserMessage(content="run the whole migration")]
+    for n in range(400):  # an autonomous run: one turn, many tool rounds
+        call = ToolCall(id=f"m{n}", tool_name="echo")
+        conversation += [
+            AssistantMessage(content="", tool_calls=[call]),
+            ToolMessage(tool_call_id=f"m{n}", tool_name="echo", content="row " * 80),
+        ]
+        built = ctx.build(conversation)
+    # before: the turn's cut counted every message of the turn again on every step
+    assert len(counted) == len(conversation)
+    assert built.messages[0] is conversation[0] and built.messages[-1] is conversation[-1]
+    assert 2 < len(built.messages) < 100
+
+
 def test_zones_are_budgeted_rules_and_repo_map_included() -> None:
     tools = [ToolSpec("echo", "echo text", {"type": "object", "properties": {}})]
     ctx = window(8_000, rules="Always run the tests.", repo_map_tokens=100)

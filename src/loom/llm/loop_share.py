@@ -15,7 +15,8 @@ Two places where many sessions hold the loop at once:
   theirs in the same loop turn (40 ms). `room()` lets a step start only while the
   current loop turn has budget left, and the others wait for a later turn; the first
   step asking in a turn always starts (a turn kept full by streams must not starve a
-  new call).
+  new call). Waiting steps start in the order they asked, one per later turn, and a
+  step asking while others wait joins the end of the line.
 
 The loop turn is timed by a callback (`_LoopTurn._tick`) queued once per turn while
 anyone asks: the budget counts from when it ran.
@@ -27,6 +28,7 @@ import asyncio
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -62,22 +64,36 @@ def streaming() -> Iterator[None]:
 
 
 class _LoopTurn:
-    """When the current turn of one loop started (about), and whether it is over budget."""
+    """When the current turn of one loop started (about), whether it is over budget, and
+    the steps waiting for a later turn, oldest first."""
 
     def __init__(self) -> None:
         self._mark = clock() - TURN_BUDGET_S  # no turn timed yet: spent
         self._armed = False
         self.admitted = 0  # steps let in by room() in this turn
+        self.line: deque[asyncio.Future[None]] = deque()
 
     def _tick(self) -> None:
         self._mark = clock()
         self._armed = False
         self.admitted = 0
+        while self.line:  # a new turn: the step that has waited longest starts in it
+            ticket = self.line.popleft()
+            if not ticket.done():  # (a cancelled wait is skipped)
+                ticket.set_result(None)
+                self.admitted = 1
+                break
+        if self.line:
+            self.arm()
 
-    def spent(self) -> bool:
+    def arm(self) -> None:
+        """Time the next loop turn (a callback queued once per turn while anyone asks)."""
         if not self._armed:
             self._armed = True
             asyncio.get_running_loop().call_soon(self._tick)
+
+    def spent(self) -> bool:
+        self.arm()
         return clock() - self._mark >= TURN_BUDGET_S
 
 
@@ -96,8 +112,15 @@ def loop_turn() -> _LoopTurn:
 
 async def room() -> None:
     """Returns when this loop turn has room for a step of CPU work (a few ms): at once
-    if the turn has budget left or no step has started in it yet, else in a later turn."""
+    if no one is waiting and the turn has budget left or no step has started in it yet,
+    else in a later turn, in the order the steps asked. (Without the line, a session
+    whose every step overran the budget came back first in each turn and took it: a
+    session asking after it never started.)"""
     turn = loop_turn()
-    while turn.spent() and turn.admitted:
-        await asyncio.sleep(0)
-    turn.admitted += 1
+    if not turn.line and not (turn.spent() and turn.admitted):
+        turn.admitted += 1
+        return
+    ticket = asyncio.get_running_loop().create_future()
+    turn.line.append(ticket)
+    turn.arm()
+    await ticket  # a later turn's tick let it in (and counted it)

@@ -113,6 +113,7 @@ class ContextWindow:
         self._prefix: list[int] = [0]  # exact, for the first len - 1 messages seen
         self._ceilings: list[int] = [0]
         self._turn_starts: list[int] = []
+        self._assistant_at: list[int] = []  # where the assistant messages are
         self._tools_cache: tuple[tuple[ToolSpec, ...], int] | None = None
         self._zones_cache: tuple[tuple[object, ...], _Zones] | None = None
 
@@ -221,7 +222,7 @@ class ContextWindow:
         seen = len(self._seen)
         if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
             self._seen, self._prefix, self._turn_starts = [], [0], []  # a different history
-            self._ceilings = [0]
+            self._ceilings, self._assistant_at = [0], []
             seen = 0
         for index in range(seen, len(conversation)):
             message = conversation[index]
@@ -229,6 +230,8 @@ class ContextWindow:
             self._ceilings.append(self._ceilings[-1] + message_tokens_ceiling(message))
             if isinstance(message, UserMessage):
                 self._turn_starts.append(index)
+            elif isinstance(message, AssistantMessage):
+                self._assistant_at.append(index)
 
     def _count(self, end: int) -> None:
         """The exact counts (prefix sums) of the first `end` messages seen."""
@@ -242,28 +245,30 @@ class ContextWindow:
             return 0
         # the smallest turn start s with total - prefix[s] <= budget
         starts = self._turn_starts
-        position = bisect.bisect_left([self._prefix[s] for s in starts], total - budget)
+        position = bisect.bisect_left(starts, total - budget, key=self._prefix.__getitem__)
         return starts[position] if position < len(starts) else end
 
     def _trim_current_turn(self, conversation: Sequence[Message], budget: int) -> list[Message]:
-        """The last turn alone is too big: keep its user message and its newest rounds."""
+        """The last turn alone is too big: keep its user message and its newest rounds
+        (a round: an assistant message and the results after it), as many as fit, the
+        newest always. By the prefix sums and a bisect: a long autonomous run past the
+        window walked its whole turn on every step (quadratic in its rounds)."""
         first = self._turn_starts[-1]
-        head = conversation[first]
-        rounds: list[list[Message]] = []
-        for message in conversation[first + 1 :]:
-            if isinstance(message, AssistantMessage) or not rounds:
-                rounds.append([message])
-            else:
-                rounds[-1].append(message)
-        left = budget - estimate_message_tokens(head)
-        kept: list[list[Message]] = []
-        for group in reversed(rounds):
-            cost = sum(estimate_message_tokens(m) for m in group)
-            if cost > left and kept:
-                break
-            kept.append(group)
-            left -= cost
-        return [head, *(m for group in reversed(kept) for m in group)]
+        head, end = conversation[first], len(conversation)
+        if first + 1 >= end:
+            return [head]
+        self._count(end)
+        prefix = self._prefix
+        left = budget - (prefix[first + 1] - prefix[first])
+        # Rounds start right after the user message, then at each assistant message; the
+        # rounds from start s on cost prefix[end] - prefix[s], which falls as s grows, so
+        # those kept start at the first s with prefix[s] >= prefix[end] - left. (All of
+        # them, from first + 1, never fit: the whole turn would have.)
+        starts, lo = self._assistant_at, bisect.bisect_right(self._assistant_at, first + 1)
+        newest = starts[-1] if len(starts) > lo else first + 1
+        found = bisect.bisect_left(starts, prefix[end] - left, lo=lo, key=prefix.__getitem__)
+        start = starts[found] if found < len(starts) else end
+        return [head, *conversation[min(start, newest) : end]]
 
     def _tool_tokens(self, tools: Sequence[ToolSpec]) -> int:
         key = tuple(tools)
