@@ -21,8 +21,10 @@ class SlowStore:
         self.saved: list[tuple[int, int]] = []  # (version, message count)
         self.gate = threading.Event()
         self.gate.set()
+        self.entered = threading.Event()  # a write has begun
 
     def save(self, thread: Thread) -> None:
+        self.entered.set()
         self.gate.wait(5)
         time.sleep(self.delay)
         if self.fail_first:
@@ -53,7 +55,7 @@ async def test_a_copy_is_saved_so_appends_during_a_write_are_safe() -> None:
     saver = ThreadSaver(lambda: thread, store.save)
     thread.append(UserMessage(content="one"))
     saver.request()
-    await asyncio.sleep(0.01)  # the write has taken its copy and waits on the gate
+    await asyncio.to_thread(store.entered.wait, 5)  # the write has its copy, waits on the gate
     thread.append(UserMessage(content="two"))
     saver.request()
     store.gate.set()

@@ -25,7 +25,9 @@ def test_revoked_token_shows_up_as_a_sync_error_event(server: Server, tmp_path: 
     )
     assert revoke.returncode == 0, revoke.stderr
 
-    with FakeLlmServer([Turn(text="done")]) as llm:
+    # A model that takes a moment, as real ones do: the refused push (of the save at the
+    # turn's start, which the writer may hold for up to 10 ms) lands while the turn runs.
+    with FakeLlmServer([Turn(text="done", delay=0.5)]) as llm:
         run = _loom(
             ["run", "-p", "hello", "--output-format", "stream-json"],
             tmp_path,

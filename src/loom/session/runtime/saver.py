@@ -2,12 +2,16 @@
 
 `request()` takes a copy of the thread as it is now and returns at once; a job in the
 writer thread (the manager's `SaveWriter`: fsync never blocks other sessions, and the
-store is used by one thread) writes it. While one write is in flight, further requests
-coalesce: the job writes the latest copy next, so the states reach disk in the order
-they were requested, a step costs nothing when disk is slower than the agent, and at
-most the steps taken during one write are at risk in a crash. `flush()` waits until
-everything requested so far is on disk; the session flushes at the end of every turn,
-before asking a person for permission, and at shutdown.
+store is used by one thread) writes it. Requests coalesce: while one write is in
+flight, and for up to `GATHER_SECONDS` after a request finds the writer idle (the
+writer holds the job, `SaveWriter.post_soon`), the job writes the latest copy when it
+runs. So the states reach disk in the order they were requested, a step costs nothing
+when disk is slower than the agent, a turn's four saves wake the writer thread once,
+and at most the steps of the last `GATHER_SECONDS` or of one write are at risk in a
+crash. `flush()` posts a held job at once and waits until everything requested so far
+is on disk; the session flushes at the end of every turn, before asking a person for
+permission, and at shutdown. What is held when the writer shuts down (or the process
+exits) is written first.
 
 The writer job hands the loop nothing back unless someone waits in `flush()` or a write
 failed: no task and no round trip through the loop per save (a turn saves four times;
@@ -37,6 +41,7 @@ from loom.session.runtime.save_writer import SaveWriter
 log = logging.getLogger(__name__)
 
 SaveFunction = Callable[[Thread], None]
+GATHER_SECONDS = 0.01  # how long an idle writer waits for more of a turn's saves
 M = TypeVar("M", bound=BaseModel)
 
 _own_writer: SaveWriter | None = None  # for savers given no executor
@@ -80,17 +85,18 @@ class ThreadSaver:
             self.requests += 1
             self._pending = (self.requests, copy)
             self._loop = loop
-            if self._writing:  # the job in flight writes this copy next
+            if self._writing:  # the job queued, held or in flight writes this copy
                 return
             self._writing = True
-        self._post()
+        self._post(GATHER_SECONDS)
 
-    def _post(self) -> None:
-        """Queue one write job for this thread, behind the jobs other sessions queued."""
+    def _post(self, delay: float = 0) -> None:
+        """Queue one write job for this thread, behind the jobs other sessions queued
+        (`delay`: the writer may hold it that long, to gather more requests)."""
         executor = self._executor or _writer()
         try:
             if isinstance(executor, SaveWriter):
-                executor.post(self._write_next)
+                executor.post_soon(self._write_next, delay)
             else:
                 executor.submit(self._write_next)
         except RuntimeError as exc:  # the executor was shut down
@@ -110,6 +116,9 @@ class ThreadSaver:
             waiter = loop.create_future()
             self._waiters.append((target, waiter))
             self._loop = loop
+        executor = self._executor or _writer()
+        if isinstance(executor, SaveWriter):
+            executor.release(self._write_next)  # held to gather requests: write it now
         try:
             await waiter
         finally:
