@@ -57,28 +57,46 @@ def long_gather(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(saver_module, "GATHER_SECONDS", 600.0)
 
 
-async def test_requests_close_together_are_one_write_and_a_flush_posts_it(long_gather) -> None:
-    writer, store = SaveWriter(), CountingStore()
-    thread, saver = _saver(store, writer)
-    for n in range(4):
-        thread.append(UserMessage(content=str(n)))
-        saver.request()
-        await asyncio.sleep(0.001)
-    assert store.saved == []  # held, waiting for more
-    await asyncio.wait_for(saver.flush(), 5)  # not 600 s: the flush posts it
-    assert store.saved == [4] and saver.writes == 1 and saver.requests == 4
-    assert threading.get_ident() not in store.threads
-    writer.shutdown()
-
-
-async def test_a_held_save_is_written_when_its_time_is_up(monkeypatch) -> None:
-    monkeypatch.setattr(saver_module, "GATHER_SECONDS", 0.02)
+async def test_the_first_save_after_a_pause_goes_out_at_once(long_gather) -> None:
+    """A person's message, a model's answer after seconds: written without waiting."""
     writer, store = SaveWriter(), CountingStore()
     thread, saver = _saver(store, writer)
     thread.append(UserMessage(content="x"))
     saver.request()
-    await _until_written(store)  # nobody flushes
+    await _until_written(store)  # no flush, and the window is 600 s
     assert store.saved == [1]
+    writer.shutdown()
+
+
+async def test_saves_in_quick_succession_are_one_write_and_a_flush_posts_it(
+    long_gather,
+) -> None:
+    writer, store = SaveWriter(), CountingStore()
+    thread, saver = _saver(store, writer)
+    thread.append(UserMessage(content="first"))
+    saver.request()
+    await asyncio.wait_for(saver.flush(), 5)
+    for n in range(4):  # the steps of a quick turn
+        thread.append(UserMessage(content=str(n)))
+        saver.request()
+        await asyncio.sleep(0.001)
+    assert store.saved == [1]  # held, waiting for more
+    await asyncio.wait_for(saver.flush(), 5)  # not 600 s: the flush posts it
+    assert store.saved == [1, 5] and saver.writes == 2 and saver.requests == 5
+    assert threading.get_ident() not in store.threads
+    writer.shutdown()
+
+
+async def test_a_held_job_is_posted_when_its_time_is_up() -> None:
+    writer = SaveWriter()
+    ran = threading.Event()
+    writer.post_soon(ran.set, 0.02)
+    assert not ran.is_set()
+    for _ in range(500):  # nobody releases it
+        if ran.is_set():
+            break
+        await asyncio.sleep(0.01)
+    assert ran.is_set()
     writer.shutdown()
 
 
@@ -126,16 +144,18 @@ async def test_cancel_drops_a_held_save_and_the_next_saver_writes(long_gather) -
 
 
 async def test_a_quick_turn_with_a_tool_call_is_written_once(tmp_path, long_gather) -> None:
-    """Four save requests (the person's message, the call, its result, the answer), one
-    write: the end-of-turn flush."""
+    """A turn that follows the last save closely: four save requests (the person's
+    message, the call, its result, the answer), one write at the end-of-turn flush."""
     project = tmp_path / "p"
     project.mkdir()
-    provider = ScriptedProvider([tool_turn("echo", {"text": "hi"}), "done"])
+    provider = ScriptedProvider(["hello", tool_turn("echo", {"text": "hi"}), "done"])
     ws = make_workspace(project, provider)
     session = await ws.start_session(only(EchoTool()))
-    assert await session.send_message("go") == "done"
+    assert await session.send_message("start") == "hello"
     saver = session._saver
-    assert saver.requests >= 4 and saver.writes == 1
+    requests, writes = saver.requests, saver.writes
+    assert await session.send_message("go") == "done"
+    assert saver.requests - requests >= 4 and saver.writes - writes == 1
     on_disk = ws.store.load(session.thread.id)
     assert on_disk is not None and len(on_disk.messages) == len(session.thread.messages)
     await ws.shutdown()

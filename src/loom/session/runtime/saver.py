@@ -3,13 +3,14 @@
 `request()` takes a copy of the thread as it is now and returns at once; a job in the
 writer thread (the manager's `SaveWriter`: fsync never blocks other sessions, and the
 store is used by one thread) writes it. Requests coalesce: while one write is in
-flight, and for up to `GATHER_SECONDS` after a request finds the writer idle (the
-writer holds the job, `SaveWriter.post_soon`), the job writes the latest copy when it
-runs. So the states reach disk in the order they were requested, a step costs nothing
-when disk is slower than the agent, a turn's four saves wake the writer thread once,
-and at most the steps of the last `GATHER_SECONDS` or of one write are at risk in a
-crash. `flush()` posts a held job at once and waits until everything requested so far
-is on disk; the session flushes at the end of every turn, before asking a person for
+flight, and, for a request that follows the previous one within `GATHER_SECONDS`
+(steps in quick succession), for up to that long (the writer holds the job,
+`SaveWriter.post_soon`); the job writes the latest copy when it runs. So the states
+reach disk in the order they were requested, a step costs nothing when disk is slower
+than the agent, a quick turn's four saves wake the writer thread twice, and at most
+the steps of the last `GATHER_SECONDS` or of one write are at risk in a crash.
+`flush()` posts a held job at once and waits until everything requested so far is on
+disk; the session flushes at the end of every turn, before asking a person for
 permission, and at shutdown. What is held when the writer shuts down (or the process
 exits) is written first.
 
@@ -75,12 +76,19 @@ class ThreadSaver:
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []  # flush(): up to which
         self._loop: asyncio.AbstractEventLoop | None = None
         self.requests = 0
+        self._last_request = float("-inf")  # loop time of the latest request
         self.writes = 0
         self.last_error: BaseException | None = None
 
     def request(self) -> None:
         loop = asyncio.get_running_loop()
         copy = _detached_copy(self._thread())
+        # Only steps in quick succession are gathered: the first save after a pause (a
+        # person's message, a model's answer after seconds) goes out at once, so a real
+        # session's saves are as prompt as ever and sessions starting together save
+        # before they stream, not in one burst in the middle of it.
+        now = loop.time()
+        quick, self._last_request = now - self._last_request < GATHER_SECONDS, now
         with self._lock:
             self.requests += 1
             self._pending = (self.requests, copy)
@@ -88,7 +96,7 @@ class ThreadSaver:
             if self._writing:  # the job queued, held or in flight writes this copy
                 return
             self._writing = True
-        self._post(GATHER_SECONDS)
+        self._post(GATHER_SECONDS if quick else 0)
 
     def _post(self, delay: float = 0) -> None:
         """Queue one write job for this thread, behind the jobs other sessions queued
