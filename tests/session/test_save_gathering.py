@@ -44,9 +44,17 @@ def _saver(store: CountingStore, writer: SaveWriter) -> tuple[Thread, ThreadSave
     return thread, ThreadSaver(lambda: thread, store.save, executor=writer)
 
 
-async def _until_written(store: CountingStore) -> None:
+async def _saved_once(thread: Thread, saver: ThreadSaver) -> None:
+    """A first save, written: with `long_gather` every later request is "quick" (it
+    follows the previous one within the window), so the writer holds it."""
+    thread.append(UserMessage(content="first"))
+    saver.request()
+    await asyncio.wait_for(saver.flush(), 5)
+
+
+async def _until_written(store: CountingStore, writes: int = 1) -> None:
     for _ in range(500):
-        if store.saved:
+        if len(store.saved) >= writes:
             return
         await asyncio.sleep(0.01)
 
@@ -104,11 +112,13 @@ async def test_shutting_the_writer_down_writes_what_it_holds(long_gather) -> Non
     writer, store = SaveWriter(), CountingStore()
     savers = [_saver(store, writer) for _ in range(3)]
     for thread, saver in savers:
+        await _saved_once(thread, saver)
+    for thread, saver in savers:
         thread.append(UserMessage(content="x"))
         saver.request()
-    assert store.saved == []
+    assert store.saved == [1, 1, 1]  # the second saves are held
     writer.shutdown(wait=True)  # what Workspace.shutdown ends with
-    assert store.saved == [1, 1, 1]
+    assert store.saved == [1, 1, 1, 2, 2, 2]
     with pytest.raises(RuntimeError):
         writer.post(lambda: None)
 
@@ -116,23 +126,25 @@ async def test_shutting_the_writer_down_writes_what_it_holds(long_gather) -> Non
 async def test_a_request_while_the_writer_is_busy_is_queued_at_once(long_gather) -> None:
     """Queued behind a running job it costs no wake-up, and it keeps its place."""
     writer, store = SaveWriter(), CountingStore()
+    thread, saver = _saver(store, writer)
+    await _saved_once(thread, saver)
     running, go_on = threading.Event(), threading.Event()
     writer.post(lambda: (running.set(), go_on.wait(5)))
     await asyncio.to_thread(running.wait, 5)
-    thread, saver = _saver(store, writer)
     thread.append(UserMessage(content="x"))
     saver.request()
     go_on.set()
-    await _until_written(store)  # no flush, and the window is 600 s
-    assert store.saved == [1]
+    await _until_written(store, 2)  # no flush, and the window is 600 s
+    assert store.saved == [1, 2]
     writer.shutdown()
 
 
 async def test_cancel_drops_a_held_save_and_the_next_saver_writes(long_gather) -> None:
     writer, store = SaveWriter(), CountingStore()
     thread, saver = _saver(store, writer)
+    await _saved_once(thread, saver)
     thread.append(UserMessage(content="x"))
-    saver.request()
+    saver.request()  # held
     saver.cancel()  # a restart: it reloads from disk
     await asyncio.wait_for(saver.flush(), 5)  # nothing to wait for
     again = ThreadSaver(lambda: thread, store.save, executor=writer)
@@ -140,7 +152,7 @@ async def test_cancel_drops_a_held_save_and_the_next_saver_writes(long_gather) -
     again.request()
     await asyncio.wait_for(again.flush(), 5)
     writer.shutdown()  # runs the cancelled saver's held job too: it finds nothing to write
-    assert store.saved == [2]
+    assert store.saved == [1, 3]
 
 
 async def test_a_quick_turn_with_a_tool_call_is_written_once(tmp_path, long_gather) -> None:
@@ -180,6 +192,9 @@ CHILD = textwrap.dedent(
     async def main():
         thread = Thread.new()
         saver = ThreadSaver(lambda: thread, save)  # the process-wide writer
+        thread.append(UserMessage(content="first"))
+        saver.request()
+        await saver.flush()  # later requests follow it closely: held
         for n in range(3):
             thread.append(UserMessage(content=str(n)))
             saver.request()
@@ -202,4 +217,4 @@ def test_the_process_exiting_without_a_flush_writes_what_is_held(
     script = CHILD.format(root=str(ROOT / "src"), out=str(out), ending=ending)
     subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=ROOT)
     lines = out.read_text().splitlines() if out.exists() else []
-    assert [json.loads(line) for line in lines] == [3]
+    assert [json.loads(line) for line in lines] == [1, 4]
