@@ -210,9 +210,8 @@ async def test_sessions_start_with_the_configured_options_and_policy(tmp_path) -
 
 # Known intermittent bug, not yet found (issue 25): about one run in 5-25 of
 # tests/session under `-n 2` (also at 481feb5, before this stop's changes), the quick
-# session answers only when the busy one has used up its script, and an asyncio timer
-# set meanwhile does not fire either: the loop is held. In isolation it passes every
-# time. Kept running (a pass is reported as XPASS) so the failure stays visible
+# session answers only when the busy one has used up its script. In isolation it
+# passes every time. Kept running (a pass is reported as XPASS) so the failure stays visible
 # without failing CI; remove the mark with the fix.
 @pytest.mark.xfail(reason="intermittent loop starvation under xdist, see issue 25", strict=False)
 async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
