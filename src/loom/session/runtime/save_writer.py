@@ -6,11 +6,12 @@ two locks, and its worker then settles the Future: about three times the CPU per
 on the loop's side too.) It is an Executor as well (`submit`), for work that has to run
 in order with the saves.
 
-`post_soon(job, delay)` is for saves during a turn: when the thread is idle, the job
-is held on the loop's clock for `delay` and posted then, or sooner by `release(job)` (a
-flush) or at shutdown. A turn asks for four saves within a few milliseconds and flushes
-at its end; held, they wake the thread once instead of four times (each wake-up is a
-futex round and GIL hand-offs: at a quick model's pace most of a turn's kernel time).
+`post_soon(job, delay)` is for saves in quick succession: when the thread is idle, the
+job is held on the loop's clock for `delay` and posted then, or sooner by `release(job)`
+(a flush) or at shutdown. A quick turn asks for four saves within a few milliseconds
+and flushes at its end; held, they wake the thread once or twice instead of four times
+(each wake-up is a futex round and GIL hand-offs: at a quick model's pace most of a
+turn's kernel time).
 When the thread is busy anyway a job is posted at once: queued behind other sessions'
 jobs, it costs no wake-up and keeps its place.
 

@@ -101,7 +101,7 @@ class ThreadSaver:
     def _post(self, delay: float = 0) -> None:
         """Queue one write job for this thread, behind the jobs other sessions queued
         (`delay`: the writer may hold it that long, to gather more requests)."""
-        executor = self._executor or _writer()
+        executor = self._executor_in_use()
         try:
             if isinstance(executor, SaveWriter):
                 executor.post_soon(self._write_next, delay)
@@ -112,6 +112,9 @@ class ThreadSaver:
                 self._writing = False
                 self._pending = None
                 self._finished(self.requests, exc)
+
+    def _executor_in_use(self) -> Executor:
+        return self._executor or _writer()
 
     async def flush(self) -> None:
         """Wait until every requested save has been attempted. Errors were reported
@@ -124,7 +127,7 @@ class ThreadSaver:
             waiter = loop.create_future()
             self._waiters.append((target, waiter))
             self._loop = loop
-        executor = self._executor or _writer()
+        executor = self._executor_in_use()
         if isinstance(executor, SaveWriter):
             executor.release(self._write_next)  # held to gather requests: write it now
         try:
