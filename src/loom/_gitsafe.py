@@ -34,6 +34,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from loom._timeouts import within
 from loom.core.shapes import is_commit_id
 
 NO_HOOKS = os.devnull  # `core.hooksPath`: nothing can be put there
@@ -269,7 +270,7 @@ async def _run_async(
             return None
         raise
     try:
-        out, err = await asyncio.wait_for(process.communicate(), limit)
+        out, err = await within(process.communicate(), limit)
     except BaseException as exc:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, 9)

@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "_entry_points": 1,  # installed entry points, one scan for every group
     "_lazy": 1,  # PEP 562 lazy exports of a package's names
     "startup_gc": 0,  # the collector paused while a session face starts
+    "_timeouts": 0,  # time limits on awaits that never hide a cancellation
     "paths": 1,
     "config": 1,
     "config_keys": 1,  # every config key's kind: shapes, powerful, tighten-only

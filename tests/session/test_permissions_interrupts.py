@@ -12,7 +12,7 @@ from loom.core.thread import AgentStateKind
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.session import NoPendingPermission
 from loom.store.local import LocalThreadStore
-from tests.support.sessions import HangTool, WriteTool, make_workspace, only
+from tests.support.sessions import HangTool, NoopTool, WriteTool, make_workspace, only
 
 
 async def next_event(events, kind: str, timeout: float = 5.0):
@@ -203,3 +203,21 @@ async def test_interrupt_while_a_message_is_being_read_stops_the_turn(
     assert await turn == ""
     assert provider.requests == []
     await ws.shutdown()
+
+
+async def test_an_interrupt_stops_a_busy_turn_wherever_it_lands(tmp_path) -> None:
+    """A turn whose model and tool answer at once, interrupted 0.5, 1, ... 20 ms in:
+    every interrupt ends the turn. (On Python 3.11, one that landed as the repo map's
+    worker thread answered was lost to asyncio.wait_for, and the turn ran on to the end
+    of its script. The delays only spread where the interrupts land; nothing is timed.)"""
+    runway = 400
+    for offset in range(1, 41):
+        busy = ScriptedProvider([tool_turn("noop", {}, id=f"n{i}") for i in range(runway)])
+        ws = make_workspace(tmp_path, busy, max_tool_rounds=runway + 1)
+        session = await ws.start_session(only(NoopTool()))
+        turn = asyncio.create_task(session.send_message("grind"))
+        await asyncio.sleep(offset * 0.0005)
+        assert session.interrupt()
+        assert await turn == "", f"interrupted {offset * 0.5} ms in"
+        assert len(busy.requests) < runway  # stopped, not run out of script
+        await ws.shutdown()

@@ -208,12 +208,6 @@ async def test_sessions_start_with_the_configured_options_and_policy(tmp_path) -
     await ws.shutdown()
 
 
-# Known intermittent bug, not yet found (issue 25): about one run in 5-25 of
-# tests/session under `-n 2` (also at 481feb5, before this stop's changes), the quick
-# session answers only when the busy one has used up its script. In isolation it
-# passes every time. Kept running (a pass is reported as XPASS) so the failure stays visible
-# without failing CI; remove the mark with the fix.
-@pytest.mark.xfail(reason="intermittent loop starvation under xdist, see issue 25", strict=False)
 async def test_a_busy_session_does_not_starve_another(tmp_path) -> None:
     from loom.llm.scripted import ScriptedTurn, tool_call
     from tests.support.sessions import NoopTool

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from loom._timeouts import within
 from loom.lsp.jsonrpc import ProtocolError, encode, read_message
 
 DEFAULT_TIMEOUT = 30.0
@@ -152,11 +153,11 @@ class LspClient:
         if self.process is None:  # never started
             return
         try:
-            await asyncio.wait_for(self.process.wait(), timeout)
+            await within(self.process.wait(), timeout)
         except TimeoutError:
             self.kill_group()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.process.wait(), 5)
+                await within(self.process.wait(), 5)
         self.kill_group()  # helpers it started (e.g. node under a wrapper script)
         for task in self._tasks:
             task.cancel()
@@ -184,7 +185,7 @@ class LspClient:
             assert self.process is not None and self.process.stdin is not None
             with contextlib.suppress(ConnectionError):
                 await self.process.stdin.drain()
-            return await asyncio.wait_for(future, timeout or self.request_timeout)
+            return await within(future, timeout or self.request_timeout)
         except TimeoutError:
             with contextlib.suppress(LspError):
                 self.notify("$/cancelRequest", {"id": request_id})
@@ -207,7 +208,7 @@ class LspClient:
             # A server that garbles its output cannot be trusted with anything after it.
             self.kill_group()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.process.wait(), 5)
+                await within(self.process.wait(), 5)
             self._fail_pending(
                 LspServerDied(
                     f"the {self.language} language server ({self.command[0]}) sent a malformed "
@@ -221,7 +222,7 @@ class LspClient:
         drain = self._tasks[1] if len(self._tasks) > 1 else None
         if drain is not None:
             with contextlib.suppress(Exception, TimeoutError):
-                await asyncio.wait_for(asyncio.shield(drain), 1)
+                await within(asyncio.shield(drain), 1)
         self._fail_pending(LspServerDied(self._died_message()))
 
     async def _drain_stderr(self) -> None:
@@ -338,7 +339,7 @@ class LspClient:
         event = self._diag_events.setdefault(uri, asyncio.Event())
         if uri not in self._diagnostics or not event.is_set():
             try:
-                await asyncio.wait_for(event.wait(), timeout or self.request_timeout)
+                await within(event.wait(), timeout or self.request_timeout)
             except TimeoutError:
                 raise LspTimeout(
                     f"the {self.language} language server sent no diagnostics "

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loom._timeouts import within
 from loom.tools._launcher import CommandLauncher, start_launch
 from loom.tools.agent_env import agent_environ
 from loom.tools.base import ToolContext
@@ -74,7 +75,7 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 async def _stop_group(process: asyncio.subprocess.Process) -> None:
     _signal_group(process.pid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
+        await within(process.wait(), KILL_GRACE_S)
     _signal_group(process.pid, signal.SIGKILL)  # also the children that ignored SIGTERM
     await process.wait()
 
@@ -196,12 +197,12 @@ async def _run_launched(
         reader = asyncio.create_task(pump())
         reporter = asyncio.create_task(progress())
         try:
-            await asyncio.wait_for(process.wait(), timeout)
+            await within(process.wait(), timeout)
         except TimeoutError:
             timed_out = True
             await _stop_group(process)
         try:  # children left in the background may keep the pipe open
-            await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT_S)
+            await within(asyncio.shield(reader), DRAIN_AFTER_EXIT_S)
         except TimeoutError:
             _signal_group(process.pid, signal.SIGKILL)
             await reader

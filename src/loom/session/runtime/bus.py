@@ -13,6 +13,8 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from loom._timeouts import within
+
 log = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_SIZE = 10_000
@@ -39,7 +41,7 @@ class Subscription:
     async def get(self, timeout: float | None = None) -> Any:
         if timeout is None:
             return await self._queue.get()
-        return await asyncio.wait_for(self._queue.get(), timeout)
+        return await within(self._queue.get(), timeout)
 
     def get_nowait(self) -> Any:
         """The next queued event; raises asyncio.QueueEmpty when there is none."""

@@ -6,6 +6,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from loom._timeouts import within
+
 log = logging.getLogger(__name__)
 
 
@@ -16,7 +18,7 @@ async def fetch_decision_context(
     if hook is None or budget <= 0:
         return ""
     try:
-        text = await asyncio.wait_for(asyncio.to_thread(hook, budget), timeout)
+        text = await within(asyncio.to_thread(hook, budget), timeout)
     except TimeoutError:
         log.warning("the decision context took longer than %.1f s; skipped this call", timeout)
         return ""

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loom._timeouts import within
 from loom.core.messages import AssistantMessage, Message, UserMessage
 from loom.session.runtime.context import RepoMapHook
 
@@ -104,7 +105,7 @@ async def fetch_repo_map(
         return hook(budget, files, identifiers)
 
     try:
-        text = await asyncio.wait_for(asyncio.to_thread(focused_map), timeout)
+        text = await within(asyncio.to_thread(focused_map), timeout)
     except TimeoutError:
         log.warning("the repo map took longer than %.1f s; this call goes without it", timeout)
         return ""

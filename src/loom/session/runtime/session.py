@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
+from loom._timeouts import within
 from loom.core import state as sm
 from loom.core.branches import visible_messages
 from loom.core.clock import now_iso
@@ -613,7 +614,7 @@ class Session:
         # Land what was recorded before the crash (history is append-only, so it is a
         # valid prefix), then rebuild from disk as a fresh process would.
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._saver.flush(), RESTART_FLUSH_TIMEOUT)
+            await within(self._saver.flush(), RESTART_FLUSH_TIMEOUT)
         self._saver.cancel()
         saved = await asyncio.to_thread(self.store.load, self.thread.id)
         if saved is not None:
