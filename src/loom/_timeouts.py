@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 
 async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
-    """`await awaitable`, or TimeoutError after `seconds` (None: no limit), when the
-    awaitable is cancelled. A cancellation of the caller always goes on up."""
+    """`await awaitable`; after `seconds` (None: no limit) the awaitable is cancelled
+    and TimeoutError raised. A cancellation of the caller always propagates."""
     async with asyncio.timeout(seconds):
         return await awaitable
