@@ -18,6 +18,7 @@ also run on that source tree, side by side.
 
     .venv/bin/python bench/stream_gaps.py [--sessions 20] [--chunks 400]
         [--provider openai] [--before /tmp/before] [--sample 5] [--profile out.prof]
+        [--repo-map DIR]  (the sessions work in a copy of DIR, repo map on, as in use)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -44,6 +46,7 @@ PATHS = {
     "google": "/v1beta/models/m:streamGenerateContent?alt=sse",
 }
 TICK = 0.002
+UNCOPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "node_modules", "*.pyc")
 
 
 def answer(chunks: int) -> dict:
@@ -101,6 +104,8 @@ def child(args: argparse.Namespace) -> None:
         base = args.server_url + ("/v1" if name == "openai" else "")
         options = {"rules": "", "git_snapshot": False, "repo_map_tokens": 0, "compaction": False,
                    "decision_tokens": 0}  # fmt: skip
+        if args.repo_map:  # as in use: each call fetches the map (built on a worker thread)
+            del options["repo_map_tokens"]
         create_provider(name, api_key="bench", base_url=base)  # the SDK import, before timing
         project = Path(args.project)
         ws = Workspace(
@@ -215,6 +220,13 @@ def main() -> None:
         metavar="PATH",
         help="cProfile the sessions' turn into PATH (use with --repeat 1)",
     )
+    parser.add_argument(
+        "--repo-map",
+        type=Path,
+        metavar="DIR",
+        help="the sessions work in a copy of DIR with the repo map on (default: an empty "
+        "project, no map)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--server-url", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
@@ -233,8 +245,12 @@ def main() -> None:
             for _ in range(args.repeat):
                 with tempfile.TemporaryDirectory() as home:
                     project = Path(home) / "project"
-                    project.mkdir()
                     extra = ["--sample", str(args.sample)]
+                    if args.repo_map:
+                        shutil.copytree(args.repo_map, project, ignore=UNCOPIED)
+                        extra.append("--repo-map=on")
+                    else:
+                        project.mkdir()
                     if args.profile:
                         extra += ["--profile", args.profile]
                     runs.append(
