@@ -234,6 +234,8 @@ def main() -> None:
     if args.child:
         child(args)
         return
+    if args.repo_map is not None and not args.repo_map.is_dir():
+        parser.error(f"--repo-map {args.repo_map}: not a folder; give a project to copy")
     print(
         f"{args.sessions} sessions streaming {args.chunks} chunks each at once "
         f"({args.provider}), median of {args.repeat} runs; targets: gap <= 100 ms, "
