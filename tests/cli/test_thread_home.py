@@ -81,3 +81,48 @@ def test_a_thread_whose_folder_is_gone_is_refused_in_one_line(
         f"that folder back to continue it there (`loom show {thread_id}` reads it anywhere)\n"
     )
     assert not (tmp_path / "B_HOOK_RAN").exists() and len(server.requests) == asked
+
+
+def test_the_repl_resumes_a_thread_under_its_own_projects_settings(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    """`loom resume ID` in a terminal, from B: the REPL's session is A's."""
+    import pexpect
+    from tests.support.chat_pty import PROMPT, spawn
+
+    thread_id = thread_in(project, cli, server)
+    b = folder_b(tmp_path, cli, server)
+    server.add(Turn(text="answered in the REPL"))
+    child = spawn(["resume", thread_id], b, server)
+    child.expect(PROMPT)
+    child.sendline("carry on")
+    child.expect("answered in the REPL")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert not (tmp_path / "B_HOOK_RAN").exists()  # B's hook never ran for A's thread
+    assert "B-ONLY-INSTRUCTIONS" not in system_of(server.requests[-1])
+
+
+def test_the_repl_asks_the_threads_project_its_trust_question(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    """Resumed from B (trusted, asks nothing), A's thread is A's: A's settings are what
+    the person is asked to trust before the prompt, and "no" keeps them out."""
+    import pexpect
+    from tests.support.chat_pty import PROMPT, spawn
+
+    thread_id = thread_in(project, cli, server)
+    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["shell"]\n')
+    b = folder_b(tmp_path, cli, server)
+    child = spawn(["resume", thread_id], b, server)
+    index = child.expect([r"Trust this project\? \[y/N\]", PROMPT])
+    assert index == 0, "no trust question: the folder's settings were used"
+    assert "permissions.auto_approve: these tools run without asking: shell" in child.before
+    child.sendline("n")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert not (tmp_path / "B_HOOK_RAN").exists()

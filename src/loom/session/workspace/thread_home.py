@@ -26,10 +26,10 @@ def recorded_root(thread: Thread) -> Path | None:
     return Path(thread.workspace_root) if thread.workspace_root else None
 
 
-def belongs_to(thread: Thread, project_root: Path) -> bool:
-    """Is `project_root` the thread's project? Its recorded root, or (a thread from
-    before roots were recorded, made in a subfolder) the project around it."""
-    root = recorded_root(thread)
+def belongs_to(root: Path | None, project_root: Path) -> bool:
+    """Is `project_root` the project of a thread recorded with `root`? Its recorded
+    root, or (a thread from before roots were recorded, made in a subfolder) the
+    project around it; a thread that records none works wherever it is resumed."""
     if root is None:
         return True
     here = project_root.resolve()
@@ -43,7 +43,7 @@ def belongs_to(thread: Thread, project_root: Path) -> bool:
 def check_home(thread: Thread, project_root: Path) -> None:
     """SetupError, one line saying where to run it, unless the thread is this project's."""
     root = recorded_root(thread)
-    if root is None or belongs_to(thread, project_root):
+    if root is None or belongs_to(root, project_root):
         if root is not None and not root.is_dir():
             raise gone(thread.id, root)
         return

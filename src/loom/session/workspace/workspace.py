@@ -245,6 +245,14 @@ class Workspace:
             self._sandboxes[root] = make_sandbox(self.config, self.paths, root)
         return self._sandboxes[root]
 
+    def runs_here(self, workspace_root: str | None) -> bool:
+        """Is a thread recorded with this `workspace_root` this project's? Only those
+        resume here (another project's settings and trust govern its threads:
+        loom.session.workspace.thread_home); a face shows the others as elsewhere."""
+        from loom.session.workspace.thread_home import belongs_to
+
+        return belongs_to(Path(workspace_root) if workspace_root else None, self.project_root)
+
     def sandbox_notice(self) -> str | None:
         """One line a face shows at session start when agent commands will run
         unconfined (no sandbox here, or [sandbox] mode "ask"/"off"); None when confined."""
