@@ -5,8 +5,8 @@ thread works there. So the settings that govern it (config layers, trust, hooks,
 permissions, MCP servers, the sandbox's roots) are that project's, never those of the
 folder it was resumed from: a Workspace runs only its own project's threads
 (`check_home`), and a face that is not bound to one folder (the terminal, an editor's
-ACP session) opens the Workspace of the thread's project (`thread_project`). A face bound to
-one project's page (`loom web`) keeps to that project's threads.
+ACP session) opens the Workspace of the thread's project (`thread_project`). A face
+bound to one project's page (`loom web`) keeps to that project's threads.
 """
 
 from __future__ import annotations
@@ -43,16 +43,15 @@ def belongs_to(root: Path | None, project_root: Path) -> bool:
 def check_home(thread: Thread, project_root: Path) -> None:
     """SetupError, one line saying where to run it, unless the thread is this project's."""
     root = recorded_root(thread)
-    if root is None or belongs_to(root, project_root):
-        if root is not None and not root.is_dir():
-            raise gone(thread.id, root)
+    if root is None:
         return
     if not root.is_dir():
         raise gone(thread.id, root)
-    raise SetupError(
-        f"thread {thread.id} belongs to the project {root}, not this one ({project_root}); "
-        f"continue it there: cd {root} && loom resume {thread.id}"
-    )
+    if not belongs_to(root, project_root):
+        raise SetupError(
+            f"thread {thread.id} belongs to the project {root}, not this one "
+            f"({project_root}); continue it there: cd {root} && loom resume {thread.id}"
+        )
 
 
 def gone(thread_id: str, root: Path) -> SetupError:
