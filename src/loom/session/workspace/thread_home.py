@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loom.config_keys import visible
 from loom.core.errors import LoomError, SetupError
 
 if TYPE_CHECKING:
@@ -48,16 +49,17 @@ def check_home(thread: Thread, project_root: Path) -> None:
     if not root.is_dir():
         raise gone(thread.id, root)
     if not belongs_to(root, project_root):
+        shown = visible(str(root))  # a synced thread's file is someone else's text
         raise SetupError(
-            f"thread {thread.id} belongs to the project {root}, not this one "
-            f"({project_root}); continue it there: cd {root} && loom resume {thread.id}"
+            f"thread {thread.id} belongs to the project {shown}, not this one "
+            f"({project_root}); continue it there: cd {shown} && loom resume {thread.id}"
         )
 
 
 def gone(thread_id: str, root: Path) -> SetupError:
     return SetupError(
-        f"thread {thread_id} works in {root}, which no longer exists; put that folder "
-        f"back to continue it there (`loom show {thread_id}` reads it anywhere)"
+        f"thread {thread_id} works in {visible(str(root))}, which no longer exists; put that "
+        f"folder back to continue it there (`loom show {thread_id}` reads it anywhere)"
     )
 
 
