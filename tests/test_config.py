@@ -87,7 +87,7 @@ def test_a_plugin_provider_s_table_is_kept_a_built_in_s_stays_checked(
     [warning] = config.warnings  # a built-in provider's table still names its keys
     assert "unknown config key 'providers.anthropic.region'" in warning
     write_user(paths, "[providers]\nmyplugin = 3\n")
-    with pytest.raises(ConfigError, match=r"'providers\.myplugin' input should be a valid dict"):
+    with pytest.raises(ConfigError, match=r"'providers\.myplugin' must be a table, not the num"):
         load_config(tmp_path, environ={})
 
 

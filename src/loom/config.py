@@ -29,7 +29,9 @@ Flags arrive as `overrides`, a nested dict (`{"model": {"default": ...}}`) or do
 rule the user set.
 
 Unknown keys are reported as warnings (file, key, valid keys) and ignored; bad TOML or a
-wrong type is a `ConfigError` naming the file, line and key. This module imports only
+wrong type is a `ConfigError` naming the file, line, key and the type it takes. A file's
+values are read as written (`network = "true"` is an error, never a boolean:
+`loom.config_errors`); only the environment's text is converted. This module imports only
 tomllib and pydantic so every command can afford it.
 
 A project's file is the repository's, not the person's: its powerful keys (programs,
@@ -52,6 +54,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from loom import defaults
+from loom.config_errors import line_of, problem_text
 from loom.config_keys import drop_loosening, take_powerful
 from loom.config_keys import visible as visible  # faces show project values through it
 from loom.core.errors import LoomError
@@ -401,6 +404,9 @@ def load_config(
     project_trust = None
     for layer in layers:
         _report_unknown(layer, LoomConfig, layer.data, (), warnings)
+        # typed first (a file's strictly), so what follows compares typed values, and
+        # the error names the layer that holds a bad value, not the merge
+        _validate(layer)
         if layer.project:
             _keep_project_sandbox_strict(layer, merged, warnings)
             untrusted = copy.deepcopy(layer.data)
@@ -409,7 +415,6 @@ def load_config(
             project_trust = evaluate(project_root, trust_items, store, forced=trust)
             if not project_trust.applies:
                 layer.data = untrusted
-        _validate(layer)  # name the layer that holds a bad value, not the merge
         _merge(merged, layer.data, ())
     if project_trust is None:  # no project file: .mcp.json alone
         project_trust = evaluate(project_root, trust_items, store, forced=trust)
@@ -596,7 +601,7 @@ def _keep_project_sandbox_strict(
     for loosened in drop_loosening(layer.data, person):
         dotted = ".".join(loosened.path)
         warnings.append(
-            f"{layer.name}:{_line_of(layer.text, loosened.path)}: '{dotted}' is ignored in a "
+            f"{layer.name}:{line_of(layer.text, loosened.path)}: '{dotted}' is ignored in a "
             f"project file ({loosened.hint})"
         )
 
@@ -659,7 +664,7 @@ def _report_unknown(
         if info is None or key in _NOT_CONFIGURABLE:
             where = layer.name
             if layer.path is not None:
-                where += f":{_line_of(layer.text, (*prefix, key))}"
+                where += f":{line_of(layer.text, (*prefix, key))}"
             section = f" in [{'.'.join(prefix)}]" if prefix else ""
             warnings.append(
                 f"{where}: unknown config key '{dotted}' (ignored); valid keys{section}: "
@@ -673,41 +678,17 @@ def _report_unknown(
 
 
 def _validate(layer: _Layer) -> LoomConfig:
+    """The layer's values checked; a file's as written (strict: `"true"` is not a
+    boolean, `"64"` not a number), the environment's and the flags' converted from text."""
     try:
-        return LoomConfig.model_validate(layer.data)
+        return LoomConfig.model_validate(layer.data, strict=layer.path is not None)
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
             loc = tuple(str(part) for part in error["loc"])
             where = layer.name
             if layer.path is not None:
-                where += f":{_line_of(layer.text, loc)}"
-            problems.append(
-                f"{where}: '{'.'.join(loc)}' {error['msg'].lower()} (got {error.get('input')!r})"
-            )
+                where += f":{line_of(layer.text, loc)}"
+            problems.append(f"{where}: '{visible('.'.join(loc))}' {problem_text(error)}")
         hint = "fix the value" + (" in that file" if layer.path else f" in the {layer.name}")
         raise ConfigError("; ".join(problems) + f"; {hint}") from exc
-
-
-def _line_of(text: str, key: tuple[str, ...]) -> int:
-    """Best-effort line number of `key` in TOML text: the `[section]` header, then the key."""
-    if not key:  # an error about the whole file (a model-level check): its first line
-        return 1
-    name = key[-1]
-    lines = text.splitlines()
-    start = 0
-    if len(key) > 1:
-        for index, line in enumerate(lines):
-            header = line.strip().strip("[]").strip().replace('"', "")
-            if line.strip().startswith("[") and header == ".".join(key[:-1]):
-                start = index + 1
-                break
-    for index in range(start, len(lines)):
-        stripped = lines[index].strip()
-        if stripped.startswith("[") and stripped.strip("[] ").replace('"', "") == ".".join(key):
-            return index + 1  # the key is a table header
-        for candidate in (name, ".".join(key)):
-            rest = stripped[len(candidate) :].lstrip()
-            if stripped.startswith(candidate) and rest.startswith("="):
-                return index + 1
-    return start or 1

@@ -9,8 +9,9 @@ A repository's `.loom.toml` is written by whoever wrote the repository. Each key
   (`loom.trust`); until then it is held aside, named, and shown in the trust question
   by its `show` function.
 - `Tighten(...)`: a project may make it stricter than the person's own value, never
-  looser (the sandbox, the sub-agent limits), trusted or not; a looser value is ignored
-  with a warning.
+  looser (the sandbox, the sub-agent limits, checkpoints for undo), trusted or not; a
+  looser value is ignored with a warning. The values compared are typed already: a
+  file's value of the wrong type is an error before this check (loom.config).
 
 Adding a key to `loom.config`? Declare it in `KEYS` below (tests/test_config_keys.py
 walks the config model and fails on a key that is not declared). Patterns are dotted;
@@ -190,7 +191,8 @@ def show_auto_commit(key: str, value: Any) -> list[str]:
 
 # -- tighten-only rules (the sandbox, the sub-agent limits) ------------------------------
 
-# Each rule lets a value of the wrong type through: validation then names it as an error.
+# The layers are typed before these rules run (a file's values strictly: loom.config), so
+# each compares typed values; anything else is never "stricter" (fails closed).
 _NO_LOOSENING = (
     "a project cannot loosen its own sandbox; set it in your user config or pass --no-sandbox"
 )
@@ -199,23 +201,33 @@ _NO_LOOSENING = (
 _AGENT_LIMIT = (
     "a project may lower the sub-agent limits, not raise them; raise them in your user config"
 )
+_UNDO = (
+    "undo is your safety net: a project may turn checkpoints on, not off; "
+    "turn them off in your user config"
+)
 _MODE_STRICTNESS = {"off": 0, "ask": 1, "on": 2}
 
 
 def _stricter_mode(project: Any, person: Any) -> bool:
-    if project not in _MODE_STRICTNESS:
-        return True
+    if not isinstance(project, str) or project not in _MODE_STRICTNESS:
+        return False
     return _MODE_STRICTNESS[project] >= _MODE_STRICTNESS.get(person, 2)
 
 
 def _stricter_flag_off(project: Any, person: Any) -> bool:
-    return project is not True or person is True
+    """For switches where off is stricter (`sandbox.network`)."""
+    return isinstance(project, bool) and (project is False or person is True)
+
+
+def _stricter_flag_on(project: Any, person: Any) -> bool:
+    """For switches where on is stricter (`checkpoints.enabled`: a safety net)."""
+    return isinstance(project, bool) and (project is True or person is False)
 
 
 def _subset(project: Any, person: Any) -> bool:
-    if not isinstance(project, list):
-        return True
-    return set(map(str, project)) <= set(map(str, person or []))
+    if not isinstance(project, list) or not all(isinstance(item, str) for item in project):
+        return False
+    return set(project) <= set(map(str, person or []))
 
 
 def at_most(project: Any, person: Any) -> bool:
@@ -224,7 +236,7 @@ def at_most(project: Any, person: Any) -> bool:
     if project is None:
         return person is None
     if isinstance(project, bool) or not isinstance(project, int | float):
-        return True
+        return False
     return person is None or project <= person
 
 
@@ -263,7 +275,7 @@ KEYS: dict[str, Kind] = {
     "sync.server_url": Powerful(show_endpoint("your threads and sync token are sent to")),
     "ui.editing_mode": SHAPES,
     "ui.show_tool_output": SHAPES,
-    "checkpoints.enabled": SHAPES,
+    "checkpoints.enabled": Tighten(_stricter_flag_on, _UNDO),
     "checkpoints.max_file_bytes": SHAPES,
     "checkpoints.keep_days": SHAPES,
     "hooks.*": Powerful(show_commands),

@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "paths": 1,
     "config": 1,
     "config_keys": 1,  # every config key's kind: shapes, powerful, tighten-only
+    "config_errors": 1,  # a bad value in a config file named: where, and what it takes
     "project_files": 1,  # a project's text files read confined to it (issue 19)
     "trust": 1,  # which projects the person trusts (issue 19)
     "ignore": 1,  # git's ignore rules, shared by tools and repointel

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.config_files import user_config
 from tests.support.git import repo_state, tree_state
 from tests.support.loom_cli import loom_in_process
 
@@ -128,7 +129,7 @@ def test_gc_doctor_and_turning_checkpoints_off(server: FakeLlmServer, project: P
     assert gone.returncode == 1 and "no longer in the store" in gone.stderr
     assert (project / "x.txt").exists()  # nothing was changed
 
-    (project / ".loom.toml").write_text("[checkpoints]\nenabled = false\n")
+    user_config("[checkpoints]\nenabled = false\n")  # the person's own (a project's waits)
     server.add(Turn(tool_calls=[FakeToolCall("file_write", {"path": "y.txt", "content": "y"})]))
     server.add(Turn(text="ok"))
     done = loom_in_process(["run", "-p", "write y", "--yes", "-o", "json"], project, server)

@@ -102,7 +102,13 @@ class LoomAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        workspace = self._workspace(cwd, project=True)
+        from loom.session import LoomError, thread_project
+
+        try:  # the thread's own project governs it, whatever folder the editor is in
+            home = await asyncio.to_thread(thread_project, session_id)
+        except LoomError as exc:  # that folder is gone
+            raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
+        workspace = self._workspace(str(home or cwd), project=True)
         live = self._live.get(session_id)
         if live is None:
             live = await self._start(workspace, cwd, mcp_servers, thread=session_id)

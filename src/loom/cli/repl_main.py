@@ -6,6 +6,7 @@ not kept waiting by Typer's import; `loom chat` and `loom resume` call `start_ch
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ def _project_files_above(folder: Path) -> bool:
     return False
 
 
-def _ask_first(request: Any) -> int | None:
+def _ask_first(request: Any, cwd: Path) -> int | None:
     """Questions before the prompt, on a terminal: a home or root folder as the project,
     a project whose programs, endpoints and permissions were never trusted (its MCP
     servers among them). An exit code when the REPL should not open."""
@@ -103,17 +104,28 @@ def _ask_first(request: Any) -> int | None:
     from loom.cli.trust import ask_before_session
 
     err = Console(stderr=True, highlight=False)
-    cwd = (request.cwd or Path.cwd()).resolve()
     return ask_before_session(cwd, {"model.default": request.model}, err)
+
+
+def _project_folder(request: Any) -> Path:
+    """Where the session's project is: the thread's own when resuming one (its settings
+    and trust govern it, wherever the person typed the command), else here."""
+    here = (request.cwd or Path.cwd()).resolve()
+    if request.thread_id and not request.worktree:
+        from loom.session import LoomError, thread_project
+
+        with contextlib.suppress(LoomError):  # a folder that is gone: the start says so
+            return thread_project(request.thread_id) or here
+    return here
 
 
 async def _chat(request: Any) -> int:
     from loom.cli.repl import ChatRepl
     from loom.cli.repl_session import SessionStarter
 
-    cwd = (request.cwd or Path.cwd()).resolve()
+    cwd = await asyncio.to_thread(_project_folder, request)
     if sys.stdin.isatty() and (_project_files_above(cwd) or _maybe_home(cwd)):
-        code = await asyncio.to_thread(_ask_first, request)
+        code = await asyncio.to_thread(_ask_first, request, cwd)
         if code is not None:
             return code
     elif not sys.stdin.isatty():  # nobody to ask: a home or root folder stops it, as

@@ -151,7 +151,9 @@ class SessionStarter:
             self.cwd = worktree.path
         sandbox_mode = "off" if self.request.no_sandbox else None
         workspace = Workspace.open(
-            self.cwd, {"model.default": self.request.model, "sandbox.mode": sandbox_mode}
+            self.cwd,
+            {"model.default": self.request.model, "sandbox.mode": sandbox_mode},
+            thread=self.request.thread_id,  # a resumed thread: its own project's settings
         )
         workspace.worktree = worktree
         import rich.console  # noqa: F401  (the renderer's, imported here off the loop)

@@ -81,6 +81,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
             worktree=options.worktree,
             trust=True if options.trust else None,
             project_root=named,
+            thread=options.thread_id,  # a resumed thread: its own project's settings
         )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")

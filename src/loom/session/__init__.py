@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from loom.session.runtime.session import Session, TurnError
     from loom.session.workspace.repo_api import RepoApi
     from loom.session.workspace.spec import McpServerAsk
+    from loom.session.workspace.thread_home import thread_project
     from loom.session.workspace.workspace import ActiveSession, SessionSpec, Workspace
     from loom.session.workspace.worktrees_api import WorktreesApi
     from loom.store.family import family_rows
@@ -142,6 +143,8 @@ _EXPORTS = {  # name -> the module that defines it
     "model_names": "loom.session.helpers.lookup",
     "newest_thread_in": "loom.session.helpers.lookup",
     "recent_threads": "loom.session.helpers.lookup",
+    # the project a thread works in: its Workspace governs it (issue 34)
+    "thread_project": "loom.session.workspace.thread_home",
     "SessionUsage": "loom.session.helpers.usage",
     "session_usage": "loom.session.helpers.usage",
     "session_cost": "loom.session.helpers.usage",
@@ -248,6 +251,7 @@ __all__ = [
     "sandbox_report",
     "session_cost",
     "session_usage",
+    "thread_project",
     "unapproved_mcp_servers",
 ]
 

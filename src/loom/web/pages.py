@@ -7,6 +7,7 @@ includes are taken together, with no await in between (see live.py).
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -111,8 +112,18 @@ async def session_page(request: Request) -> Response:
         totals=usage_totals(thread.messages),
         live=state.live_list(),
         family=family_of(thread),
+        elsewhere=elsewhere(state, thread),
     )
     return HTMLResponse(page("session.html", **context))
+
+
+def elsewhere(state: WebState, thread: Any) -> dict[str, str] | None:
+    """Another project's thread (read here, resumed only there, under its own settings
+    and trust): its project's name and folder, for the page to say so."""
+    if state.ws.runs_here(thread.workspace_root):
+        return None
+    root = str(thread.workspace_root)
+    return {"root": root, "name": Path(root).name or root}
 
 
 def family_of(thread: Any) -> dict[str, str] | None:

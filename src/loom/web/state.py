@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loom.web.cost import CostCache
@@ -77,15 +78,24 @@ class WebState:
         if query:
             hits = self.ws.threads.search(query, limit=offset + limit + 1)
             page = hits[offset : offset + limit]
-            rows = [_row(h.summary, snippet_html(h.snippet)) for h in page]
+            rows = [self._mark(_row(h.summary, snippet_html(h.snippet))) for h in page]
             more = len(hits) > offset + limit
         else:  # a page of top-level threads, each with its sub-agents' threads under it
             family = self.ws.threads.families(limit=limit + 1, offset=offset)
             tops = [i for i, (_summary, depth) in enumerate(family) if depth == 0]
             more = len(tops) > limit
             page = family[: tops[limit]] if more else family
-            rows = [_row(summary, depth=depth) for summary, depth in page]
+            rows = [self._mark(_row(summary, depth=depth)) for summary, depth in page]
         return rows, (offset + limit if more else None)
+
+    def _mark(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A thread of another project is listed with that project's name: it resumes
+        only there, under its own settings and trust (this page runs this project's)."""
+        root = row.pop("root")
+        if not self.ws.runs_here(root):
+            row["elsewhere"] = root
+            row["elsewhere_name"] = Path(root).name or root
+        return row
 
 
 def family_order(sessions: list[LiveSession]) -> list[LiveSession]:
@@ -116,4 +126,5 @@ def _row(summary: Any, snippet: Any = None, depth: int = 0) -> dict[str, Any]:
         "messages": summary.message_count,
         "branch": summary.git_branch,
         "snippet": snippet,
+        "root": summary.workspace_root,  # the project it works in (see WebState._mark)
     }

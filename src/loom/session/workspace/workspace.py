@@ -106,6 +106,7 @@ class Workspace:
         worktree: str | None = None,
         trust: bool | None = None,
         project_root: Path | None = None,
+        thread: str | None = None,
     ) -> Workspace:
         """The workspace of the project around `cwd`, with every config layer read;
         ConfigError (a LoomError) for a broken one. `warnings` lists ignored keys.
@@ -114,9 +115,19 @@ class Workspace:
         `trust`: the project's powerful settings apply when the person trusts the
         project (None: as recorded; True: for this process, `--trust`; False: never);
         `ws.trust` says which were held back. `project_root`: the folder the person
-        named as the project (`--project-root`), instead of the one around `cwd`."""
-        from loom.config import load_config
+        named as the project (`--project-root`), instead of the one around `cwd`.
+        `thread`: the thread (id or prefix) this workspace is opened to resume: the
+        workspace of *its* project, wherever `cwd` is (its settings and trust govern
+        it: loom.session.workspace.thread_home); SetupError when that folder is gone."""
+        from loom.config import find_project, load_config
 
+        if thread is not None and worktree is None and project_root is None:
+            from loom.session.workspace.thread_home import thread_project
+
+            home = thread_project(thread, paths)
+            here = (cwd or Path.cwd()).resolve()
+            if home is not None and find_project(home)[0] != find_project(here)[0]:
+                cwd, project_root = home, home
         chosen = None
         if worktree is not None:
             from loom.worktrees import ensure
@@ -233,6 +244,14 @@ class Workspace:
 
             self._sandboxes[root] = make_sandbox(self.config, self.paths, root)
         return self._sandboxes[root]
+
+    def runs_here(self, workspace_root: str | None) -> bool:
+        """Is a thread recorded with this `workspace_root` this project's? Only those
+        resume here (another project's settings and trust govern its threads:
+        loom.session.workspace.thread_home); a face shows the others as elsewhere."""
+        from loom.session.workspace.thread_home import belongs_to
+
+        return belongs_to(Path(workspace_root) if workspace_root else None, self.project_root)
 
     def sandbox_notice(self) -> str | None:
         """One line a face shows at session start when agent commands will run
@@ -359,6 +378,10 @@ class Workspace:
             detect_soon()  # checking the OS sandbox overlaps with the provider's import
         cwd = (spec.cwd or Path.cwd()).resolve()
         thread = self._thread_to_resume(spec.thread) if spec.thread else fresh
+        if spec.thread and thread is not None and spec.parent is None:
+            from loom.session.workspace.thread_home import check_home
+
+            check_home(thread, self.project_root)  # never governed by another project
         from loom.config import default_model
 
         model = default_model(self.config, spec.model)
@@ -371,6 +394,8 @@ class Workspace:
         root = spec.root or (parent.session.project_root if parent else self.project_root)
         if thread is not None and thread.workspace_root and Path(thread.workspace_root).is_dir():
             root = Path(thread.workspace_root)  # a resumed thread works where it started
+            if not cwd.is_relative_to(root.resolve()):  # its LOOM.md, not the folder's
+                cwd = root.resolve()
         try:
             # SetupError (bad name, unknown provider, no key) before any turn. Joined off
             # the event loop: the SDK import takes seconds on a cold start, and the other
