@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -83,6 +84,55 @@ def mcp_json_items(root: Path) -> tuple[list[TrustItem], str | None]:
         return [TrustItem(MCP_JSON_NAME, "(unreadable file)", digest)], None
     show = MCP_JSON_KIND.show
     return [TrustItem(MCP_JSON_NAME, f"mcpServers.{n}", e, show) for n, e in servers.items()], None
+
+
+# Interpreters a language server finds in a project by itself and runs: basedpyright runs
+# `.venv/bin/python` (to learn the search paths); other servers and editors look in
+# `venv/` too. They are the project's programs, so they are trust items like a command.
+PROJECT_INTERPRETERS = (".venv/bin/python", "venv/bin/python")
+INTERPRETER_KEY = "python interpreter"
+_HASHED_AT_MOST = 64 * 1024 * 1024
+
+
+def interpreter_items(root: Path) -> list[TrustItem]:
+    """The interpreters in `root` a language server would run, as trust items whose value
+    says what runs (where the link leads; a program kept in the project by its hash), so
+    one replaced after the person trusted the project is not trusted."""
+    return [
+        TrustItem(rel, INTERPRETER_KEY, _what_runs(Path(root), rel), _show_interpreter)
+        for rel in PROJECT_INTERPRETERS
+        if os.path.lexists(Path(root) / rel)
+    ]
+
+
+def _what_runs(root: Path, rel: str) -> str:
+    real = Path(os.path.realpath(root / rel))
+    inside = real.is_relative_to(Path(os.path.realpath(root)))
+    try:
+        info = real.stat()
+    except OSError:
+        return f"{real} (missing)"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{real} (not a file)"  # a FIFO or a device is never read
+    if not inside or info.st_size > _HASHED_AT_MOST:
+        return f"{real} ({info.st_size} bytes)"
+    digest = hashlib.sha256()
+    try:
+        with open(real, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        return f"{real} (unreadable: {exc.strerror or exc})"
+    return f"{real} (sha256 {digest.hexdigest()[:16]})"
+
+
+def _show_interpreter(key: str, value: Any) -> list[str]:
+    return [
+        f"{key}: {value}",
+        "a language server (lsp_diagnostics, ...) would run it, sandboxed, to find the "
+        "project's packages; until you trust the project it does not run (the system "
+        "Python is used instead)",
+    ]
 
 
 def fingerprint(items: Iterable[TrustItem]) -> str:
@@ -255,6 +305,16 @@ class ProjectTrust:
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.items)
+
+    def allows_interpreter(self) -> bool:
+        """Whether a language server may run the project's own Python (in the sandbox):
+        the project is trusted and the interpreters it holds now are the ones trusted
+        (one a command planted or replaced since is not)."""
+        if self.state not in ("trusted", "flag"):
+            return False
+        found = {item.digest for item in interpreter_items(self.root)}
+        trusted = {item.digest for item in self.items if item.key == INTERPRETER_KEY}
+        return bool(found) and found <= trusted
 
     def ignored(self) -> list[TrustItem]:
         return [] if self.applies else list(self.items)
