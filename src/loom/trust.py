@@ -114,7 +114,9 @@ def _what_runs(root: Path, rel: str) -> str:
         return f"{real} (missing)"
     if not stat.S_ISREG(info.st_mode):
         return f"{real} (not a file)"  # a FIFO or a device is never read
-    if not inside or info.st_size > _HASHED_AT_MOST:
+    if not inside:
+        return str(real)  # where the project's link leads: that is what it chose
+    if info.st_size > _HASHED_AT_MOST:
         return f"{real} ({info.st_size} bytes)"
     digest = hashlib.sha256()
     try:
@@ -123,7 +125,7 @@ def _what_runs(root: Path, rel: str) -> str:
                 digest.update(chunk)
     except OSError as exc:
         return f"{real} (unreadable: {exc.strerror or exc})"
-    return f"{real} (sha256 {digest.hexdigest()[:16]})"
+    return f"{real} (a program in the project, sha256 {digest.hexdigest()[:16]})"
 
 
 def _show_interpreter(key: str, value: Any) -> list[str]:

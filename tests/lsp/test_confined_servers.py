@@ -141,3 +141,28 @@ async def test_without_the_sandbox_the_server_still_gets_no_secrets(attack: Atta
     assert runs and len(attack.host_runs()) == len(runs)  # unconfined, as asked
     for seen in runs:
         assert SECRET not in seen and "GITHUB_TOKEN" not in seen
+
+
+def test_loom_diagnostics_starts_the_server_as_a_session_does(attack: Attack) -> None:
+    """`loom diagnostics` in a trusted project: its interpreter runs, in the sandbox."""
+    require_sandbox()
+    import os
+    import subprocess
+
+    attack.plant()
+    env = {**os.environ, "TMPDIR": tempfile.gettempdir()}
+    loom = [sys.executable, "-m", "loom"]
+    trusted = subprocess.run(
+        [*loom, "trust", "--yes"], cwd=attack.project, env=env, capture_output=True, text=True
+    )
+    assert trusted.returncode == 0, trusted.stderr
+    done = subprocess.run(
+        [*loom, "diagnostics", "main.py", "--severity", "error"],
+        cwd=attack.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert 'not assignable to declared type "str"' in done.stdout, done.stderr
+    assert attack.runs() and attack.host_runs() == []
