@@ -317,19 +317,12 @@ def test_loom_trust_show_names_the_interpreter_a_language_server_would_run(
 ) -> None:
     """A clone with no .loom.toml, only `.venv/bin/python`: that is a program it makes
     Loom run, so it waits for trust and `loom trust --show` says so."""
-    import subprocess
-    import sys
+    from tests.support.loom_cli import loom
 
     project = clone(tmp_path, "")
     (project / ".loom.toml").unlink()
     _plant_python(project)
-    done = subprocess.run(
-        [sys.executable, "-m", "loom", "trust", "--show"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = loom(["trust", "--show"], project, None)
     assert done.returncode == 0, done.stderr
     assert "sets nothing that needs trust" not in done.stdout
     assert "python interpreter:" in done.stdout and "[.venv/bin/python]" in done.stdout

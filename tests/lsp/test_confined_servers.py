@@ -146,23 +146,14 @@ async def test_without_the_sandbox_the_server_still_gets_no_secrets(attack: Atta
 def test_loom_diagnostics_starts_the_server_as_a_session_does(attack: Attack) -> None:
     """`loom diagnostics` in a trusted project: its interpreter runs, in the sandbox."""
     require_sandbox()
-    import os
-    import subprocess
+    from tests.support.loom_cli import loom
 
     attack.plant()
-    env = {**os.environ, "TMPDIR": tempfile.gettempdir()}
-    loom = [sys.executable, "-m", "loom"]
-    trusted = subprocess.run(
-        [*loom, "trust", "--yes"], cwd=attack.project, env=env, capture_output=True, text=True
-    )
+    temp = tempfile.gettempdir()  # the sandbox's writable temp, as in this process
+    trusted = loom(["trust", "--yes"], attack.project, None, TMPDIR=temp)
     assert trusted.returncode == 0, trusted.stderr
-    done = subprocess.run(
-        [*loom, "diagnostics", "main.py", "--severity", "error"],
-        cwd=attack.project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = loom(
+        ["diagnostics", "main.py", "--severity", "error"], attack.project, None, TMPDIR=temp
     )
     assert 'not assignable to declared type "str"' in done.stdout, done.stderr
     assert attack.runs() and attack.host_runs() == []
