@@ -91,10 +91,18 @@ def _diagnostics_call() -> object:
 
 async def test_an_untrusted_projects_interpreter_never_runs(attack: Attack) -> None:
     attack.plant()
-    results = await _run(attack.project, _diagnostics_call())
+    package = attack.project / ".venv" / "lib" / "python3.11" / "site-packages" / "vendored"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def count() -> int:\n    return 1\n")
+    (attack.project / "uses.py").write_text("from vendored import count\nname: str = count()\n")
+    uses = tool_turn("lsp_diagnostics", {"path": "uses.py", "severity": "error"})
+    results = await _run(attack.project, _diagnostics_call(), uses)
     assert 'not assignable to declared type "str"' in results[0]  # the server did work
     assert attack.host_runs() == []
     assert attack.runs() == []  # not even in the sandbox: pointed at the system Python
+    # the venv's packages are still read (never run) for imports
+    assert '"int" is not assignable to declared type "str"' in results[1]
+    assert "could not be resolved" not in results[1]
 
 
 async def test_a_trusted_projects_interpreter_runs_only_sandboxed(attack: Attack) -> None:
