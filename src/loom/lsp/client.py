@@ -80,8 +80,14 @@ class LspClient:
             argv = self.launch.resolve(self.command)
         except LaunchError as exc:
             raise LspError(str(exc)) from None
-        env = self.launch.environment(argv)
-        spawned, fds = self.launch.command(argv)
+        try:
+            env = self.launch.environment(argv)
+            spawned, fds = self.launch.command(argv)
+        except OSError as exc:  # its private folder cannot be made
+            raise LspError(
+                f"cannot prepare the language server's own folder {self.launch.home} "
+                f"({exc.strerror or exc}); check that Loom's cache folder is writable"
+            ) from None
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *spawned,
