@@ -9,6 +9,7 @@ sandbox, with no secret of the person's in its environment."""
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import sys
 import tempfile
@@ -165,3 +166,19 @@ def test_loom_diagnostics_starts_the_server_as_a_session_does(attack: Attack) ->
     )
     assert 'not assignable to declared type "str"' in done.stdout, done.stderr
     assert attack.runs() and attack.host_runs() == []
+
+
+async def test_a_server_program_in_an_activated_project_venv_is_not_used(
+    attack: Attack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person activated the project's venv (its bin/ first on PATH) and the clone
+    ships its own `basedpyright-langserver` there: Loom starts its own install instead."""
+    bin_dir = attack.project / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / SERVER
+    fake.write_text(attack.fake_python().replace('exec /usr/bin/python3 "$@"', "exit 1"))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    results = await _run(attack.project, _diagnostics_call())
+    assert 'not assignable to declared type "str"' in results[0]
+    assert attack.host_runs() == [] and attack.runs() == []
