@@ -1,8 +1,9 @@
 """Whether the person trusts a project's powerful settings (design principle 8).
 
 A project's files may set keys that choose a program, an endpoint, an environment or
-loosen a permission (`loom.config_keys.KEYS` says which), and its `.mcp.json` names MCP
-servers to start. Those take effect only once the person trusts the project. The
+loosen a permission (`loom.config_keys.KEYS` says which), its `.mcp.json` names MCP
+servers to start, and an interpreter it holds (`.venv/bin/python`) is one a language
+server would run. Those take effect only once the person trusts the project. The
 decision is remembered per project root together with a fingerprint of exactly those
 items, so a `git pull` or a planted file that changes them makes the project untrusted
 again, and the next question shows the difference.
@@ -22,7 +23,6 @@ import contextlib
 import hashlib
 import json
 import os
-import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loom.config_keys import MCP_JSON_KIND, Held, Show, show_value, visible
-from loom.project_files import OutsideProject, read_project_text
+from loom.project_files import OutsideProject, read_project_text, what_program_runs
 
 MCP_JSON_NAME = ".mcp.json"
 STORE_VERSION = 1
@@ -91,7 +91,6 @@ def mcp_json_items(root: Path) -> tuple[list[TrustItem], str | None]:
 # `venv/` too. They are the project's programs, so they are trust items like a command.
 PROJECT_INTERPRETERS = (".venv/bin/python", "venv/bin/python")
 INTERPRETER_KEY = "python interpreter"
-_HASHED_AT_MOST = 64 * 1024 * 1024
 
 
 def interpreter_items(root: Path) -> list[TrustItem]:
@@ -99,33 +98,10 @@ def interpreter_items(root: Path) -> list[TrustItem]:
     says what runs (where the link leads; a program kept in the project by its hash), so
     one replaced after the person trusted the project is not trusted."""
     return [
-        TrustItem(rel, INTERPRETER_KEY, _what_runs(Path(root), rel), _show_interpreter)
+        TrustItem(rel, INTERPRETER_KEY, what_program_runs(Path(root), rel), _show_interpreter)
         for rel in PROJECT_INTERPRETERS
         if os.path.lexists(Path(root) / rel)
     ]
-
-
-def _what_runs(root: Path, rel: str) -> str:
-    real = Path(os.path.realpath(root / rel))
-    inside = real.is_relative_to(Path(os.path.realpath(root)))
-    try:
-        info = real.stat()
-    except OSError:
-        return f"{real} (missing)"
-    if not stat.S_ISREG(info.st_mode):
-        return f"{real} (not a file)"  # a FIFO or a device is never read
-    if not inside:
-        return str(real)  # where the project's link leads: that is what it chose
-    if info.st_size > _HASHED_AT_MOST:
-        return f"{real} ({info.st_size} bytes)"
-    digest = hashlib.sha256()
-    try:
-        with open(real, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    except OSError as exc:
-        return f"{real} (unreadable: {exc.strerror or exc})"
-    return f"{real} (a program in the project, sha256 {digest.hexdigest()[:16]})"
 
 
 def _show_interpreter(key: str, value: Any) -> list[str]:
