@@ -303,3 +303,55 @@ def test_a_value_that_looks_secret_still_shows_what_it_does(tmp_path: Path) -> N
     assert "env DATABASE_URL=postgres://ana:<hidden>@db/app" in lines
     assert "env DB_PASSWORD=<hidden>" in lines and "header X-Api: <hidden>" in lines
     assert "hunter2" not in "\n".join(lines) and "s3cret" not in "\n".join(lines)
+
+
+def _plant_python(project: Path, text: str = "#!/bin/sh\ntouch /tmp/pwned\n") -> None:
+    python = project / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True, exist_ok=True)
+    python.write_text(text)
+    python.chmod(0o755)
+
+
+def test_loom_trust_show_names_the_interpreter_a_language_server_would_run(
+    tmp_path: Path,
+) -> None:
+    """A clone with no .loom.toml, only `.venv/bin/python`: that is a program it makes
+    Loom run, so it waits for trust and `loom trust --show` says so."""
+    from tests.support.loom_cli import loom
+
+    project = clone(tmp_path, "")
+    (project / ".loom.toml").unlink()
+    _plant_python(project)
+    done = loom(["trust", "--show"], project, None)
+    assert done.returncode == 0, done.stderr
+    assert "sets nothing that needs trust" not in done.stdout
+    assert "python interpreter:" in done.stdout and "[.venv/bin/python]" in done.stdout
+    assert "a language server (lsp_diagnostics, ...) would run it" in done.stdout
+    assert "until you trust the project it does not run" in done.stdout
+    assert "State: not trusted" in done.stdout
+
+
+def test_an_interpreter_planted_or_replaced_after_trust_is_not_trusted(tmp_path: Path) -> None:
+    project = clone(tmp_path, "")
+    trust = load_config(project, environ={}).trust
+    assert trust.state == "none" and not trust.allows_interpreter()
+    _plant_python(project)  # a sandboxed command writes one during the session
+    assert not trust.allows_interpreter()  # the configuration read before does not cover it
+    trust = load_config(project, environ={}).trust
+    assert trust.state == "untrusted" and not trust.allows_interpreter()
+    trust.trust()
+    trust = load_config(project, environ={}).trust
+    assert trust.state == "trusted" and trust.allows_interpreter()
+    _plant_python(project, "#!/bin/sh\necho replaced\n")  # swapped after the person trusted it
+    assert not trust.allows_interpreter()
+    assert load_config(project, environ={}).trust.state == "changed"
+
+
+def test_an_interpreter_that_is_a_fifo_is_never_read(tmp_path: Path) -> None:
+    project = clone(tmp_path, "")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    os.mkfifo(project / ".venv" / "bin" / "python")
+    trust = load_config(project, environ={}).trust  # returns: a FIFO is not opened
+    assert [item.value for item in trust.items] == [
+        f"{os.path.realpath(project / '.venv/bin/python')} (not a file)"
+    ]

@@ -379,7 +379,7 @@ def load_config(
     (`--project-root`), instead of finding it from `cwd`. Raises ConfigError for
     unreadable files, bad TOML and values of the wrong type.
     """
-    from loom.trust import TrustStore, evaluate, items_from_held, mcp_json_items
+    from loom.trust import TrustStore, evaluate, interpreter_items, items_from_held, mcp_json_items
 
     cwd = (cwd or Path.cwd()).resolve()
     paths = paths or LoomPaths.from_env()
@@ -398,6 +398,7 @@ def load_config(
     layers.append(_Layer("flags", _expand_dotted(overrides or {})))
 
     trust_items, problem = mcp_json_items(project_root)
+    trust_items += interpreter_items(project_root)  # what a language server would run
     warnings += [problem] if problem else []
     store = TrustStore(paths.trust_file, paths.quarantine_dir)
     merged: dict[str, Any] = {}

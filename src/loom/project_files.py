@@ -13,11 +13,15 @@ leading outside (or a folder on the way swapped for one) is refused with
         warn(str(exc))          # "... leads outside the project (symlink); not read"
     if text is None: ...        # no such file
 
+`what_program_runs(root, rel)` says, for a trust fingerprint, what a program the project
+holds (`.venv/bin/python`) would run, reading it the same careful way.
+
 Only the standard library and `_beneath`, so config and every layer above can use it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -25,6 +29,7 @@ from pathlib import Path
 from loom import _beneath
 
 DEFAULT_MAX_BYTES = 1_000_000
+HASHED_AT_MOST = 64 * 1024 * 1024  # a program larger is named by its size
 
 
 class OutsideProject(OSError):
@@ -122,3 +127,32 @@ def not_a_project(root: Path | str) -> str | None:
     if real in home.parents:
         return f"{real} holds your home folder ({home}), so it is not a project folder"
     return None
+
+
+def what_program_runs(root: Path, rel: str) -> str:
+    """What running `root/rel` runs, for a trust fingerprint: where its link leads when
+    that is outside the project, else the program with its hash (one kept in the
+    project can be swapped by a command). A FIFO or device is named, never read."""
+    real = Path(os.path.realpath(root / rel))
+    inside = real.is_relative_to(Path(os.path.realpath(root)))
+    try:  # a device is never opened; a FIFO swapped in after the check cannot stall it
+        if not stat.S_ISREG(real.stat().st_mode):
+            return f"{real} (not a file)"
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"{real} ({exc.strerror or 'missing'})"
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return f"{real} (not a file)"  # a FIFO or a device is never read
+        if not inside:
+            return str(real)  # where the project's link leads: that is what it chose
+        if info.st_size > HASHED_AT_MOST:
+            return f"{real} ({info.st_size} bytes)"
+        digest = hashlib.sha256()
+        try:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        except OSError as exc:
+            return f"{real} (unreadable: {exc.strerror or exc})"
+    return f"{real} (a program in the project, sha256 {digest.hexdigest()[:16]})"

@@ -1,8 +1,9 @@
 """Whether the person trusts a project's powerful settings (design principle 8).
 
 A project's files may set keys that choose a program, an endpoint, an environment or
-loosen a permission (`loom.config_keys.KEYS` says which), and its `.mcp.json` names MCP
-servers to start. Those take effect only once the person trusts the project. The
+loosen a permission (`loom.config_keys.KEYS` says which), its `.mcp.json` names MCP
+servers to start, and an interpreter it holds (`.venv/bin/python`) is one a language
+server would run. Those take effect only once the person trusts the project. The
 decision is remembered per project root together with a fingerprint of exactly those
 items, so a `git pull` or a planted file that changes them makes the project untrusted
 again, and the next question shows the difference.
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loom.config_keys import MCP_JSON_KIND, Held, Show, show_value, visible
-from loom.project_files import OutsideProject, read_project_text
+from loom.project_files import OutsideProject, read_project_text, what_program_runs
 
 MCP_JSON_NAME = ".mcp.json"
 STORE_VERSION = 1
@@ -83,6 +84,33 @@ def mcp_json_items(root: Path) -> tuple[list[TrustItem], str | None]:
         return [TrustItem(MCP_JSON_NAME, "(unreadable file)", digest)], None
     show = MCP_JSON_KIND.show
     return [TrustItem(MCP_JSON_NAME, f"mcpServers.{n}", e, show) for n, e in servers.items()], None
+
+
+# Interpreters a language server finds in a project by itself and runs: basedpyright runs
+# `.venv/bin/python` (to learn the search paths); other servers and editors look in
+# `venv/` too. They are the project's programs, so they are trust items like a command.
+PROJECT_INTERPRETERS = (".venv/bin/python", "venv/bin/python")
+INTERPRETER_KEY = "python interpreter"
+
+
+def interpreter_items(root: Path) -> list[TrustItem]:
+    """The interpreters in `root` a language server would run, as trust items whose value
+    says what runs (where the link leads; a program kept in the project by its hash), so
+    one replaced after the person trusted the project is not trusted."""
+    return [
+        TrustItem(rel, INTERPRETER_KEY, what_program_runs(Path(root), rel), _show_interpreter)
+        for rel in PROJECT_INTERPRETERS
+        if os.path.lexists(Path(root) / rel)
+    ]
+
+
+def _show_interpreter(key: str, value: Any) -> list[str]:
+    return [
+        f"{key}: {value}",
+        "a language server (lsp_diagnostics, ...) would run it, sandboxed, to find the "
+        "project's packages; until you trust the project it does not run (the system "
+        "Python is used instead)",
+    ]
 
 
 def fingerprint(items: Iterable[TrustItem]) -> str:
@@ -255,6 +283,16 @@ class ProjectTrust:
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.items)
+
+    def allows_interpreter(self) -> bool:
+        """Whether a language server may run the project's own Python (in the sandbox):
+        the project is trusted and the interpreters it holds now are the ones trusted
+        (one a command planted or replaced since is not)."""
+        if self.state not in ("trusted", "flag"):
+            return False
+        found = {item.digest for item in interpreter_items(self.root)}
+        trusted = {item.digest for item in self.items if item.key == INTERPRETER_KEY}
+        return bool(found) and found <= trusted
 
     def ignored(self) -> list[TrustItem]:
         return [] if self.applies else list(self.items)

@@ -131,3 +131,22 @@ async def test_client_start_reports_a_missing_executable(tmp_path: Path) -> None
     client = LspClient(["definitely-not-installed-ls"], tmp_path, "python")
     with pytest.raises(Exception, match="is not installed"):
         await client.start()
+
+
+async def test_a_private_folder_that_cannot_be_made_is_one_clear_line(
+    project: Path, tmp_path: Path
+) -> None:
+    from loom.lsp.launch import ServerLaunch
+
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("")
+    launch = ServerLaunch(project.resolve(), blocker / "lsp" / "home")
+    supervisor = LspSupervisor(project, {"python": fake("ok")}, launch=launch)
+    try:
+        with pytest.raises(ToolError) as failed:
+            await run_tool(supervisor, "lsp_diagnostics", {"path": "mod.py"})
+    finally:
+        await supervisor.aclose()
+    said = str(failed.value)
+    assert said.startswith("cannot prepare the language server's own folder")
+    assert "check that Loom's cache folder is writable" in said

@@ -2,9 +2,13 @@
 
 The command runs through `/bin/sh -c` in the session's folder, as the person (hooks are
 the person's own configuration, or a trusted project's), in its own process group so a
-timeout kills everything it started. Each of stdout and stderr keeps its first
-`MAX_OUTPUT_BYTES`; the rest is read and dropped, so a hook that prints megabytes can
-neither fill a pipe and hang nor fill Loom's memory.
+timeout kills everything it started. The folder is the project, which sandboxed commands
+can write, so nothing there is picked up implicitly: Python runs with PYTHONSAFEPATH=1
+(`python -m black` never imports a planted `black.py`; a hook script that imports its
+neighbours says `PYTHONSAFEPATH= python ...`), and relative PATH entries (`.`, an empty
+one) are dropped, so a bare `black` is never `./black`. Each of stdout and stderr keeps
+its first `MAX_OUTPUT_BYTES`; the rest is read and dropped, so a hook that prints
+megabytes can neither fill a pipe and hang nor fill Loom's memory.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ async def run_hook(
     try:
         process = await asyncio.create_subprocess_exec(
             "/bin/sh", "-c", command,
-            cwd=str(cwd), env={**os.environ, **(env or {})},
+            cwd=str(cwd), env=hook_environment(env),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, start_new_session=True,
         )  # fmt: skip
@@ -69,6 +73,16 @@ async def run_hook(
             await process.wait()
         raise
     return HookRun(command, code, _text(out), _text(err), dropped_bytes=dropped[0])
+
+
+def hook_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The person's environment for a hook, without what would find a program or a module
+    in the project folder it runs in by accident (see the module doc), plus `extra`."""
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    path = [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    env["PATH"] = os.pathsep.join(path)
+    env.update(extra or {})
+    return env
 
 
 async def _feed(process: asyncio.subprocess.Process, payload: bytes) -> None:

@@ -9,14 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
 from loom._timeouts import within
 from loom.lsp.jsonrpc import ProtocolError, encode, read_message
+from loom.lsp.launch import LaunchError, ServerLaunch
 
 DEFAULT_TIMEOUT = 30.0
 STDERR_TAIL = 2000
@@ -32,20 +31,6 @@ class LspTimeout(LspError):
 
 class LspServerDied(LspError):
     pass
-
-
-def resolve_command(command: list[str]) -> list[str]:
-    """Find the executable on PATH or next to this Python (e.g. basedpyright in .venv)."""
-    if not command:
-        raise LspError("the language-server command is empty; fix [lsp] servers in config")
-    exe = command[0]
-    found = shutil.which(exe) or shutil.which(exe, path=str(Path(sys.executable).parent))
-    if found is None:
-        raise LspError(
-            f"language server {exe!r} is not installed (not on PATH nor in "
-            f"{Path(sys.executable).parent}); install it or change [lsp] servers"
-        )
-    return [found, *command[1:]]
 
 
 def file_uri(path: Path) -> str:
@@ -65,9 +50,12 @@ class LspClient:
         root: Path,
         language: str,
         request_timeout: float = DEFAULT_TIMEOUT,
+        launch: ServerLaunch | None = None,
     ) -> None:
         self.command = command
         self.root = root.resolve()
+        # how it starts (sandbox, environment, interpreter); default: untrusted, unconfined
+        self.launch = launch or ServerLaunch.for_project(self.root)
         self.language = language
         self.request_timeout = request_timeout
         self.process: asyncio.subprocess.Process | None = None
@@ -88,20 +76,35 @@ class LspClient:
         return self.process is not None and self.process.returncode is None and not self._closed
 
     async def start(self) -> None:
-        argv = resolve_command(self.command)
+        try:
+            argv = self.launch.resolve(self.command)
+        except LaunchError as exc:
+            raise LspError(str(exc)) from None
+        try:
+            env = self.launch.environment(argv)
+            spawned, fds = self.launch.command(argv)
+        except OSError as exc:  # its private folder cannot be made
+            raise LspError(
+                f"cannot prepare the language server's own folder {self.launch.home} "
+                f"({exc.strerror or exc}); check that Loom's cache folder is writable"
+            ) from None
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *argv,
+                *spawned,
                 cwd=self.root,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env={**os.environ},
+                env=env,
+                pass_fds=fds,
                 limit=2**24,
                 start_new_session=True,
             )  # its own process group: we can stop its children
         except OSError as exc:
             raise LspError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
+        finally:
+            for fd in fds:
+                os.close(fd)
         self._tasks = [
             asyncio.create_task(self._read_loop()),
             asyncio.create_task(self._drain_stderr()),
@@ -109,7 +112,9 @@ class LspClient:
         result = await self.request(
             "initialize",
             {
-                "processId": os.getpid(),
+                # in the sandbox's own PID namespace Loom's pid names nothing (a server
+                # that watches it would stop); it dies with Loom there anyway
+                "processId": None if self.launch.sandboxed else os.getpid(),
                 "rootUri": file_uri(self.root),
                 "rootPath": str(self.root),
                 "workspaceFolders": [{"uri": file_uri(self.root), "name": self.root.name}],
@@ -270,7 +275,11 @@ class LspClient:
 
     def _answer_server_request(self, request_id: Any, method: str | None, params: Any) -> None:
         if method == "workspace/configuration":
-            result: Any = [None for _ in (params or {}).get("items", [])]
+            items = (params or {}).get("items", []) if isinstance(params, dict) else []
+            result: Any = [
+                self.launch.configuration(item.get("section") if isinstance(item, dict) else None)
+                for item in items
+            ]
         elif method in (
             "window/workDoneProgress/create",
             "client/registerCapability",

@@ -11,6 +11,7 @@ from typing import Any
 
 from loom import defaults
 from loom.lsp.client import DEFAULT_TIMEOUT, LspClient, LspError
+from loom.lsp.launch import ServerLaunch
 from loom.repointel.languages import detect_language
 
 DEFAULT_SERVERS: dict[str, list[str]] = {k: list(v) for k, v in defaults.LSP_SERVERS.items()}
@@ -45,8 +46,12 @@ class LspSupervisor:
         servers: dict[str, list[str]] | None = None,
         request_timeout: float = DEFAULT_TIMEOUT,
         enabled: bool = True,
+        launch: ServerLaunch | None = None,
     ) -> None:
         self.root = root.resolve()
+        # how its servers start: the session's sandbox and trust (see lsp/launch.py);
+        # without one, unconfined but as an untrusted project's (the safe default)
+        self.launch = launch or ServerLaunch.for_project(self.root)
         self.servers = dict(DEFAULT_SERVERS if servers is None else servers)
         self.request_timeout = request_timeout
         self.enabled = enabled
@@ -55,8 +60,10 @@ class LspSupervisor:
         self._locks: dict[str, asyncio.Lock] = {}
 
     @classmethod
-    def from_settings(cls, root: Path, settings: LspSettings) -> LspSupervisor:
-        return cls(root, settings.servers, enabled=settings.enabled)
+    def from_settings(
+        cls, root: Path, settings: LspSettings, launch: ServerLaunch | None = None
+    ) -> LspSupervisor:
+        return cls(root, settings.servers, enabled=settings.enabled, launch=launch)
 
     def server_key(self, path: Path) -> str:
         language = detect_language(path)
@@ -100,6 +107,7 @@ class LspSupervisor:
                 self.root,
                 _LANGUAGE_ID.get(language, language),
                 self.request_timeout,
+                self.launch,
             )
             self._clients[key] = client
             try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loom.lsp.client import LspClient, LspError, uri_to_path
+from loom.lsp.launch import ServerLaunch
 from loom.lsp.supervisor import LspSettings, LspSupervisor, supervisor_for
 from loom.tools.base import ToolContext, ToolError, ToolResult, ToolSetup
 from loom.tools.builtin import BuiltinTool, open_confined, resolve, schema
@@ -249,9 +250,17 @@ def lsp_tools(
 
 def provide(setup: ToolSetup) -> list[BuiltinTool]:
     """The tool extension hook: the lsp_* tools with a supervisor of their own, set up
-    from [lsp]; its language servers start on first use and stop with the session."""
+    from [lsp]; its language servers start on first use, in the session's sandbox (the
+    setup's command launcher) and as the project's trust allows, and stop with the
+    session."""
     root = Path(setup.project_root).resolve()
     settings = LspSettings.from_section(setup.config.lsp) if setup.config else LspSettings()
-    supervisor = LspSupervisor.from_settings(root, settings)
+    launch = ServerLaunch.for_project(
+        root,
+        paths=setup.paths,
+        sandbox=setup.command_launcher,
+        trust=getattr(setup.config, "trust", None),
+    )
+    supervisor = LspSupervisor.from_settings(root, settings, launch)
     setup.on_close(supervisor.aclose)
     return lsp_tools(root, supervisor)

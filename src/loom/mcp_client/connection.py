@@ -36,8 +36,10 @@ class ServerConnection:
         startup_timeout: float,
         log_dir: Path,
         pass_env: Sequence[str] = (),
+        cwd: Path | None = None,
     ) -> None:
         self.spec = spec
+        self.cwd = spec.cwd or cwd  # its entry's own `cwd` wins (see McpHub._working_folder)
         self.pass_env = tuple(pass_env)
         self.startup_timeout = startup_timeout
         self.log_path = log_dir / f"{spec.name}.log"
@@ -154,7 +156,7 @@ class ServerConnection:
                 command=self.spec.command or "",
                 args=list(self.spec.args),
                 env=server_environment(self.spec.env, self.pass_env),
-                cwd=self.spec.cwd,
+                cwd=self.cwd,
                 encoding_error_handler="replace",
             )
             self.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -55,8 +55,10 @@ class McpHub:
         on_notice: Callable[[str], None] | None = None,
         pass_env: Iterable[str] = (),
         face_asks_approval: bool = False,
+        project_root: Path | None = None,
     ) -> None:
         self.face_asks_approval = face_asks_approval
+        self.project_root = project_root
         self.pass_env = tuple(pass_env)  # [shell] pass_env: secrets servers may inherit
         self.specs = {spec.name: spec for spec in specs}
         self.registry = registry
@@ -92,9 +94,21 @@ class McpHub:
             startup_timeout=self.settings.startup_timeout,
             log_dir=self.log_dir,
             pass_env=self.pass_env,
+            cwd=self._working_folder(spec),
         )
         self.connections[spec.name] = connection
         self._tasks.append(asyncio.create_task(self._connect(connection)))
+
+    def _working_folder(self, spec: ServerSpec) -> Path:
+        """Where a stdio server starts when its entry names no `cwd`: a project's own
+        server in the project (its entry is written for it); the person's servers in an
+        empty folder of Loom's, never the project, where `python -m PKG` would import a
+        `PKG.py` a sandboxed command left there, on the host."""
+        if spec.origin == "project" and self.project_root is not None:
+            return self.project_root
+        neutral = self.log_dir / "workdir"
+        neutral.mkdir(parents=True, exist_ok=True)
+        return neutral
 
     def awaiting_approval(self) -> list[ServerSpec]:
         """Project-defined servers this session did not start: never approved."""

@@ -50,6 +50,7 @@ def start_mcp(
         on_notice=on_notice or _stderr_notice,
         pass_env=config.shell.pass_env,
         face_asks_approval=face_asks_approval,
+        project_root=config.project_root,
     )
     hub.start()
     return hub

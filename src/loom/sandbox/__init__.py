@@ -9,7 +9,8 @@
 Linux: bubblewrap (see `bwrap.py` for why). macOS: sandbox-exec with a generated
 Seatbelt profile (`seatbelt.py`). Elsewhere, or where the backend cannot start, no
 sandbox: `Sandbox.notice()` says so and the session asks before every shell command.
-Language servers and other processes Loom starts for itself are not sandboxed.
+A language server, which reads the project, runs in the same sandbox through
+`sandbox.serve(argv, cwd, private=[its home])` (see loom.lsp.launch).
 """
 
 from loom.sandbox.backend import Backend, Detection, Sandbox, detect, detect_soon

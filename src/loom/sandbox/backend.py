@@ -23,7 +23,7 @@ from typing import Protocol
 from loom._gitsafe import hooks_folder
 from loom.sandbox.gitdirs import git_dirs
 from loom.sandbox.limits import CommandGroup, cgroup_parents, join_then_exec, make_group
-from loom.sandbox.policy import SandboxPolicy
+from loom.sandbox.policy import SandboxPolicy, WritableRoot
 from loom.sandbox.refusals import explain_refusal, swept_note
 from loom.sandbox.sweep import Sweeper, started, take_away_new
 
@@ -204,14 +204,7 @@ class Sandbox:
         nested = tuple(path for sweeper in self._sweepers for path in sweeper.nested_git())
         if nested:
             policy = dataclasses.replace(policy, nested_git=nested)
-        group = self._group() if self.backend.name == "bubblewrap" else None
-        if group is not None and cgroup_parents().caps_memory:
-            policy = dataclasses.replace(policy, memory_by_cgroup=True)
-        if group is not None and cgroup_parents().caps_processes:
-            policy = dataclasses.replace(policy, processes_by_cgroup=True)
-        wrapped, fds = self.backend.wrap(policy, argv, cwd)
-        if group is not None:
-            wrapped = join_then_exec(group, wrapped)
+        wrapped, fds, policy = self._wrap_limited(policy, argv, cwd)
 
         sweepers, root = self._sweepers, policy.project_root
         hooks = _missing_hooks_folder(policy) if sweepers else None
@@ -227,6 +220,36 @@ class Sandbox:
             return [swept_note(taken, policy.quarantine)] if taken else []
 
         return wrapped, fds, finish
+
+    def serve(
+        self, argv: Sequence[str], cwd: Path, *, private: Sequence[Path] = ()
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """`wrap` for a long-lived program Loom starts for itself that reads the project
+        (a language server): the agent commands' confinement and limits, plus its own
+        `private` folders (its home and caches) writable, even where they lie in Loom's
+        hidden folders. Nothing is swept: the program is not over when this returns."""
+        if self.backend is None:
+            return list(argv), ()
+        own = tuple(WritableRoot(Path(os.path.realpath(p)), "private folder") for p in private)
+        policy = dataclasses.replace(self.policy, writable=(*self.policy.writable, *own))
+        wrapped, fds, _policy = self._wrap_limited(policy, argv, cwd)
+        return wrapped, fds
+
+    def _wrap_limited(
+        self, policy: SandboxPolicy, argv: Sequence[str], cwd: Path
+    ) -> tuple[list[str], tuple[int, ...], SandboxPolicy]:
+        """The backend's wrap in this sandbox's cgroup where one can be made (the limits
+        then hold for all of its processes together): (argv, fds, the policy used)."""
+        assert self.backend is not None
+        group = self._group() if self.backend.name == "bubblewrap" else None
+        if group is not None and cgroup_parents().caps_memory:
+            policy = dataclasses.replace(policy, memory_by_cgroup=True)
+        if group is not None and cgroup_parents().caps_processes:
+            policy = dataclasses.replace(policy, processes_by_cgroup=True)
+        wrapped, fds = self.backend.wrap(policy, argv, cwd)
+        if group is not None:
+            wrapped = join_then_exec(group, wrapped)
+        return wrapped, fds, policy
 
     def _prepare_sweepers(self) -> None:
         for sweeper in self._sweepers:

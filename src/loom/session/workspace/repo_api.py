@@ -137,7 +137,9 @@ class RepoApi:
         severity = severity or "warning"
         if severity not in SEVERITIES:
             raise BadInput(f"--severity {severity!r}", "use error, warning, information or hint")
-        supervisor = LspSupervisor.from_settings(self.root, self._lsp_settings())
+        supervisor = LspSupervisor.from_settings(
+            self.root, self._lsp_settings(), self._server_launch()
+        )
         tool = LspDiagnostics(self.root)
         ctx = ToolContext(project_root=self.root, extras={"lsp_supervisor": supervisor})
         found = []
@@ -154,6 +156,17 @@ class RepoApi:
         finally:
             await supervisor.aclose()
         return found
+
+    def _server_launch(self) -> Any:
+        """How the language servers start here, as in a session: in the project's sandbox,
+        the project's interpreter only when the person trusts it (loom.lsp.launch)."""
+        from loom.config import load_config
+        from loom.lsp.launch import ServerLaunch
+        from loom.session.assembly.sandboxing import make_sandbox
+
+        config = self.config or load_config(self.root, project_root=self.root)
+        sandbox = make_sandbox(config, None, self.root)
+        return ServerLaunch.for_project(self.root, sandbox=sandbox, trust=config.trust)
 
     def _lsp_settings(self) -> Any:
         from loom.lsp.supervisor import LspSettings
