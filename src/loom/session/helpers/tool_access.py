@@ -78,11 +78,12 @@ class ToolAccess:
         self.secrets = known_secrets(config)  # masked in every result, as in a session
 
     async def aclose(self) -> None:
-        """Run the tool providers' cleanups (a language server an lsp tool started)."""
+        """Run the tool providers' cleanups (a language server an lsp tool started),
+        then remove the commands' temp folder."""
         import asyncio
         import contextlib
 
-        for cleanup in reversed(self.setup.cleanups):
+        for cleanup in [*reversed(self.setup.cleanups), self.sandbox.close]:
             with contextlib.suppress(Exception):
                 outcome = cleanup()
                 if asyncio.iscoroutine(outcome):
