@@ -17,20 +17,11 @@ from pathlib import Path
 
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.support.loom_cli import loom, provider_env
+from tests.support.loom_cli import loom, loom_popen
 
 
 def _start(project: Path, server: FakeLlmServer, args: list[str], temp: Path) -> subprocess.Popen:
-    environ = {**os.environ, **provider_env(server), "TMPDIR": str(temp)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "loom", "run", *args],
-        cwd=project,
-        env=environ,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return loom_popen(["run", *args], project, server, TMPDIR=str(temp))
 
 
 def _wait_for(ready: Callable[[], bool], process: subprocess.Popen) -> None:

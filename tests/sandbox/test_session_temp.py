@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -16,7 +15,7 @@ import uuid
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.support.loom_cli import loom, loom_in_process, provider_env
+from tests.support.loom_cli import loom, loom_in_process, loom_popen
 from tests.support.sandbox import Layout, run_command
 
 
@@ -122,11 +121,8 @@ def test_another_sessions_temp_folder_is_out_of_sight(
         )]),
         Turn(text="b done"),
     )  # fmt: skip
-    env = {**os.environ, **provider_env(server), "TMPDIR": str(layout.systmp)}
-    session_a = subprocess.Popen(
-        [sys.executable, "-m", "loom", "run", "-p", "session A", "--yes"],
-        cwd=layout.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    session_a = loom_popen(["run", "-p", "session A", "--yes"], layout.project, server,
+                           TMPDIR=str(layout.systmp))  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while not list(layout.systmp.glob("loom-tmp-*/a-secret.txt")):
