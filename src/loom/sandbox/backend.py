@@ -10,6 +10,7 @@ came from the sandbox.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from loom.sandbox.sweep import Sweeper, started, take_away_new
 if TYPE_CHECKING:
     from loom.sandbox.session_temp import SessionTemp
 
+log = logging.getLogger(__name__)
 SMOKE_TIMEOUT_S = 10.0
 
 
@@ -204,7 +206,11 @@ class Sandbox:
             return self._derived(self.policy)
         from loom.sandbox.session_temp import SessionTemp
 
-        temp = SessionTemp()
+        try:
+            temp = SessionTemp()
+        except OSError as exc:  # no room in the temp folder: a fresh /tmp per command
+            log.warning("no temp folder for this session's commands (%s); each gets its own", exc)
+            return self._derived(self.policy)
         sandbox = self._derived(dataclasses.replace(self.policy, temp=temp.path))
         sandbox._temp = temp
         return sandbox

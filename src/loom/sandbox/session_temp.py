@@ -77,13 +77,17 @@ def remove_tree(path: Path) -> None:
     """rmtree that also removes what a command made unwritable (`chmod 000 dir`).
     Symlinks inside are removed, never followed."""
 
+    retried: set[str] = set()
+
     def unlock(_func: object, failed: str, _exc: object) -> None:
+        if failed in retried:  # made writable once already: leave it
+            return
+        retried.add(failed)
         with contextlib.suppress(OSError):
-            parent = os.path.dirname(failed)
-            os.chmod(parent, stat.S_IRWXU)
+            os.chmod(os.path.dirname(failed), stat.S_IRWXU)
             if os.path.isdir(failed) and not os.path.islink(failed):
                 os.chmod(failed, stat.S_IRWXU)
-                shutil.rmtree(failed, ignore_errors=True)
+                shutil.rmtree(failed, onerror=unlock)
             else:
                 os.unlink(failed)
 
