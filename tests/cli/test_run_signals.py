@@ -157,3 +157,24 @@ def test_a_mentioned_socket_or_device_is_refused_at_once(
     finally:
         listener.close()
     assert server.requests == []
+
+
+def test_sigterm_while_a_session_start_hook_runs(
+    server: FakeLlmServer, project: Path, temp: Path, tmp_path: Path
+) -> None:
+    import shlex
+
+    from tests.support.config_files import user_config
+
+    script = Path(__file__).resolve().parents[1] / "hooks" / "hook_script.py"
+    log = tmp_path / f"start-{uuid.uuid4().hex}.log"
+    command = shlex.join([sys.executable, str(script), str(log), "hang"])
+    user_config(f"[[hooks.SessionStart]]\ncommand = {json.dumps(command)}\ntimeout = 600\n")
+    server.add(Turn(text="never asked"))
+    process = _start(project, server, ["-p", "hello"], temp)
+    _wait_for(lambda: log.exists() and bool(_running(log.name)), process)
+    _out, err = _terminate(process)
+    assert process.returncode == 1, err
+    assert "stopped by SIGTERM" in err and "Traceback" not in err
+    assert _running(log.name) == []  # the hook was stopped with the run
+    assert server.requests == [] and list(temp.iterdir()) == []
