@@ -71,3 +71,18 @@ def test_ctrl_c_ends_the_server_while_a_command_runs(proj: Path) -> None:
     err = _ended(process)
     assert process.returncode == 0 and "Traceback" not in err, err
     assert not (proj / "finished").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_removes_the_servers_temp_folder(
+    proj: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    temp = tmp_path / "systmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    process = _connected(proj)
+    assert [p.name[:9] for p in temp.iterdir()] == ["loom-tmp-"]  # its commands' /tmp
+    process.send_signal(signum)
+    err = _ended(process)
+    assert process.returncode == 0 and "Traceback" not in err, err
+    assert list(temp.iterdir()) == []

@@ -250,7 +250,12 @@ def serve_command(
     workspace = Workspace(config)
     try:
         if not http:
-            asyncio.run(serve_stdio(workspace, allow=allow, include_private=include_private))
+            from loom.cli.run_signals import terminate_interrupts
+
+            # SIGTERM ends it as Ctrl-C does: the tools' clean-up and the session's temp
+            # folder go too (over HTTP, uvicorn handles both signals)
+            with terminate_interrupts():
+                asyncio.run(serve_stdio(workspace, allow=allow, include_private=include_private))
             return
         token = os.environ.get("LOOM_MCP_TOKEN") or ""
         shown = not token
