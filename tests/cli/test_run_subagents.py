@@ -262,13 +262,21 @@ def test_a_worktree_child_leaves_its_changes_on_its_branch(
     assert done.returncode == 0, done.stderr
     changed, untouched = tool_results(server.requests[-1])
     assert not (project / "new.txt").exists()
-    assert "Its changes are on branch loom/task-" in changed
+    assert "Its changes are committed as " in changed
     child = thread_file(changed.rsplit("thread ", 1)[1].rstrip("]"))
     place = Path(child["worktree"]["path"])
+    name, branch = child["worktree"]["name"], child["worktree"]["branch"]
+    assert f"on branch {branch} in {place}" in changed
+    assert f"`loom worktree merge {name}`" in changed
     assert (place / "new.txt").read_text() == "from the child\n"
     assert "its worktree was removed" in untouched
     listed = cli(["worktree", "list"], project, server).stdout
-    assert child["worktree"]["name"] in listed and listed.count("loom/task-") == 1
+    assert name in listed and listed.count("loom/task-") == 1
+    # the branch holds the work: a merge brings it in (not "Already up to date")
+    assert cli(["worktree", "diff", name], project, server).stdout.count("+from the child") == 1
+    merged = cli(["worktree", "merge", name], project, server)
+    assert merged.returncode == 0, merged.stderr
+    assert (project / "new.txt").read_text() == "from the child\n"
 
 
 def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(

@@ -106,9 +106,32 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         session = await _start(workspace, options, cwd, err)
         if session is None:
             return 1
-        return await HeadlessRun(session, options, out, err, started, cwd).run()
+        code = await HeadlessRun(session, options, out, err, started, cwd).run()
+        _commit_worktree(workspace, session.id, err)
+        return code
     finally:
         await workspace.shutdown()
+
+
+def _commit_worktree(workspace: Workspace, thread_id: str, err: TextIO) -> None:
+    """After a run in a worktree: its changes committed on the worktree's branch, and
+    the commands that show and merge them."""
+    from loom.session import LoomError
+
+    worktree = workspace.worktree
+    if worktree is None:
+        return
+    try:
+        made = workspace.worktrees.commit(worktree, f"loom: work of thread {thread_id}")
+    except LoomError as exc:
+        err.write(f"loom: warning: {exc}\n")
+        return
+    if made:
+        err.write(
+            f"loom: committed this run's changes on {worktree.branch} ({made[:12]}); "
+            f"`loom worktree diff {worktree.name}` shows them, "
+            f"`loom worktree merge {worktree.name}` merges them\n"
+        )
 
 
 async def _start(
