@@ -274,7 +274,7 @@ class HeadlessRun:
             subtype=subtype,  # type: ignore[arg-type]
             result=answer or ("" if failure else self.tally.last_text),
             session_id=self.session.id,
-            thread_id=self.session.thread.id,
+            thread_id=self.session.thread.id if self.session.keeps_thread else None,
             duration_ms=round((time.monotonic() - self.started) * 1000),
             tally=self.tally,
             error=failure,
@@ -284,7 +284,7 @@ class HeadlessRun:
             return 0
         thread_id = self.session.thread.id
         self.err.write(f"loom: error: {failure}\n")
-        if not self.session.never_answered:  # else it is not kept (nothing was answered)
+        if self.session.keeps_thread:  # else nothing was said, or nothing answered
             self.err.write(
                 f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n"
             )

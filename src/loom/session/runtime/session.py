@@ -324,6 +324,13 @@ class Session:
             and not any(m.role in ("assistant", "tool") for m in self.thread.messages)
         )
 
+    @property
+    def keeps_thread(self) -> bool:
+        """Whether its thread is kept when it stops (`loom resume` finds it): something
+        was said, and answered or worth continuing. A message refused before anything was
+        sent (a missing @file, an image for a model that takes none) leaves none."""
+        return bool(self.thread.messages) and not self.never_answered
+
     async def stop(self) -> None:
         """Finish: interrupt any turn, answer open calls, snapshot git, save, release."""
         if self._closed:
