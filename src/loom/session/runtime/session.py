@@ -32,6 +32,7 @@ from loom.core.events import (
     NewMessage,
     SessionError,
     SessionStatus,
+    TextDeltaEvent,
     TodoList,
     ToolProgress,
     TurnComplete,
@@ -39,7 +40,7 @@ from loom.core.events import (
 )
 from loom.core.ids import new_message_id
 from loom.core.images import ImageRef, check_count
-from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.core.todos import TodoItem
@@ -116,6 +117,7 @@ class Session:
         self._status = "idle"
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[str] | None = None
+        self._streamed: list[str] = []  # the running model call's text deltas
         self._turn_end: sm.EndTurn | None = None
         self.busy = False  # a multi-step turn (architect mode) is under way
         # a sub-agent's asks through its parent's (ParentGate, set when it is assembled)
@@ -425,13 +427,28 @@ class Session:
             if task is not None:
                 task.uncancel()
             self.gate.cancel()
-            # Answers what was open and saves; a no-op when the turn had just ended.
-            await self._apply(sm.Interrupted())
+            # Answers what was open, keeps the words of an answer cut off while it
+            # streamed, and saves; a no-op when the turn had just ended.
+            await self._apply(sm.Interrupted(partial=self._cut_off_answer()))
         if self._turn_end is None and not isinstance(
             self.state, sm.WaitingForUserInput | sm.Error
         ):  # a bug: treat as a crash, so the session restarts from its last save
             raise RuntimeError(f"the agent loop stalled in {type(self.state).__name__}")
         return self._turn_end or sm.EndTurn("")
+
+    def _cut_off_answer(self) -> AssistantMessage | None:
+        """The text the model had streamed when the turn was interrupted, as an
+        assistant message marked interrupted (None when nothing was shown)."""
+        text = "".join(self._streamed)
+        if not text.strip():
+            return None
+        return AssistantMessage(
+            content=text,
+            model=self.active_model,
+            stop_reason="interrupted",
+            id=new_message_id(),
+            created_at=now_iso(),
+        )
 
     async def _apply(self, event: sm.AgentEvent) -> list[Any]:
         self.state, actions = sm.transition(self.state, event, self.machine_config)
@@ -481,7 +498,8 @@ class Session:
                 self._turn_end = action
                 return self._end_turn(action)
             case sm.CallLlm():
-                return self.llm.call(action.conversation)
+                self._streamed = []  # this call's words, kept if it is interrupted
+                return self.llm.call(sm.to_send(action.conversation))
             case sm.ExecuteTool(call=call):
                 from loom.session.runtime.tool_runner import execute_call  # at the first call
 
@@ -557,6 +575,8 @@ class Session:
         self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))
 
     def publish(self, event: Any) -> None:
+        if type(event) is TextDeltaEvent:
+            self._streamed.append(event.text)
         self.bus.publish(self.topic, event)
 
     def _publish_progress(self, action: sm.PublishProgress) -> None:
