@@ -172,7 +172,7 @@ class Session:
             expanded.images = [*images, *expanded.images]
             check_count(len(expanded.images))
         if expanded.images:  # refused before anything is sent when the model takes none
-            check_model_takes_images(self.model)
+            check_model_takes_images(self.model, self.options.image_models)
             await asyncio.to_thread(self._keep_images, expanded.images)
         return await self._turn(expanded.text, expanded.files, expanded.images)
 
@@ -662,18 +662,21 @@ class Session:
         await self._saver.flush()
 
 
-def check_model_takes_images(model: str) -> None:
-    """ImageError, saying so plainly, when `model` does not take images."""
+def check_model_takes_images(model: str, told: dict[str, bool] | None = None) -> None:
+    """ImageError, saying so plainly, when `model` does not take images (`told`: config
+    `[models."provider:model"] images`)."""
     from loom.core.images import ImageError
     from loom.llm.catalog import takes_images
     from loom.llm.registry import parse_model_name
 
     provider, model_id = parse_model_name(model)
-    if not takes_images(provider, model_id):
+    if not takes_images(provider, model_id, told):
         raise ImageError(
             f"{model} does not take images (as far as Loom's model catalog knows), so the "
             "image was not sent. Switch to a model that does (/model, --model, e.g. "
-            "anthropic:claude-sonnet-4-6), or describe what the image shows in words"
+            "anthropic:claude-sonnet-4-6), or describe what the image shows in words; if "
+            f'it does take images, say so in your config: [models."{provider}:{model_id}"] '
+            "images = true"
         )
 
 
