@@ -403,3 +403,23 @@ def test_a_worktree_child_outside_a_repository_is_refused_clearly(
     refused = tool_results(server.requests[-1])[0]
     assert refused.startswith("No worktree for the sub-agent:")
     assert "is not in a git repository" in refused and not requests_of(server, "Edit in isolation")
+
+
+def test_the_repls_cost_counts_its_sub_agents(server: FakeLlmServer, project: Path) -> None:
+    """/cost (and the toolbar and the closing line, from the same total) count what the
+    sub-agents used, as `-o json` does: the person pays for both."""
+    from tests.support.chat_pty import PROMPT, spawn
+
+    brief = "Count the lines of notes.txt"
+    server.add(Turn(tool_calls=[task(brief)], input_tokens=100, output_tokens=10),
+               Turn(text="It has one line.", input_tokens=100, output_tokens=10))  # fmt: skip
+    server.for_first_message(brief, Turn(text="one line", input_tokens=1000, output_tokens=100))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("how long are the notes?")
+    child.expect("It has one line.")
+    child.expect(PROMPT)
+    child.sendline("/cost")
+    child.expect(r"This session: 1,200 tokens in, 120 out")
+    child.expect(PROMPT)
+    child.sendeof()

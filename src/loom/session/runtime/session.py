@@ -326,6 +326,18 @@ class Session:
             and not any(m.role in ("assistant", "tool") for m in self.thread.messages)
         )
 
+    def count_usage(self, usage: Usage) -> None:
+        """Add one model response's tokens and cost to the session's total (`usage`):
+        its own calls, and its sub-agents' (the person pays for both). A response of
+        unknown price makes the total's cost unknown from then on."""
+        total = self.usage
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+        if usage.cost_usd is None or total.cost_usd is None:
+            total.cost_usd = None
+        else:
+            total.cost_usd += usage.cost_usd
+
     @property
     def keeps_thread(self) -> bool:
         """Whether its thread is kept when it stops (`loom resume` finds it): something

@@ -253,6 +253,9 @@ class _Child:
         if child is None:
             return
         if kind == "new_message":
+            usage = getattr(event.message, "usage", None)
+            if usage is not None:  # the parent's total (/cost, the toolbar) counts it
+                self.parent.count_usage(usage)
             self.parent.publish(
                 SubagentMessage(
                     session_id=self.parent.id,
