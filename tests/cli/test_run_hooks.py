@@ -161,6 +161,21 @@ def test_stop_hook_exit_2_makes_the_turn_go_on_once(
     assert first["last_assistant_message"] == "done"
 
 
+def test_a_stop_hook_that_always_blocks_is_capped_and_says_so(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    from loom.session.runtime.hook_points import MAX_STOP_CONTINUATIONS
+
+    log = tmp_path / "stop.log"
+    user_config(entry("Stop", hook(log, "block", "not yet")))
+    server.add(*[Turn(text=f"done {n}") for n in range(MAX_STOP_CONTINUATIONS + 1)])
+    done = cli(["run", "-p", "fix it"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"done {MAX_STOP_CONTINUATIONS}"
+    assert len(logged(log)) == MAX_STOP_CONTINUATIONS
+    assert f"Stop hook: it kept the turn going {MAX_STOP_CONTINUATIONS} times" in done.stderr
+
+
 def test_session_start_context_reaches_the_system_prompt_and_session_end_runs(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
 ) -> None:
