@@ -141,7 +141,7 @@ def test_a_name_that_is_no_branch_name_is_refused(
     cli: Callable[..., Done], server: FakeLlmServer, repo: Path, name: str, message: str
 ) -> None:
     done = cli(["run", f"--worktree={name}", "-p", "hi"], repo, server)
-    assert done.returncode == 1 and message in done.stderr
+    assert done.returncode == 2 and message in done.stderr  # a usage error
     assert "letters, digits" in done.stderr and not server.requests
 
 

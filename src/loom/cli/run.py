@@ -65,7 +65,7 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code."""
-    from loom.session import LoomError, Workspace, not_a_project
+    from loom.session import BadInput, LoomError, Workspace, not_a_project
 
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
@@ -84,7 +84,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
-        return 1
+        return 2 if isinstance(exc, BadInput) else 1  # a bad --worktree name: a usage error
     if workspace.worktree is not None:
         wt = workspace.worktree
         err.write(f"loom: working in worktree {wt.name} (branch {wt.branch}): {wt.path}\n")
