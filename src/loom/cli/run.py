@@ -141,7 +141,7 @@ async def _start(
     from loom.session import LoomError, SessionSpec
 
     def on_refusal(refusal: Any) -> None:
-        err.write(refusal_line(refusal) + "\n")
+        err.write(refusal_line(refusal, yes=options.yes) + "\n")
 
     spec = SessionSpec(
         model=options.model,
@@ -301,8 +301,10 @@ def _activity_renderer(err: TextIO) -> Any:
     return EventRenderer(Console(file=err, highlight=False), show_messages=False)
 
 
-def refusal_line(refusal: Any) -> str:
-    """One line for the person about a refused call (the model reads its own text)."""
+def refusal_line(refusal: Any, yes: bool = False) -> str:
+    """One line for the person about a refused call (the model reads its own text).
+    `yes`: --yes was given, so what still asked is beyond it (a protected file such as
+    .loom.toml, the dangerous-command floor)."""
     subject = " ".join(str(refusal.subject or "").split())
     if len(subject) > 80:
         subject = subject[:79] + "…"
@@ -310,6 +312,12 @@ def refusal_line(refusal: Any) -> str:
     if not refusal.unattended:
         return f"loom: refused {what}: {' '.join(refusal.why.split())}"
     why = f" ({' '.join(refusal.why.split())})" if refusal.why else ""
+    if yes:
+        return (
+            f"loom: refused {what}: it needs approval{why} even with --yes, and nobody can "
+            "give it in a headless run; approve it in the REPL (`loom resume`), or make "
+            "that change yourself"
+        )
     return (
         f"loom: refused {what}: it needs approval{why} and nobody can give it in a headless "
         f"run; pass --yes, or list {refusal.tool} under [permissions] auto_approve"
