@@ -213,7 +213,8 @@ def test_a_bad_hook_is_a_warning_and_the_call_goes_on(
     done = cli(["run", "-p", "write", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "out.txt").read_text() == "hi\n"
-    assert "loom: PreToolUse hook: PreToolUse hook `" in done.stderr and warning in done.stderr
+    assert "loom: PreToolUse hook `" in done.stderr and warning in done.stderr
+    assert "hook: PreToolUse hook" not in done.stderr  # the hook named once
 
 
 def test_a_matcher_that_is_not_a_regex_is_a_clear_config_error(
@@ -255,7 +256,8 @@ def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path)
     child = spawn(["--yes"], project, server)
     child.expect(PROMPT)
     child.sendline("write out.txt")
-    child.expect(r"PreToolUse hook: PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    child.expect(r"PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    assert not child.before.endswith("PreToolUse hook: ")  # the hook named once
     child.expect("wrote it")
     child.expect(PROMPT)
     child.sendeof()

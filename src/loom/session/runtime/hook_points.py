@@ -75,11 +75,9 @@ class SessionHooks:
             subject=subject,
             env=self._env(),
         )
-        for text in outcome.notices:
+        for text in outcome.notices:  # each names its hook already ("PreToolUse hook `x` ...")
             self.session.publish(
-                Notice(
-                    session_id=self.session.id, level="warning", source=f"{event} hook", text=text
-                )
+                Notice(session_id=self.session.id, level="warning", source="", text=text)
             )
         return outcome
 
