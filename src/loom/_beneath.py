@@ -17,7 +17,6 @@ import contextlib
 import errno
 import functools
 import os
-import secrets
 import stat
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -180,6 +179,8 @@ def replace_file(root: str, rel: str, data: bytes) -> bool:
         raise IsADirectoryError(errno.EISDIR, "the project root is a folder", rel)
     dir_fd = open_dir(root, "/".join(parts[:-1]), create=True)
     name = parts[-1]
+    import secrets  # here: ~5 ms of imports (random, hmac) that `loom map` never needs
+
     temp = f".{name}.{secrets.token_hex(4)}.loom-tmp"
     try:
         try:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from loom import defaults
 from loom.config_errors import line_of, problem_text
@@ -291,6 +291,13 @@ class McpServerSettings(_Section):
     timeout: float = Field(default=60.0, gt=0)  # seconds per tool call
 
 
+class ModelSettings(_Section):
+    """`[models."PROVIDER:MODEL"]`: what Loom's model catalog cannot know about a model,
+    e.g. a local vision model behind openai-compatible (`images = true`)."""
+
+    images: StrictBool | None = None  # takes image input; None: as the catalog says
+
+
 class McpSection(_Section):
     servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     tool_tokens: int = Field(default=8000, ge=0)  # beyond this the agent gets names + lookup
@@ -315,6 +322,19 @@ class LoomConfig(_Section):
     sandbox: SandboxSection = Field(default_factory=SandboxSection)
     mcp: McpSection = Field(default_factory=McpSection)
     web_fetch: WebFetchSection = Field(default_factory=WebFetchSection)
+    models: dict[str, ModelSettings] = Field(default_factory=dict)  # by "provider:model"
+
+    @field_validator("models")
+    @classmethod
+    def _models_named_in_full(cls, value: dict[str, ModelSettings]) -> dict[str, ModelSettings]:
+        for name in value:
+            provider, _, model_id = name.partition(":")
+            if not provider.strip() or not model_id.strip():
+                raise ValueError(
+                    f'[models."{name}"] names no model: write the provider and the model, '
+                    'e.g. [models."openai-compatible:llava"]'
+                )
+        return value
 
     # Where this configuration came from; not configurable themselves.
     project_root: Path = Field(default_factory=Path.cwd, exclude=True)

@@ -290,6 +290,7 @@ KEYS: dict[str, Kind] = {
         show_list("web_fetch may reach these hosts on this machine or its network")
     ),
     "web_fetch.timeout": SHAPES,
+    "models": SHAPES,  # [models."provider:model"] images: what the catalog cannot know
     "web_fetch.max_bytes": SHAPES,
     "mcp.servers": Powerful(show_mcp_server),
     "agents.max_parallel": Tighten(at_most, _AGENT_LIMIT),

@@ -8,7 +8,8 @@ status, searches and repo map do not see a second copy):
     $XDG_DATA_HOME/loom/worktrees/<project>-<hash>/NAME
 
 `ensure` creates it, or reuses it when it exists; `list_worktrees` and `remove` manage
-them. Every git call goes through the hardened runner (loom._gitsafe): the repository's
+them; `commit_work`, `diff` and `merge` carry the work done in one back to the project.
+Every git call goes through the hardened runner (loom._gitsafe): the repository's
 hooks (`post-checkout` runs on `git worktree add`) and configured programs never run.
 Errors are LoomErrors that say what to do.
 """
@@ -174,12 +175,7 @@ def remove(cwd: Path, name: str, data_dir: Path, *, force: bool = False,
            delete_branch: bool = False) -> Worktree:  # fmt: skip
     """Remove Loom's worktree NAME (its folder; git forgets it). Refused when it has
     uncommitted changes, unless `force`. The branch stays unless `delete_branch`."""
-    found = {w.name: w for w in list_worktrees(cwd, data_dir)}
-    worktree = found.get(name)
-    if worktree is None:
-        names = ", ".join(found) or "none"
-        raise NotFound(f"no Loom worktree {name!r} in this project (there are: {names})",
-                       "`loom worktree list` shows them")  # fmt: skip
+    worktree = find(cwd, name, data_dir)
     if not worktree.missing and not force and changed(worktree):
         raise SetupError(
             f"worktree {name!r} ({worktree.path}) has uncommitted changes",
@@ -198,3 +194,79 @@ def remove(cwd: Path, name: str, data_dir: Path, *, force: bool = False,
         if done.returncode != 0:
             raise SetupError(f"the worktree is gone, but not its branch: {_err(done)}")
     return worktree
+
+
+# -- the work done in a worktree: commit it, show it, merge it ---------------------------
+
+FALLBACK_IDENTITY = ("-c", "user.name=Loom", "-c", "user.email=loom@localhost")
+
+
+def _identity(path: Path) -> tuple[str, ...]:
+    """`-c user.*` for a commit where git has no identity configured (a fresh machine,
+    CI): the commit is then Loom's, not refused."""
+    if _out(_git(path, "config", "user.email")) and _out(_git(path, "config", "user.name")):
+        return ()
+    return FALLBACK_IDENTITY
+
+
+def commit_work(worktree: Worktree, message: str) -> str | None:
+    """Commit every change in the worktree (new and deleted files too) on its branch.
+    The new commit's id, or None when there was nothing to commit."""
+    if worktree.missing or not _out(_git(worktree.path, "status", "--porcelain")):
+        return None
+    done = _git(worktree.path, "add", "-A", write=True)
+    if done.returncode == 0:
+        done = _git(worktree.path, *_identity(worktree.path), "commit", "-q", "--no-verify",
+                    "-m", message, write=True)  # fmt: skip
+    if done.returncode != 0:
+        raise SetupError(
+            f"git could not commit the work in worktree {worktree.name!r}: {_err(done)}",
+            f"commit it yourself in {worktree.path}",
+        )
+    return _out(_git(worktree.path, "rev-parse", "HEAD"))
+
+
+def find(cwd: Path, name: str, data_dir: Path) -> Worktree:
+    """Loom's worktree NAME of the project around `cwd`; NotFound naming the others."""
+    found = {w.name: w for w in list_worktrees(cwd, data_dir)}
+    worktree = found.get(name)
+    if worktree is None:
+        names = ", ".join(found) or "none"
+        raise NotFound(f"no Loom worktree {name!r} in this project (there are: {names})",
+                       "`loom worktree list` shows them")  # fmt: skip
+    return worktree
+
+
+def diff(worktree: Worktree) -> str:
+    """What the worktree changed since it left the project's current commit: committed
+    and uncommitted changes as one patch, then the new files git does not track yet."""
+    base = _out(_git(worktree.repo, "merge-base", "HEAD", worktree.branch))
+    if not base:
+        raise SetupError(f"branch {worktree.branch} shares no history with {worktree.repo}")
+    patch = _git(worktree.path, "diff", "--no-ext-diff", "--no-color", base)
+    if patch.returncode != 0:
+        raise SetupError(f"git could not diff worktree {worktree.name!r}: {_err(patch)}")
+    text = patch.stdout.decode("utf-8", "replace")
+    untracked = _out(_git(worktree.path, "ls-files", "--others", "--exclude-standard"))
+    if untracked:
+        text += "".join(f"new file, not committed yet: {line}\n" for line in untracked.splitlines())
+    return text
+
+
+def merge(worktree: Worktree) -> tuple[str | None, str]:
+    """Commit the worktree's remaining work on its branch, then merge the branch into
+    the project's checked-out branch. (the commit made first or None, git's summary)."""
+    made = commit_work(worktree, f"loom: work in worktree {worktree.name}")
+    done = _git(worktree.repo, *_identity(worktree.repo), "merge", "--no-edit", "--no-verify",
+                "--end-of-options", worktree.branch, write=True)  # fmt: skip
+    if done.returncode != 0:
+        said = _err(done) or " ".join(_out(done).split())[:300]
+        conflicted = "CONFLICT" in done.stdout.decode("utf-8", "replace")
+        raise SetupError(
+            f"git could not merge {worktree.branch} into {worktree.repo}: {said}",
+            "resolve the conflicts there and `git commit`, or `git merge --abort`"
+            if conflicted
+            else "commit or stash your own changes there first, then merge again",
+        )
+    lines = _out(done).splitlines()
+    return made, (lines[0] if lines else "merged")

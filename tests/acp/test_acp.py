@@ -475,3 +475,33 @@ async def test_architect_mode_without_a_key_for_its_model_is_refused_in_one_line
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
         assert reply.stop_reason == "end_turn" and process.returncode is None
         assert server.requests[-1].json["model"] == "claude-sonnet-4-6"
+
+
+async def test_a_finished_edit_shows_what_the_file_held_before(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """The `completed` update of an edit carries the change itself: the file before the
+    edit as old text, also for an edit the editor was never asked about."""
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_edit", {
+            "path": "notes.txt", "old_string": "one", "new_string": "two"})]),
+        Turn(tool_calls=[FakeToolCall("file_edit", {
+            "path": "notes.txt", "old_string": "two", "new_string": "three"})]),
+        Turn(text="Changed it twice."),
+    )  # fmt: skip
+    client = RecordingClient(answers=["allow_always"])
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("edit notes")])
+        assert reply.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "three\n"
+    assert len(client.permission_requests) == 1  # the second edit ran unasked
+    finished = [
+        u.content[0]
+        for _, u in client.updates
+        if u.session_update == "tool_call_update" and u.status == "completed"
+    ]
+    assert [(d.type, d.old_text, d.new_text) for d in finished] == [
+        ("diff", "one\n", "two\n"),
+        ("diff", "two\n", "three\n"),
+    ]

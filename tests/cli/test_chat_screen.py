@@ -69,3 +69,36 @@ def test_keys_typed_during_a_turn_show_once_in_the_next_prompt(
         repl.wait_for("second answer")
     finally:
         repl.close()
+
+
+def test_ctrl_c_while_an_answer_streams_keeps_the_words_shown(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """The words already on the screen stay in the thread (an assistant message marked
+    interrupted): the next request sends them, and they are not printed twice."""
+    server.add(Turn(text=["slow ", "answer"] + ["."] * 40, chunk_delay=1.0))
+    server.add(Turn(text="second answer"))
+    repl = TmuxRepl(["--private"], project, server)
+    try:
+        repl.wait_for(PROMPT)
+        repl.keys("say something slowly", "Enter")
+        repl.wait_for("slow answer")
+        repl.keys("C-c")
+        repl.wait_for("interrupted")
+        repl.wait_for(PROMPT, times=2)
+        repl.keys("and now?", "Enter")
+        repl.wait_for("second answer")
+        assert repl.screen().count("slow answer") == 1, repl.screen()
+    finally:
+        repl.close()
+    sent = server.requests[-1].json["messages"]
+    said = [(m["role"], _text_of(m["content"])) for m in sent]
+    kept = [content for role, content in said if role == "assistant"]
+    assert len(kept) == 1 and kept[0].startswith("slow answer"), said
+    assert said[-1] == ("user", "and now?")
+
+
+def _text_of(content: str | list[dict]) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if block.get("type") == "text")

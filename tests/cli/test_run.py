@@ -75,6 +75,21 @@ def test_without_yes_a_write_is_refused_and_reported(server: FakeLlmServer, proj
     assert "headless" in tool_result["content"] and tool_result["is_error"] is True
 
 
+def test_a_refusal_beyond_yes_does_not_advise_passing_yes(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """--yes given, a write of the project's .loom.toml still asks (a protected file):
+    the advice is what can be done, not "pass --yes"."""
+    write = {"path": ".loom.toml", "content": "[permissions]\nauto_approve = ['shell']\n"}
+    server.add(Turn(tool_calls=[FakeToolCall("file_write", write)]), Turn(text="I could not."))
+    done = loom_in_process(["run", "-p", "loosen it", "--yes"], project, server)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "refused" in line]
+    assert line.startswith("loom: refused file_write .loom.toml: it needs approval")
+    assert "even with --yes" in line and "pass --yes" not in line
+    assert not (project / ".loom.toml").exists()
+
+
 def test_a_headless_refusal_is_one_line_for_the_person_and_an_event(
     server: FakeLlmServer, project: Path
 ) -> None:

@@ -161,6 +161,21 @@ def test_stop_hook_exit_2_makes_the_turn_go_on_once(
     assert first["last_assistant_message"] == "done"
 
 
+def test_a_stop_hook_that_always_blocks_is_capped_and_says_so(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    from loom.session.runtime.hook_points import MAX_STOP_CONTINUATIONS
+
+    log = tmp_path / "stop.log"
+    user_config(entry("Stop", hook(log, "block", "not yet")))
+    server.add(*[Turn(text=f"done {n}") for n in range(MAX_STOP_CONTINUATIONS + 1)])
+    done = cli(["run", "-p", "fix it"], project, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"done {MAX_STOP_CONTINUATIONS}"
+    assert len(logged(log)) == MAX_STOP_CONTINUATIONS
+    assert f"Stop hook: it kept the turn going {MAX_STOP_CONTINUATIONS} times" in done.stderr
+
+
 def test_session_start_context_reaches_the_system_prompt_and_session_end_runs(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
 ) -> None:
@@ -198,7 +213,8 @@ def test_a_bad_hook_is_a_warning_and_the_call_goes_on(
     done = cli(["run", "-p", "write", "--yes"], project, server)
     assert done.returncode == 0, done.stderr
     assert (project / "out.txt").read_text() == "hi\n"
-    assert "loom: PreToolUse hook: PreToolUse hook `" in done.stderr and warning in done.stderr
+    assert "loom: PreToolUse hook `" in done.stderr and warning in done.stderr
+    assert "hook: PreToolUse hook" not in done.stderr  # the hook named once
 
 
 def test_a_matcher_that_is_not_a_regex_is_a_clear_config_error(
@@ -240,7 +256,8 @@ def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path)
     child = spawn(["--yes"], project, server)
     child.expect(PROMPT)
     child.sendline("write out.txt")
-    child.expect(r"PreToolUse hook: PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    child.expect(r"PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    assert not child.before.endswith("PreToolUse hook: ")  # the hook named once
     child.expect("wrote it")
     child.expect(PROMPT)
     child.sendeof()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.config_files import user_config
 from tests.support.images import png
 from tests.support.loom_cli import Done
 from tests.support.wire import tool_results
@@ -82,6 +83,33 @@ def test_a_model_without_images_is_told_plainly_nothing_sent(
     assert done.returncode == 1
     assert "openai-compatible:qwen2.5-coder does not take images" in done.stderr
     assert server.requests == []
+
+
+def test_a_local_vision_model_told_in_config_gets_the_image(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    shot = png(seed=3)
+    (project / "shot.png").write_bytes(shot)
+    env = {"OPENAI_COMPATIBLE_BASE_URL": server.openai_base_url, "OPENAI_COMPATIBLE_API_KEY": "k"}
+    args = ["run", "-p", "see @shot.png", "--model", "openai-compatible:llava"]
+    refused = cli(args, project, server, **env)
+    assert refused.returncode == 1 and "does not take images" in refused.stderr
+    assert '[models."openai-compatible:llava"] images = true' in refused.stderr  # the way out
+    user_config('[models."openai-compatible:llava"]\nimages = true\n')
+    server.add(Turn(text="A small picture."))
+    done = cli(args, project, server, **env)
+    assert done.returncode == 0, done.stderr
+    parts = server.requests[0].json["messages"][-1]["content"]
+    (image,) = [p for p in parts if p["type"] == "image_url"]
+    assert image["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(shot).decode()
+    # the setting is checked: a value that is not true/false, or a name with no model
+    for bad, said in [
+        ('[models."openai-compatible:llava"]\nimages = "yes"\n', "images"),
+        ('[models.llava]\nimages = true\n', "names no model"),
+    ]:
+        user_config(bad)
+        wrong = cli(args, project, server, **env)
+        assert wrong.returncode != 0 and said in wrong.stderr, wrong.stderr
 
 
 def test_size_and_count_limits(

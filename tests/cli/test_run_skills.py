@@ -153,3 +153,16 @@ def test_many_skills_are_listed_within_a_bound_and_each_still_loads(
     assert "- skill-00: Does task 0" in listing  # the first ones with their descriptions
     assert "Does task 79" not in listing and "skill-79" in listing  # the rest by name
     assert tool_results(server.requests[1])[0].startswith("# Skill: skill-79")  # loads
+
+
+def test_slash_agents_lists_the_built_in_ones_once_bracketed(
+    server: FakeLlmServer, project: Path
+) -> None:
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("/agents")
+    child.expect(r"general .*\n")
+    line = child.after
+    child.expect(PROMPT)
+    child.sendeof()
+    assert "(built in" in line and "((built in" not in line, line

@@ -262,13 +262,21 @@ def test_a_worktree_child_leaves_its_changes_on_its_branch(
     assert done.returncode == 0, done.stderr
     changed, untouched = tool_results(server.requests[-1])
     assert not (project / "new.txt").exists()
-    assert "Its changes are on branch loom/task-" in changed
+    assert "Its changes are committed as " in changed
     child = thread_file(changed.rsplit("thread ", 1)[1].rstrip("]"))
     place = Path(child["worktree"]["path"])
+    name, branch = child["worktree"]["name"], child["worktree"]["branch"]
+    assert f"on branch {branch} in {place}" in changed
+    assert f"`loom worktree merge {name}`" in changed
     assert (place / "new.txt").read_text() == "from the child\n"
     assert "its worktree was removed" in untouched
     listed = cli(["worktree", "list"], project, server).stdout
-    assert child["worktree"]["name"] in listed and listed.count("loom/task-") == 1
+    assert name in listed and listed.count("loom/task-") == 1
+    # the branch holds the work: a merge brings it in (not "Already up to date")
+    assert cli(["worktree", "diff", name], project, server).stdout.count("+from the child") == 1
+    merged = cli(["worktree", "merge", name], project, server)
+    assert merged.returncode == 0, merged.stderr
+    assert (project / "new.txt").read_text() == "from the child\n"
 
 
 def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
@@ -395,3 +403,23 @@ def test_a_worktree_child_outside_a_repository_is_refused_clearly(
     refused = tool_results(server.requests[-1])[0]
     assert refused.startswith("No worktree for the sub-agent:")
     assert "is not in a git repository" in refused and not requests_of(server, "Edit in isolation")
+
+
+def test_the_repls_cost_counts_its_sub_agents(server: FakeLlmServer, project: Path) -> None:
+    """/cost (and the toolbar and the closing line, from the same total) count what the
+    sub-agents used, as `-o json` does: the person pays for both."""
+    from tests.support.chat_pty import PROMPT, spawn
+
+    brief = "Count the lines of notes.txt"
+    server.add(Turn(tool_calls=[task(brief)], input_tokens=100, output_tokens=10),
+               Turn(text="It has one line.", input_tokens=100, output_tokens=10))  # fmt: skip
+    server.for_first_message(brief, Turn(text="one line", input_tokens=1000, output_tokens=100))
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("how long are the notes?")
+    child.expect("It has one line.")
+    child.expect(PROMPT)
+    child.sendline("/cost")
+    child.expect(r"This session: 1,200 tokens in, 120 out")
+    child.expect(PROMPT)
+    child.sendeof()

@@ -1,5 +1,5 @@
 """`loom run --worktree NAME`, `loom --worktree NAME` (the REPL), `loom worktree
-list|remove` against the fake LLM server and real git: made on branch loom/NAME from the
+list|diff|merge|remove` against the fake LLM server and real git: made on branch loom/NAME from the
 current commit, reused, recorded in the thread, and every bad name refused clearly."""
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def test_run_in_a_worktree_then_reuse_list_and_remove_it(
     listed = cli(["worktree", "list"], repo, server)
     assert listed.returncode == 0 and "fix-login" in listed.stdout
     assert "loom/fix-login" in listed.stdout and str(place) in listed.stdout
+    (place / "scratch.txt").write_text("not committed\n")
     refused = cli(["worktree", "remove", "fix-login"], repo, server)
     assert refused.returncode == 1 and "has uncommitted changes" in refused.stderr
     assert "--force" in refused.stderr and place.is_dir()
@@ -86,6 +87,45 @@ def test_run_in_a_worktree_then_reuse_list_and_remove_it(
     assert git(repo, "branch", "--list", "loom/fix-login")  # the branch stays
     missing = cli(["worktree", "remove", "fix-login"], repo, server)
     assert missing.returncode == 1 and "no Loom worktree 'fix-login'" in missing.stderr
+
+
+def test_a_runs_work_is_committed_on_its_branch_then_shown_and_merged(
+    cli: Callable[..., Done], server: FakeLlmServer, repo: Path
+) -> None:
+    edit = {"path": "notes.txt", "old_string": "one", "new_string": "one\ntwo"}
+    write = {"path": "added.txt", "content": "new\n"}
+    server.add(Turn(tool_calls=[FakeToolCall("file_edit", edit)]),
+               Turn(tool_calls=[FakeToolCall("file_write", write)]), Turn(text="done"))  # fmt: skip
+    done = cli(["run", "-w", "feat", "-p", "extend notes", "--yes"], repo, server)
+    assert done.returncode == 0, done.stderr
+    assert "loom: committed this run's changes on loom/feat (" in done.stderr
+    assert "`loom worktree diff feat` shows them, `loom worktree merge feat` merges them" in (
+        done.stderr
+    )
+    assert git(repo, "show", "loom/feat:added.txt") == "new"  # on the branch, committed
+    assert git(repo, "log", "-1", "--format=%s", "loom/feat").startswith("loom: work of thread T-")
+
+    # more work left uncommitted in the worktree: diff shows it, merge commits it first
+    listed = json.loads(cli(["worktree", "list", "--json"], repo, server).stdout)
+    place = Path(next(w["path"] for w in listed if w["name"] == "feat"))
+    (place / "later.txt").write_text("by hand\n")
+    shown = cli(["worktree", "diff", "feat"], repo, server)
+    assert shown.returncode == 0, shown.stderr
+    assert "+two" in shown.stdout and "+++ b/added.txt" in shown.stdout
+    assert "new file, not committed yet: later.txt" in shown.stdout
+
+    merged = cli(["worktree", "merge", "feat"], repo, server)
+    assert merged.returncode == 0, merged.stderr
+    assert "Committed the uncommitted work in feat on loom/feat" in merged.stdout
+    assert "Merged loom/feat" in merged.stdout
+    assert (repo / "notes.txt").read_text() == "one\ntwo\n"
+    assert (repo / "added.txt").read_text() == "new\n" and (repo / "later.txt").exists()
+    assert git(repo, "status", "--porcelain") == ""
+    again = cli(["worktree", "diff", "feat"], repo, server)
+    assert again.stdout.strip() == "Worktree feat has no changes."
+    assert cli(["worktree", "remove", "feat"], repo, server).returncode == 0
+    missing = cli(["worktree", "merge", "nope"], repo, server)
+    assert missing.returncode == 1 and "no Loom worktree 'nope'" in missing.stderr
 
 
 @pytest.mark.parametrize(
@@ -101,7 +141,7 @@ def test_a_name_that_is_no_branch_name_is_refused(
     cli: Callable[..., Done], server: FakeLlmServer, repo: Path, name: str, message: str
 ) -> None:
     done = cli(["run", f"--worktree={name}", "-p", "hi"], repo, server)
-    assert done.returncode == 1 and message in done.stderr
+    assert done.returncode == 2 and message in done.stderr  # a usage error
     assert "letters, digits" in done.stderr and not server.requests
 
 

@@ -69,6 +69,8 @@ def test_check_warns_when_looms_own_code_is_writable(tmp_path: Path, loom_home: 
     done = loom_sandbox_check(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Warning: Loom's own code ({Path(sys.prefix).resolve()}" in done.stdout
+    # the advice is the README's ("Installing Loom as a program")
+    assert "`uv tool install .` or `pipx install .`" in " ".join(done.stdout.split())
     report = json.loads(loom_sandbox_check(tmp_path, "--json").stdout)
     assert str(Path(sys.prefix).resolve()) in report["loom_code_writable"]
 

@@ -136,17 +136,22 @@ async def test_interrupt_while_waiting_for_permission(tmp_path) -> None:
     await ws.shutdown()
 
 
-async def test_interrupt_while_streaming_keeps_the_user_message(tmp_path) -> None:
+async def test_interrupt_while_streaming_keeps_the_user_message_and_the_words_shown(
+    tmp_path,
+) -> None:
     slow = ScriptedTurn(text="a long answer " * 20, chunk_size=4, chunk_delay=0.01)
     provider = ScriptedProvider([slow])
     ws = make_workspace(tmp_path, provider)
     session = await ws.start_session(only())
     events = session.subscribe()
     turn = asyncio.create_task(session.send_message("talk"))
-    await next_event(events, "text_delta")
+    shown = (await next_event(events, "text_delta")).text
     session.interrupt()
     assert await turn == ""
-    assert [m.role for m in session.get_history()] == ["user"]
+    user, cut = session.get_history()
+    assert user.role == "user" and cut.role == "assistant"
+    assert cut.stop_reason == "interrupted" and cut.content.startswith(shown)
+    assert ("a long answer " * 20).startswith(cut.content)
     await ws.shutdown()
 
 

@@ -277,5 +277,9 @@ async def test_continue_after_an_interrupted_model_call(tmp_path) -> None:
     assert await turn == ""
     assert session.can_continue
     assert await session.continue_turn() == "second try"
-    assert [m.role for m in session.get_history()] == ["user", "assistant"]
+    # the cut-off words stay in the thread, marked; the model was asked again without them
+    history = session.get_history()
+    assert [(m.role, getattr(m, "stop_reason", None)) for m in history] == [
+        ("user", None), ("assistant", "interrupted"), ("assistant", "end_turn")]  # fmt: skip
+    assert "slow ".startswith(history[1].content)  # the deltas shown before the interrupt
     await ws.shutdown()

@@ -221,7 +221,19 @@ class LiveSession:
     # -- events -> updates -------------------------------------------------------------------
 
     def _on_event(self, event: SessionEvent) -> None:
+        if isinstance(event, ToolExecuting):
+            self._remember_before_edit(event)
         self._queue.put_nowait(event)
+
+    def _remember_before_edit(self, event: ToolExecuting) -> None:
+        """The file an edit is about to change, read now: the event is published before
+        the tool runs, while the update for it is sent later (the file has changed by
+        then), and the finished edit's diff needs the text it replaced."""
+        shown = self._present(event.tool_name, event.arguments)
+        if shown.edits_files and shown.path:
+            from loom.session import read_text
+
+            self._edit_before[event.call_id] = (shown.path, read_text(self.root, shown.path))
 
     async def _send_all(self) -> None:
         while True:
@@ -258,12 +270,7 @@ class LiveSession:
                     )
                     for c in message.tool_calls
                 ]
-            case ToolExecuting(call_id=call_id, tool_name=name, arguments=args):
-                shown = self._present(name, args)
-                if shown.edits_files and shown.path:
-                    from loom.session import read_text
-
-                    self._edit_before[call_id] = (shown.path, read_text(self.root, shown.path))
+            case ToolExecuting(call_id=call_id):
                 return [updates.call_progress(call_id, "in_progress")]
             case NewMessage(message=ToolMessage() as message) if (
                 message.tool_call_id not in self._finished

@@ -144,7 +144,7 @@ async def _chat(request: Any) -> int:
         await starter.close()  # stops the session (the thread is saved) and the workspace
     if session is None:
         return 1 if repl.failure else code
-    if not session.thread.messages or session.never_answered:  # no thread is kept
+    if not session.keeps_thread:
         return code
     say = repl.renderer.line
     usage = session.usage

@@ -84,7 +84,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
 
 
 async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: StopSignals) -> int:
-    from loom.session import LoomError, Workspace, not_a_project
+    from loom.session import BadInput, LoomError, Workspace, not_a_project
 
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
@@ -104,7 +104,7 @@ async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: 
         )
     except LoomError as exc:
         err.write(f"loom: error: {exc}\n")
-        return 1
+        return 2 if isinstance(exc, BadInput) else 1  # a bad --worktree name: a usage error
     if workspace.worktree is not None:
         wt = workspace.worktree
         err.write(f"loom: working in worktree {wt.name} (branch {wt.branch}): {wt.path}\n")
@@ -127,10 +127,33 @@ async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: 
         session = await _start(workspace, options, cwd, err)
         if session is None:
             return 1
-        return await HeadlessRun(session, options, out, err, started, cwd).run(signals)
+        code = await HeadlessRun(session, options, out, err, started, cwd).run(signals)
+        _commit_worktree(workspace, session.id, err)
+        return code
     finally:
         signals.finishing()  # the thread is being saved: a signal no longer cancels it
         await workspace.shutdown()
+
+
+def _commit_worktree(workspace: Workspace, thread_id: str, err: TextIO) -> None:
+    """After a run in a worktree: its changes committed on the worktree's branch, and
+    the commands that show and merge them."""
+    from loom.session import LoomError
+
+    worktree = workspace.worktree
+    if worktree is None:
+        return
+    try:
+        made = workspace.worktrees.commit(worktree, f"loom: work of thread {thread_id}")
+    except LoomError as exc:
+        err.write(f"loom: warning: {exc}\n")
+        return
+    if made:
+        err.write(
+            f"loom: committed this run's changes on {worktree.branch} ({made[:12]}); "
+            f"`loom worktree diff {worktree.name}` shows them, "
+            f"`loom worktree merge {worktree.name}` merges them\n"
+        )
 
 
 async def _start(
@@ -140,7 +163,7 @@ async def _start(
     from loom.session import LoomError, SessionSpec
 
     def on_refusal(refusal: Any) -> None:
-        err.write(refusal_line(refusal) + "\n")
+        err.write(refusal_line(refusal, yes=options.yes) + "\n")
 
     spec = SessionSpec(
         model=options.model,
@@ -273,7 +296,7 @@ class HeadlessRun:
             subtype=subtype,  # type: ignore[arg-type]
             result=answer or ("" if failure else self.tally.last_text),
             session_id=self.session.id,
-            thread_id=self.session.thread.id,
+            thread_id=self.session.thread.id if self.session.keeps_thread else None,
             duration_ms=round((time.monotonic() - self.started) * 1000),
             tally=self.tally,
             error=failure,
@@ -283,7 +306,7 @@ class HeadlessRun:
             return 0
         thread_id = self.session.thread.id
         self.err.write(f"loom: error: {failure}\n")
-        if not self.session.never_answered:  # else it is not kept (nothing was answered)
+        if self.session.keeps_thread:  # else nothing was said, or nothing answered
             self.err.write(
                 f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n"
             )
@@ -300,8 +323,10 @@ def _activity_renderer(err: TextIO) -> Any:
     return EventRenderer(Console(file=err, highlight=False), show_messages=False)
 
 
-def refusal_line(refusal: Any) -> str:
-    """One line for the person about a refused call (the model reads its own text)."""
+def refusal_line(refusal: Any, yes: bool = False) -> str:
+    """One line for the person about a refused call (the model reads its own text).
+    `yes`: --yes was given, so what still asked is beyond it (a protected file such as
+    .loom.toml, the dangerous-command floor)."""
     subject = " ".join(str(refusal.subject or "").split())
     if len(subject) > 80:
         subject = subject[:79] + "…"
@@ -309,6 +334,12 @@ def refusal_line(refusal: Any) -> str:
     if not refusal.unattended:
         return f"loom: refused {what}: {' '.join(refusal.why.split())}"
     why = f" ({' '.join(refusal.why.split())})" if refusal.why else ""
+    if yes:
+        return (
+            f"loom: refused {what}: it needs approval{why} even with --yes, and nobody can "
+            "give it in a headless run; approve it in the REPL (`loom resume`), or make "
+            "that change yourself"
+        )
     return (
         f"loom: refused {what}: it needs approval{why} and nobody can give it in a headless "
         f"run; pass --yes, or list {refusal.tool} under [permissions] auto_approve"

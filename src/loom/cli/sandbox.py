@@ -111,7 +111,8 @@ def render_report(report: object, network: bool) -> list[str]:
         lines.append(
             f"Warning: Loom's own code ({', '.join(map(str, report.exposed))}) lies in a writable "
             "folder, so a command could change what the next `loom` runs outside the "
-            "sandbox; install Loom outside the project (pipx, `uv tool install`) to close that."
+            "sandbox; install Loom outside the project to close that: `uv tool install .` "
+            "or `pipx install .` in Loom's source folder."
         )
     if not network:
         lines.append("Network: turn it on with `[sandbox] network = true` in your user config.")

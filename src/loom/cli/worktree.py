@@ -1,4 +1,4 @@
-"""`loom worktree list|remove`: the project's git worktrees Loom made (`loom --worktree
+"""`loom worktree list|diff|merge|remove`: the project's git worktrees Loom made (`loom --worktree
 NAME`, `loom run --worktree NAME`, sub-agents with `isolation: worktree`)."""
 
 from __future__ import annotations
@@ -60,3 +60,27 @@ def remove_command(
         gone = _api().remove(name, force=force, delete_branch=delete_branch)
     kept = "" if delete_branch else f"; branch {gone.branch} kept (git branch -D to drop it)"
     typer.echo(f"Removed worktree {gone.name} ({gone.path}){kept}")
+
+
+@worktree_app.command("diff")
+def diff_command(
+    name: str = typer.Argument(..., help="The worktree's name, as `loom worktree list` shows."),
+) -> None:
+    """What the worktree changed since it left this project's commit (committed or not)."""
+    with person_errors():
+        patch = _api().diff(name)
+    typer.echo(patch.rstrip("\n") if patch else f"Worktree {name} has no changes.")
+
+
+@worktree_app.command("merge")
+def merge_command(
+    name: str = typer.Argument(..., help="The worktree's name, as `loom worktree list` shows."),
+) -> None:
+    """Merge the worktree's branch into this project's checked-out branch (its
+    uncommitted work is committed on the branch first)."""
+    with person_errors():
+        worktree, made, said = _api().merge(name)
+    if made:
+        typer.echo(f"Committed the uncommitted work in {name} on {worktree.branch} ({made[:12]}).")
+    typer.echo(f"Merged {worktree.branch}: {said}")
+    typer.echo(f"Remove the worktree with `loom worktree remove {name}` when you are done.")

@@ -421,6 +421,9 @@ def _interrupt(state: AgentState, event: Interrupted) -> Step:
         ]
         conversation = (*conversation, *answers)
         actions += [RecordMessage(m) for m in answers]
+    elif isinstance(state, ProcessingLlmResponse) and event.partial is not None:
+        conversation = (*conversation, event.partial)
+        actions.append(RecordMessage(event.partial))
     actions += [SaveThread(), EndTurn("", None, interrupted=True), WaitForInput()]
     return WaitingForUserInput(conversation), actions
 
@@ -529,8 +532,24 @@ def restore(snap: AgentStateSnapshot, messages: Sequence[Message]) -> Step:
 
 def awaits_answer(conversation: Sequence[Message]) -> bool:
     """True when the model owes an answer: the last message is the user's or a tool
-    result (a turn that stopped before the model replied)."""
-    return bool(conversation) and isinstance(conversation[-1], UserMessage | ToolMessage)
+    result (a turn that stopped before the model replied), or an answer cut off while
+    it streamed."""
+    return bool(conversation) and (
+        isinstance(conversation[-1], UserMessage | ToolMessage) or cut_off(conversation[-1])
+    )
+
+
+def cut_off(message: Message) -> bool:
+    """An assistant message interrupted while it streamed (kept for the record)."""
+    return isinstance(message, AssistantMessage) and message.stop_reason == "interrupted"
+
+
+def to_send(conversation: Conversation) -> Conversation:
+    """What a model call sends: without a trailing cut-off answer, which the model is
+    asked to give again (a provider would take it as the start of its reply)."""
+    if conversation and cut_off(conversation[-1]):
+        return conversation[:-1]
+    return conversation
 
 
 def unanswered_calls(conversation: Sequence[Message]) -> list[str]:

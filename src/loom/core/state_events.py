@@ -122,6 +122,9 @@ class IoFailed:
 @dataclass(frozen=True)
 class Interrupted:
     reason: str = "interrupted by the user"
+    # the words of an answer that was streaming (already on the person's screen), kept
+    # in the thread as an assistant message with stop_reason "interrupted"
+    partial: AssistantMessage | None = None
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class AgentDefinition:
     tools: tuple[str, ...] | None = None  # names or globs; None: the parent's tools
     model: str | None = None  # provider:model-id; None: the parent's model
     source: str = "builtin"  # "builtin" | "project" | "user"
-    label: str = "(built in)"  # where it is defined, for a person
+    label: str = "built in"  # where it is defined, for a person (faces add the brackets)
     strict_tools: bool = True  # an unknown name in `tools` is an error (custom agents)
 
 

@@ -15,6 +15,7 @@ are reported separately in `cache_read_tokens` / `cache_write_tokens`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from loom.core.messages import Usage
@@ -152,9 +153,11 @@ def model_info(provider: str, model_id: str) -> ModelInfo:
     return replace(found, provider=provider, model_id=model_id)
 
 
-def takes_images(provider: str, model_id: str) -> bool:
-    """Whether the catalog knows `provider:model_id` to take images as input."""
-    return model_info(provider, model_id).supports_images
+def takes_images(provider: str, model_id: str, told: Mapping[str, bool] | None = None) -> bool:
+    """Whether `provider:model_id` takes images as input: as the person told (config
+    `[models."provider:model"] images`, in `told`), else as the catalog knows."""
+    said = (told or {}).get(f"{provider}:{model_id}")
+    return model_info(provider, model_id).supports_images if said is None else said
 
 
 def cost_usd(info: ModelInfo, usage: Usage) -> float:

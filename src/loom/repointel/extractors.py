@@ -22,13 +22,11 @@ makes that file a parse failure, like a tree-sitter error.
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
 ENTRY_POINT_GROUP = "loom.extractors"
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,11 @@ def extractors() -> dict[str, Extractor]:
         try:
             extractor = check(entry.name, entry.load())
         except Exception as exc:  # a broken plugin must never stop Loom
-            log.warning("extractor plugin %s skipped: %s: %s", entry.name, type(exc).__name__, exc)
+            import logging  # here: only a broken plugin needs it (~5 ms at `loom map`'s start)
+
+            logging.getLogger(__name__).warning(
+                "extractor plugin %s skipped: %s: %s", entry.name, type(exc).__name__, exc
+            )
             continue
         found.setdefault(extractor.language, extractor)
     return found

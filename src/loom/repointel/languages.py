@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
@@ -138,10 +137,14 @@ class Grammar:
 
 
 def _query_text(owner: str) -> str:
+    from importlib import resources  # here: only parsing needs it, not a warm `loom map`
+
     return (resources.files(owner) / "queries" / "tags.scm").read_text("utf-8")
 
 
 def _extra_query(language: str) -> str:
+    from importlib import resources
+
     extra = resources.files("loom.repointel") / "queries" / f"{language}-extra.scm"
     return extra.read_text("utf-8") if extra.is_file() else ""
 

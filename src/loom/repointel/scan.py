@@ -136,6 +136,13 @@ def scan_project(
     if not known:
         return _scan(root, ignore, max_file_bytes, key, {})
     try:
+        if previous is not None:
+            return _rescan_known(root, max_file_bytes, previous)
+    except _DirectoriesMoved:
+        pass
+    except (TypeError, ValueError, AttributeError, IndexError):
+        return _scan(root, ignore, max_file_bytes, key, {})  # a damaged entry: walk it all
+    try:
         return _scan(root, ignore, max_file_bytes, key, known)
     except _GitignoresMoved:
         return _scan(root, ignore, max_file_bytes, key, {})
@@ -145,6 +152,35 @@ def scan_project(
 
 class _GitignoresMoved(Exception):
     """A directory gained or lost its .gitignore: kept ignore decisions may be wrong."""
+
+
+class _DirectoriesMoved(Exception):
+    """A directory's entries changed (or it is not in the listings): it must be listed."""
+
+
+def _rescan_known(root: str, max_file_bytes: int, previous: DirCache) -> ScanResult:
+    """The common case, every directory as it was: stat the kept files of the kept
+    listings, and nothing else (no ignore rules to load or match: they decided when the
+    listings were made). Raises _DirectoriesMoved when some directory must be listed."""
+    result = ScanResult(dirs=previous)
+    languages: dict[str, str | None] = {}
+    listings = previous.listings
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        folder = os.path.join(root, rel_dir) if rel_dir else root
+        cached = listings.get(rel_dir)
+        if cached is None:
+            raise _DirectoriesMoved
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            raise _DirectoriesMoved from None
+        if mtime != cached[0]:
+            raise _DirectoriesMoved
+        _add_files(result, root, folder, rel_dir, cached[1], max_file_bytes, languages)
+        stack.extend(f"{rel_dir}/{name}" if rel_dir else name for name in cached[2])
+    return result
 
 
 def _scan(
@@ -157,6 +193,7 @@ def _scan(
     now = time.time_ns()
     # False: an ignore file changed too recently to rely on its mtime
     trustworthy = key[1] is None or now - key[1][0] > RACY_WINDOW_NS
+    languages: dict[str, str | None] = {}
     stack: list[tuple[str, tuple[Layer, ...]]] = [("", rules.root_layers)]
     while stack:
         rel_dir, layers = stack.pop()
@@ -185,29 +222,50 @@ def _scan(
                 trustworthy = trustworthy and now - seen[0] > RACY_WINDOW_NS
         if now - dir_mtime > RACY_WINDOW_NS:
             listings[rel_dir] = (dir_mtime, names, subdirs, has_gitignore)
-        for name in names:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            try:
-                st = os.lstat(f"{folder}/{name}")
-                if stat_mod.S_ISLNK(st.st_mode):
-                    # a link counts only when it leads to a file inside the project: the
-                    # index must never hand the model an outside file's definitions
-                    if resolve_beneath(root, rel) is None:
-                        continue
-                    st = os.stat(f"{folder}/{name}")
-            except OSError:
-                continue  # dangling link or a file that vanished: not part of the project
-            if not stat_mod.S_ISREG(st.st_mode):
-                continue
-            if st.st_size > max_file_bytes:
-                result.too_large.append(rel)
-                continue
-            result.files[rel] = FileStat(st.st_size, st.st_mtime_ns, detect_language(rel))
+        _add_files(result, root, folder, rel_dir, names, max_file_bytes, languages)
         for name in subdirs:
             stack.append((f"{rel_dir}/{name}" if rel_dir else name, layers))
     if trustworthy:
         result.dirs = DirCache(key, gitignores, listings)
     return result
+
+
+def _add_files(
+    result: ScanResult,
+    root: str,
+    folder: str,
+    rel_dir: str,
+    names: list[str],
+    max_file_bytes: int,
+    languages: dict[str, str | None],
+) -> None:
+    """Stat the files `names` of one directory into `result` (languages: by suffix, for
+    this scan)."""
+    files = result.files
+    for name in names:
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        try:
+            st = os.lstat(f"{folder}/{name}")
+            if stat_mod.S_ISLNK(st.st_mode):
+                # a link counts only when it leads to a file inside the project: the
+                # index must never hand the model an outside file's definitions
+                if resolve_beneath(root, rel) is None:
+                    continue
+                st = os.stat(f"{folder}/{name}")
+        except OSError:
+            continue  # dangling link or a file that vanished: not part of the project
+        if not stat_mod.S_ISREG(st.st_mode):
+            continue
+        if st.st_size > max_file_bytes:
+            result.too_large.append(rel)
+            continue
+        dot = name.rfind(".")
+        suffix = name[dot:] if dot > 0 else ""
+        if suffix in languages:
+            language = languages[suffix]
+        else:
+            language = languages[suffix] = detect_language(name)
+        files[rel] = FileStat(st.st_size, st.st_mtime_ns, language)
 
 
 def _list(

@@ -80,7 +80,7 @@ class RunResult:
     subtype: ResultSubtype
     result: str
     session_id: str
-    thread_id: str
+    thread_id: str | None  # None: no thread was kept (nothing was said or answered)
     duration_ms: int
     tally: RunTally
     error: str | None = None

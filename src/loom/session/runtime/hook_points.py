@@ -75,11 +75,9 @@ class SessionHooks:
             subject=subject,
             env=self._env(),
         )
-        for text in outcome.notices:
+        for text in outcome.notices:  # each names its hook already ("PreToolUse hook `x` ...")
             self.session.publish(
-                Notice(
-                    session_id=self.session.id, level="warning", source=f"{event} hook", text=text
-                )
+                Notice(session_id=self.session.id, level="warning", source="", text=text)
             )
         return outcome
 
@@ -154,7 +152,14 @@ class SessionHooks:
         """The text the turn goes on with when a Stop (SubagentStop for a sub-agent)
         hook blocks; None when the agent may stop."""
         event = "SubagentStop" if self.is_child else "Stop"
-        if not self.hooks.wants(event) or continuations >= MAX_STOP_CONTINUATIONS:
+        if not self.hooks.wants(event):
+            return None
+        if continuations >= MAX_STOP_CONTINUATIONS:  # said, not silently dropped
+            self.session.publish(Notice(
+                session_id=self.session.id, level="warning", source=f"{event} hook",
+                text=f"it kept the turn going {continuations} times; Loom let the agent stop "
+                "here (check the hook: it should let the turn end once its condition holds)",
+            ))  # fmt: skip
             return None
         fields = {"stop_hook_active": continuations > 0, "last_assistant_message": answer}
         outcome = await self.fire(event, fields)

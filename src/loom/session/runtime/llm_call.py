@@ -218,13 +218,7 @@ class LlmCaller:
         info = model_info(provider, model_id)
         cost = cost_usd(info, usage) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
-        total = self.session.usage
-        total.input_tokens += usage.input_tokens
-        total.output_tokens += usage.output_tokens
-        if cost is None or total.cost_usd is None:
-            total.cost_usd = None
-        else:
-            total.cost_usd += cost
+        self.session.count_usage(usage)
         return usage
 
 

@@ -41,6 +41,8 @@ class SessionOptions:
     extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
     # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
     text_tool_calls: bool = False
+    # [models."provider:model"] images: models told to take images (or not)
+    image_models: dict[str, bool] = field(default_factory=dict)
     image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
@@ -87,6 +89,9 @@ class SessionOptions:
         )
         options.compaction = config.context.compaction
         options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
+        options.image_models = {
+            name: said.images for name, said in config.models.items() if said.images is not None
+        }
         options.auto_commit = config.git.auto_commit  # [hooks] post_tools: SessionDefaults
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.

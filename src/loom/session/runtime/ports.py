@@ -80,6 +80,8 @@ class ModelPort(MachinePort, Protocol):
     usage: Usage
     prompts: SessionPrompts
 
+    def count_usage(self, usage: Usage) -> None: ...
+
 
 class SystemPromptSlot(Protocol):
     system_prompt: str | None  # None: the agent's own prompt and tools

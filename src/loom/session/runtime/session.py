@@ -32,6 +32,7 @@ from loom.core.events import (
     NewMessage,
     SessionError,
     SessionStatus,
+    TextDeltaEvent,
     TodoList,
     ToolProgress,
     TurnComplete,
@@ -39,7 +40,7 @@ from loom.core.events import (
 )
 from loom.core.ids import new_message_id
 from loom.core.images import ImageRef, check_count
-from loom.core.messages import Message, ToolCall, Usage, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.core.todos import TodoItem
@@ -116,6 +117,7 @@ class Session:
         self._status = "idle"
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[str] | None = None
+        self._streamed: list[str] = []  # the running model call's text deltas
         self._turn_end: sm.EndTurn | None = None
         self.busy = False  # a multi-step turn (architect mode) is under way
         # a sub-agent's asks through its parent's (ParentGate, set when it is assembled)
@@ -170,7 +172,7 @@ class Session:
             expanded.images = [*images, *expanded.images]
             check_count(len(expanded.images))
         if expanded.images:  # refused before anything is sent when the model takes none
-            check_model_takes_images(self.model)
+            check_model_takes_images(self.model, self.options.image_models)
             await asyncio.to_thread(self._keep_images, expanded.images)
         return await self._turn(expanded.text, expanded.files, expanded.images)
 
@@ -324,6 +326,25 @@ class Session:
             and not any(m.role in ("assistant", "tool") for m in self.thread.messages)
         )
 
+    def count_usage(self, usage: Usage) -> None:
+        """Add one model response's tokens and cost to the session's total (`usage`):
+        its own calls, and its sub-agents' (the person pays for both). A response of
+        unknown price makes the total's cost unknown from then on."""
+        total = self.usage
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+        if usage.cost_usd is None or total.cost_usd is None:
+            total.cost_usd = None
+        else:
+            total.cost_usd += usage.cost_usd
+
+    @property
+    def keeps_thread(self) -> bool:
+        """Whether its thread is kept when it stops (`loom resume` finds it): something
+        was said, and answered or worth continuing. A message refused before anything was
+        sent (a missing @file, an image for a model that takes none) leaves none."""
+        return bool(self.thread.messages) and not self.never_answered
+
     async def stop(self) -> None:
         """Finish: interrupt any turn, answer open calls, snapshot git, save, release."""
         if self._closed:
@@ -418,13 +439,28 @@ class Session:
             if task is not None:
                 task.uncancel()
             self.gate.cancel()
-            # Answers what was open and saves; a no-op when the turn had just ended.
-            await self._apply(sm.Interrupted())
+            # Answers what was open, keeps the words of an answer cut off while it
+            # streamed, and saves; a no-op when the turn had just ended.
+            await self._apply(sm.Interrupted(partial=self._cut_off_answer()))
         if self._turn_end is None and not isinstance(
             self.state, sm.WaitingForUserInput | sm.Error
         ):  # a bug: treat as a crash, so the session restarts from its last save
             raise RuntimeError(f"the agent loop stalled in {type(self.state).__name__}")
         return self._turn_end or sm.EndTurn("")
+
+    def _cut_off_answer(self) -> AssistantMessage | None:
+        """The text the model had streamed when the turn was interrupted, as an
+        assistant message marked interrupted (None when nothing was shown)."""
+        text = "".join(self._streamed)
+        if not text.strip():
+            return None
+        return AssistantMessage(
+            content=text,
+            model=self.active_model,
+            stop_reason="interrupted",
+            id=new_message_id(),
+            created_at=now_iso(),
+        )
 
     async def _apply(self, event: sm.AgentEvent) -> list[Any]:
         self.state, actions = sm.transition(self.state, event, self.machine_config)
@@ -474,7 +510,8 @@ class Session:
                 self._turn_end = action
                 return self._end_turn(action)
             case sm.CallLlm():
-                return self.llm.call(action.conversation)
+                self._streamed = []  # this call's words, kept if it is interrupted
+                return self.llm.call(sm.to_send(action.conversation))
             case sm.ExecuteTool(call=call):
                 from loom.session.runtime.tool_runner import execute_call  # at the first call
 
@@ -550,6 +587,8 @@ class Session:
         self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))
 
     def publish(self, event: Any) -> None:
+        if type(event) is TextDeltaEvent:
+            self._streamed.append(event.text)
         self.bus.publish(self.topic, event)
 
     def _publish_progress(self, action: sm.PublishProgress) -> None:
@@ -635,18 +674,21 @@ class Session:
         await self._saver.flush()
 
 
-def check_model_takes_images(model: str) -> None:
-    """ImageError, saying so plainly, when `model` does not take images."""
+def check_model_takes_images(model: str, told: dict[str, bool] | None = None) -> None:
+    """ImageError, saying so plainly, when `model` does not take images (`told`: config
+    `[models."provider:model"] images`)."""
     from loom.core.images import ImageError
     from loom.llm.catalog import takes_images
     from loom.llm.registry import parse_model_name
 
     provider, model_id = parse_model_name(model)
-    if not takes_images(provider, model_id):
+    if not takes_images(provider, model_id, told):
         raise ImageError(
             f"{model} does not take images (as far as Loom's model catalog knows), so the "
             "image was not sent. Switch to a model that does (/model, --model, e.g. "
-            "anthropic:claude-sonnet-4-6), or describe what the image shows in words"
+            "anthropic:claude-sonnet-4-6), or describe what the image shows in words; if "
+            f'it does take images, say so in your config: [models."{provider}:{model_id}"] '
+            "images = true"
         )
 
 

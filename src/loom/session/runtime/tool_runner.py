@@ -244,7 +244,7 @@ def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.To
 
     model = session.active_model
     provider, model_id = parse_model_name(model)
-    if not takes_images(provider, model_id):
+    if not takes_images(provider, model_id, session.options.image_models):
         why = f"{model} does not take images"
     elif provider not in IMAGE_RESULT_PROVIDERS:
         why = f"Loom does not send images in {provider}'s tool results"

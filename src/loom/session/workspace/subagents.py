@@ -253,6 +253,9 @@ class _Child:
         if child is None:
             return
         if kind == "new_message":
+            usage = getattr(event.message, "usage", None)
+            if usage is not None:  # the parent's total (/cost, the toolbar) counts it
+                self.parent.count_usage(usage)
             self.parent.publish(
                 SubagentMessage(
                     session_id=self.parent.id,
@@ -294,10 +297,23 @@ class _Child:
         if not kept:
             await self._drop_worktree()
             return ["(The sub-agent changed nothing; its worktree was removed.)"]
+        from loom.worktrees import commit_work
+
+        message = f"loom: sub-agent {self.agent.name}: {self.request.description}"[:200]
+        try:
+            made = await asyncio.to_thread(commit_work, worktree, message)
+        except LoomError as exc:
+            return [
+                f"Its changes are left uncommitted in {worktree.path} ({exc}): commit them "
+                f"there (`git -C {worktree.path} add -A && git -C {worktree.path} commit`), "
+                f"then `loom worktree merge {worktree.name}`."
+            ]
+        committed = f"committed as {made[:12]} " if made else ""
         return [
-            f"Its changes are on branch {worktree.branch} in {worktree.path} (not in your "
-            f"working tree): review them there, merge with `git merge {worktree.branch}`, "
-            f"and remove it with `loom worktree remove {worktree.name}`."
+            f"Its changes are {committed}on branch {worktree.branch} in {worktree.path} (not "
+            f"in your working tree): see them with `loom worktree diff {worktree.name}`, "
+            f"merge them with `loom worktree merge {worktree.name}` (or `git merge "
+            f"{worktree.branch}`), then `loom worktree remove {worktree.name}`."
         ]
 
     async def _drop_worktree(self) -> None:

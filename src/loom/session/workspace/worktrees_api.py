@@ -2,6 +2,7 @@
 
     wt, created = ws.worktrees.ensure("fix-login")   # LoomError: not git, bad name, taken
     ws.worktrees.list(); ws.worktrees.remove("fix-login", force=False)
+    ws.worktrees.diff("fix-login"); ws.worktrees.merge("fix-login")   # its work, back home
 
 `Workspace.open(cwd, worktree="fix-login")` opens the workspace *in* the worktree: its
 sessions work there and their threads record it.
@@ -46,3 +47,25 @@ class WorktreesApi:
 
         return remove(self.project_root, name, self.paths.data, force=force,
                       delete_branch=delete_branch)  # fmt: skip
+
+    def commit(self, worktree: Worktree, message: str) -> str | None:
+        """Commit the worktree's uncommitted work on its branch: the commit, or None
+        when there was nothing to commit."""
+        from loom.worktrees import commit_work
+
+        return commit_work(worktree, message)
+
+    def diff(self, name: str) -> str:
+        """The worktree NAME's changes since it left the project's commit (a patch)."""
+        from loom.worktrees import diff, find
+
+        return diff(find(self.project_root, name, self.paths.data))
+
+    def merge(self, name: str) -> tuple[Worktree, str | None, str]:
+        """Commit what is left in worktree NAME, then merge its branch into the project's
+        checked-out branch: (the worktree, the commit made first or None, git's line)."""
+        from loom.worktrees import find, merge
+
+        worktree = find(self.project_root, name, self.paths.data)
+        made, said = merge(worktree)
+        return worktree, made, said
