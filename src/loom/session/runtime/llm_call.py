@@ -17,6 +17,7 @@ from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallRe
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
+from loom.providers import declaration
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
@@ -139,8 +140,8 @@ class LlmCaller:
             return sm.LlmFailed(text, transient=is_transient(exc))
         self.last_exception = None
         text = "".join(parts)
-        named = getattr(provider, "name", "")
-        if not calls and options.text_tool_calls and named == "openai-compatible":
+        decl = declaration(getattr(provider, "name", ""))
+        if not calls and options.text_tool_calls and decl is not None and decl.text_tool_calls:
             from loom.llm.text_tool_calls import extract_text_tool_calls
 
             text, calls = extract_text_tool_calls(text)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from loom.config import ContextSection, RepoSection
 from loom.core.secrets import MIN_SECRET_CHARS, secrets_in
 from loom.llm.retry import RetryPolicy
+from loom.providers import BUILTIN
 from loom.session.runtime.context import RepoMapHook
 
 if TYPE_CHECKING:
@@ -86,7 +87,11 @@ class SessionOptions:
             secrets=known_secrets(config),
         )
         options.compaction = config.context.compaction
-        options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
+        options.text_tool_calls = any(
+            getattr(config.providers.for_provider(decl.name), "text_tool_calls", False)
+            for decl in BUILTIN
+            if decl.text_tool_calls
+        )
         options.auto_commit = config.git.auto_commit  # [hooks] post_tools: SessionDefaults
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.
@@ -99,11 +104,19 @@ def known_secrets(config: LoomConfig) -> dict[str, str]:
     """Secret variables of the environment, API keys from configuration files and the
     sync token from `loom login`."""
     found = secrets_in(os.environ)
-    plugins = config.providers.plugins()
-    for name in ("anthropic", "openai", "google", "openai-compatible", *plugins):
-        key = config.providers.for_provider(name).api_key
-        if key and len(key) >= MIN_SECRET_CHARS:
-            found[f"{name.upper().replace('-', '_')}_API_KEY"] = key
+    for decl in BUILTIN:  # its key variables even where their names look harmless
+        found.update(
+            (var, value)
+            for var in decl.secret_vars
+            if len(value := os.environ.get(var, "").strip()) >= MIN_SECRET_CHARS
+        )
+    settings = [(decl.name, key) for decl in BUILTIN for key in decl.secret_settings] + [
+        (name, "api_key") for name in config.providers.plugins()
+    ]
+    for name, key in settings:
+        value = getattr(config.providers.for_provider(name), key, None)
+        if isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
+            found[f"{name.upper().replace('-', '_')}_{key.upper()}"] = value
     with contextlib.suppress(Exception):  # unreadable credentials: nothing to add
         from loom.paths import LoomPaths
         from loom.store.credentials import load_credentials

@@ -25,6 +25,7 @@ from loom.prompts import (
     family_of,
     load_instructions,
 )
+from loom.providers import declaration
 
 if TYPE_CHECKING:
     from loom.session.runtime.options import SessionOptions
@@ -115,7 +116,8 @@ class SessionPrompts:
         extra = self.options.extra_system
         if self.hook_context:
             extra = f"{extra}\n\n# From the SessionStart hooks\n\n{self.hook_context}".strip()
-        if self.options.text_tool_calls and provider == "openai-compatible":
+        decl = declaration(provider)
+        if self.options.text_tool_calls and decl is not None and decl.text_tool_calls:
             from loom.llm.text_tool_calls import FORMAT_NOTE
 
             extra = f"{extra}\n\n{FORMAT_NOTE}".strip()
