@@ -67,6 +67,22 @@ def anthropic_units(message: Message) -> list[Unit]:
     return units
 
 
+# Prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): a
+# breakpoint at the end of the stable prefix (tools, then system) and one on the last
+# block of each of the newest two groups of the conversation, moving with it: the newest
+# is where the next call reads from; the one before is where the previous call wrote,
+# read back even when more blocks than the API's look-back (20) came since. 3 of the 4
+# allowed. The call's context block comes after them, so it is never cached.
+MOVING_BREAKPOINTS = 2
+
+
+def cache_control(ttl: str) -> bytes:
+    """The `cache_control` value for a breakpoint kept `ttl` ("5m" is the default)."""
+    if ttl == "1h":
+        return b'{"type":"ephemeral","ttl":"1h"}'
+    return b'{"type":"ephemeral"}'
+
+
 def _turn(role: str, blocks: list[bytes]) -> bytes:
     """One Messages API message from its blocks (the API wants roles to alternate)."""
     return b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(blocks))
@@ -98,25 +114,36 @@ class AnthropicProvider:
         key = client_key(self.name, base_url, api_key, timeout, bearer)
         self._client = shared_client(key, build)
         self.endpoint = str(self._client.base_url)
-        self.history = WireHistory(self.name, anthropic_units, _turn)
+        self.history = WireHistory(self.name, anthropic_units, _turn, MOVING_BREAKPOINTS)
         self._post = DirectPost(self._client, "anthropic", "/v1/messages")
 
     def request_body(self, request: LlmRequest) -> bytes:
-        """The JSON body of a streamed Messages API request."""
-        wire, system_texts = self.history.encode(request.messages)
+        """The JSON body of a streamed Messages API request, with prompt-cache
+        breakpoints (`cache_breakpoints`)."""
+        control = cache_control(request.cache_ttl)
+        after = [("user", dumps({"type": "text", "text": request.context}))]
+        wire, system_texts = self.history.encode(
+            request.messages,
+            after=after if request.context else (),
+            mark=lambda block: block[:-1] + b',"cache_control":' + control + b"}",
+        )
         head: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
             "stream": True,
         }
+        marker = loads(control)
         system = system_text(request.system, system_texts)
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
         if system:
-            head["system"] = system
-        if request.tools:
-            head["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters}
-                for t in request.tools
-            ]
+            head["system"] = [{"type": "text", "text": system, "cache_control": marker}]
+        elif tools:
+            tools[-1]["cache_control"] = marker
+        if tools:
+            head["tools"] = tools
         if request.temperature is not None:
             head["temperature"] = request.temperature
         return body(head, "messages", wire)

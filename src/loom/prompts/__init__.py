@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from loom.prompts.environment import Environment, detect_environment
+from loom.prompts.environment import Environment, detect_environment, environment_news
 from loom.prompts.instructions import (
     InstructionFile,
     NestedInstructions,
@@ -34,6 +34,7 @@ __all__ = [
     "base_prompt",
     "build_system_prompt",
     "detect_environment",
+    "environment_news",
     "family_of",
     "load_instructions",
 ]

@@ -96,8 +96,9 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
+        notes = await session.prompts.news()
         await loop_share.room()
-        built = await self._build(window, conversation, specs, repo_map, decisions)
+        built = await self._build(window, conversation, specs, repo_map, decisions, notes)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
@@ -106,6 +107,9 @@ class LlmCaller:
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
+            context=built.context,
+            cache_key=session.thread.id,
+            cache_ttl=options.cache_ttl,
         )
         parts: list[str] = []
         calls: list[ToolCall] = []
@@ -174,6 +178,7 @@ class LlmCaller:
         specs: list,
         repo_map: str,
         decisions: str,
+        notes: str = "",
     ) -> BuiltContext:
         """The request's context: a compaction's summary stands in for the turns it
         folded; when the rest still does not fit, fold more (or, failing that, leave the
@@ -184,13 +189,14 @@ class LlmCaller:
         # too): a big batch goes to a worker thread, so the loop keeps answering keys,
         # Cancel and signals; the usual few new messages are counted here, without the
         # thread hop (milliseconds per call on a busy machine).
-        work = window.counting_work(view.messages, specs, repo_map, decisions, view.summary)
+        zones = (specs, repo_map, decisions)
+        work = window.counting_work(view.messages, *zones, view.summary, notes)
         if work > INLINE_COUNTING_CHARS:
             built = await asyncio.to_thread(
-                window.build, list(view.messages), specs, repo_map, decisions, view.summary
+                window.build, list(view.messages), *zones, view.summary, notes
             )
         else:
-            built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+            built = window.build(view.messages, *zones, view.summary, notes)
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.runtime.compaction import CompactionError
@@ -203,7 +209,7 @@ class LlmCaller:
         if folded is None:
             return built
         return await asyncio.to_thread(
-            window.build, list(folded.messages), specs, repo_map, decisions, folded.summary
+            window.build, list(folded.messages), *zones, folded.summary, notes
         )
 
     @property
@@ -217,11 +223,15 @@ class LlmCaller:
         0, which would read as free); the session's total is unknown from then on."""
         provider, model_id = self.split(model)
         info = model_info(provider, model_id)
-        cost = cost_usd(info, usage) if info.known else None
+        cost = cost_usd(info, usage, self.session.options.cache_ttl) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
         total = self.session.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
+        if usage.cache_read_tokens:
+            total.cache_read_tokens = (total.cache_read_tokens or 0) + usage.cache_read_tokens
+        if usage.cache_write_tokens:
+            total.cache_write_tokens = (total.cache_write_tokens or 0) + usage.cache_write_tokens
         if cost is None or total.cost_usd is None:
             total.cost_usd = None
         else:

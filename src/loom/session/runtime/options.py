@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from loom.config import ContextSection, RepoSection
 from loom.core.secrets import MIN_SECRET_CHARS, secrets_in
+from loom.llm.base import CacheTtl
 from loom.llm.retry import RetryPolicy
 from loom.providers import BUILTIN
 from loom.session.runtime.context import RepoMapHook
@@ -29,6 +30,7 @@ class SessionOptions:
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
+    cache_ttl: CacheTtl = "5m"  # [model] cache_ttl: how long Anthropic keeps a cached prefix
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
     reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
@@ -77,6 +79,7 @@ class SessionOptions:
         options = cls(
             retry=RetryPolicy(max_retries=config.model.max_retries),
             stall_timeout=config.model.stall_timeout,
+            cache_ttl=config.model.cache_ttl,
             architect_model=config.model.architect,
             editor_model=config.model.editor,
             reserved_output_tokens=config.context.reserved_output_tokens,

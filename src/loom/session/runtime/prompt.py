@@ -22,6 +22,7 @@ from loom.prompts import (
     architect_prompt,
     build_system_prompt,
     detect_environment,
+    environment_news,
     family_of,
     load_instructions,
 )
@@ -53,6 +54,8 @@ class SessionPrompts:
         self._nested: NestedInstructions | None = None
         self._instructions_text: str | None = None
         self.hook_context = ""  # what SessionStart hooks printed, for the system prompt
+        self._files_changed = False  # a tool that may edit ran since git was last read
+        self._news = ""  # how the environment differs from the prompt's snapshot
 
     @property
     def instructions(self) -> ProjectInstructions:
@@ -107,6 +110,36 @@ class SessionPrompts:
                 network=network,
             )
         return self._environment
+
+    def files_may_have_changed(self) -> None:
+        """A tool that may edit files ran: the git state is read again before the next
+        call (`news`)."""
+        self._files_changed = True
+
+    async def news(self) -> str:
+        """What changed since the environment snapshot in the system prompt (the git
+        state after edits, a new day), for the call's context block: the prompt itself
+        stays as it was, so the providers' caches keep serving it."""
+        if self._environment is None:
+            return ""
+        snapshot = self._environment
+        if self._files_changed:
+            self._files_changed = False
+            sandbox, network = self.options.sandbox_summary
+            now = await asyncio.to_thread(
+                detect_environment,
+                self.project_root,
+                self.options.cwd,
+                sandbox=sandbox,
+                network=network,
+            )
+            self._news = environment_news(snapshot, now)
+        import datetime as dt
+
+        today = dt.date.today().isoformat()
+        if today != snapshot.date:
+            return f"{self._news}\n- Today's date is now {today}.".strip()
+        return self._news
 
     async def agent(self, model: str) -> str:
         """The agent's system prompt for `model` ("provider:model-id")."""

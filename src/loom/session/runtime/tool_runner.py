@@ -147,6 +147,8 @@ async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.Agen
     # `may_change_files`: a call that asks nothing itself but whose work edits (a task:
     # its sub-agent's calls are checked one by one) still gets a checkpoint before it
     changes_files = risk_of(tool, args) != "read" or may_change_files(tool)
+    if changes_files:
+        session.prompts.files_may_have_changed()  # the next call hears of the git state
     if changes_files and session.options.checkpointer is not None:
         await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
