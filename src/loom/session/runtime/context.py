@@ -46,8 +46,7 @@ SUMMARY_HEADING = (
     "context window; the user saw them in full.)"
 )
 CONTEXT_HEADING = (
-    "<loom-context>\n(From Loom, not the user: what this call should know, rebuilt for "
-    "every call.)"
+    "<loom-context>\n(From Loom, not the user: what this call should know, rebuilt for every call.)"
 )
 CONTEXT_END = "</loom-context>"
 LOW_WATER = 0.6  # a cut keeps the newest history that fits in this share of its budget
