@@ -91,11 +91,16 @@ class ModelSection(_Section):
     # seconds of silence from the endpoint (nothing streamed) before the call is treated
     # as a transient failure and retried
     stall_timeout: float = Field(default=120.0, gt=0)
+    # how hard a reasoning model thinks (loom.llm.effort); None: the family's default
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
 
 
 class ProviderSettings(_Section):
     api_key: str | None = None
     base_url: str | None = None
+    # openai and openai-compatible: which OpenAI API to speak; None: "responses" for
+    # openai, "chat" (Chat Completions) for openai-compatible
+    api: Literal["responses", "chat"] | None = None
     # openai-compatible only: read `<tool_call>{...}</tool_call>` blocks in the answer's
     # text as tool calls (local models served without native tool calling); opt-in
     text_tool_calls: bool = False

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from loom.core.messages import Message, ToolCall, Usage
+from loom.core.messages import Message, ReasoningPart, ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,11 @@ class LlmRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    # how hard a reasoning model thinks: "minimal", "low", "medium", "high", or None
+    # for the model family's default (`loom.llm.effort`)
+    effort: str | None = None
+    # a key the provider's prompt cache groups requests by (the thread id)
+    cache_key: str | None = None
 
 
 # -- stream events -------------------------------------------------------------------
@@ -39,6 +44,20 @@ class LlmRequest:
 @dataclass(frozen=True)
 class TextDelta:
     text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """Readable reasoning as it streams (thinking, a summary); shown dimmed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningReady:
+    """A complete reasoning part to keep on the answer and send back later."""
+
+    part: ReasoningPart
 
 
 @dataclass(frozen=True)
@@ -58,7 +77,7 @@ class StreamEnd:
     stop_reason: str  # "end_turn", "tool_use", "max_tokens", ...
 
 
-StreamEvent = TextDelta | ToolCallReady | UsageReport | StreamEnd
+StreamEvent = TextDelta | ThinkingDelta | ReasoningReady | ToolCallReady | UsageReport | StreamEnd
 
 
 @dataclass
@@ -69,6 +88,7 @@ class LlmResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = "end_turn"
+    reasoning: list[ReasoningPart] = field(default_factory=list)
 
 
 class LlmError(Exception):
@@ -107,6 +127,8 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> LlmResponse:
             parts.append(event.text)
         elif isinstance(event, ToolCallReady):
             response.tool_calls.append(event.call)
+        elif isinstance(event, ReasoningReady):
+            response.reasoning.append(event.part)
         elif isinstance(event, UsageReport):
             response.usage = event.usage
         elif isinstance(event, StreamEnd):

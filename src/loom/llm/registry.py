@@ -63,6 +63,8 @@ _PROVIDERS: dict[str, _ProviderSpec] = {
         base_url_required=True,
     ),
 }
+# the OpenAI API each OpenAI-style provider speaks unless `[providers.NAME] api` says
+OPENAI_APIS = {"openai": "responses", "openai-compatible": "chat"}
 _ALIASES = {"gemini": "google", "claude": "anthropic", "openai_compatible": "openai-compatible"}
 _CUSTOM: dict[str, Callable[..., Provider]] = {}
 
@@ -142,6 +144,7 @@ def create_provider(
     base_url: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     options: Mapping[str, object] | None = None,
+    api: str | None = None,
 ) -> Provider:
     """Build the named provider; arguments win over environment variables. `options`
     (a plugin provider's own settings) go to a registered factory as keyword arguments.
@@ -183,8 +186,11 @@ def create_provider(
             provider=name,
         )
     module_name, _, class_name = spec.factory.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
     kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}
+    if name in OPENAI_APIS and (api or OPENAI_APIS[name]) == "responses":
+        module_name, class_name = "loom.llm.openai_responses", "OpenAIResponsesProvider"
+        kwargs["name"] = name
+    cls = getattr(importlib.import_module(module_name), class_name)
     if key_var == "ANTHROPIC_AUTH_TOKEN":
         kwargs["bearer"] = True
     return cls(**kwargs)
