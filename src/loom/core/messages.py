@@ -56,6 +56,9 @@ class ReasoningPart(_Snapshot):
     signature: str | None = None  # Claude's signature over `text`
     data: str | None = None  # opaque: redacted thinking, encrypted_content
     id: str | None = None  # an OpenAI reasoning item's id
+    # how many of the answer's tool calls came before it (Claude's interleaved thinking
+    # between calls); None: before them all
+    after_calls: int | None = None
 
     def readable_by(self, provider: str, model: str) -> bool:
         return self.provider == provider and self.model == model
