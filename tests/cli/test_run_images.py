@@ -46,9 +46,7 @@ def test_mentioned_and_pasted_images_reach_anthropic_as_image_blocks(
     assert images[0]["source"]["media_type"] == "image/png"
     message = thread_of(done)["conversation"]["messages"][0]
     assert [i["sha256"] for i in message["images"]] == [
-        hashlib.sha256(pasted).hexdigest(),
-        hashlib.sha256(shot).hexdigest(),
-    ]
+        hashlib.sha256(pasted).hexdigest(), hashlib.sha256(shot).hexdigest()]  # fmt: skip
     assert base64.b64encode(shot).decode() not in json.dumps(message)  # a reference only
     stored = list((Path(os.environ["LOOM_HOME"]) / "data" / "images").rglob("*.png"))
     assert sorted(p.read_bytes() for p in stored) == sorted([shot, pasted])
@@ -58,9 +56,8 @@ def test_mentioned_and_pasted_images_reach_anthropic_as_image_blocks(
     again = cli(["run", "-r", thread_id, "-p", "and now?"], project, server)
     assert again.returncode == 0, again.stderr
     first = server.requests[-1].json["messages"][0]
-    assert [
-        base64.b64decode(b["source"]["data"]) for b in first["content"] if b["type"] == "image"
-    ] == [pasted, shot]
+    assert [base64.b64decode(b["source"]["data"]) for b in first["content"]
+            if b["type"] == "image"] == [pasted, shot]  # fmt: skip
 
 
 def test_openai_gets_input_image_parts(
@@ -80,12 +77,8 @@ def test_chat_completions_gets_image_url_parts(
 ) -> None:
     (project / "shot.png").write_bytes(png())
     server.add(Turn(text="ok"))
-    done = cli(
-        ["run", "-p", "see @shot.png", "--model", "openai-compatible:gpt-5"],
-        project,
-        server,
-        **_compatible_env(server),
-    )
+    done = cli(["run", "-p", "see @shot.png", "--model", "openai-compatible:gpt-5"],
+               project, server, **_compatible_env(server))  # fmt: skip
     assert done.returncode == 0, done.stderr
     user = server.requests[0].json["messages"][-1]
     assert user["content"][0] == {"type": "text", "text": "see @shot.png"}
@@ -102,12 +95,8 @@ def test_a_model_without_images_is_told_plainly_nothing_sent(
 ) -> None:
     (project / "shot.png").write_bytes(png())
     env = {"OPENAI_COMPATIBLE_BASE_URL": server.openai_base_url, "OPENAI_COMPATIBLE_API_KEY": "k"}
-    done = cli(
-        ["run", "-p", "see @shot.png", "--model", "openai-compatible:qwen2.5-coder"],
-        project,
-        server,
-        **env,
-    )
+    done = cli(["run", "-p", "see @shot.png", "--model", "openai-compatible:qwen2.5-coder"],
+               project, server, **env)  # fmt: skip
     assert done.returncode == 1
     assert "openai-compatible:qwen2.5-coder does not take images" in done.stderr
     assert server.requests == []
@@ -140,13 +129,8 @@ def test_file_read_of_an_image_is_shown_to_models_that_take_it(
     server.add(Turn(text="It is a diagram."))
     done = cli(["run", "-p", "look at the diagram", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
-    result = next(
-        b
-        for m in server.requests[1].json["messages"]
-        if m["role"] == "user"
-        for b in m["content"]
-        if b["type"] == "tool_result"
-    )
+    result = next(b for m in server.requests[1].json["messages"] if m["role"] == "user"
+                  for b in m["content"] if b["type"] == "tool_result")  # fmt: skip
     text, block = result["content"]
     assert text["text"].startswith("diagram.png is an image (image/png")
     assert base64.b64decode(block["source"]["data"]) == image
@@ -161,28 +145,17 @@ def test_file_read_of_an_image_reaches_chat_completions_after_the_answers_result
     stand between two results of one answer: the image follows the last result."""
     image = png(seed=4)
     (project / "diagram.png").write_bytes(image)
-    calls = [
-        FakeToolCall("file_read", {"path": "diagram.png"}, id="c1"),
-        FakeToolCall("file_read", {"path": "notes.txt"}, id="c2"),
-    ]
+    calls = [FakeToolCall("file_read", {"path": "diagram.png"}, id="c1"),
+             FakeToolCall("file_read", {"path": "notes.txt"}, id="c2")]  # fmt: skip
     server.add(Turn(tool_calls=calls))
     server.add(Turn(text="ok"))
-    done = cli(
-        ["run", "-p", "look", "--model", "openai-compatible:gpt-5"],
-        project,
-        server,
-        **_compatible_env(server),
-    )
+    done = cli(["run", "-p", "look", "--model", "openai-compatible:gpt-5"], project, server,
+               **_compatible_env(server))  # fmt: skip
     assert done.returncode == 0, done.stderr
     sent = server.requests[-1].json["messages"]
     roles = [(m["role"], m.get("tool_call_id")) for m in sent if m["role"] != "system"]
-    assert roles == [
-        ("user", None),
-        ("assistant", None),
-        ("tool", "c1"),
-        ("tool", "c2"),
-        ("user", None),
-    ]
+    assert roles == [("user", None), ("assistant", None), ("tool", "c1"), ("tool", "c2"),
+                     ("user", None)]  # fmt: skip
     first, _second = tool_results(server.requests[-1])
     assert first.startswith("diagram.png is an image") and "cannot be shown" not in first
     note, part = sent[-1]["content"]
