@@ -85,11 +85,16 @@ class ModelSection(_Section):
     # how long Anthropic keeps the prompt prefix a call caches: "5m" (writes cost 1.25x
     # input) or "1h" (2x; for sessions with long pauses). Reads cost 0.1x either way.
     cache_ttl: Literal["5m", "1h"] = "5m"
+    # how hard a reasoning model thinks (loom.llm.effort); None: the family's default
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
 
 
 class ProviderSettings(_Section):
     api_key: str | None = None
     base_url: str | None = None
+    # openai and openai-compatible: which OpenAI API to speak; None: "responses" for
+    # openai, "chat" (Chat Completions) for openai-compatible
+    api: Literal["responses", "chat"] | None = None
     # openai-compatible only: read `<tool_call>{...}</tool_call>` blocks in the answer's
     # text as tool calls (local models served without native tool calling); opt-in
     text_tool_calls: bool = False

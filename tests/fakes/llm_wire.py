@@ -45,6 +45,10 @@ class Turn:
     stop_reason: str | None = None  # default: tool use if tool calls, else end of turn
     input_tokens: int | None = None  # default: the prompt's size / 4 (see prompt_cache)
     output_tokens: int | None = None  # default: from the reply's size
+    # reasoning, streamed when the request turns it on (tests.fakes.llm_reasoning): Claude's
+    # thinking, an OpenAI reasoning summary, Gemini's thoughts; a default text if empty
+    thinking: str | list[str] = ""
+    redacted_thinking: bool = False  # Claude: a redacted_thinking block after the thinking
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
@@ -145,7 +149,7 @@ def render_error(fmt: str, turn: Turn) -> Rendered:
     if fmt == "anthropic":
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         body: Any = {"type": "error", "error": {"type": kind, "message": message}}
-    elif fmt == "openai":
+    elif fmt in ("openai", "responses"):
         body = {"error": {"message": message, "type": "fake_error", "code": str(status)}}
     else:
         body = {
@@ -190,8 +194,17 @@ def _anthropic_usage(prompt: PromptUsage, out: int) -> dict[str, Any]:
     }
 
 
-def render_anthropic(turn: Turn, model: str, stream: bool, cache: PromptUsage) -> Rendered:
+def render_anthropic(
+    turn: Turn,
+    model: str,
+    stream: bool,
+    cache: PromptUsage,
+    lead: tuple[list[bytes], int, int] = ([], 0, 0),
+) -> Rendered:
+    """`lead`: events of blocks streamed first (thinking), how many blocks, their tokens."""
     prompt, out = turn.usage(cache)
+    lead_events, lead_blocks, lead_tokens = lead
+    out += lead_tokens
     message_id = f"msg_{uuid.uuid4().hex[:20]}"
     calls = [
         (call.id if call.id is not None else f"toolu_{uuid.uuid4().hex[:20]}", call)
@@ -241,8 +254,9 @@ def render_anthropic(turn: Turn, model: str, stream: bool, cache: PromptUsage) -
             "message_start",
         ),
         _sse({"type": "ping"}, "ping"),
+        *lead_events,
     ]
-    index = 0
+    index = lead_blocks
     if turn.text_chunks():
         events.append(
             _sse(
@@ -398,15 +412,26 @@ def render_openai(
 # -- Gemini generateContent --------------------------------------------------------------
 
 
-def render_google(turn: Turn, model: str, stream: bool, cache: PromptUsage) -> Rendered:
+def render_google(
+    turn: Turn,
+    model: str,
+    stream: bool,
+    cache: PromptUsage,
+    thoughts: list[dict[str, Any]] | None = None,
+) -> Rendered:
+    """`thoughts`: thought-summary parts streamed first (tests.fakes.llm_reasoning)."""
     prompt, out = turn.usage(cache)
+    thoughts = thoughts or []
+    thought_tokens = sum(len(part["text"]) for part in thoughts) // 4
     usage = {
         "promptTokenCount": prompt.total,
         "candidatesTokenCount": out,
-        "totalTokenCount": prompt.total + out,
+        "totalTokenCount": prompt.total + out + thought_tokens,
     }
     if prompt.read:
         usage["cachedContentTokenCount"] = prompt.read
+    if thoughts:
+        usage["thoughtsTokenCount"] = thought_tokens
     finish = turn.stop_reason or "STOP"
 
     def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
@@ -433,8 +458,9 @@ def render_google(turn: Turn, model: str, stream: bool, cache: PromptUsage) -> R
         parts = ([{"text": turn.full_text()}] if turn.full_text() else []) + call_parts
         return _json(200, response(parts, last=True))
     texts = turn.text_chunks()
-    events = [_sse(response([{"text": text}], last=False)) for text in texts]
-    if call_parts or not events:
+    events = [_sse(response([part], last=False)) for part in thoughts]
+    events += [_sse(response([{"text": text}], last=False)) for text in texts]
+    if call_parts or not texts:
         events.append(_sse(response(call_parts, last=True)))
     else:  # the last text chunk carries finishReason and usage, as the real API does
         events[-1] = _sse(response([{"text": texts[-1]}], last=True))

@@ -112,9 +112,9 @@ HISTORY = (
 )
 
 
-async def _send_history(name: str, server: FakeLlmServer) -> dict:
+async def _send_history(name: str, server: FakeLlmServer, **options: object) -> dict:
     server.add(Turn(text="done"))
-    await collect(provider_for(name, server).stream(request(*HISTORY)))
+    await collect(provider_for(name, server, **options).stream(request(*HISTORY)))
     [recorded] = server.requests
     return recorded.json
 
@@ -141,7 +141,7 @@ async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) ->
 
 @pytest.mark.parametrize("name", ["openai", "openai-compatible"])
 async def test_openai_wire_pairs_results_with_calls(name: str, server: FakeLlmServer) -> None:
-    body = await _send_history(name, server)
+    body = await _send_history(name, server, api="chat")  # Chat Completions' wire
     messages = body["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user"]
     assert [m["tool_call_id"] for m in messages[3:5]] == ["c1", "c2"]

@@ -106,6 +106,14 @@ def _render_message(message: Any) -> Any:
         )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]
+        thought = "\n\n".join(p.text for p in message.reasoning or () if p.text)
+        hidden = sum(1 for p in message.reasoning or () if not p.text)
+        if thought:  # marked and dimmed: the model's reasoning, not its answer
+            shown, note = fold(thought, 6, 800)
+            line = Text("✻ thinking: ", style="dim bold") + Text(shown, style="dim italic")
+            parts.append(Padding(_with_note(line, note), (0, 2)))
+        if hidden:  # opaque (encrypted, redacted): kept for the model, never shown
+            parts.append(Padding(Text(f"✻ {hidden} opaque reasoning part(s)", style="dim"), (0, 2)))
         if message.content:
             shown, note = fold(message.content, FOLD_LINES)
             body = Markdown(shown) if note is None else Group(Markdown(shown), _note(note))

@@ -11,6 +11,8 @@ from typing import Any
 
 BUILTIN = {
     "/model": "[NAME]  show the model, or switch to NAME (provider:model-id; Tab completes)",
+    "/effort": "[LEVEL]  how hard a reasoning model thinks: minimal, low, medium, high",
+    "/thinking": "show the model's thinking whole as it streams (again: fold it to a line)",
     "/architect": "plan with the strong model, carry out each step with the fast one",
     "/normal": "back to the normal agent loop",
     "/diff": "what changed in the project since this thread's starting commit",
@@ -90,6 +92,8 @@ class SlashCommands:
         handlers: dict[str, Callable[[str], Awaitable[None]]] = {
             "/help": self.help,
             "/model": self.model,
+            "/effort": self.effort,
+            "/thinking": self.thinking,
             "/architect": self.mode,
             "/normal": self.mode,
             "/history": self.history,
@@ -172,6 +176,36 @@ class SlashCommands:
             self.line(f"model: {arg}", style="magenta")
         except (LoomError, ValueError) as exc:
             self.line(f"error: {exc}", style="bold red")
+
+    async def effort(self, arg: str) -> None:
+        session = self.repl.session
+        if not arg:
+            self.line(f"effort: {session.options.effort or 'the model family default'}")
+            return
+        try:
+            ignored = session.set_effort(None if arg == "default" else arg)
+        except ValueError as exc:
+            self.line(f"error: {exc}", style="bold red")
+            return
+        self.line(
+            f"effort: {session.options.effort or 'the model family default'}", style="magenta"
+        )
+        if ignored:
+            self.line(ignored, style="yellow")
+
+    async def thinking(self, _arg: str) -> None:
+        from rich.text import Text
+
+        from loom.cli.stream_echo import plain
+
+        view = self.repl.renderer.thinking
+        view.unfolded = not view.unfolded
+        if not view.unfolded:
+            self.line("thinking: folded to a line", style="magenta")
+            return
+        self.line("thinking: shown whole as it streams", style="magenta")
+        if view.last:
+            self.repl.renderer.line(Text(plain(view.last), style="dim italic"))
 
     async def mode(self, mode: str) -> None:
         from loom.session import LoomError

@@ -41,6 +41,24 @@ class RunOptions:
     worktree: str | None = None  # work in the project's git worktree of this name
     trust: bool = False  # the project's powerful settings apply for this run (--trust)
     project_root: Path | None = None  # --project-root: the person names the project folder
+    effort: str | None = None  # --effort: how hard a reasoning model thinks
+
+
+EFFORT_HELP = "How hard a reasoning model thinks: minimal, low, medium or high."
+
+
+def check_effort_option(effort: str | None) -> str | None:
+    """--effort's value, or the command line's error naming the allowed ones."""
+    from loom.session import check_effort
+
+    try:
+        return check_effort(effort)
+    except ValueError as exc:
+        import typer
+
+        raise typer.BadParameter(
+            str(exc).replace("effort must", "must"), param_hint="--effort"
+        ) from None
 
 
 def check_output_format(output_format: str) -> None:
@@ -127,6 +145,7 @@ async def _start(
         headless=True,
         thread=options.thread_id,
         max_turns=options.max_turns,
+        effort=options.effort,
         cwd=cwd,
         on_refusal=on_refusal,
         mode="architect" if options.architect else "normal",

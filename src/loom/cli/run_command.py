@@ -10,7 +10,14 @@ from pathlib import Path
 
 import typer
 
-from loom.cli.run import RunOptions, check_output_format, read_prompt, run_headless
+from loom.cli.run import (
+    EFFORT_HELP,
+    RunOptions,
+    check_effort_option,
+    check_output_format,
+    read_prompt,
+    run_headless,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +42,7 @@ def run_command(
         help="Allow every tool call (the dangerous-command floor still applies).",
     ),
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
+    effort: str = typer.Option(None, "--effort", help=EFFORT_HELP),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
     max_turns: int = typer.Option(
         None,
@@ -97,5 +105,6 @@ def run_command(
         worktree=worktree or root.get("worktree"),
         trust=trust,
         project_root=project_root,
+        effort=check_effort_option(effort or root.get("effort")),
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))

@@ -31,12 +31,14 @@ VALUE_OPTIONS = {
     "-m": "model",
     "--model": "model",
     "--max-turns": "max_turns",
+    "--effort": "effort",
     "-r": "resume",
     "--resume": "resume",
     "-w": "worktree",
     "--worktree": "worktree",
     "--project-root": "project_root",
 }
+EFFORTS = ("minimal", "low", "medium", "high")  # loom.llm.effort's (not imported here)
 FLAGS = {
     "-y": "yes",
     "--yes": "yes",
@@ -67,6 +69,9 @@ def try_fast_run(args: list[str]) -> int | None:
     max_turns = None if turns is None else int(str(turns))
     if max_turns is not None and max_turns < 1:
         return None
+    effort = given.get("effort")
+    if effort is not None and effort not in EFFORTS:
+        return None  # Typer says what is allowed
     # Read last, as the Typer command reads it: without -p, from stdin. No task at all
     # goes to Typer, which finds stdin as this left it (read to its end) and says so.
     text = read_prompt(_text(given.get("prompt")))
@@ -88,6 +93,7 @@ def try_fast_run(args: list[str]) -> int | None:
         worktree=_text(given.get("worktree")) or None,
         trust=bool(given.get("trust")),
         project_root=None if folder is None else Path(str(folder)),
+        effort=_text(effort) or None,
     )
     return _run(options)
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from loom.core.messages import Message, ToolCall, Usage
+from loom.core.messages import Message, ReasoningPart, ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,9 @@ class LlmRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    # how hard a reasoning model thinks: "minimal", "low", "medium", "high", or None
+    # for the model family's default (`loom.llm.effort`)
+    effort: str | None = None
     context: str = ""
     cache_key: str | None = None
     cache_ttl: CacheTtl = "5m"
@@ -52,6 +55,20 @@ class LlmRequest:
 @dataclass(frozen=True)
 class TextDelta:
     text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """Readable reasoning as it streams (thinking, a summary); shown dimmed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningReady:
+    """A complete reasoning part to keep on the answer and send back later."""
+
+    part: ReasoningPart
 
 
 @dataclass(frozen=True)
@@ -71,7 +88,7 @@ class StreamEnd:
     stop_reason: str  # "end_turn", "tool_use", "max_tokens", ...
 
 
-StreamEvent = TextDelta | ToolCallReady | UsageReport | StreamEnd
+StreamEvent = TextDelta | ThinkingDelta | ReasoningReady | ToolCallReady | UsageReport | StreamEnd
 
 
 @dataclass
@@ -82,6 +99,7 @@ class LlmResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = "end_turn"
+    reasoning: list[ReasoningPart] = field(default_factory=list)
 
 
 class LlmError(Exception):
@@ -120,6 +138,8 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> LlmResponse:
             parts.append(event.text)
         elif isinstance(event, ToolCallReady):
             response.tool_calls.append(event.call)
+        elif isinstance(event, ReasoningReady):
+            response.reasoning.append(event.part)
         elif isinstance(event, UsageReport):
             response.usage = event.usage
         elif isinstance(event, StreamEnd):

@@ -35,6 +35,12 @@ class ModelInfo:
     supports_images: bool = True  # image input (screenshots, file_read of an image)
     # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
     cache_write_1h_price_per_mtok: float | None = None
+    # how the model reasons (None: it does not): "anthropic-budget" (thinking with
+    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort), "openai"
+    # (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
+    # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
+    reasoning: str | None = None
+    needs_responses: bool = False  # OpenAI: served only by the Responses API
 
 
 def _m(
@@ -67,7 +73,11 @@ def _anthropic(model_id: str, output: int, price_in: float, price_out: float) ->
     return replace(info, cache_write_1h_price_per_mtok=round(price_in * 2, 4))
 
 
-_CATALOG: tuple[ModelInfo, ...] = (
+def _reasons(info: ModelInfo, style: str, *, responses_only: bool = False) -> ModelInfo:
+    return replace(info, reasoning=style, needs_responses=responses_only)
+
+
+_CATALOG_PLAIN: tuple[ModelInfo, ...] = (
     # -- Anthropic --------------------------------------------------------------------
     _anthropic("claude-opus-4-6", 128_000, 5.0, 25.0),
     _anthropic("claude-sonnet-4-6", 64_000, 3.0, 15.0),
@@ -106,6 +116,55 @@ _CATALOG: tuple[ModelInfo, ...] = (
     _m("google", "gemini-2.5-flash-lite", 1_048_576, 65_536, 0.10, 0.40, 0.01),
     _m("google", "gemini-2.0-flash", 1_048_576, 8_192, 0.10, 0.40, 0.025),
     _m("google", "gemini-2.0-flash-lite", 1_048_576, 8_192, 0.075, 0.30),
+    _m("openai", "gpt-5.1-codex", 400_000, 128_000, 1.25, 10.0, 0.125),
+    _m("openai", "gpt-5-pro", 400_000, 272_000, 15.0, 120.0),
+)
+
+# Which models reason, how, and which need the Responses API (by catalogued id).
+_REASONING: dict[str, str] = {
+    **dict.fromkeys(("claude-opus-4-6", "claude-sonnet-4-6"), "anthropic-adaptive"),
+    **dict.fromkeys(
+        (
+            "claude-opus-4-5",
+            "claude-sonnet-4-5",
+            "claude-haiku-4-5",
+            "claude-opus-4-1",
+            "claude-opus-4",
+            "claude-sonnet-4",
+            "claude-3-7-sonnet",
+        ),
+        "anthropic-budget",
+    ),
+    **dict.fromkeys(
+        (
+            "gpt-5.2",
+            "gpt-5.1",
+            "gpt-5",
+            "gpt-5-mini",
+            "gpt-5-nano",
+            "gpt-5-codex",
+            "gpt-5.1-codex",
+            "gpt-5-pro",
+            "o1",
+            "o3",
+            "o3-pro",
+            "o3-mini",
+            "o4-mini",
+        ),
+        "openai",
+    ),
+    **dict.fromkeys(("gemini-3-pro", "gemini-3-flash"), "gemini-level"),
+    **dict.fromkeys(
+        ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"), "gemini-budget"
+    ),
+}
+_RESPONSES_ONLY = frozenset({"gpt-5-codex", "gpt-5.1-codex", "gpt-5-pro", "o3-pro"})
+
+_CATALOG: tuple[ModelInfo, ...] = tuple(
+    _reasons(info, _REASONING[info.model_id], responses_only=info.model_id in _RESPONSES_ONLY)
+    if info.model_id in _REASONING
+    else info
+    for info in _CATALOG_PLAIN
 )
 
 _BY_ID: dict[str, ModelInfo] = {info.model_id: info for info in _CATALOG}

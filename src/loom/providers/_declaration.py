@@ -45,6 +45,8 @@ class ProviderDeclaration:
     adapter: str  # "module:Class" of its adapter in loom.llm, imported on first use
     key_vars: tuple[str, ...]  # environment variables holding its API key, first set wins
     base_url_vars: tuple[str, ...]  # ... its endpoint
+    # the wire APIs `[providers.NAME] api` may pick, each with its adapter ("module:Class")
+    apis: Mapping[str, str] = field(default_factory=dict)
     # a bearer token read after the API key (sent as `Authorization: Bearer`)
     token_vars: tuple[str, ...] = ()
     key_required: bool = True

@@ -6,6 +6,10 @@ from loom.providers._declaration import ProviderDeclaration, hosted_family_of
 DECLARATION = ProviderDeclaration(
     name="openai-compatible",
     adapter="openai:OpenAICompatibleProvider",
+    apis={
+        "chat": "openai:OpenAICompatibleProvider",
+        "responses": "openai_responses:OpenAIResponsesProvider",
+    },
     key_vars=("OPENAI_COMPATIBLE_API_KEY",),
     base_url_vars=("OPENAI_COMPATIBLE_BASE_URL",),
     key_required=False,

@@ -56,6 +56,13 @@ class ChatItem:
     level: str = "info"  # for notices: info | warn | error
     plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
     images: list[str] = field(default_factory=list)  # kind "user": attached images, described
+    thinking: str = ""  # kind "assistant": its readable reasoning, shown folded
+
+
+def reasoning_text(message: Any) -> str:
+    """An answer's readable reasoning (opaque parts are never shown)."""
+    parts = getattr(message, "reasoning", None) or ()
+    return "\n\n".join(part.text for part in parts if part.text)
 
 
 def card_for(
@@ -155,6 +162,7 @@ def chat_items(
                     html=markdown(folded(message.content)) if message.content else None,
                     tools=shown,
                     model=message.model,
+                    thinking=reasoning_text(message),
                 )
             )
         elif role == "tool":

@@ -8,12 +8,28 @@ from typing import TYPE_CHECKING
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
-from loom.core.events import TextDeltaEvent
+from loom.core.events import Notice, TextDeltaEvent, ThinkingDeltaEvent
 from loom.core.ids import new_message_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    ReasoningPart,
+    ToolCall,
+    Usage,
+    clean_message,
+)
 from loom.core.text import clean_text
 from loom.llm import loop_share
-from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from loom.llm.base import (
+    LlmRequest,
+    Provider,
+    ReasoningReady,
+    StreamEnd,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallReady,
+    UsageReport,
+)
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
@@ -41,6 +57,7 @@ class LlmCaller:
         self._windows: dict[tuple[str, str], ContextWindow] = {}
         self._compactor: Compactor | None = None
         self.images = ImageLoader()
+        self._effort_noted: set[tuple[str, str]] = set()  # (model, effort) said to be ignored
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -107,11 +124,13 @@ class LlmCaller:
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
+            effort=self._effort(model),
             context=built.context,
             cache_key=session.thread.id,
             cache_ttl=options.cache_ttl,
         )
         parts: list[str] = []
+        reasoning: list[ReasoningPart] = []
         calls: list[ToolCall] = []
         usage: Usage | None = None
         stop = "end_turn"
@@ -128,6 +147,12 @@ class LlmCaller:
                         # (the joined message below keeps a pair split across chunks).
                         shown = clean_text(event.text)
                         session.publish(TextDeltaEvent(session_id=session.id, text=shown))
+                elif isinstance(event, ThinkingDelta):
+                    if event.text:
+                        shown = clean_text(event.text)
+                        session.publish(ThinkingDeltaEvent(session_id=session.id, text=shown))
+                elif isinstance(event, ReasoningReady):
+                    reasoning.append(event.part)
                 elif isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, UsageReport):
@@ -157,6 +182,7 @@ class LlmCaller:
         message = AssistantMessage(
             content=text,
             tool_calls=calls,
+            reasoning=reasoning or None,
             model=model,
             usage=usage,
             stop_reason=stop,
@@ -212,6 +238,19 @@ class LlmCaller:
             window.build, list(folded.messages), *zones, folded.summary, notes
         )
 
+    def _effort(self, model: str) -> str | None:
+        """The session's effort; for a model that cannot reason, None, said once."""
+        from loom.llm.effort import ignored_note
+
+        effort = self.session.options.effort
+        note = ignored_note(*self.split(model), effort)
+        if note is None:
+            return effort
+        if (model, str(effort)) not in self._effort_noted:
+            self._effort_noted.add((model, str(effort)))
+            self.session.publish(Notice(session_id=self.session.id, source="effort", text=note))
+        return None
+
     @property
     def compactor(self) -> Compactor:
         if self._compactor is None:
@@ -232,6 +271,8 @@ class LlmCaller:
             total.cache_read_tokens = (total.cache_read_tokens or 0) + usage.cache_read_tokens
         if usage.cache_write_tokens:
             total.cache_write_tokens = (total.cache_write_tokens or 0) + usage.cache_write_tokens
+        if usage.reasoning_tokens:
+            total.reasoning_tokens = (total.reasoning_tokens or 0) + usage.reasoning_tokens
         if cost is None or total.cost_usd is None:
             total.cost_usd = None
         else:

@@ -44,6 +44,9 @@ class SessionOptions:
     extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
     # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
     text_tool_calls: bool = False
+    # how hard a reasoning model thinks (loom.llm.effort): model.effort, --effort,
+    # an agent file's `effort:`, /effort; None: the model family's default
+    effort: str | None = None
     image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
@@ -90,6 +93,7 @@ class SessionOptions:
             secrets=known_secrets(config),
         )
         options.compaction = config.context.compaction
+        options.effort = config.model.effort
         options.text_tool_calls = any(
             getattr(config.providers.for_provider(decl.name), "text_tool_calls", False)
             for decl in BUILTIN

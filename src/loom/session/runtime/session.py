@@ -255,6 +255,15 @@ class Session:
         self.thread.provider, self.thread.model = self.llm.split(model)
         self._saver.request()
 
+    def set_effort(self, effort: str | None) -> str | None:
+        """How hard the model reasons from the next call on ("minimal", "low", "medium",
+        "high"; None: its family's default). ValueError names the allowed values.
+        Returns the line saying the model in use ignores it, if it cannot reason."""
+        from loom.llm.effort import check_effort, ignored_note
+
+        self.options.effort = check_effort(effort)
+        return ignored_note(*self.llm.split(self.active_model), self.options.effort)
+
     def set_title(self, title: str) -> None:
         """Rename the thread (the session holds its writer lock, so it saves it)."""
         self.thread.metadata.title = title

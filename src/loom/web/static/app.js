@@ -174,8 +174,27 @@ function notice(level, text) {
   messages.append(node);
 }
 
+// The model's reasoning as it streams: a folded block above the answer (opened on click).
+function thinkingTarget() {
+  let article = $(".streaming", messages);
+  if (!article) { streamTarget(); article = $(".streaming", messages); }
+  let text = $(".thinking-text", article);
+  if (!text) {
+    const block = document.createElement("details");
+    block.className = "thinking";
+    const summary = document.createElement("summary");
+    summary.textContent = "Thinking…";
+    text = document.createElement("div");
+    text.className = "thinking-text";
+    block.append(summary, text);
+    article.prepend(block);
+  }
+  return text;
+}
+
 const handlers = {
   delta(p) { appendStreamed(p.text); setBusy(true); },
+  thinking(p) { thinkingTarget().append(document.createTextNode(p.text)); setBusy(true); },
   message(p) {
     if (p.role === "assistant") $(".streaming", messages)?.remove();
     $(".empty", messages)?.remove();
