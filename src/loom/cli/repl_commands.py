@@ -225,13 +225,14 @@ class SlashCommands:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
+        from loom.cli.repl_status import usage_in_text
         from loom.session import session_cost
 
         usage = self.repl.session.usage
         known = session_cost(self.repl.session)
         cost = "unknown (no price known for a model used)" if known is None else f"${known:.4f}"
         self.line(
-            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out; "
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out; "
             f"cost {cost} ({self.repl.session.model})"
         )
 
