@@ -25,6 +25,7 @@ import uuid
 from typing import Any
 
 from tests.fakes.llm_wire import _SSE_HEADERS, Rendered, Turn, _json, _sse, split_in_three
+from tests.fakes.prompt_cache import PromptUsage
 
 _SECRET = "fake-llm-server-reasoning"
 DEFAULT_THINKING = "Let me think about what is asked."
@@ -116,10 +117,12 @@ def _reasoning_problem(
     return None
 
 
-def render_responses(turn: Turn, body: dict[str, Any], stream: bool, request_size: int) -> Rendered:
+def render_responses(
+    turn: Turn, body: dict[str, Any], stream: bool, cache: PromptUsage
+) -> Rendered:
     """A Responses API answer: reasoning (for a request that asks for it), the text as
     one assistant message, then each call, in that order, as the API streams them."""
-    prompt, out = turn.usage(request_size)
+    prompt, out = turn.usage(cache)
     model = str(body.get("model", ""))
     response_id = f"resp_{uuid.uuid4().hex[:20]}"
     reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None
@@ -225,11 +228,11 @@ def render_responses(turn: Turn, body: dict[str, Any], stream: bool, request_siz
         )
     incomplete = turn.stop_reason in ("max_tokens", "max_output_tokens")
     usage = {
-        "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens": prompt.total,
+        "input_tokens_details": {"cached_tokens": prompt.read},
         "output_tokens": out + reasoning_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
-        "total_tokens": prompt + out + reasoning_tokens,
+        "total_tokens": prompt.total + out + reasoning_tokens,
     }
     whole: dict[str, Any] = {
         "id": response_id,

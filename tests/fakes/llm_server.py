@@ -82,6 +82,7 @@ from tests.fakes.llm_wire import (
     render_google,
     render_openai,
 )
+from tests.fakes.prompt_cache import CacheRuleError, PromptCaches, PromptUsage
 
 __all__ = ["FakeLlmServer", "FakeToolCall", "RecordedRequest", "Turn", "load_script"]
 
@@ -101,9 +102,12 @@ class RecordedRequest:
     at: float  # time.time() when the request line arrived
     format: str  # "anthropic", "openai", "responses", "google" or "control"/"unknown"
     stream: bool = False
+    raw: bytes = field(default=b"", repr=False)  # the body's bytes as they arrived
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["raw"]
+        return data
 
 
 @dataclass
@@ -116,6 +120,7 @@ class _State:
     served: int = 0
     # first-message text -> that conversation's own queue (sub-agents' briefs)
     by_first_message: dict[str, list[Turn]] = field(default_factory=dict)
+    caches: PromptCaches = field(default_factory=PromptCaches)  # each provider's rules
 
     def next_turn(self, first_message: str = "") -> Turn | None:
         with self.lock:
@@ -228,6 +233,7 @@ class _Handler(BaseHTTPRequestHandler):
                 arrived,
                 fmt,
                 stream,
+                raw,
             )
         )
         if fmt in ("unknown", "control"):
@@ -244,6 +250,11 @@ class _Handler(BaseHTTPRequestHandler):
         if refused is not None:
             self._send(refused)
             return
+        try:  # the provider's caching rules first: a request they refuse gets no answer
+            cache, commit = self.state.caches.account(fmt, body, gemini_model or "")
+        except CacheRuleError as exc:
+            self._send(render_error(fmt, Turn(status=400, error_message=str(exc))))
+            return
         turn = self.state.next_turn(first_user_text(fmt, body))
         if turn is None:
             exhausted = Turn(
@@ -256,14 +267,22 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.delay:
             time.sleep(turn.delay)
+        if turn.status < 400 and turn.garbage is None:
+            commit()
         self._send(
-            self._render(turn, fmt, body, stream, gemini_model, len(raw)),
+            self._render(turn, fmt, body, stream, gemini_model, cache),
             pause=turn.chunk_delay if stream else 0.0,
             stall=turn.stall,
         )
 
     def _render(
-        self, turn: Turn, fmt: str, body: Any, stream: bool, gemini_model: str | None, size: int
+        self,
+        turn: Turn,
+        fmt: str,
+        body: Any,
+        stream: bool,
+        gemini_model: str | None,
+        cache: PromptUsage,
     ) -> Rendered:
         if turn.status >= 400:
             return render_error(fmt, turn)
@@ -276,14 +295,14 @@ class _Handler(BaseHTTPRequestHandler):
                 reasoning.anthropic_thinking_blocks(turn, body),
                 reasoning.anthropic_thinking_tokens(turn, body),
             )
-            return render_anthropic(turn, str(body.get("model", "")), stream, size, lead)
+            return render_anthropic(turn, str(body.get("model", "")), stream, cache, lead)
         if fmt == "openai":
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            return render_openai(turn, str(body.get("model", "")), stream, size, include_usage)
+            return render_openai(turn, str(body.get("model", "")), stream, cache, include_usage)
         if fmt == "responses":
-            return reasoning.render_responses(turn, body, stream, size)
+            return reasoning.render_responses(turn, body, stream, cache)
         thoughts = reasoning.google_thought_parts(turn, body)
-        return render_google(turn, gemini_model or "", stream, size, thoughts)
+        return render_google(turn, gemini_model or "", stream, cache, thoughts)
 
     def _send(self, rendered: Rendered, pause: float = 0.0, stall: float = 0.0) -> None:
         self.send_response(rendered.status)

@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.fakes.prompt_cache import PromptUsage
+
 
 @dataclass
 class FakeToolCall:
@@ -41,7 +43,7 @@ class Turn:
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow model, mid-stream tests)
     stall: float = 0.0  # seconds of silence after the first streamed chunk (a stalled stream)
     stop_reason: str | None = None  # default: tool use if tool calls, else end of turn
-    input_tokens: int | None = None  # default: request body size / 4
+    input_tokens: int | None = None  # default: the prompt's size / 4 (see prompt_cache)
     output_tokens: int | None = None  # default: from the reply's size
     # reasoning, streamed when the request turns it on (tests.fakes.llm_reasoning): Claude's
     # thinking, an OpenAI reasoning summary, Gemini's thoughts; a default text if empty
@@ -72,8 +74,12 @@ class Turn:
     def full_text(self) -> str:
         return "".join(self.text_chunks())
 
-    def usage(self, request_size: int) -> tuple[int, int]:
-        prompt = self.input_tokens if self.input_tokens is not None else max(1, request_size // 4)
+    def usage(self, cache: PromptUsage) -> tuple[PromptUsage, int]:
+        """(the prompt's tokens, cached ones among them; output tokens). A scripted
+        `input_tokens` stands for the whole prompt, none of it cached."""
+        prompt = cache if self.input_tokens is None else PromptUsage(self.input_tokens)
+        if prompt.total < 1:
+            prompt = PromptUsage(1)
         reply = sum(len(c.arguments_text()) for c in self.tool_calls) + len(self.full_text())
         out = self.output_tokens if self.output_tokens is not None else max(1, reply // 4)
         return prompt, out
@@ -175,15 +181,28 @@ def _anthropic_stop(turn: Turn) -> str:
     return turn.stop_reason or ("tool_use" if turn.tool_calls else "end_turn")
 
 
+def _anthropic_usage(prompt: PromptUsage, out: int) -> dict[str, Any]:
+    return {
+        "input_tokens": prompt.uncached,
+        "cache_creation_input_tokens": prompt.write,
+        "cache_read_input_tokens": prompt.read,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": prompt.write - prompt.write_1h,
+            "ephemeral_1h_input_tokens": prompt.write_1h,
+        },
+        "output_tokens": out,
+    }
+
+
 def render_anthropic(
     turn: Turn,
     model: str,
     stream: bool,
-    request_size: int,
+    cache: PromptUsage,
     lead: tuple[list[bytes], int, int] = ([], 0, 0),
 ) -> Rendered:
     """`lead`: events of blocks streamed first (thinking), how many blocks, their tokens."""
-    prompt, out = turn.usage(request_size)
+    prompt, out = turn.usage(cache)
     lead_events, lead_blocks, lead_tokens = lead
     out += lead_tokens
     message_id = f"msg_{uuid.uuid4().hex[:20]}"
@@ -214,7 +233,7 @@ def render_anthropic(
                 "content": content,
                 "stop_reason": _anthropic_stop(turn),
                 "stop_sequence": None,
-                "usage": {"input_tokens": prompt, "output_tokens": out},
+                "usage": _anthropic_usage(prompt, out),
             },
         )
     events = [
@@ -229,7 +248,7 @@ def render_anthropic(
                     "content": [],
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": prompt, "output_tokens": 1},
+                    "usage": _anthropic_usage(prompt, 1),
                 },
             },
             "message_start",
@@ -313,10 +332,15 @@ def _openai_finish(turn: Turn) -> str:
 
 
 def render_openai(
-    turn: Turn, model: str, stream: bool, request_size: int, include_usage: bool
+    turn: Turn, model: str, stream: bool, cache: PromptUsage, include_usage: bool
 ) -> Rendered:
-    prompt, out = turn.usage(request_size)
-    usage = {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
+    prompt, out = turn.usage(cache)
+    usage = {
+        "prompt_tokens": prompt.total,
+        "completion_tokens": out,
+        "total_tokens": prompt.total + out,
+        "prompt_tokens_details": {"cached_tokens": prompt.read, "audio_tokens": 0},
+    }
     completion_id = f"chatcmpl-{uuid.uuid4().hex[:20]}"
     calls = [
         (call.id if call.id is not None else f"call_{uuid.uuid4().hex[:20]}", call)
@@ -392,20 +416,22 @@ def render_google(
     turn: Turn,
     model: str,
     stream: bool,
-    request_size: int,
+    cache: PromptUsage,
     thoughts: list[dict[str, Any]] | None = None,
 ) -> Rendered:
     """`thoughts`: thought-summary parts streamed first (tests.fakes.llm_reasoning)."""
-    prompt, out = turn.usage(request_size)
+    prompt, out = turn.usage(cache)
     thoughts = thoughts or []
     thought_tokens = sum(len(part["text"]) for part in thoughts) // 4
     usage = {
-        "promptTokenCount": prompt,
+        "promptTokenCount": prompt.total,
         "candidatesTokenCount": out,
-        "totalTokenCount": prompt + out + thought_tokens,
+        "totalTokenCount": prompt.total + out + thought_tokens,
     }
     if thoughts:
         usage["thoughtsTokenCount"] = thought_tokens
+    if prompt.read:
+        usage["cachedContentTokenCount"] = prompt.read
     finish = turn.stop_reason or "STOP"
 
     def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:

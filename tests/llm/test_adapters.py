@@ -121,7 +121,8 @@ async def _send_history(name: str, server: FakeLlmServer, **options: object) -> 
 
 async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) -> None:
     body = await _send_history("anthropic", server)
-    assert body["system"] == "You are Loom."
+    marker = {"type": "ephemeral"}  # prompt-cache breakpoints: see tests/llm/test_caching.py
+    assert body["system"] == [{"type": "text", "text": "You are Loom.", "cache_control": marker}]
     assert body["tools"][0]["input_schema"] == READ_SPEC.parameters
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["user", "assistant", "user"]
@@ -135,6 +136,7 @@ async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) ->
         ("text", None),
     ]
     assert results[1]["is_error"] is True and "is_error" not in results[0]
+    assert [b.get("cache_control") for b in results] == [None, marker, marker]
 
 
 @pytest.mark.parametrize("name", ["openai", "openai-compatible"])

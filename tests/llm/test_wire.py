@@ -49,7 +49,8 @@ async def test_a_long_conversation_encodes_each_message_once(
     # every message converted exactly once over 30 calls, not 30 times
     assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
     # each call looks only at what is new since the last one, plus the open last group
-    assert max(walked[1:]) <= 4 + 1
+    # (Anthropic: the last two, whose last blocks carry the moving cache breakpoints)
+    assert max(walked[1:]) <= 4 + (3 if name == "anthropic" else 1)
     # and what reached the server is the whole conversation, in order
     sent = json.dumps(server.requests[-1].json)
     assert all(f"question {n}" in sent and f"body {n}" in sent for n in range(30))

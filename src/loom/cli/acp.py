@@ -26,7 +26,6 @@ def acp_command(
     Add to Zed's settings.json: "agent_servers": {"Loom": {"command": "loom", "args": ["acp"]}}
     """
     from loom.acp.serve import serve
-
     from loom.cli.run import check_effort_option
 
     model = model or (ctx.obj or {}).get("model")

@@ -61,7 +61,8 @@ def anthropic_units(message: Message, model: str = "") -> list[Unit]:
             block["is_error"] = True
         return [("user", dumps(block))]
     if isinstance(message, AssistantMessage):
-        thinking = _own_thinking(message, model)
+        # thinking alone (an answer cut short) is not sent: it must precede what it led to
+        thinking = _own_thinking(message, model) if message.content or message.tool_calls else []
         units: list[Unit] = [
             ("assistant", _thinking_block(p)) for p in thinking if not p.after_calls
         ]
@@ -114,6 +115,22 @@ def thinking_fits(messages: Sequence[Message], model: str) -> bool:
     return True
 
 
+# Prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): a
+# breakpoint at the end of the stable prefix (tools, then system) and one on the last
+# block of each of the newest two groups of the conversation, moving with it: the newest
+# is where the next call reads from; the one before is where the previous call wrote,
+# read back even when more blocks than the API's look-back (20) came since. 3 of the 4
+# allowed. The call's context block comes after them, so it is never cached.
+MOVING_BREAKPOINTS = 2
+
+
+def cache_control(ttl: str) -> bytes:
+    """The `cache_control` value for a breakpoint kept `ttl` ("5m" is the default)."""
+    if ttl == "1h":
+        return b'{"type":"ephemeral","ttl":"1h"}'
+    return b'{"type":"ephemeral"}'
+
+
 def _turn(role: str, blocks: list[bytes]) -> bytes:
     """One Messages API message from its blocks (the API wants roles to alternate)."""
     return b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(blocks))
@@ -155,7 +172,8 @@ class AnthropicProvider:
         history = getattr(self, "history", None)
         fmt = f"{self.name}:{model}" if model else self.name
         if history is None or history.fmt != fmt:
-            history = self.history = WireHistory(fmt, partial(anthropic_units, model=model), _turn)
+            encode = partial(anthropic_units, model=model)
+            history = self.history = WireHistory(fmt, encode, _turn, MOVING_BREAKPOINTS)
         return history
 
     def _thinking(self, request: LlmRequest) -> Any:
@@ -167,8 +185,16 @@ class AnthropicProvider:
         return thinking
 
     def request_body(self, request: LlmRequest) -> bytes:
-        """The JSON body of a streamed Messages API request."""
-        wire, system_texts = self._history_for(request.model).encode(request.messages)
+        """The JSON body of a streamed Messages API request, with prompt-cache
+        breakpoints (`cache_breakpoints`) and, with an effort on a model that thinks,
+        thinking on."""
+        control = cache_control(request.cache_ttl)
+        after = [("user", dumps({"type": "text", "text": request.context}))]
+        wire, system_texts = self._history_for(request.model).encode(
+            request.messages,
+            after=after if request.context else (),
+            mark=lambda block: block[:-1] + b',"cache_control":' + control + b"}",
+        )
         thinking = self._thinking(request)
         head: dict[str, Any] = {
             "model": request.model,
@@ -179,14 +205,18 @@ class AnthropicProvider:
             head["thinking"] = thinking.thinking
             if thinking.output_config is not None:
                 head["output_config"] = thinking.output_config
+        marker = loads(control)
         system = system_text(request.system, system_texts)
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
         if system:
-            head["system"] = system
-        if request.tools:
-            head["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters}
-                for t in request.tools
-            ]
+            head["system"] = [{"type": "text", "text": system, "cache_control": marker}]
+        elif tools:
+            tools[-1]["cache_control"] = marker
+        if tools:
+            head["tools"] = tools
         if request.temperature is not None and thinking is None:
             head["temperature"] = request.temperature
         return body(head, "messages", wire)

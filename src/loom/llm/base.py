@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from loom.core.messages import Message, ReasoningPart, ToolCall, Usage
 
@@ -23,19 +23,30 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
+CacheTtl = Literal["5m", "1h"]
+
+
 @dataclass(frozen=True)
 class LlmRequest:
+    """One call. `system`, `tools` and `messages` are the prefix a provider caches: the
+    same bytes call after call. `context` is what changes per call (the repo map, the
+    decision zone, notes): the adapter sends it after the conversation (with the newest
+    user message or after the newest tool results), never in the prefix. `cache_key`
+    names the conversation for providers that route their cache by a key (OpenAI's
+    `prompt_cache_key`); `cache_ttl` is how long Anthropic keeps what a call writes."""
+
     model: str  # the model id without the provider prefix, e.g. "claude-sonnet-4-6"
     messages: Sequence[Message]
     system: str = ""
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    context: str = ""
+    cache_key: str | None = None
+    cache_ttl: CacheTtl = "5m"
     # how hard a reasoning model thinks: "minimal", "low", "medium", "high", or None
     # for the model family's default (`loom.llm.effort`)
     effort: str | None = None
-    # a key the provider's prompt cache groups requests by (the thread id)
-    cache_key: str | None = None
 
 
 # -- stream events -------------------------------------------------------------------

@@ -39,6 +39,8 @@ class ModelInfo:
     # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
     reasoning: str | None = None
     needs_responses: bool = False  # OpenAI: served only by the Responses API
+    # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
+    cache_write_1h_price_per_mtok: float | None = None
 
 
 def _m(
@@ -57,8 +59,8 @@ def _m(
 
 
 def _anthropic(model_id: str, output: int, price_in: float, price_out: float) -> ModelInfo:
-    # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x.
-    return _m(
+    # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x, 1-hour 2x.
+    info = _m(
         "anthropic",
         model_id,
         200_000,
@@ -68,6 +70,7 @@ def _anthropic(model_id: str, output: int, price_in: float, price_out: float) ->
         round(price_in * 0.1, 4),
         round(price_in * 1.25, 4),
     )
+    return replace(info, cache_write_1h_price_per_mtok=round(price_in * 2, 4))
 
 
 def _reasons(info: ModelInfo, style: str, *, responses_only: bool = False) -> ModelInfo:
@@ -216,8 +219,9 @@ def takes_images(provider: str, model_id: str) -> bool:
     return model_info(provider, model_id).supports_images
 
 
-def cost_usd(info: ModelInfo, usage: Usage) -> float:
-    """Dollar cost of one response's usage (see the module docstring's convention)."""
+def cost_usd(info: ModelInfo, usage: Usage, cache_ttl: str = "5m") -> float:
+    """Dollar cost of one response's usage (see the module docstring's convention);
+    cache writes at the price of how long they are kept (`cache_ttl`)."""
     cache_read_price = (
         info.input_price_per_mtok
         if info.cache_read_price_per_mtok is None
@@ -228,6 +232,8 @@ def cost_usd(info: ModelInfo, usage: Usage) -> float:
         if info.cache_write_price_per_mtok is None
         else info.cache_write_price_per_mtok
     )
+    if cache_ttl == "1h" and info.cache_write_1h_price_per_mtok is not None:
+        cache_write_price = info.cache_write_1h_price_per_mtok
     total = (
         usage.input_tokens * info.input_price_per_mtok
         + usage.output_tokens * info.output_price_per_mtok

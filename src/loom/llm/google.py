@@ -108,7 +108,8 @@ class GoogleProvider:
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamGenerateContent request."""
-        wire, system_texts = self.history.encode(request.messages)
+        after = [("user", dumps({"text": request.context}))] if request.context else ()
+        wire, system_texts = self.history.encode(request.messages, after=after)
         config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
         if request.temperature is not None:
             config["temperature"] = request.temperature

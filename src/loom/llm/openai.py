@@ -98,6 +98,7 @@ class OpenAIProvider:
     name = "openai"
     _key_hint = "OPENAI_API_KEY"
     _max_tokens_field = "max_completion_tokens"
+    _cache_key_field = True  # `prompt_cache_key`: OpenAI's own; other servers may refuse it
 
     def __init__(
         self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
@@ -120,7 +121,9 @@ class OpenAIProvider:
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Chat Completions request."""
-        wire, system_texts = self.history.encode(request.messages)
+        context = {"role": "user", "content": request.context}
+        after = [(None, dumps(context))] if request.context else ()
+        wire, system_texts = self.history.encode(request.messages, after=after)
         system = system_text(request.system, system_texts)
         head: dict[str, Any] = {
             "model": request.model,
@@ -142,6 +145,8 @@ class OpenAIProvider:
             ]
         if request.temperature is not None:
             head["temperature"] = request.temperature
+        if request.cache_key and self._cache_key_field:
+            head["prompt_cache_key"] = request.cache_key  # routes the thread to its cache
         if system:
             wire = [dumps({"role": "system", "content": system}), *wire]
         return body(head, "messages", wire)
@@ -213,6 +218,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai-compatible"
     _key_hint = "OPENAI_COMPATIBLE_API_KEY"
     _max_tokens_field = "max_tokens"
+    _cache_key_field = False
 
 
 async def _chunks(response: Any) -> AsyncIterator[Any]:

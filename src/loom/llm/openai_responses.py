@@ -161,7 +161,11 @@ class OpenAIResponsesProvider:
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Responses API request."""
-        wire, system_texts = self._history_for(request.model).encode(request.messages)
+        # the call's context (repo map, decisions, news) after the conversation, so the
+        # prefix stays the same bytes call after call and the prompt cache serves it
+        context = {"role": "user", "content": request.context}
+        after = [(None, dumps(context))] if request.context else ()
+        wire, system_texts = self._history_for(request.model).encode(request.messages, after=after)
         info = model_info(self.name, request.model)
         head: dict[str, Any] = {
             "model": request.model,

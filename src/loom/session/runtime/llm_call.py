@@ -33,6 +33,7 @@ from loom.llm.base import (
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
+from loom.providers import declaration
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
@@ -112,8 +113,9 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
+        notes = await session.prompts.news()
         await loop_share.room()
-        built = await self._build(window, conversation, specs, repo_map, decisions)
+        built = await self._build(window, conversation, specs, repo_map, decisions, notes)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
@@ -122,8 +124,10 @@ class LlmCaller:
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
-            effort=self._effort(model),
+            context=built.context,
             cache_key=session.thread.id,
+            cache_ttl=options.cache_ttl,
+            effort=self._effort(model),
         )
         parts: list[str] = []
         reasoning: list[ReasoningPart] = []
@@ -165,8 +169,8 @@ class LlmCaller:
             return sm.LlmFailed(text, transient=is_transient(exc))
         self.last_exception = None
         text = "".join(parts)
-        named = getattr(provider, "name", "")
-        if not calls and options.text_tool_calls and named == "openai-compatible":
+        decl = declaration(getattr(provider, "name", ""))
+        if not calls and options.text_tool_calls and decl is not None and decl.text_tool_calls:
             from loom.llm.text_tool_calls import extract_text_tool_calls
 
             text, calls = extract_text_tool_calls(text)
@@ -200,6 +204,7 @@ class LlmCaller:
         specs: list,
         repo_map: str,
         decisions: str,
+        notes: str = "",
     ) -> BuiltContext:
         """The request's context: a compaction's summary stands in for the turns it
         folded; when the rest still does not fit, fold more (or, failing that, leave the
@@ -210,13 +215,14 @@ class LlmCaller:
         # too): a big batch goes to a worker thread, so the loop keeps answering keys,
         # Cancel and signals; the usual few new messages are counted here, without the
         # thread hop (milliseconds per call on a busy machine).
-        work = window.counting_work(view.messages, specs, repo_map, decisions, view.summary)
+        zones = (specs, repo_map, decisions)
+        work = window.counting_work(view.messages, *zones, view.summary, notes)
         if work > INLINE_COUNTING_CHARS:
             built = await asyncio.to_thread(
-                window.build, list(view.messages), specs, repo_map, decisions, view.summary
+                window.build, list(view.messages), *zones, view.summary, notes
             )
         else:
-            built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+            built = window.build(view.messages, *zones, view.summary, notes)
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.runtime.compaction import CompactionError
@@ -229,7 +235,7 @@ class LlmCaller:
         if folded is None:
             return built
         return await asyncio.to_thread(
-            window.build, list(folded.messages), specs, repo_map, decisions, folded.summary
+            window.build, list(folded.messages), *zones, folded.summary, notes
         )
 
     def _effort(self, model: str) -> str | None:
@@ -256,13 +262,17 @@ class LlmCaller:
         0, which would read as free); the session's total is unknown from then on."""
         provider, model_id = self.split(model)
         info = model_info(provider, model_id)
-        cost = cost_usd(info, usage) if info.known else None
+        cost = cost_usd(info, usage, self.session.options.cache_ttl) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
         total = self.session.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
         if usage.reasoning_tokens:
             total.reasoning_tokens = (total.reasoning_tokens or 0) + usage.reasoning_tokens
+        if usage.cache_read_tokens:
+            total.cache_read_tokens = (total.cache_read_tokens or 0) + usage.cache_read_tokens
+        if usage.cache_write_tokens:
+            total.cache_write_tokens = (total.cache_write_tokens or 0) + usage.cache_write_tokens
         if cost is None or total.cost_usd is None:
             total.cost_usd = None
         else:
