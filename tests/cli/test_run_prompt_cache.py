@@ -21,14 +21,17 @@ MODELS = {
     "google": "google:gemini-2.5-flash",
     "openai-compatible": "openai-compatible:qwen3-coder",
 }
-ARRAY = {"anthropic": b'"messages":[', "openai": b'"messages":[', "google": b'"contents":['}
+ARRAY = {"anthropic": b'"messages":[', "openai": b'"messages":[', "google": b'"contents":[',
+         "responses": b'"input":['}  # fmt: skip
 # the newest wire messages that may differ in the next request: the context block's
 # (OpenAI: its own message; Gemini: a part of the last content) and, on Anthropic, the
 # messages whose last blocks carried the moving cache breakpoints
-MAY_CHANGE = {"anthropic": 3, "openai": 1, "google": 1}
+MAY_CHANGE = {"anthropic": 3, "openai": 1, "google": 1, "responses": 1}
 
 
 def _wire(name: str) -> str:
+    if name == "openai":
+        return "responses"  # OpenAI's own endpoint speaks the Responses API
     return "openai" if name.startswith("openai") else name
 
 
@@ -100,7 +103,7 @@ def _context_text(request: RecordedRequest) -> str:
     body = request.json
     if request.format == "google":
         return body["contents"][-1]["parts"][-1]["text"]
-    last = body["messages"][-1]
+    last = (body.get("messages") or body["input"])[-1]
     return last["content"] if isinstance(last["content"], str) else last["content"][-1]["text"]
 
 
@@ -110,7 +113,12 @@ def test_the_model_sees_what_changes_after_the_conversation(
 ) -> None:
     requests = _session(server, survey_project, name)
     body = requests[0].json
-    system = json.dumps(body.get("system") or body.get("systemInstruction") or body["messages"][0])
+    system = json.dumps(
+        body.get("system")
+        or body.get("systemInstruction")
+        or body.get("instructions")
+        or body["messages"][0]
+    )
     assert "clean working tree" in system  # the snapshot of the session's start
     for request in requests:
         text = _context_text(request)

@@ -19,6 +19,7 @@ MAY_NAME_PROVIDERS = {
     "providers",
     "llm/anthropic.py",
     "llm/openai.py",
+    "llm/openai_responses.py",
     "llm/google.py",
     "llm/_direct.py",
     "llm/catalog.py",

@@ -34,8 +34,8 @@ class ModelInfo:
     known: bool = True
     supports_images: bool = True  # image input (screenshots, file_read of an image)
     # how the model reasons (None: it does not): "anthropic-budget" (thinking with
-    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort), "openai"
-    # (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
+    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort),
+    # "openai-reasoning" (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
     # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
     reasoning: str | None = None
     needs_responses: bool = False  # OpenAI: served only by the Responses API
@@ -151,7 +151,7 @@ _REASONING: dict[str, str] = {
             "o3-mini",
             "o4-mini",
         ),
-        "openai",
+        "openai-reasoning",
     ),
     **dict.fromkeys(("gemini-3-pro", "gemini-3-flash"), "gemini-level"),
     **dict.fromkeys(

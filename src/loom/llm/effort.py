@@ -7,7 +7,7 @@ fields:
 
 | style                | minimal        | low            | medium          | high            |
 |----------------------|----------------|----------------|-----------------|-----------------|
-| `openai`             | minimal / low  | low            | medium          | high            |
+| `openai-reasoning`   | minimal / low  | low            | medium          | high            |
 | `anthropic-budget`   | 1,024 tokens   | 4,096          | 10,000          | 32,000          |
 | `anthropic-adaptive` | effort low     | low            | medium          | high            |
 | `gemini-budget`      | 512 tokens     | 2,048          | 8,192           | 24,576          |
@@ -89,7 +89,7 @@ def anthropic_thinking(
 
 def openai_reasoning(info: ModelInfo, effort: str | None) -> dict[str, Any] | None:
     """The Responses API's `reasoning` field (None for a model that does not reason)."""
-    if info.reasoning != "openai":
+    if info.reasoning != "openai-reasoning":
         return None
     level = effort or "medium"
     if level == "minimal" and _catalogued_id(info) not in _OPENAI_MINIMAL:

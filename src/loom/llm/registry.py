@@ -28,8 +28,6 @@ class ModelConfigError(LlmError, ValueError):
         super().__init__(message, transient=False, provider=provider)
 
 
-# the OpenAI API each OpenAI-style provider speaks unless `[providers.NAME] api` says
-OPENAI_APIS = {"openai": "responses", "openai-compatible": "chat"}
 _CUSTOM: dict[str, Callable[..., Provider]] = {}
 
 
@@ -148,7 +146,7 @@ def create_provider(
             provider=name,
         )
     kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}
-    if name in OPENAI_APIS and (api or OPENAI_APIS[name]) == "responses":
+    if spec.default_api is not None and (api or spec.default_api) == "responses":
         module = importlib.import_module(f"{__package__}.openai_responses")
         cls = module.OpenAIResponsesProvider  # codex and pro models need it
         kwargs["name"] = name

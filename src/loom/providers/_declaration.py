@@ -60,6 +60,9 @@ class ProviderDeclaration:
     # model family): "thinking-blocks" (Claude's, signed), "reasoning-items" (OpenAI's,
     # encrypted), "thought-summaries" (Gemini's, shown only); None: none
     reasoning: str | None = None
+    # an OpenAI-style provider: the API it speaks unless `[providers.NAME] api` says
+    # ("responses": the Responses API, loom.llm.openai_responses; "chat": Chat Completions)
+    default_api: Literal["responses", "chat"] | None = None
     # `[providers.NAME]` keys whose values are masked in everything saved or sent
     secret_settings: tuple[str, ...] = ("api_key",)
     # `<tool_call>` blocks in the answer's text may be read as calls ([providers.NAME]

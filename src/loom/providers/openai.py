@@ -13,5 +13,6 @@ DECLARATION = ProviderDeclaration(
     family=lambda _model_id: "openai",
     images_in_tool_results=True,  # in a user message after the answer's results
     caching="automatic-prefix",
-    reasoning="reasoning-items",  # the Responses API (its default; api = "chat" for the other)
+    reasoning="reasoning-items",
+    default_api="responses",  # the Responses API (its default; api = "chat" for the other)
 )

@@ -16,4 +16,5 @@ DECLARATION = ProviderDeclaration(
     images_in_tool_results=True,
     caching="automatic-prefix",  # local servers (llama.cpp, vLLM) reuse a repeated prefix
     text_tool_calls=True,
+    default_api="chat",  # `api = "responses"` for a server that has the Responses API
 )
