@@ -51,6 +51,13 @@ def reasons(provider: str, model_id: str) -> bool:
     return model_info(provider, model_id).reasoning is not None
 
 
+def least_effort(provider: str, model_id: str) -> str | None:
+    """The effort for a call that needs no thinking (a compaction summary): "minimal"
+    for families that always think, None (no thinking) for Claude and the rest."""
+    style = model_info(provider, model_id).reasoning
+    return "minimal" if style in ("openai-reasoning", "gemini-budget", "gemini-level") else None
+
+
 def ignored_note(provider: str, model_id: str, effort: str | None) -> str | None:
     """The one line saying an effort is ignored, for a model that cannot reason."""
     if effort is None or reasons(provider, model_id):
