@@ -41,6 +41,8 @@ def test_thinking_is_folded_then_shown_and_effort_changes(
     child.expect(PROMPT)
     assert server.requests[-1].json["reasoning"]["effort"] == "low"
 
+    child.sendline("/cost")
+    child.expect(r"out \([\d,]+ of them thinking\)")
     child.sendline("/model openai:gpt-4.1")
     child.expect("model: openai:gpt-4.1")
     child.sendline("/effort high")
