@@ -82,11 +82,11 @@ class ModelSection(_Section):
     # seconds of silence from the endpoint (nothing streamed) before the call is treated
     # as a transient failure and retried
     stall_timeout: float = Field(default=120.0, gt=0)
-    # how hard a reasoning model thinks (loom.llm.effort); None: the family's default
-    effort: Literal["minimal", "low", "medium", "high"] | None = None
     # how long Anthropic keeps the prompt prefix a call caches: "5m" (writes cost 1.25x
     # input) or "1h" (2x; for sessions with long pauses). Reads cost 0.1x either way.
     cache_ttl: Literal["5m", "1h"] = "5m"
+    # how hard a reasoning model thinks (loom.llm.effort); None: the family's default
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
 
 
 class ProviderSettings(_Section):

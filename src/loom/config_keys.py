@@ -236,8 +236,8 @@ KEYS: dict[str, Kind] = {
     "model.editor": SHAPES,
     "model.max_retries": SHAPES,
     "model.stall_timeout": SHAPES,
-    "model.effort": SHAPES,  # how hard a reasoning model thinks
     "model.cache_ttl": SHAPES,  # what cached prompt writes cost, never what runs
+    "model.effort": SHAPES,  # how hard a reasoning model thinks
     "providers.*.api_key": Powerful(show_secret),
     "providers.*.base_url": Powerful(show_endpoint("your API key for it is sent to")),
     "providers.*.text_tool_calls": SHAPES,  # how tool calls are read from the model's text

@@ -21,18 +21,16 @@ MODELS = {
     "google": "google:gemini-2.5-flash",
     "openai-compatible": "openai-compatible:qwen3-coder",
 }
-ARRAY = {"anthropic": b'"messages":[', "openai": b'"messages":[', "google": b'"contents":[',
-         "responses": b'"input":['}  # fmt: skip
+ARRAY = {
+    "anthropic": b'"messages":[',
+    "openai": b'"messages":[',  # Chat Completions (openai-compatible)
+    "responses": b'"input":[',  # the Responses API (openai)
+    "google": b'"contents":[',
+}
 # the newest wire messages that may differ in the next request: the context block's
 # (OpenAI: its own message; Gemini: a part of the last content) and, on Anthropic, the
 # messages whose last blocks carried the moving cache breakpoints
-MAY_CHANGE = {"anthropic": 3, "openai": 1, "google": 1, "responses": 1}
-
-
-def _wire(name: str) -> str:
-    if name == "openai":
-        return "responses"  # OpenAI's own endpoint speaks the Responses API
-    return "openai" if name.startswith("openai") else name
+MAY_CHANGE = {"anthropic": 3, "openai": 1, "responses": 1, "google": 1}
 
 
 def message_offsets(request: RecordedRequest) -> tuple[int, list[int]]:
@@ -91,7 +89,7 @@ def test_each_request_starts_with_the_bytes_of_the_one_before(
         assert after.raw[:head] == requests[0].raw[:head]
         # the conversation: everything before the newest messages, byte for byte
         _, offsets = message_offsets(before)
-        may_change = MAY_CHANGE[_wire(name)]
+        may_change = MAY_CHANGE[before.format]
         kept = offsets[-may_change] if len(offsets) > may_change else offsets[0]
         assert after.raw.startswith(before.raw[:kept]), name
         if len(offsets) > may_change:
@@ -103,7 +101,7 @@ def _context_text(request: RecordedRequest) -> str:
     body = request.json
     if request.format == "google":
         return body["contents"][-1]["parts"][-1]["text"]
-    last = (body.get("messages") or body["input"])[-1]
+    last = body["input" if request.format == "responses" else "messages"][-1]
     return last["content"] if isinstance(last["content"], str) else last["content"][-1]["text"]
 
 
@@ -113,12 +111,8 @@ def test_the_model_sees_what_changes_after_the_conversation(
 ) -> None:
     requests = _session(server, survey_project, name)
     body = requests[0].json
-    system = json.dumps(
-        body.get("system")
-        or body.get("systemInstruction")
-        or body.get("instructions")
-        or body["messages"][0]
-    )
+    first = body.get("system") or body.get("systemInstruction") or body.get("instructions")
+    system = json.dumps(first or body["messages"][0])
     assert "clean working tree" in system  # the snapshot of the session's start
     for request in requests:
         text = _context_text(request)

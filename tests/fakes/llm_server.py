@@ -103,6 +103,9 @@ class RecordedRequest:
     format: str  # "anthropic", "openai", "responses", "google" or "control"/"unknown"
     stream: bool = False
     raw: bytes = field(default=b"", repr=False)  # the body's bytes as they arrived
+    # what the answer's usage said: the prompt's tokens (cached ones among them) and the
+    # output tokens; None for a refused or failed request
+    billed: tuple[PromptUsage, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -223,19 +226,18 @@ class _Handler(BaseHTTPRequestHandler):
         stream = (
             gemini_model is not None and "stream" in parts.path.rsplit(":", 1)[-1].lower()
         ) or (isinstance(body, dict) and bool(body.get("stream")))
-        self.state.record(
-            RecordedRequest(
-                "POST",
-                parts.path,
-                query,
-                {k.lower(): v for k, v in self.headers.items()},
-                body,
-                arrived,
-                fmt,
-                stream,
-                raw,
-            )
+        recorded = RecordedRequest(
+            "POST",
+            parts.path,
+            query,
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            arrived,
+            fmt,
+            stream,
+            raw,
         )
+        self.state.record(recorded)
         if fmt in ("unknown", "control"):
             self._send(
                 Rendered(
@@ -250,7 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
         if refused is not None:
             self._send(refused)
             return
-        try:  # the provider's caching rules first: a request they refuse gets no answer
+        try:  # the provider's caching rules too
             cache, commit = self.state.caches.account(fmt, body, gemini_model or "")
         except CacheRuleError as exc:
             self._send(render_error(fmt, Turn(status=400, error_message=str(exc))))
@@ -269,6 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(turn.delay)
         if turn.status < 400 and turn.garbage is None:
             commit()
+            recorded.billed = turn.usage(cache)
         self._send(
             self._render(turn, fmt, body, stream, gemini_model, cache),
             pause=turn.chunk_delay if stream else 0.0,

@@ -428,10 +428,10 @@ def render_google(
         "candidatesTokenCount": out,
         "totalTokenCount": prompt.total + out + thought_tokens,
     }
-    if thoughts:
-        usage["thoughtsTokenCount"] = thought_tokens
     if prompt.read:
         usage["cachedContentTokenCount"] = prompt.read
+    if thoughts:
+        usage["thoughtsTokenCount"] = thought_tokens
     finish = turn.stop_reason or "STOP"
 
     def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:

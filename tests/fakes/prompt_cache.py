@@ -14,11 +14,12 @@ of that sequence that an earlier request (still alive) shared:
   Opus 4.5 and Haiku 4.5) are not cached. An entry lives for its TTL after its last use.
   `cache_control` itself is not part of the prefix. Usage: `input_tokens` (uncached),
   `cache_read_input_tokens`, `cache_creation_input_tokens` (and `cache_creation` by TTL).
-- **OpenAI** (docs: guides/prompt-caching): automatic for prompts of 1,024 tokens or
-  more; a hit covers the longest shared prefix in steps: the first 1,024 tokens, then
-  128 more at a time; requests are routed by `prompt_cache_key` (else the start of the
-  prompt), and an entry lives 10 minutes after its last use. Usage: `prompt_tokens`
-  (all), `prompt_tokens_details.cached_tokens`.
+- **OpenAI** (docs: guides/prompt-caching), Chat Completions and Responses: automatic
+  for prompts of 1,024 tokens or more; a hit covers the longest shared prefix in steps:
+  the first 1,024 tokens, then 128 more at a time; requests are routed by
+  `prompt_cache_key` (else the start of the prompt), and an entry lives 10 minutes after
+  its last use. Usage: `prompt_tokens` (all), `prompt_tokens_details.cached_tokens`
+  (Responses: `input_tokens`, `input_tokens_details.cached_tokens`).
 - **Gemini** (docs: caching, implicit caching): automatic for a shared prefix of at
   least 1,024 tokens (2.5 Flash; 4,096 for Pro models). Usage: `promptTokenCount` (all),
   `cachedContentTokenCount`.
@@ -157,7 +158,7 @@ class PromptCaches:
             return PromptUsage(0), lambda: None
         if fmt == "anthropic":
             return self._anthropic_usage(body)
-        if fmt in ("openai", "responses"):  # Chat Completions and the Responses API
+        if fmt in ("openai", "responses"):  # Chat Completions and the Responses API alike
             return self._prefix_usage(fmt, body, str(body.get("prompt_cache_key") or ""))
         if fmt == "google":
             return self._prefix_usage("google", body, "", model)
@@ -221,7 +222,7 @@ class PromptCaches:
             self._prompts[(fmt, route)] = alive
             shared = max((_common_prefix(prompt, p) for p, _ in alive), default=0)
         shared_tokens = shared // 4
-        if fmt in ("openai", "responses"):
+        if fmt != "google":
             minimum = OPENAI_MIN
             read = (
                 0
@@ -249,9 +250,9 @@ def _prompt_bytes(fmt: str, body: dict[str, Any]) -> bytes:
     if fmt == "openai":
         parts = [_canonical(tool) for tool in body.get("tools") or []]
         parts += [_canonical(message) for message in body.get("messages") or []]
-    elif fmt == "responses":  # tools, instructions, then the input items
-        parts = [_canonical(tool) for tool in body.get("tools") or []]
-        parts.append(_canonical(body.get("instructions") or ""))
+    elif fmt == "responses":
+        parts = [_canonical(body.get("instructions") or "")]
+        parts += [_canonical(tool) for tool in body.get("tools") or []]
         parts += [_canonical(item) for item in body.get("input") or []]
     else:
         parts = [_canonical(body.get("systemInstruction") or {})]

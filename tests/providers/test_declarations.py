@@ -20,6 +20,7 @@ MAY_NAME_PROVIDERS = {
     "llm/anthropic.py",
     "llm/openai.py",
     "llm/openai_responses.py",
+    "llm/effort.py",  # reasoning styles are named after the families that use them
     "llm/google.py",
     "llm/_direct.py",
     "llm/catalog.py",
@@ -30,11 +31,14 @@ MAY_NAME_PROVIDERS = {
 def test_the_adapter_a_declaration_names_is_that_provider(
     decl, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module, _, cls = decl.adapter.partition(":")
-    assert getattr(importlib.import_module(f"loom.llm.{module}"), cls).name == decl.name
+    for adapter in {decl.adapter, *decl.apis.values()}:
+        module, _, cls = adapter.partition(":")
+        assert hasattr(importlib.import_module(f"loom.llm.{module}"), cls)
     for var in decl.key_vars[:1] + decl.base_url_vars[:1]:
         monkeypatch.setenv(var, "http://127.0.0.1:9/v1" if "URL" in var else "k" * 20)
     assert create_provider(decl.name).name == decl.name
+    for api in decl.apis:
+        assert create_provider(decl.name, api=api).name == decl.name
     for alias in decl.aliases:
         assert parse_model_name(f"{alias}:m") == (decl.name, "m")
         assert declaration(alias) is decl

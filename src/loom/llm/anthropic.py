@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -87,6 +87,33 @@ def anthropic_units(message: Message, model: str = "") -> list[Unit]:
     return units
 
 
+# Prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): a
+# breakpoint at the end of the stable prefix (tools, then system) and one on the last
+# block of each of the newest two groups of the conversation, moving with it: the newest
+# is where the next call reads from; the one before is where the previous call wrote,
+# read back even when more blocks than the API's look-back (20) came since. 3 of the 4
+# allowed. The call's context block comes after them, so it is never cached.
+MOVING_BREAKPOINTS = 2
+
+
+def cache_control(ttl: str) -> bytes:
+    """The `cache_control` value for a breakpoint kept `ttl` ("5m" is the default)."""
+    if ttl == "1h":
+        return b'{"type":"ephemeral","ttl":"1h"}'
+    return b'{"type":"ephemeral"}'
+
+
+def _marked(control: bytes) -> Callable[[bytes], bytes]:
+    """A breakpoint on a content block (a thinking block may not carry one: left as is)."""
+
+    def mark(block: bytes) -> bytes:
+        if block.startswith((b'{"type":"thinking"', b'{"type":"redacted_thinking"')):
+            return block
+        return block[:-1] + b',"cache_control":' + control + b"}"
+
+    return mark
+
+
 def _own_thinking(message: AssistantMessage, model: str) -> list[ReasoningPart]:
     return [
         part
@@ -113,22 +140,6 @@ def thinking_fits(messages: Sequence[Message], model: str) -> bool:
             return bool(_own_thinking(message, model))
         return True
     return True
-
-
-# Prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): a
-# breakpoint at the end of the stable prefix (tools, then system) and one on the last
-# block of each of the newest two groups of the conversation, moving with it: the newest
-# is where the next call reads from; the one before is where the previous call wrote,
-# read back even when more blocks than the API's look-back (20) came since. 3 of the 4
-# allowed. The call's context block comes after them, so it is never cached.
-MOVING_BREAKPOINTS = 2
-
-
-def cache_control(ttl: str) -> bytes:
-    """The `cache_control` value for a breakpoint kept `ttl` ("5m" is the default)."""
-    if ttl == "1h":
-        return b'{"type":"ephemeral","ttl":"1h"}'
-    return b'{"type":"ephemeral"}'
 
 
 def _turn(role: str, blocks: list[bytes]) -> bytes:
@@ -172,8 +183,8 @@ class AnthropicProvider:
         history = getattr(self, "history", None)
         fmt = f"{self.name}:{model}" if model else self.name
         if history is None or history.fmt != fmt:
-            encode = partial(anthropic_units, model=model)
-            history = self.history = WireHistory(fmt, encode, _turn, MOVING_BREAKPOINTS)
+            units = partial(anthropic_units, model=model)
+            history = self.history = WireHistory(fmt, units, _turn, MOVING_BREAKPOINTS)
         return history
 
     def _thinking(self, request: LlmRequest) -> Any:
@@ -186,14 +197,11 @@ class AnthropicProvider:
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Messages API request, with prompt-cache
-        breakpoints (`cache_breakpoints`) and, with an effort on a model that thinks,
-        thinking on."""
+        breakpoints (MOVING_BREAKPOINTS) and the call's context block last."""
         control = cache_control(request.cache_ttl)
         after = [("user", dumps({"type": "text", "text": request.context}))]
         wire, system_texts = self._history_for(request.model).encode(
-            request.messages,
-            after=after if request.context else (),
-            mark=lambda block: block[:-1] + b',"cache_control":' + control + b"}",
+            request.messages, after=after if request.context else (), mark=_marked(control)
         )
         thinking = self._thinking(request)
         head: dict[str, Any] = {

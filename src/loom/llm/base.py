@@ -41,12 +41,12 @@ class LlmRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     temperature: float | None = None
-    context: str = ""
-    cache_key: str | None = None
-    cache_ttl: CacheTtl = "5m"
     # how hard a reasoning model thinks: "minimal", "low", "medium", "high", or None
     # for the model family's default (`loom.llm.effort`)
     effort: str | None = None
+    context: str = ""
+    cache_key: str | None = None
+    cache_ttl: CacheTtl = "5m"
 
 
 # -- stream events -------------------------------------------------------------------

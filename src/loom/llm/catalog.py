@@ -33,14 +33,14 @@ class ModelInfo:
     supports_tools: bool = True
     known: bool = True
     supports_images: bool = True  # image input (screenshots, file_read of an image)
+    # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
+    cache_write_1h_price_per_mtok: float | None = None
     # how the model reasons (None: it does not): "anthropic-budget" (thinking with
     # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort),
     # "openai-reasoning" (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
     # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
     reasoning: str | None = None
     needs_responses: bool = False  # OpenAI: served only by the Responses API
-    # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
-    cache_write_1h_price_per_mtok: float | None = None
 
 
 def _m(

@@ -12,11 +12,12 @@ can be added with `register_provider`.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from collections.abc import Callable, Mapping
 
 from loom.llm.base import LlmError, Provider
-from loom.providers import BUILTIN, ProviderDeclaration, declaration
+from loom.providers import BUILTIN, declaration
 
 DEFAULT_TIMEOUT = 600.0  # seconds; a long answer streams for minutes
 
@@ -145,21 +146,25 @@ def create_provider(
             f"{user_config_file()}.",
             provider=name,
         )
+    if api and api not in spec.apis:
+        raise ModelConfigError(
+            f"[providers.{name}] api = {api!r}: {name} speaks "
+            f"{', '.join(spec.apis) or 'one API'}; remove the key or name one of those.",
+            provider=name,
+        )
+    cls = _adapter(spec.apis.get(api or "", spec.adapter))
     kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}
-    if spec.default_api is not None and (api or spec.default_api) == "responses":
-        module = importlib.import_module(f"{__package__}.openai_responses")
-        cls = module.OpenAIResponsesProvider  # codex and pro models need it
+    if "name" in inspect.signature(cls).parameters:  # one adapter for several providers
         kwargs["name"] = name
-    else:
-        cls = _adapter(spec)
     if key_var in spec.token_vars:
         kwargs["bearer"] = True
     return cls(**kwargs)
 
 
-def _adapter(spec: ProviderDeclaration) -> Callable[..., Provider]:
-    """The adapter class a declaration names, imported now (with its SDK)."""
-    module_name, _, class_name = spec.adapter.partition(":")
+def _adapter(adapter: str) -> Callable[..., Provider]:
+    """The adapter class a declaration names ("module:Class" in loom.llm), imported now
+    (with its SDK)."""
+    module_name, _, class_name = adapter.partition(":")
     return getattr(importlib.import_module(f"{__package__}.{module_name}"), class_name)
 
 

@@ -45,6 +45,8 @@ class ProviderDeclaration:
     adapter: str  # "module:Class" of its adapter in loom.llm, imported on first use
     key_vars: tuple[str, ...]  # environment variables holding its API key, first set wins
     base_url_vars: tuple[str, ...]  # ... its endpoint
+    # the wire APIs `[providers.NAME] api` may pick, each with its adapter ("module:Class")
+    apis: Mapping[str, str] = field(default_factory=dict)
     # a bearer token read after the API key (sent as `Authorization: Bearer`)
     token_vars: tuple[str, ...] = ()
     key_required: bool = True
@@ -60,9 +62,6 @@ class ProviderDeclaration:
     # model family): "thinking-blocks" (Claude's, signed), "reasoning-items" (OpenAI's,
     # encrypted), "thought-summaries" (Gemini's, shown only); None: none
     reasoning: str | None = None
-    # an OpenAI-style provider: the API it speaks unless `[providers.NAME] api` says
-    # ("responses": the Responses API, loom.llm.openai_responses; "chat": Chat Completions)
-    default_api: Literal["responses", "chat"] | None = None
     # `[providers.NAME]` keys whose values are masked in everything saved or sent
     secret_settings: tuple[str, ...] = ("api_key",)
     # `<tool_call>` blocks in the answer's text may be read as calls ([providers.NAME]

@@ -1,11 +1,15 @@
-"""OpenAI: the Responses API by default (loom.llm.openai_responses, which the registry
-picks), Chat Completions with `[providers.openai] api = "chat"` (adapter: loom.llm.openai)."""
+"""OpenAI: the Responses API (loom.llm.openai_responses) or Chat Completions
+(loom.llm.openai), `[providers.openai] api`."""
 
 from loom.providers._declaration import ProviderDeclaration
 
 DECLARATION = ProviderDeclaration(
     name="openai",
-    adapter="openai:OpenAIProvider",
+    adapter="openai_responses:OpenAIResponsesProvider",
+    apis={
+        "responses": "openai_responses:OpenAIResponsesProvider",
+        "chat": "openai:OpenAIProvider",  # Chat Completions
+    },
     key_vars=("OPENAI_API_KEY",),
     base_url_vars=("OPENAI_BASE_URL",),
     model_prefixes=("gpt", "o1", "o3", "o4", "chatgpt"),
@@ -14,5 +18,4 @@ DECLARATION = ProviderDeclaration(
     images_in_tool_results=True,  # in a user message after the answer's results
     caching="automatic-prefix",
     reasoning="reasoning-items",
-    default_api="responses",  # the Responses API (its default; api = "chat" for the other)
 )

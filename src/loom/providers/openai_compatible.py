@@ -6,6 +6,10 @@ from loom.providers._declaration import ProviderDeclaration, hosted_family_of
 DECLARATION = ProviderDeclaration(
     name="openai-compatible",
     adapter="openai:OpenAICompatibleProvider",
+    apis={
+        "chat": "openai:OpenAICompatibleProvider",
+        "responses": "openai_responses:OpenAIResponsesProvider",
+    },
     key_vars=("OPENAI_COMPATIBLE_API_KEY",),
     base_url_vars=("OPENAI_COMPATIBLE_BASE_URL",),
     key_required=False,
@@ -16,5 +20,4 @@ DECLARATION = ProviderDeclaration(
     images_in_tool_results=True,
     caching="automatic-prefix",  # local servers (llama.cpp, vLLM) reuse a repeated prefix
     text_tool_calls=True,
-    default_api="chat",  # `api = "responses"` for a server that has the Responses API
 )

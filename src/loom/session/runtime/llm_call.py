@@ -124,10 +124,10 @@ class LlmCaller:
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
+            effort=self._effort(model),
             context=built.context,
             cache_key=session.thread.id,
             cache_ttl=options.cache_ttl,
-            effort=self._effort(model),
         )
         parts: list[str] = []
         reasoning: list[ReasoningPart] = []
@@ -267,12 +267,12 @@ class LlmCaller:
         total = self.session.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
-        if usage.reasoning_tokens:
-            total.reasoning_tokens = (total.reasoning_tokens or 0) + usage.reasoning_tokens
         if usage.cache_read_tokens:
             total.cache_read_tokens = (total.cache_read_tokens or 0) + usage.cache_read_tokens
         if usage.cache_write_tokens:
             total.cache_write_tokens = (total.cache_write_tokens or 0) + usage.cache_write_tokens
+        if usage.reasoning_tokens:
+            total.reasoning_tokens = (total.reasoning_tokens or 0) + usage.reasoning_tokens
         if cost is None or total.cost_usd is None:
             total.cost_usd = None
         else:
