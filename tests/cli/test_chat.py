@@ -49,7 +49,7 @@ def test_chat_streams_asks_permission_and_runs_slash_commands(
     child.sendline("who are you")
     child.expect("from openai")
     child.expect(PROMPT)
-    assert server.requests[-1].format == "openai"
+    assert server.requests[-1].format == "responses"  # openai speaks the Responses API
 
     child.sendline("/architect")
     child.expect("mode: architect")

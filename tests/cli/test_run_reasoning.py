@@ -146,3 +146,32 @@ def test_a_bad_effort_flag_names_the_allowed_values(project: Path) -> None:
     done = loom_in_process(["run", "-p", "hi", "--effort", "max"], project, None)
     assert done.returncode == 2
     assert "minimal, low, medium, high" in done.stderr
+
+
+def test_sub_agents_think_at_their_agent_files_effort_or_their_parents(
+    server: FakeLlmServer, project: Path
+) -> None:
+    agents = project / ".loom" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "quick.md").write_text(
+        "---\nname: quick\ndescription: Looks fast\neffort: minimal\n---\nBe brief.\n"
+    )
+    (agents / "bad.md").write_text("---\nname: bad\ndescription: d\neffort: max\n---\nb\n")
+    task = {"description": "look", "prompt": "Look at a.py quickly", "agent": "quick"}
+    general = {"description": "look", "prompt": "Look at b.py"}
+    server.add(
+        Turn(thinking="Delegate.", tool_calls=[FakeToolCall("task", task)]),
+        Turn(tool_calls=[FakeToolCall("task", general)]),
+        Turn(text="Both looked."),
+    )
+    server.for_first_message("Look at a.py quickly", Turn(thinking="Fast.", text="fine"))
+    server.for_first_message("Look at b.py", Turn(text="fine too"))
+    args = ["run", "-p", "look", "-m", "openai:gpt-5", "--effort", "high", "--yes"]
+    done = loom_in_process(args, project, server)
+    assert done.returncode == 0, done.stderr
+    efforts = {r.json["input"][0]["content"]: r.json["reasoning"]["effort"]
+               for r in server.requests}  # fmt: skip
+    assert efforts["look"] == "high"
+    assert efforts["Look at a.py quickly"] == "minimal"  # the agent file's
+    assert efforts["Look at b.py"] == "high"  # the parent's
+    assert "bad.md" in done.stderr and "effort must be one of" in done.stderr

@@ -167,7 +167,7 @@ def render_responses(
             )
             inner += [
                 ("response.reasoning_summary_text.delta", {**part, "delta": piece})
-                for piece in split_in_three(shown)
+                for piece in _pieces(turn, shown)
             ]
             inner.append(("response.reasoning_summary_text.done", {**part, "text": shown}))
             inner.append(
@@ -258,6 +258,12 @@ def render_responses(
         for number, (name, data) in enumerate(sequence)
     ]
     return Rendered(200, dict(_SSE_HEADERS), chunks)
+
+
+def _pieces(turn: Turn, text: str) -> list[str]:
+    """How `text` (the turn's thinking) streams: the turn's own chunks when it gave a
+    list, else in three."""
+    return list(turn.thinking) if isinstance(turn.thinking, list) else split_in_three(text)
 
 
 def _thinking_text(turn: Turn) -> str:
@@ -381,7 +387,7 @@ def anthropic_thinking_events(turn: Turn, body: dict[str, Any]) -> list[bytes]:
             },
             "content_block_delta",
         )
-        for piece in split_in_three(thinking)
+        for piece in _pieces(turn, thinking)
     ]
     events.append(
         _sse(
@@ -433,5 +439,5 @@ def google_thought_parts(turn: Turn, body: dict[str, Any]) -> list[dict[str, Any
         return []
     return [
         {"text": piece, "thought": True}
-        for piece in split_in_three(_thinking_text(turn) or DEFAULT_THINKING)
+        for piece in _pieces(turn, _thinking_text(turn) or DEFAULT_THINKING)
     ]

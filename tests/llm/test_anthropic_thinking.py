@@ -9,26 +9,10 @@ import pytest
 
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from loom.llm.anthropic import INTERLEAVED_BETA
-from loom.llm.base import LlmError, LlmRequest, LlmResponse, ThinkingDelta, ToolSpec, collect
+from loom.llm.base import LlmError, ThinkingDelta, collect
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.providers import provider_for
-
-READ = ToolSpec("file_read", "Read a file.", {"type": "object", "properties": {}})
-
-
-def _request(model: str, messages: list[Message], **fields: object) -> LlmRequest:
-    return LlmRequest(model=model, messages=messages, system="sys", tools=(READ,), **fields)  # type: ignore[arg-type]
-
-
-def _answered(history: list[Message], response: LlmResponse) -> list[Message]:
-    reply = AssistantMessage(
-        content=response.content, tool_calls=response.tool_calls, reasoning=response.reasoning
-    )
-    results = [
-        ToolMessage(tool_call_id=c.id, tool_name=c.tool_name, content="ok")
-        for c in response.tool_calls
-    ]
-    return [*history, reply, *results]
+from tests.support.reasoning import answered, replay, tool_request
 
 
 async def test_thinking_blocks_come_back_first_and_unchanged(server: FakeLlmServer) -> None:
@@ -43,16 +27,16 @@ async def test_thinking_blocks_come_back_first_and_unchanged(server: FakeLlmServ
     provider = provider_for("anthropic", server)
     history: list[Message] = [UserMessage(content="read a.py")]
     events = [
-        e async for e in provider.stream(_request("claude-sonnet-4-5", history, effort="low"))
+        e async for e in provider.stream(tool_request("claude-sonnet-4-5", history, effort="low"))
     ]
     shown = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
     assert shown == "Read it before answering."
-    first = await collect(_replay(events))
+    first = await collect(replay(events))
     assert [p.kind for p in first.reasoning] == ["thinking", "redacted_thinking"]
     assert first.reasoning[0].signature and first.reasoning[1].data
 
     second = await collect(
-        provider.stream(_request("claude-sonnet-4-5", _answered(history, first), effort="low"))
+        provider.stream(tool_request("claude-sonnet-4-5", answered(history, first), effort="low"))
     )
     assert second.content == "Done."
     sent = server.requests[-1]
@@ -64,17 +48,12 @@ async def test_thinking_blocks_come_back_first_and_unchanged(server: FakeLlmServ
     assert sent.headers["anthropic-beta"] == INTERLEAVED_BETA
 
 
-async def _replay(events: list[object]):  # type: ignore[no-untyped-def]
-    for event in events:
-        yield event
-
-
 async def test_adaptive_models_take_an_effort(server: FakeLlmServer) -> None:
     server.add(Turn(text="hi"))
     provider = provider_for("anthropic", server)
     await collect(
         provider.stream(
-            _request(
+            tool_request(
                 "claude-sonnet-4-6", [UserMessage(content="hi")], effort="high", temperature=0.3
             )
         )
@@ -89,7 +68,7 @@ async def test_no_effort_no_thinking(server: FakeLlmServer) -> None:
     server.add(Turn(text="hi"))
     provider = provider_for("anthropic", server)
     response = await collect(
-        provider.stream(_request("claude-sonnet-4-6", [UserMessage(content="hi")]))
+        provider.stream(tool_request("claude-sonnet-4-6", [UserMessage(content="hi")]))
     )
     assert "thinking" not in server.requests[-1].json and not response.reasoning
 
@@ -106,7 +85,7 @@ async def test_a_tool_round_begun_without_thinking_finishes_without_it(
     ]
     server.add(Turn(text="Done."))
     provider = provider_for("anthropic", server)
-    done = await collect(provider.stream(_request("claude-sonnet-4-5", history, effort="high")))
+    done = await collect(provider.stream(tool_request("claude-sonnet-4-5", history, effort="high")))
     assert done.content == "Done." and "thinking" not in server.requests[-1].json
 
 
@@ -114,10 +93,10 @@ async def test_another_models_thinking_is_left_out(server: FakeLlmServer) -> Non
     server.add(Turn(thinking="mine", tool_calls=[FakeToolCall("file_read", {"path": "a"})]))
     provider = provider_for("anthropic", server)
     history: list[Message] = [UserMessage(content="go")]
-    first = await collect(provider.stream(_request("claude-sonnet-4-5", history, effort="low")))
+    first = await collect(provider.stream(tool_request("claude-sonnet-4-5", history, effort="low")))
     server.add(Turn(text="fine"))
     later = await collect(
-        provider.stream(_request("claude-opus-4-5", _answered(history, first), effort="low"))
+        provider.stream(tool_request("claude-opus-4-5", answered(history, first), effort="low"))
     )
     assert later.content == "fine"
     assert [b["type"] for b in server.requests[-1].json["messages"][1]["content"]] == ["tool_use"]
@@ -127,11 +106,13 @@ async def test_a_changed_signature_is_refused_as_the_api_refuses_it(server: Fake
     server.add(Turn(thinking="mine", tool_calls=[FakeToolCall("file_read", {"path": "a"})]))
     provider = provider_for("anthropic", server)
     history: list[Message] = [UserMessage(content="go")]
-    first = await collect(provider.stream(_request("claude-sonnet-4-5", history, effort="low")))
+    first = await collect(provider.stream(tool_request("claude-sonnet-4-5", history, effort="low")))
     first.reasoning = [first.reasoning[0].model_copy(update={"text": "edited"})]
     with pytest.raises(LlmError) as caught:
         await collect(
-            provider.stream(_request("claude-sonnet-4-5", _answered(history, first), effort="low"))
+            provider.stream(
+                tool_request("claude-sonnet-4-5", answered(history, first), effort="low")
+            )
         )
     assert caught.value.status == 400 and "Invalid `signature`" in str(caught.value)
 

@@ -4,15 +4,10 @@ model family, thought summaries shown (never as the answer), signatures round-tr
 from __future__ import annotations
 
 from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
-from loom.llm.base import LlmRequest, TextDelta, ThinkingDelta, ToolSpec, collect
+from loom.llm.base import TextDelta, ThinkingDelta, collect
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.providers import provider_for
-
-READ = ToolSpec("file_read", "Read a file.", {"type": "object", "properties": {}})
-
-
-def _request(model: str, messages: list[Message], **fields: object) -> LlmRequest:
-    return LlmRequest(model=model, messages=messages, system="sys", tools=(READ,), **fields)  # type: ignore[arg-type]
+from tests.support.reasoning import replay, tool_request
 
 
 async def test_budget_models_get_a_budget_and_show_their_thoughts(server: FakeLlmServer) -> None:
@@ -21,7 +16,7 @@ async def test_budget_models_get_a_budget_and_show_their_thoughts(server: FakeLl
     events = [
         e
         async for e in provider.stream(
-            _request("gemini-2.5-flash", [UserMessage(content="A or B?")], effort="medium")
+            tool_request("gemini-2.5-flash", [UserMessage(content="A or B?")], effort="medium")
         )
     ]
     thinking = server.requests[-1].json["generationConfig"]["thinkingConfig"]
@@ -30,23 +25,20 @@ async def test_budget_models_get_a_budget_and_show_their_thoughts(server: FakeLl
         "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == "Weigh the two options."
     )
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Option A."
-    response = await collect(_replay(events))
+    response = await collect(replay(events))
     assert response.usage.reasoning_tokens and [p.kind for p in response.reasoning] == ["thought"]
-
-
-async def _replay(events: list[object]):  # type: ignore[no-untyped-def]
-    for event in events:
-        yield event
 
 
 async def test_gemini_3_takes_a_level(server: FakeLlmServer) -> None:
     server.add(Turn(text="ok"), Turn(text="ok"))
     provider = provider_for("google", server)
     await collect(
-        provider.stream(_request("gemini-3-pro", [UserMessage(content="hi")], effort="minimal"))
+        provider.stream(tool_request("gemini-3-pro", [UserMessage(content="hi")], effort="minimal"))
     )
     await collect(
-        provider.stream(_request("gemini-3-flash", [UserMessage(content="hi")], effort="medium"))
+        provider.stream(
+            tool_request("gemini-3-flash", [UserMessage(content="hi")], effort="medium")
+        )
     )
     levels = [
         r.json["generationConfig"]["thinkingConfig"]["thinkingLevel"] for r in server.requests
@@ -58,7 +50,9 @@ async def test_a_model_without_thinking_gets_no_thinking_config(server: FakeLlmS
     server.add(Turn(text="ok"))
     provider = provider_for("google", server)
     await collect(
-        provider.stream(_request("gemini-2.0-flash", [UserMessage(content="hi")], effort="high"))
+        provider.stream(
+            tool_request("gemini-2.0-flash", [UserMessage(content="hi")], effort="high")
+        )
     )
     assert "thinkingConfig" not in server.requests[-1].json["generationConfig"]
 
@@ -75,12 +69,12 @@ async def test_thought_signatures_still_round_trip_with_thinking_on(server: Fake
     )
     provider = provider_for("google", server)
     history: list[Message] = [UserMessage(content="go")]
-    first = await collect(provider.stream(_request("gemini-3-pro", history, effort="high")))
+    first = await collect(provider.stream(tool_request("gemini-3-pro", history, effort="high")))
     history += [
         AssistantMessage(tool_calls=first.tool_calls, reasoning=first.reasoning),
         ToolMessage(tool_call_id="c1", tool_name="file_read", content="ok"),
     ]
-    await collect(provider.stream(_request("gemini-3-pro", history, effort="high")))
+    await collect(provider.stream(tool_request("gemini-3-pro", history, effort="high")))
     model_turn = server.requests[-1].json["contents"][1]
     assert model_turn["parts"] == [
         {

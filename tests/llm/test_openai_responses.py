@@ -6,30 +6,13 @@ from __future__ import annotations
 import pytest
 
 from loom.core.images import ImageRef
-from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
-from loom.llm.base import LlmError, LlmRequest, LlmResponse, ThinkingDelta, ToolSpec, collect
+from loom.core.messages import Message, UserMessage
+from loom.llm.base import LlmError, ThinkingDelta, collect
 from loom.llm.openai_responses import OpenAIResponsesProvider
 from tests.fakes.llm_reasoning import CODEX_404
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.providers import provider_for
-
-READ = ToolSpec("file_read", "Read a file.", {"type": "object", "properties": {}})
-
-
-def _request(model: str, messages: list[Message], **fields: object) -> LlmRequest:
-    return LlmRequest(model=model, messages=messages, system="sys", tools=(READ,), **fields)  # type: ignore[arg-type]
-
-
-def _answered(history: list[Message], response: LlmResponse) -> list[Message]:
-    """`history` with the response and a result for each of its calls."""
-    reply = AssistantMessage(
-        content=response.content, tool_calls=response.tool_calls, reasoning=response.reasoning
-    )
-    results = [
-        ToolMessage(tool_call_id=c.id, tool_name=c.tool_name, content=f"read {c.arguments_json}")
-        for c in response.tool_calls
-    ]
-    return [*history, reply, *results]
+from tests.support.reasoning import answered, replay, tool_request
 
 
 async def test_openai_speaks_the_responses_api_by_default(server: FakeLlmServer) -> None:
@@ -54,16 +37,16 @@ async def test_reasoning_items_are_kept_and_sent_back_in_order(server: FakeLlmSe
     )  # fmt: skip
     provider = provider_for("openai", server)
     history: list[Message] = [UserMessage(content="read a.py and b.py")]
-    events = [e async for e in provider.stream(_request("gpt-5", history, effort="high"))]
+    events = [e async for e in provider.stream(tool_request("gpt-5", history, effort="high"))]
     summary = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
     assert summary == "The user wants two files; read both at once."
-    first = await _collect_again(events)
+    first = await collect(replay(events))
     assert [c.arguments_json for c in first.tool_calls] == [{"path": "a.py"}, {"path": "b.py"}]
     [part] = first.reasoning
     assert part.kind == "reasoning" and part.data and part.id and part.text == summary
     assert first.usage.reasoning_tokens and first.usage.output_tokens > first.usage.reasoning_tokens
 
-    second = await collect(provider.stream(_request("gpt-5", _answered(history, first))))
+    second = await collect(provider.stream(tool_request("gpt-5", answered(history, first))))
     assert second.content == "Both read."
     sent = server.requests[-1].json
     assert sent["store"] is False and sent["include"] == ["reasoning.encrypted_content"]
@@ -75,26 +58,18 @@ async def test_reasoning_items_are_kept_and_sent_back_in_order(server: FakeLlmSe
     assert server.requests[0].json["reasoning"]["effort"] == "high"
 
 
-async def _collect_again(events: list[object]) -> LlmResponse:
-    async def replay():  # type: ignore[no-untyped-def]
-        for event in events:
-            yield event
-
-    return await collect(replay())
-
-
 async def test_a_changed_reasoning_item_is_refused_as_the_api_refuses_it(
     server: FakeLlmServer,
 ) -> None:
     server.add(Turn(thinking="hm", tool_calls=[FakeToolCall("file_read", {"path": "a"})]))
     provider = provider_for("openai", server)
     history: list[Message] = [UserMessage(content="go")]
-    first = await collect(provider.stream(_request("gpt-5", history)))
+    first = await collect(provider.stream(tool_request("gpt-5", history)))
     forged = first.reasoning[0].model_copy(update={"data": "sig_forged"})
     first.reasoning = [forged]
     server.add(Turn(text="never"))
     with pytest.raises(LlmError) as caught:
-        await collect(provider.stream(_request("gpt-5", _answered(history, first))))
+        await collect(provider.stream(tool_request("gpt-5", answered(history, first))))
     assert caught.value.status == 400 and "could not be verified" in str(caught.value)
 
 
@@ -102,9 +77,9 @@ async def test_another_models_reasoning_is_left_out_cleanly(server: FakeLlmServe
     server.add(Turn(thinking="hm", tool_calls=[FakeToolCall("file_read", {"path": "a"})]))
     provider = provider_for("openai", server)
     history: list[Message] = [UserMessage(content="go")]
-    first = await collect(provider.stream(_request("gpt-5", history)))
+    first = await collect(provider.stream(tool_request("gpt-5", history)))
     server.add(Turn(text="fine"))
-    later = await collect(provider.stream(_request("gpt-5-mini", _answered(history, first))))
+    later = await collect(provider.stream(tool_request("gpt-5-mini", answered(history, first))))
     assert later.content == "fine"
     kinds = [item.get("type") or item["role"] for item in server.requests[-1].json["input"]]
     assert kinds == ["user", "function_call", "function_call_output"]
@@ -116,7 +91,7 @@ async def test_a_model_that_does_not_reason_gets_no_reasoning_fields(
     server.add(Turn(text="hi"))
     provider = provider_for("openai", server)
     await collect(
-        provider.stream(_request("gpt-4.1", [UserMessage(content="hi")], temperature=0.2))
+        provider.stream(tool_request("gpt-4.1", [UserMessage(content="hi")], temperature=0.2))
     )
     sent = server.requests[-1].json
     assert "reasoning" not in sent and "include" not in sent and sent["temperature"] == 0.2
@@ -125,7 +100,9 @@ async def test_a_model_that_does_not_reason_gets_no_reasoning_fields(
 async def test_the_thread_id_is_the_prompt_cache_key(server: FakeLlmServer) -> None:
     server.add(Turn(text="hi"))
     provider = provider_for("openai", server)
-    await collect(provider.stream(_request("gpt-5", [UserMessage(content="hi")], cache_key="T-1")))
+    await collect(
+        provider.stream(tool_request("gpt-5", [UserMessage(content="hi")], cache_key="T-1"))
+    )
     assert server.requests[-1].json["prompt_cache_key"] == "T-1"
 
 
@@ -138,7 +115,7 @@ async def test_images_go_as_input_images(server: FakeLlmServer) -> None:
     ).with_data(data)
     history: list[Message] = [UserMessage(content="what is this", images=[image])]
     server.add(Turn(text="a picture"))
-    await collect(provider_for("openai", server).stream(_request("gpt-5", history)))
+    await collect(provider_for("openai", server).stream(tool_request("gpt-5", history)))
     [user] = server.requests[-1].json["input"]
     assert [part["type"] for part in user["content"]] == ["input_text", "input_image"]
     assert user["content"][1]["image_url"].startswith("data:image/png;base64,")
@@ -147,7 +124,7 @@ async def test_images_go_as_input_images(server: FakeLlmServer) -> None:
 async def test_a_codex_model_on_chat_completions_says_what_to_set(server: FakeLlmServer) -> None:
     provider = provider_for("openai", server, api="chat")
     with pytest.raises(LlmError) as caught:
-        await collect(provider.stream(_request("gpt-5-codex", [UserMessage(content="hi")])))
+        await collect(provider.stream(tool_request("gpt-5-codex", [UserMessage(content="hi")])))
     said = str(caught.value)
     assert caught.value.status == 404 and CODEX_404 in said
     assert 'set api = "responses" under [providers.openai]' in said
@@ -157,6 +134,6 @@ async def test_a_codex_model_on_chat_completions_says_what_to_set(server: FakeLl
 async def test_a_cut_off_answer_stops_for_max_tokens(server: FakeLlmServer) -> None:
     server.add(Turn(text="partial", stop_reason="max_tokens"))
     response = await collect(
-        provider_for("openai", server).stream(_request("gpt-5", [UserMessage(content="go")]))
+        provider_for("openai", server).stream(tool_request("gpt-5", [UserMessage(content="go")]))
     )
     assert response.stop_reason == "max_tokens" and response.content == "partial"

@@ -190,3 +190,17 @@ async def test_without_model_editor_the_summary_model_follows_the_sessions_provi
     assert agent.summary_requests and session.thread.compactions
     assert session.thread.compactions[-1]["model"] == "openai:gpt-5-mini"
     await ws.shutdown()
+
+
+async def test_with_reasoning_on_a_summary_asks_for_the_least_thinking(tmp_path) -> None:
+    """The session thinks hard; its summaries (by gpt-5-mini, which always reasons) ask
+    for the least, so thinking does not eat the summary's output tokens."""
+    agent = Agent()
+    ws, main, _editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool(), effort="high"))
+    for n in range(8):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    assert agent.summary_requests
+    assert {r.effort for r in agent.summary_requests} == {"minimal"}
+    assert {r.effort for r in main.requests} == {"high"}
+    await ws.shutdown()

@@ -231,9 +231,11 @@ class SlashCommands:
         usage = self.repl.session.usage
         known = session_cost(self.repl.session)
         cost = "unknown (no price known for a model used)" if known is None else f"${known:.4f}"
+        thinking = usage.reasoning_tokens
+        thought = f" ({thinking:,} of them thinking)" if thinking else ""
         self.line(
-            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out; "
-            f"cost {cost} ({self.repl.session.model})"
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out"
+            f"{thought}; cost {cost} ({self.repl.session.model})"
         )
 
     async def diff(self, _arg: str) -> None:

@@ -61,7 +61,8 @@ def anthropic_units(message: Message, model: str = "") -> list[Unit]:
             block["is_error"] = True
         return [("user", dumps(block))]
     if isinstance(message, AssistantMessage):
-        thinking = _own_thinking(message, model)
+        # thinking alone (an answer cut short) is not sent: it must precede what it led to
+        thinking = _own_thinking(message, model) if message.content or message.tool_calls else []
         units: list[Unit] = [
             ("assistant", _thinking_block(p)) for p in thinking if not p.after_calls
         ]

@@ -36,8 +36,8 @@ class ModelInfo:
     # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
     cache_write_1h_price_per_mtok: float | None = None
     # how the model reasons (None: it does not): "anthropic-budget" (thinking with
-    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort), "openai"
-    # (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
+    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort),
+    # "openai-reasoning" (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
     # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
     reasoning: str | None = None
     needs_responses: bool = False  # OpenAI: served only by the Responses API
@@ -151,7 +151,7 @@ _REASONING: dict[str, str] = {
             "o3-mini",
             "o4-mini",
         ),
-        "openai",
+        "openai-reasoning",
     ),
     **dict.fromkeys(("gemini-3-pro", "gemini-3-flash"), "gemini-level"),
     **dict.fromkeys(

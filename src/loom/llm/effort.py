@@ -7,7 +7,7 @@ fields:
 
 | style                | minimal        | low            | medium          | high            |
 |----------------------|----------------|----------------|-----------------|-----------------|
-| `openai`             | minimal / low  | low            | medium          | high            |
+| `openai-reasoning`   | minimal / low  | low            | medium          | high            |
 | `anthropic-budget`   | 1,024 tokens   | 4,096          | 10,000          | 32,000          |
 | `anthropic-adaptive` | effort low     | low            | medium          | high            |
 | `gemini-budget`      | 512 tokens     | 2,048          | 8,192           | 24,576          |
@@ -51,6 +51,13 @@ def reasons(provider: str, model_id: str) -> bool:
     return model_info(provider, model_id).reasoning is not None
 
 
+def least_effort(provider: str, model_id: str) -> str | None:
+    """The effort for a call that needs no thinking (a compaction summary): "minimal"
+    for families that always think, None (no thinking) for Claude and the rest."""
+    style = model_info(provider, model_id).reasoning
+    return "minimal" if style in ("openai-reasoning", "gemini-budget", "gemini-level") else None
+
+
 def ignored_note(provider: str, model_id: str, effort: str | None) -> str | None:
     """The one line saying an effort is ignored, for a model that cannot reason."""
     if effort is None or reasons(provider, model_id):
@@ -89,7 +96,7 @@ def anthropic_thinking(
 
 def openai_reasoning(info: ModelInfo, effort: str | None) -> dict[str, Any] | None:
     """The Responses API's `reasoning` field (None for a model that does not reason)."""
-    if info.reasoning != "openai":
+    if info.reasoning != "openai-reasoning":
         return None
     level = effort or "medium"
     if level == "minimal" and _catalogued_id(info) not in _OPENAI_MINIMAL:

@@ -94,6 +94,32 @@ def _tool_run(role: str, pieces: list[bytes]) -> bytes:
 _POST_OPTIONS: dict[str, Any] = {"security": {"bearer_auth": True}}
 
 
+def openai_client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
+    """The SDK's async client for this key and endpoint, shared (Chat Completions and
+    the Responses API alike)."""
+
+    def build() -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=api_key or "not-needed",
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=guarded_async_client(timeout),
+        )
+
+    return shared_client(client_key("openai", base_url, api_key, timeout), build)
+
+
+def context_after(request: LlmRequest) -> list[Unit]:
+    """The call's context (repo map, decisions, news) as a user message sent after the
+    conversation, so the prefix stays the same bytes call after call."""
+    if not request.context:
+        return []
+    return [(None, dumps({"role": "user", "content": request.context}))]
+
+
 class OpenAIProvider:
     name = "openai"
     _key_hint = "OPENAI_API_KEY"
@@ -103,26 +129,14 @@ class OpenAIProvider:
     def __init__(
         self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
     ) -> None:
-        def build() -> Any:
-            import openai
-
-            return openai.AsyncOpenAI(
-                api_key=api_key or "not-needed",
-                base_url=base_url,
-                max_retries=0,
-                timeout=timeout,
-                http_client=guarded_async_client(timeout),
-            )
-
-        self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
+        self._client = openai_client(api_key, base_url, timeout)
         self.endpoint = str(self._client.base_url)
         self.history = WireHistory("openai", openai_units, _tool_run)
         self._post = DirectPost(self._client, "openai", "/chat/completions", _POST_OPTIONS)
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Chat Completions request."""
-        context = {"role": "user", "content": request.context}
-        after = [(None, dumps(context))] if request.context else ()
+        after = context_after(request)
         wire, system_texts = self.history.encode(request.messages, after=after)
         system = system_text(request.system, system_texts)
         head: dict[str, Any] = {

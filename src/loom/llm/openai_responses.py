@@ -46,9 +46,8 @@ from loom.llm.base import (
     parse_tool_arguments,
 )
 from loom.llm.catalog import model_info
-from loom.llm.clients import client_key, shared_client
 from loom.llm.effort import openai_reasoning
-from loom.llm.guard import guarded_async_client
+from loom.llm.openai import context_after, openai_client
 
 _POST_OPTIONS: dict[str, Any] = {"security": {"bearer_auth": True}}
 
@@ -131,21 +130,10 @@ class OpenAIResponsesProvider:
         timeout: float = 600.0,
         name: str = "openai",
     ) -> None:
-        def build() -> Any:
-            import openai
-
-            return openai.AsyncOpenAI(
-                api_key=api_key or "not-needed",
-                base_url=base_url,
-                max_retries=0,
-                timeout=timeout,
-                http_client=guarded_async_client(timeout),
-            )
-
         self.name = name
         if name != "openai":
             self._key_hint = "OPENAI_COMPATIBLE_API_KEY"
-        self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
+        self._client = openai_client(api_key, base_url, timeout)
         self.endpoint = str(self._client.base_url)
         self.history = self._history_for("")
         self._post = DirectPost(self._client, "openai", "/responses", _POST_OPTIONS)
@@ -160,11 +148,9 @@ class OpenAIResponsesProvider:
         return history
 
     def request_body(self, request: LlmRequest) -> bytes:
-        """The JSON body of a streamed Responses API request; the call's context block
-        is the last input item (after the conversation: the prefix stays cached)."""
-        context = {"role": "user", "content": request.context}
-        after = [(None, dumps(context))] if request.context else ()
-        wire, system_texts = self._history_for(request.model).encode(request.messages, after=after)
+        """The JSON body of a streamed Responses API request."""
+        history = self._history_for(request.model)
+        wire, system_texts = history.encode(request.messages, after=context_after(request))
         info = model_info(self.name, request.model)
         head: dict[str, Any] = {
             "model": request.model,

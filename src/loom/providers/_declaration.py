@@ -58,7 +58,10 @@ class ProviderDeclaration:
     family: Callable[[str], Family] = lambda _model_id: "openai"  # prompt family of a model
     images_in_tool_results: bool = False  # Loom carries images in its tool results
     caching: CachingStyle = "none"
-    reasoning: str | None = None  # how it reasons (thinking blocks, reasoning items): issue 35
+    # what reasoning it keeps and sends back (loom.llm.effort maps the effort knob per
+    # model family): "thinking-blocks" (Claude's, signed), "reasoning-items" (OpenAI's,
+    # encrypted), "thought-summaries" (Gemini's, shown only); None: none
+    reasoning: str | None = None
     # `[providers.NAME]` keys whose values are masked in everything saved or sent
     secret_settings: tuple[str, ...] = ("api_key",)
     # `<tool_call>` blocks in the answer's text may be read as calls ([providers.NAME]

@@ -14,4 +14,5 @@ DECLARATION = ProviderDeclaration(
     family=lambda _model_id: "anthropic",
     images_in_tool_results=True,
     caching="breakpoints",
+    reasoning="thinking-blocks",
 )

@@ -13,4 +13,5 @@ DECLARATION = ProviderDeclaration(
     family=lambda _model_id: "gemini",
     images_in_tool_results=True,
     caching="automatic-prefix",  # implicit caching of a repeated prefix
+    reasoning="thought-summaries",
 )

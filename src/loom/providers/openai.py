@@ -17,4 +17,5 @@ DECLARATION = ProviderDeclaration(
     family=lambda _model_id: "openai",
     images_in_tool_results=True,  # in a user message after the answer's results
     caching="automatic-prefix",
+    reasoning="reasoning-items",
 )
