@@ -112,11 +112,14 @@ def test_a_codex_model_works_and_chat_completions_says_what_to_set(
     config = LoomPaths.from_env().user_config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[providers.openai]\napi = "chat"\n')
+    done = loom_in_process(["run", "-p", "hi", "-m", "openai:gpt-5.9-codex"], project, server)
+    assert done.returncode != 0  # a codex model the catalog does not know: the API's 404
+    assert CODEX_404 in done.stderr
+    assert 'set api = "responses" under [providers.openai]' in done.stderr
+    asked = len(server.requests)
     done = loom_in_process(["run", "-p", "hi", "-m", "openai:gpt-5-codex"], project, server)
-    assert done.returncode != 0
-    assert (
-        CODEX_404 in done.stderr and 'set api = "responses" under [providers.openai]' in done.stderr
-    )
+    assert done.returncode != 0 and "served only by the Responses API" in done.stderr
+    assert len(server.requests) == asked  # known to need it: not sent
 
 
 def test_effort_on_a_model_that_does_not_reason_is_ignored_with_one_line(

@@ -122,13 +122,25 @@ async def test_images_go_as_input_images(server: FakeLlmServer) -> None:
 
 
 async def test_a_codex_model_on_chat_completions_says_what_to_set(server: FakeLlmServer) -> None:
+    """A codex model the catalog does not know yet: the API's 404, with what to set."""
     provider = provider_for("openai", server, api="chat")
     with pytest.raises(LlmError) as caught:
-        await collect(provider.stream(tool_request("gpt-5-codex", [UserMessage(content="hi")])))
+        await collect(provider.stream(tool_request("gpt-5.9-codex", [UserMessage(content="hi")])))
     said = str(caught.value)
     assert caught.value.status == 404 and CODEX_404 in said
     assert 'set api = "responses" under [providers.openai]' in said
     assert not caught.value.transient
+
+
+async def test_a_catalogued_codex_model_is_not_sent_to_chat_completions(
+    server: FakeLlmServer,
+) -> None:
+    provider = provider_for("openai", server, api="chat")
+    with pytest.raises(LlmError) as caught:
+        await collect(provider.stream(tool_request("gpt-5-codex", [UserMessage(content="hi")])))
+    assert "served only by the Responses API" in str(caught.value)
+    assert 'set api = "responses" under [providers.openai]' in str(caught.value)
+    assert not caught.value.transient and server.requests == []
 
 
 async def test_a_cut_off_answer_stops_for_max_tokens(server: FakeLlmServer) -> None:
