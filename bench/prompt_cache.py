@@ -206,6 +206,7 @@ def main() -> None:
         "--window", type=int, default=60_000, help="max_context_tokens of the overflow session"
     )
     parser.add_argument("--no-overflow", action="store_true")
+    parser.add_argument("--no-survey", action="store_true", help="the overflowing session only")
     parser.add_argument("--map-tokens", type=int, default=1024, help="[repo] map_tokens")
     args = parser.parse_args()
     MAP_TOKENS[0] = args.map_tokens
@@ -231,7 +232,8 @@ def main() -> None:
         for name in args.providers.split(","):
             print(f"{name} ({MODELS[name]})")
             for label, tree in trees.items():
-                show(label, measure(tree, name, project, work / f"home-{label}-{name}"))
+                if not args.no_survey:
+                    show(label, measure(tree, name, project, work / f"home-{label}-{name}"))
             if args.no_overflow:
                 continue
             print(f"  overflowing: max_context_tokens = {args.window}")

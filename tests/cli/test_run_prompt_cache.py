@@ -141,3 +141,31 @@ def test_the_fake_caches_serve_the_prefix_and_loom_reports_it(
     assert usage["cache_read_input_tokens"] / total > 0.5
     if name == "anthropic":
         assert usage["cache_creation_input_tokens"] > 0
+    # `loom show` says what the cache did for the thread
+    shown = loom_in_process(["show", server.result["thread_id"]], survey_project, server)  # type: ignore[attr-defined]
+    share = round(usage["cache_read_input_tokens"] / total * 100)
+    assert f"(cache {share}%: {usage['cache_read_input_tokens']:,} read" in shown.stdout
+
+
+def test_max_budget_usd_ends_the_run_once_spent_past_it(
+    server: FakeLlmServer, survey_project: Path
+) -> None:
+    reads = [
+        Turn(tool_calls=[FakeToolCall("file_read", {"path": f"mod_{n}.py"})]) for n in range(4)
+    ]
+    server.add(*reads, Turn(text="done"))
+    args = ["run", "-p", "Survey it", "-o", "json", "-m", MODELS["anthropic"]]
+    done = loom_in_process([*args, "--max-budget-usd", "0.02"], survey_project, server)
+    assert done.returncode == 1, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd" and result["is_error"] is True
+    assert result["total_cost_usd"] > 0.02
+    assert "--max-budget-usd 0.02" in done.stderr and "--resume" in done.stderr
+    # the call that passed it is the last one made: the rest of the script is unused
+    assert 1 <= len(server.requests) < 5 and server.remaining_turns > 0
+
+
+def test_a_bad_budget_is_refused_plainly(server: FakeLlmServer, survey_project: Path) -> None:
+    done = loom_in_process(["run", "-p", "x", "--max-budget-usd", "lots"], survey_project, server)
+    assert done.returncode == 2 and "max-budget-usd" in done.stderr
+    assert not server.requests

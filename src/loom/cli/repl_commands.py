@@ -225,6 +225,7 @@ class SlashCommands:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
+        from loom.cli.repl_status import usage_in_text
         from loom.session import session_cost
 
         usage = self.repl.session.usage
@@ -233,8 +234,8 @@ class SlashCommands:
         thinking = usage.reasoning_tokens
         thought = f" ({thinking:,} of them thinking)" if thinking else ""
         self.line(
-            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out"
-            f"{thought}; cost {cost} ({self.repl.session.model})"
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out{thought}; "
+            f"cost {cost} ({self.repl.session.model})"
         )
 
     async def diff(self, _arg: str) -> None:

@@ -141,12 +141,14 @@ async def _chat(request: Any) -> int:
         return 1 if repl.failure else code
     if not session.thread.messages or session.never_answered:  # no thread is kept
         return code
+    from loom.cli.repl_status import usage_in_text
+
     say = repl.renderer.line
     usage = session.usage
     if usage.input_tokens or usage.output_tokens:
         cost = ", cost unknown" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
         say(
-            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out{cost}",
             style="dim",
         )
     say(

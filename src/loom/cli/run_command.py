@@ -50,6 +50,12 @@ def run_command(
         min=1,
         help="Ask the model at most N times; tool calls in its Nth answer are not run.",
     ),
+    max_budget_usd: float = typer.Option(
+        None,
+        "--max-budget-usd",
+        min=0.0,
+        help="End the run once its model calls have cost more than this many US dollars.",
+    ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="text: show tool activity on stderr (stream-json: no-op)."
     ),
@@ -97,6 +103,7 @@ def run_command(
         model=model or root.get("model"),
         private=private or bool(root.get("private")),
         max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,

@@ -31,6 +31,7 @@ VALUE_OPTIONS = {
     "-m": "model",
     "--model": "model",
     "--max-turns": "max_turns",
+    "--max-budget-usd": "max_budget_usd",
     "--effort": "effort",
     "-r": "resume",
     "--resume": "resume",
@@ -69,6 +70,10 @@ def try_fast_run(args: list[str]) -> int | None:
     max_turns = None if turns is None else int(str(turns))
     if max_turns is not None and max_turns < 1:
         return None
+    try:
+        budget = _budget(given.get("max_budget_usd"))
+    except ValueError:
+        return None  # Typer says what a budget looks like
     effort = given.get("effort")
     if effort is not None and effort not in EFFORTS:
         return None  # Typer says what is allowed
@@ -85,6 +90,7 @@ def try_fast_run(args: list[str]) -> int | None:
         model=_text(given.get("model")) or None,
         private=bool(given.get("private")),
         max_turns=max_turns,
+        max_budget_usd=budget,
         partial_messages=bool(given.get("include_partial_messages")),
         verbose=bool(given.get("verbose")),
         thread_id=_text(given.get("resume")),
@@ -153,3 +159,14 @@ def _run(options: RunOptions) -> int:
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left
         return 1
+
+
+def _budget(value: object) -> float | None:
+    """--max-budget-usd as a number of dollars (None when not given); ValueError when it
+    is not one."""
+    if value is None:
+        return None
+    budget = float(str(value))
+    if not 0 <= budget < float("inf"):  # NaN too
+        raise ValueError(value)
+    return budget

@@ -194,27 +194,26 @@ def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
             card.link = f"/s/{child[1]}"
 
 
-def usage_totals(messages: list[Any]) -> dict[str, float | None]:
+def usage_totals(messages: list[Any]) -> dict[str, Any]:
     """Tokens and cost of a whole thread, and of its last turn (since the last user
-    message), from the usage each assistant message carries. A cost is None (shown as
-    unknown, never $0) once a call of a model with no known price counts in it."""
-    total: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
-    turn: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
+    message), from the usage each assistant message carries, and the share of the input
+    the provider's prompt cache served ("cache 93%", "" for none). A cost is None (shown
+    as unknown, never $0) once a call of a model with no known price counts in it."""
+    from loom.core.usage import UsageTotals
+
+    total, turn = UsageTotals(), UsageTotals()
     for message in messages:
         if getattr(message, "role", "") == "user":
-            turn = {"input": 0, "output": 0, "cost": 0.0}
+            turn = UsageTotals()
         usage = getattr(message, "usage", None)
-        if usage is None:
-            continue
-        for bucket in (total, turn):
-            bucket["input"] = (bucket["input"] or 0) + (usage.input_tokens or 0)
-            bucket["output"] = (bucket["output"] or 0) + (usage.output_tokens or 0)
-            bucket["cost"] = add_cost(bucket["cost"], usage.cost_usd)
+        total.add(usage)
+        turn.add(usage)
     return {
-        "tokens": (total["input"] or 0) + (total["output"] or 0),
-        "cost": total["cost"],
-        "turn_tokens": (turn["input"] or 0) + (turn["output"] or 0),
-        "turn_cost": turn["cost"],
+        "tokens": total.prompt_tokens + total.output_tokens,
+        "cost": total.cost_usd,
+        "cache": total.cache_text(),
+        "turn_tokens": turn.prompt_tokens + turn.output_tokens,
+        "turn_cost": turn.cost_usd,
     }
 
 

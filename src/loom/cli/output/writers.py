@@ -196,8 +196,10 @@ def _message_line(message: Any, session_id: str) -> dict[str, Any] | None:
             "stop_reason": message.stop_reason,
         }
         if message.usage is not None:
-            body["usage"] = {
+            body["usage"] = {  # Claude Code's names for the cache's part
                 "input_tokens": message.usage.input_tokens,
+                "cache_read_input_tokens": message.usage.cache_read_tokens or 0,
+                "cache_creation_input_tokens": message.usage.cache_write_tokens or 0,
                 "output_tokens": message.usage.output_tokens,
             }
             if message.usage.reasoning_tokens:

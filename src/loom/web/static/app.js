@@ -141,7 +141,8 @@ function setUsage(usage) {
     c === null || c === undefined ? "cost unknown"
       : c && c < 0.01 ? `$${c.toFixed(4)}` : `$${c.toFixed(2)}`;
   node.innerHTML = "";
-  node.append(`${fmtTokens(usage.tokens)} tokens · ${fmtCost(usage.cost)} `);
+  const cache = usage.cache ? ` · ${usage.cache}` : "";  // the prompt cache's share
+  node.append(`${fmtTokens(usage.tokens)} tokens · ${fmtCost(usage.cost)}${cache} `);
   const last = document.createElement("span");
   last.className = "muted";
   last.textContent = `(last turn ${fmtTokens(usage.turn_tokens)} · ${fmtCost(usage.turn_cost)})`;
