@@ -149,3 +149,14 @@ async def test_a_cut_off_answer_stops_for_max_tokens(server: FakeLlmServer) -> N
         provider_for("openai", server).stream(tool_request("gpt-5", [UserMessage(content="go")]))
     )
     assert response.stop_reason == "max_tokens" and response.content == "partial"
+
+
+async def test_chat_completions_takes_the_effort_too(server: FakeLlmServer) -> None:
+    server.add(Turn(text="ok"), Turn(text="ok"))
+    provider = provider_for("openai", server, api="chat")
+    for model in ("gpt-5", "gpt-4.1"):
+        await collect(
+            provider.stream(tool_request(model, [UserMessage(content="hi")], effort="low"))
+        )
+    first, second = (r.json for r in server.requests)
+    assert first["reasoning_effort"] == "low" and "reasoning_effort" not in second

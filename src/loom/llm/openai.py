@@ -29,7 +29,9 @@ from loom.llm.base import (
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.catalog import model_info
 from loom.llm.clients import client_key, shared_client
+from loom.llm.effort import openai_chat_effort
 from loom.llm.guard import guarded_async_client
 
 
@@ -176,6 +178,9 @@ class OpenAIProvider:
             ]
         if request.temperature is not None:
             head["temperature"] = request.temperature
+        effort = openai_chat_effort(model_info(self.name, request.model), request.effort)
+        if effort is not None:  # Chat Completions: the effort only (no summaries there)
+            head["reasoning_effort"] = effort
         if request.cache_key and self._cache_key_field:
             head["prompt_cache_key"] = request.cache_key  # routes the thread to its cache
         if system:
