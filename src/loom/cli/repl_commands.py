@@ -234,8 +234,8 @@ class SlashCommands:
         thinking = usage.reasoning_tokens
         thought = f" ({thinking:,} of them thinking)" if thinking else ""
         self.line(
-            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out{thought}; "
-            f"cost {cost} ({self.repl.session.model})"
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out"
+            f"{thought}; cost {cost} ({self.repl.session.model})"
         )
 
     async def diff(self, _arg: str) -> None:
