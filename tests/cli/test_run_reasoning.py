@@ -112,11 +112,14 @@ def test_a_codex_model_works_and_chat_completions_says_what_to_set(
     config = LoomPaths.from_env().user_config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[providers.openai]\napi = "chat"\n')
+    done = loom_in_process(["run", "-p", "hi", "-m", "openai:gpt-5.9-codex"], project, server)
+    assert done.returncode != 0  # a codex model the catalog does not know: the API's 404
+    assert CODEX_404 in done.stderr
+    assert 'set api = "responses" under [providers.openai]' in done.stderr
+    asked = len(server.requests)
     done = loom_in_process(["run", "-p", "hi", "-m", "openai:gpt-5-codex"], project, server)
-    assert done.returncode != 0
-    assert (
-        CODEX_404 in done.stderr and 'set api = "responses" under [providers.openai]' in done.stderr
-    )
+    assert done.returncode != 0 and "served only by the Responses API" in done.stderr
+    assert len(server.requests) == asked  # known to need it: not sent
 
 
 def test_effort_on_a_model_that_does_not_reason_is_ignored_with_one_line(
@@ -175,3 +178,41 @@ def test_sub_agents_think_at_their_agent_files_effort_or_their_parents(
     assert efforts["Look at a.py quickly"] == "minimal"  # the agent file's
     assert efforts["Look at b.py"] == "high"  # the parent's
     assert "bad.md" in done.stderr and "effort must be one of" in done.stderr
+
+
+def test_architect_mode_thinks_on_both_models(server: FakeLlmServer, project: Path) -> None:
+    """The strong model plans with adaptive thinking, the fast one carries the step out
+    with a thinking budget: its tool round sends its own signed thinking back (the fake
+    refuses it otherwise), never the planner's."""
+    step = {"file": "a.py", "action": "create", "description": "create a.py"}
+    plan = json.dumps({"summary": "Add a module", "steps": [step]})
+    server.add(Turn(thinking="Plan it.", text=f"```json\n{plan}\n```"))
+    write = FakeToolCall("file_write", {"path": "a.py", "content": "A = 1\n"})
+    server.add(Turn(thinking="Write it.", tool_calls=[write]), Turn(text="Created a.py."))
+    args = ["run", "--architect", "--yes", "--effort", "low", "-p", "add module a"]
+    done = loom_in_process(args, project, server)
+    assert done.returncode == 0, done.stderr
+    assert (project / "a.py").read_text() == "A = 1\n"
+    planner, first, after = (r.json for r in server.requests)
+    assert planner["model"] == "claude-opus-4-6" and planner["thinking"] == {"type": "adaptive"}
+    assert first["thinking"]["type"] == after["thinking"]["type"] == "enabled"
+    blocks = [b["type"] for m in after["messages"] if m["role"] == "assistant"
+              for b in m["content"]]  # fmt: skip
+    assert blocks.count("thinking") == 1 and blocks[-2:] == ["thinking", "tool_use"]
+
+
+def test_resume_takes_effort_and_sends_the_threads_reasoning_back(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(Turn(thinking="First thoughts.", text="First."), Turn(text="Second."))
+    args = ["run", "-p", "one", "-m", "openai:gpt-5", "-o", "json"]
+    first = loom_in_process(args, project, server)
+    assert first.returncode == 0, first.stderr
+    thread_id = json.loads(first.stdout)["thread_id"]
+    again = ["resume", thread_id, "-p", "two", "--effort", "low"]
+    done = loom_in_process(again, project, server)
+    assert done.returncode == 0, done.stderr
+    sent = server.requests[-1].json
+    assert sent["reasoning"]["effort"] == "low"
+    kinds = [item.get("type") or item["role"] for item in sent["input"]]
+    assert kinds == ["user", "reasoning", "message", "user"]  # kept, sent back in order

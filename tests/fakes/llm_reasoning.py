@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.llm_wire import _SSE_HEADERS, Rendered, Turn, _json, _sse, split_in_three
@@ -414,6 +415,34 @@ def anthropic_thinking_events(turn: Turn, body: dict[str, Any]) -> list[bytes]:
         )
         events.append(_sse({"type": "content_block_stop", "index": 1}, "content_block_stop"))
     return events
+
+
+def anthropic_between(
+    turn: Turn, body: dict[str, Any], beta: str
+) -> Callable[[int], list[bytes]] | None:
+    """A thinking block between tool calls, when the turn has one and the request allows
+    interleaved thinking (the beta header, or adaptive thinking)."""
+    interleaved = (
+        "interleaved-thinking" in beta or (body.get("thinking") or {}).get("type") == "adaptive"
+    )
+    if not (turn.interleaved and anthropic_thinking_on(body) and interleaved):
+        return None
+
+    def block(index: int) -> list[bytes]:
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        delta = {"type": "thinking_delta", "thinking": turn.interleaved}
+        signed = {"type": "signature_delta", "signature": seal(turn.interleaved)}
+        return [
+            _sse({"type": "content_block_start", "index": index, "content_block": start},
+                 "content_block_start"),
+            _sse({"type": "content_block_delta", "index": index, "delta": delta},
+                 "content_block_delta"),
+            _sse({"type": "content_block_delta", "index": index, "delta": signed},
+                 "content_block_delta"),
+            _sse({"type": "content_block_stop", "index": index}, "content_block_stop"),
+        ]  # fmt: skip
+
+    return block
 
 
 def anthropic_thinking_tokens(turn: Turn, body: dict[str, Any]) -> int:

@@ -273,7 +273,9 @@ class _Handler(BaseHTTPRequestHandler):
             commit()
             recorded.billed = turn.usage(cache)
         self._send(
-            self._render(turn, fmt, body, stream, gemini_model, cache),
+            self._render(
+                turn, fmt, body, stream, gemini_model, cache, self.headers.get("anthropic-beta", "")
+            ),
             pause=turn.chunk_delay if stream else 0.0,
             stall=turn.stall,
         )
@@ -286,6 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
         stream: bool,
         gemini_model: str | None,
         cache: PromptUsage,
+        beta: str = "",
     ) -> Rendered:
         if turn.status >= 400:
             return render_error(fmt, turn)
@@ -298,7 +301,8 @@ class _Handler(BaseHTTPRequestHandler):
                 reasoning.anthropic_thinking_blocks(turn, body),
                 reasoning.anthropic_thinking_tokens(turn, body),
             )
-            return render_anthropic(turn, str(body.get("model", "")), stream, cache, lead)
+            between = reasoning.anthropic_between(turn, body, beta)
+            return render_anthropic(turn, str(body.get("model", "")), stream, cache, lead, between)
         if fmt == "openai":
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return render_openai(turn, str(body.get("model", "")), stream, cache, include_usage)

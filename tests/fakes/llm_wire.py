@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,9 @@ class Turn:
     # thinking, an OpenAI reasoning summary, Gemini's thoughts; a default text if empty
     thinking: str | list[str] = ""
     redacted_thinking: bool = False  # Claude: a redacted_thinking block after the thinking
+    # Claude: a thinking block between two tool calls (interleaved thinking: only with the
+    # beta header, or in adaptive mode)
+    interleaved: str = ""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
@@ -200,8 +204,11 @@ def render_anthropic(
     stream: bool,
     cache: PromptUsage,
     lead: tuple[list[bytes], int, int] = ([], 0, 0),
+    between: Callable[[int], list[bytes]] | None = None,
 ) -> Rendered:
-    """`lead`: events of blocks streamed first (thinking), how many blocks, their tokens."""
+    """`lead`: events of blocks streamed first (thinking), how many blocks, their tokens;
+    `between(index)`: a block streamed at `index` between two tool calls (interleaved
+    thinking)."""
     prompt, out = turn.usage(cache)
     lead_events, lead_blocks, lead_tokens = lead
     out += lead_tokens
@@ -281,7 +288,10 @@ def render_anthropic(
             )
         events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
-    for call_id, call in calls:
+    for number, (call_id, call) in enumerate(calls):
+        if number and between is not None:
+            events += between(index)
+            index += 1
         events.append(
             _sse(
                 {

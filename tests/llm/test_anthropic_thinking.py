@@ -144,3 +144,25 @@ def test_the_fake_refuses_a_tool_round_without_its_thinking(server: FakeLlmServe
     body.pop("temperature")
     body["max_tokens"] = 2000
     assert "greater than" in httpx.post(f"{server.base_url}/v1/messages", json=body).text
+
+
+async def test_interleaved_thinking_goes_back_between_the_calls_it_came_between(
+    server: FakeLlmServer,
+) -> None:
+    calls = [FakeToolCall("file_read", {"path": "a.py"}), FakeToolCall("file_read", {"path": "b"})]
+    server.add(
+        Turn(thinking="Read a first.", interleaved="Now b.", tool_calls=calls),
+        Turn(text="Both read."),
+    )
+    provider = provider_for("anthropic", server)
+    history: list[Message] = [UserMessage(content="read a and b")]
+    first = await collect(provider.stream(tool_request("claude-sonnet-4-5", history, effort="low")))
+    assert [(p.text, p.after_calls) for p in first.reasoning] == [
+        ("Read a first.", None),
+        ("Now b.", 1),
+    ]
+    request = tool_request("claude-sonnet-4-5", answered(history, first), effort="low")
+    assert (await collect(provider.stream(request))).content == "Both read."
+    blocks = server.requests[-1].json["messages"][1]["content"]
+    assert [b["type"] for b in blocks] == ["thinking", "tool_use", "thinking", "tool_use"]
+    assert blocks[2]["thinking"] == "Now b."

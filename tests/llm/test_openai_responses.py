@@ -122,13 +122,25 @@ async def test_images_go_as_input_images(server: FakeLlmServer) -> None:
 
 
 async def test_a_codex_model_on_chat_completions_says_what_to_set(server: FakeLlmServer) -> None:
+    """A codex model the catalog does not know yet: the API's 404, with what to set."""
     provider = provider_for("openai", server, api="chat")
     with pytest.raises(LlmError) as caught:
-        await collect(provider.stream(tool_request("gpt-5-codex", [UserMessage(content="hi")])))
+        await collect(provider.stream(tool_request("gpt-5.9-codex", [UserMessage(content="hi")])))
     said = str(caught.value)
     assert caught.value.status == 404 and CODEX_404 in said
     assert 'set api = "responses" under [providers.openai]' in said
     assert not caught.value.transient
+
+
+async def test_a_catalogued_codex_model_is_not_sent_to_chat_completions(
+    server: FakeLlmServer,
+) -> None:
+    provider = provider_for("openai", server, api="chat")
+    with pytest.raises(LlmError) as caught:
+        await collect(provider.stream(tool_request("gpt-5-codex", [UserMessage(content="hi")])))
+    assert "served only by the Responses API" in str(caught.value)
+    assert 'set api = "responses" under [providers.openai]' in str(caught.value)
+    assert not caught.value.transient and server.requests == []
 
 
 async def test_a_cut_off_answer_stops_for_max_tokens(server: FakeLlmServer) -> None:
@@ -137,3 +149,14 @@ async def test_a_cut_off_answer_stops_for_max_tokens(server: FakeLlmServer) -> N
         provider_for("openai", server).stream(tool_request("gpt-5", [UserMessage(content="go")]))
     )
     assert response.stop_reason == "max_tokens" and response.content == "partial"
+
+
+async def test_chat_completions_takes_the_effort_too(server: FakeLlmServer) -> None:
+    server.add(Turn(text="ok"), Turn(text="ok"))
+    provider = provider_for("openai", server, api="chat")
+    for model in ("gpt-5", "gpt-4.1"):
+        await collect(
+            provider.stream(tool_request(model, [UserMessage(content="hi")], effort="low"))
+        )
+    first, second = (r.json for r in server.requests)
+    assert first["reasoning_effort"] == "low" and "reasoning_effort" not in second

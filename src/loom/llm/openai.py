@@ -29,7 +29,9 @@ from loom.llm.base import (
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.catalog import model_info
 from loom.llm.clients import client_key, shared_client
+from loom.llm.effort import openai_chat_effort
 from loom.llm.guard import guarded_async_client
 
 
@@ -112,6 +114,23 @@ def openai_client(api_key: str | None, base_url: str | None, timeout: float) -> 
     return shared_client(client_key("openai", base_url, api_key, timeout), build)
 
 
+def _refuse_responses_only(provider: str, model: str) -> None:
+    """A model the catalog knows to be served only by the Responses API (codex, pro) is
+    not sent to Chat Completions: the API would answer 404; this says what to set."""
+    from loom.llm.base import LlmError
+    from loom.llm.catalog import model_info
+
+    if model_info(provider, model).needs_responses:
+        raise LlmError(
+            f"{provider}:{model} is served only by the Responses API, not Chat Completions: "
+            f'set api = "responses" under [providers.{provider}] in your config (or remove '
+            '`api = "chat"`).',
+            transient=False,
+            status=404,
+            provider=provider,
+        )
+
+
 def context_after(request: LlmRequest) -> list[Unit]:
     """The call's context (repo map, decisions, news) as a user message sent after the
     conversation, so the prefix stays the same bytes call after call."""
@@ -159,6 +178,9 @@ class OpenAIProvider:
             ]
         if request.temperature is not None:
             head["temperature"] = request.temperature
+        effort = openai_chat_effort(model_info(self.name, request.model), request.effort)
+        if effort is not None:  # Chat Completions: the effort only (no summaries there)
+            head["reasoning_effort"] = effort
         if request.cache_key and self._cache_key_field:
             head["prompt_cache_key"] = request.cache_key  # routes the thread to its cache
         if system:
@@ -170,6 +192,7 @@ class OpenAIProvider:
             # The bytes are sent as they are, with the request the SDK built once
             # (`loom.llm._direct`); the response's bytes are read by `loom.llm._sse`
             # (the SDK's decoder cost several times a plain read per chunk).
+            _refuse_responses_only(self.name, request.model)
             return await self._post.response(self.request_body(request))
 
         return sdk_stream(
