@@ -114,7 +114,7 @@ def test_unknown_keys_are_warnings_naming_file_line_and_valid_keys(
     assert config.model.default == "a:b"
     first, second = config.warnings
     assert f"{path}:3" in first and "'model.defualt'" in first
-    assert "architect, default, editor, max_retries" in first
+    assert "architect, cache_ttl, default, editor, effort, max_retries" in first
     assert "'colour'" in second and "model" in second and "repo" in second
 
 

@@ -15,13 +15,11 @@ Environment (each overrides the files; documented here because it is the referen
   LOOM_REPO_WATCH            repo.watch_enabled        1/0, true/false
   LOOM_MAP_TOKENS            repo.map_tokens
   LOOM_SYNC_SERVER_URL       sync.server_url
-  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL            providers.anthropic.*
-  OPENAI_API_KEY, OPENAI_BASE_URL                  providers.openai.*
-  GEMINI_API_KEY (or GOOGLE_API_KEY), GOOGLE_GEMINI_BASE_URL   providers.google.*
-  OPENAI_COMPATIBLE_API_KEY, OPENAI_COMPATIBLE_BASE_URL       providers.openai-compatible.*
-(the same variables loom.llm.registry reads, so a key set in the environment beats one in
-a file, as the layering promises). A provider plugin's table, `[providers.NAME]`, holds
-`api_key`, `base_url` and the plugin's own keys (`PluginProviderSettings`).
+  each built-in provider's key and base-URL variables  providers.NAME.api_key / base_url
+  (ANTHROPIC_API_KEY, OPENAI_BASE_URL, ...: its declaration in loom.providers lists them;
+  loom.llm.registry reads the same, so a key in the environment beats one in a file).
+A provider plugin's table, `[providers.NAME]`, holds `api_key`, `base_url` and the
+plugin's own keys (`PluginProviderSettings`).
 
 Flags arrive as `overrides`, a nested dict (`{"model": {"default": ...}}`) or dotted keys
 (`{"model.default": ...}`). Lists replace lists between layers, except the safety lists
@@ -49,17 +47,25 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    create_model,
+    field_validator,
+)
 
 from loom import defaults
 from loom.config_errors import line_of, problem_text
 from loom.config_keys import drop_loosening, take_powerful
 from loom.config_keys import visible as visible  # faces show project values through it
 from loom.core.errors import LoomError
-from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS
 from loom.paths import LoomPaths
+from loom.providers import BUILTIN, declaration
 
 PROJECT_CONFIG_NAME = ".loom.toml"
 PROJECT_RULES_NAME = "LOOM.md"
@@ -76,29 +82,30 @@ class _Section(BaseModel):
 
 
 DEFAULT_MODEL = "anthropic:claude-sonnet-4-6"
-# model.architect (plans) and model.editor (carries out plan steps, summarises old turns)
-# when not set: the provider's strong and fast models, for the provider of the model in use
-ROLE_MODELS: dict[str, dict[str, str]] = {
-    "anthropic": {"architect": "claude-opus-4-6", "editor": "claude-haiku-4-5"},
-    "openai": {"architect": "gpt-5", "editor": "gpt-5-mini"},
-    "google": {"architect": "gemini-2.5-pro", "editor": "gemini-2.5-flash"},
-}
 
 
 class ModelSection(_Section):
     default: str = DEFAULT_MODEL
-    # None: the provider's own (ROLE_MODELS) for the model in use; see `role_model`
+    # None: the provider's own (its declaration's role_models); see `role_model`
     architect: str | None = None
     editor: str | None = None  # the fast model that carries out plan steps
     max_retries: int = Field(default=4, ge=0)  # transient failures (429, 5xx, network) per call
     # seconds of silence from the endpoint (nothing streamed) before the call is treated
     # as a transient failure and retried
     stall_timeout: float = Field(default=120.0, gt=0)
+    # how long Anthropic keeps the prompt prefix a call caches: "5m" (writes cost 1.25x
+    # input) or "1h" (2x; for sessions with long pauses). Reads cost 0.1x either way.
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    # how hard a reasoning model thinks (loom.llm.effort); None: the family's default
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
 
 
 class ProviderSettings(_Section):
     api_key: str | None = None
     base_url: str | None = None
+    # openai and openai-compatible: which OpenAI API to speak; None: "responses" for
+    # openai, "chat" (Chat Completions) for openai-compatible
+    api: Literal["responses", "chat"] | None = None
     # openai-compatible only: read `<tool_call>{...}</tool_call>` blocks in the answer's
     # text as tool calls (local models served without native tool calling); opt-in
     text_tool_calls: bool = False
@@ -122,19 +129,12 @@ class PluginProviderSettings(_Section):
         return dict(self.model_extra or {})
 
 
-class ProvidersSection(_Section):
+class _ProvidersTables(_Section):
     # a table under [providers] that is not a built-in provider's is a plugin provider's;
     # typing `__pydantic_extra__` is how pydantic checks extras (its base declares it
     # `dict[str, Any] | None`, which a checker sees as an incompatible override)
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     __pydantic_extra__: dict[str, PluginProviderSettings] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
-
-    anthropic: ProviderSettings = Field(default_factory=ProviderSettings)
-    openai: ProviderSettings = Field(default_factory=ProviderSettings)
-    google: ProviderSettings = Field(default_factory=ProviderSettings)
-    openai_compatible: ProviderSettings = Field(
-        default_factory=ProviderSettings, alias="openai-compatible"
-    )
 
     def for_provider(self, name: str) -> ProviderSettings | PluginProviderSettings:
         builtin = type(self).model_fields.get(name.replace("-", "_"))
@@ -145,6 +145,22 @@ class ProvidersSection(_Section):
     def plugins(self) -> dict[str, PluginProviderSettings]:
         """The `[providers.NAME]` tables of plugin providers, by NAME."""
         return dict(self.model_extra or {})
+
+
+if TYPE_CHECKING:
+    ProvidersSection = _ProvidersTables
+else:  # one `[providers.NAME]` table per built-in provider's declaration (loom.providers)
+    ProvidersSection = create_model(
+        "ProvidersSection",
+        __base__=_ProvidersTables,
+        **{
+            decl.name.replace("-", "_"): (
+                ProviderSettings,
+                Field(default_factory=ProviderSettings, alias=decl.name),
+            )
+            for decl in BUILTIN
+        },
+    )
 
 
 class PermissionsSection(_Section):
@@ -378,8 +394,9 @@ def role_model(role: Literal["architect", "editor"], in_use: str, configured: st
     if configured and configured.strip():
         return configured.strip()
     provider, _, _ = in_use.partition(":")
-    chosen = ROLE_MODELS.get(provider, {}).get(role)
-    return f"{provider}:{chosen}" if chosen else in_use
+    decl = declaration(provider)
+    chosen = decl.role_models.get(role) if decl is not None else None
+    return f"{decl.name}:{chosen}" if decl is not None and chosen else in_use
 
 
 def load_config(
@@ -576,12 +593,12 @@ _ENV_KEYS: dict[str, tuple[str, ...]] = {
 
 
 def _provider_variables() -> dict[str, tuple[str, ...]]:
-    """providers.NAME.api_key / base_url from loom.defaults' tables (the first variable
-    of each wins, so it is set last)."""
+    """providers.NAME.api_key / base_url from each provider's declaration (the first
+    variable of each wins, so it is set last)."""
     found: dict[str, tuple[str, ...]] = {}
-    for key, table in (("api_key", PROVIDER_KEY_VARS), ("base_url", PROVIDER_BASE_URL_VARS)):
-        for name, variables in table.items():
-            found.update((var, ("providers", name, key)) for var in reversed(variables))
+    for decl in BUILTIN:
+        for key, variables in (("api_key", decl.key_vars), ("base_url", decl.base_url_vars)):
+            found.update((var, ("providers", decl.name, key)) for var in reversed(variables))
     return found
 
 

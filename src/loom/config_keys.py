@@ -248,9 +248,12 @@ KEYS: dict[str, Kind] = {
     "model.editor": SHAPES,
     "model.max_retries": SHAPES,
     "model.stall_timeout": SHAPES,
+    "model.cache_ttl": SHAPES,  # what cached prompt writes cost, never what runs
+    "model.effort": SHAPES,  # how hard a reasoning model thinks
     "providers.*.api_key": Powerful(show_secret),
     "providers.*.base_url": Powerful(show_endpoint("your API key for it is sent to")),
     "providers.*.text_tool_calls": SHAPES,  # how tool calls are read from the model's text
+    "providers.*.api": SHAPES,  # Responses or Chat Completions at the same endpoint
     # a provider plugin's own keys (`[providers.NAME]`, passed to its factory): what they
     # do is the plugin's, so a project's wait for trust like the built-ins' endpoints
     "providers.*.*": Powerful(show_plugin_setting),

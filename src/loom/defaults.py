@@ -17,20 +17,3 @@ REPO_MAX_FILE_BYTES = 1_000_000  # [repo] max_file_bytes
 LSP_SERVERS: dict[str, tuple[str, ...]] = {  # [lsp] servers
     "python": ("basedpyright-langserver", "--stdio"),
 }
-
-# The environment variables each built-in provider reads, first set wins: its API key and
-# its base URL (loom.llm.registry uses them; loom.config reads them as providers.NAME.*).
-PROVIDER_KEY_VARS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
-}
-PROVIDER_BASE_URL_VARS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_BASE_URL",),
-    "openai": ("OPENAI_BASE_URL",),
-    "google": ("GOOGLE_GEMINI_BASE_URL",),
-    "openai-compatible": ("OPENAI_COMPATIBLE_BASE_URL",),
-}
-# a bearer token read after the API key (sent as `Authorization: Bearer`, not a config key)
-PROVIDER_TOKEN_VARS: dict[str, tuple[str, ...]] = {"anthropic": ("ANTHROPIC_AUTH_TOKEN",)}

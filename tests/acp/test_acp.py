@@ -505,3 +505,39 @@ async def test_a_finished_edit_shows_what_the_file_held_before(
         ("diff", "one\n", "two\n"),
         ("diff", "two\n", "three\n"),
     ]
+
+
+async def test_reasoning_is_sent_as_thought_chunks_live_and_on_load(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """ACP `agent_thought_chunk`s carry the model's readable reasoning, as it streams and
+    when a thread is loaded; the encrypted part never reaches the editor."""
+    (project / "notes.txt").write_text("one\n")
+    server.add(
+        Turn(thinking="Look at the notes first.",
+             tool_calls=[FakeToolCall("file_read", {"path": "notes.txt"})]),
+        Turn(thinking="Done looking.", text="It says one."),
+    )  # fmt: skip
+    client = RecordingClient()
+    args = ("-m", "openai:gpt-5", "--effort", "low")
+    async with acp_agent(server, project, client, *args) as (conn, _process):
+        session_id = await start(conn, project)
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("notes?")])
+        assert reply.stop_reason == "end_turn"
+    thoughts = [u.content.text for _sid, u in client.updates
+                if u.session_update == "agent_thought_chunk"]  # fmt: skip
+    assert "".join(thoughts) == "Look at the notes first.Done looking."
+    kinds = client.kinds(session_id)
+    assert kinds.index("agent_thought_chunk") < kinds.index("tool_call")
+    assert [r.json["reasoning"]["effort"] for r in server.requests] == ["low", "low"]
+    assert server.requests[-1].json["input"][1]["type"] == "reasoning"  # sent back
+
+    loaded = RecordingClient()
+    async with acp_agent(server, project, loaded) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+    replayed = [u.content.text for _sid, u in loaded.updates
+                if u.session_update == "agent_thought_chunk"]  # fmt: skip
+    assert replayed == ["Look at the notes first.", "Done looking."]
+    encrypted = server.requests[-1].json["input"][1]["encrypted_content"]
+    assert encrypted not in repr(loaded.updates) and encrypted not in repr(client.updates)

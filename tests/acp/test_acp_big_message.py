@@ -35,7 +35,7 @@ async def test_a_50_mb_thread_loads_and_its_next_prompt_reaches_the_model(
         )
         assert reply.stop_reason == "end_turn"
         assert "resumed fine" in client.text(thread_id)
-    assert server.requests[-1].json["messages"][-1]["content"] == "and now?"
+    assert server.requests[-1].json["input"][-1]["content"] == "and now?"  # Responses API
 
 
 @pytest.mark.parametrize("when", ["loading", "prompting"])

@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "trust": 1,  # which projects the person trusts (issue 19)
     "ignore": 1,  # git's ignore rules, shared by tools and repointel
     "defaults": 0,  # plain constants config and the lower layers share
+    "providers": 0,  # each built-in provider's declaration: names, variables, capabilities
     "gitmeta": 1,
     "gitdiff": 1,  # what changed since a commit (web Changes, REPL /diff)
     "worktrees": 1,  # git worktrees for parallel work, through the hardened git runner

@@ -40,7 +40,7 @@ def test_repl_ctrl_c_while_a_big_thread_opens_then_the_model_is_reached(
     child.sendline("and now?")
     child.expect("resumed fine")
     child.expect(PROMPT)
-    assert server.requests[-1].json["messages"][-1]["content"] == "and now?"
+    assert server.requests[-1].json["input"][-1]["content"] == "and now?"  # Responses API
     child.sendeof()
     child.expect("Thread saved")
     child.expect(pexpect.EOF)

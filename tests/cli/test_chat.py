@@ -49,7 +49,7 @@ def test_chat_streams_asks_permission_and_runs_slash_commands(
     child.sendline("who are you")
     child.expect("from openai")
     child.expect(PROMPT)
-    assert server.requests[-1].format == "openai"
+    assert server.requests[-1].format == "responses"  # openai speaks the Responses API
 
     child.sendline("/architect")
     child.expect("mode: architect")
@@ -144,7 +144,8 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
     child.expect(r"check the API key \(ANTHROPIC_API_KEY\)")  # no retry: it cannot help
     child.expect(PROMPT)
     child.sendline("/exit")
-    child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out, \$\d")
+    cached = r"(?: \(cache \d+%: [\d,]+ read, [\d,]+ written\))?"  # the prompt cache's part
+    child.expect(rf"This session: [\d,]+ tokens in{cached}, [\d,]+ out, \$\d")
     thread = saved_thread(child)
     assert thread["is_private"] is True
     contents = [m["content"] for m in thread["conversation"]["messages"]]

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, saved_thread, spawn
 from tests.support.loom_cli import loom_in_process
+from tests.support.wire import system_of
 
 
 def item(mark: str, text: str) -> str:
@@ -44,7 +45,7 @@ def test_header_names_agents_md_and_the_checklist_shows_progress(
     child.sendeof()
     thread = saved_thread(child)
     assert thread["todos"] == done
-    assert "Keep answers short." in server.requests[0].json["system"]
+    assert "Keep answers short." in system_of(server.requests[0])
 
 
 def test_a_resumed_thread_shows_its_unfinished_checklist_above_the_prompt(

@@ -390,7 +390,7 @@ def test_resume_of_a_50_mb_thread_reaches_the_model_and_stays_interruptible(
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert "resumed fine" in done.stdout
-        assert "and now?" in json.dumps(server.requests[-1].json["messages"])
+        assert "and now?" in json.dumps(server.requests[-1].json["input"])  # Responses API
         # SIGTERM mid-way (a CI job cancelled): it ends promptly and keeps the thread.
         server.add(Turn(text="never seen", delay=60))
         proc = subprocess.Popen(

@@ -85,10 +85,10 @@ def test_a_second_run_sees_what_the_first_decided(server: FakeLlmServer, project
     server.add(Turn(text="I see the earlier plan."))
     second = loom_in_process(["run", "-p", "carry on"], project, server)
     assert second.returncode == 0, second.stderr
-    request = server.requests[-1].json
-    system = json.dumps(request.get("system"))
-    assert "Active Goals" in system and "Clear login errors" in system
-    assert "Catch AuthError in the view" in system
+    # the decision zone is in the call's context block, after the conversation
+    sent = json.dumps(server.requests[-1].json)
+    assert "Active Goals" in sent and "Clear login errors" in sent
+    assert "Catch AuthError in the view" in sent
 
 
 def test_bad_calls_are_tool_errors_that_say_how(server: FakeLlmServer, project: Path) -> None:

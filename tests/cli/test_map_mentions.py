@@ -3,6 +3,7 @@ never taken out of it, even after a tool has read it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -23,15 +24,16 @@ def many_files(project: Path) -> Path:
     return project
 
 
-def system_text(request: object) -> str:
-    system = request.json["system"]  # type: ignore[attr-defined]
-    if isinstance(system, list):
-        return "\n".join(block.get("text", "") for block in system)
-    return str(system)
+def context_text(request: object) -> str:
+    """The call's context block: the last text block of its last message (the repo map
+    changes per call, so it comes after the conversation, never in the system text)."""
+    body = request.json  # type: ignore[attr-defined]
+    assert "# Repository map" not in json.dumps(body["system"])
+    return body["messages"][-1]["content"][-1]["text"]
 
 
 def repo_map(request: object) -> str:
-    text = system_text(request)
+    text = context_text(request)
     assert "# Repository map" in text, text[:2000]
     return text.split("# Repository map", 1)[1]
 

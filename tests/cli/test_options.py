@@ -29,7 +29,7 @@ def test_resume_takes_model_yes_and_output_format(server: FakeLlmServer, project
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"] == "made it"
     assert (project / "made").exists()  # --yes: the command ran unasked
-    assert [r.format for r in server.requests[-2:]] == ["openai", "openai"]
+    assert [r.format for r in server.requests[-2:]] == ["responses", "responses"]
     assert server.requests[-1].json["model"] == "gpt-5"
 
 

@@ -41,7 +41,7 @@ def test_model_flag_and_openai(server: FakeLlmServer, project: Path) -> None:
     server.add(Turn(text="from openai"))
     done = loom_in_process(["run", "-p", "hi", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
-    assert server.requests[0].format == "openai" and server.requests[0].json["model"] == "gpt-5"
+    assert server.requests[0].format == "responses" and server.requests[0].json["model"] == "gpt-5"
 
 
 def test_root_model_option_applies_to_run(server: FakeLlmServer, project: Path) -> None:

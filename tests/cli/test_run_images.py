@@ -61,16 +61,34 @@ def test_mentioned_and_pasted_images_reach_anthropic_as_image_blocks(
             if b["type"] == "image"] == [pasted, shot]  # fmt: skip
 
 
-def test_openai_gets_image_url_parts(
+def test_openai_gets_input_image_parts(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     (project / "shot.png").write_bytes(png())
     server.add(Turn(text="ok"))
     done = cli(["run", "-p", "see @shot.png", "--model", "openai:gpt-5"], project, server)
     assert done.returncode == 0, done.stderr
+    user = server.requests[0].json["input"][-1]  # the Responses API
+    assert user["content"][0] == {"type": "input_text", "text": "see @shot.png"}
+    assert user["content"][1]["image_url"].startswith("data:image/png;base64,iVBOR")
+
+
+def test_chat_completions_gets_image_url_parts(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path
+) -> None:
+    (project / "shot.png").write_bytes(png())
+    server.add(Turn(text="ok"))
+    done = cli(["run", "-p", "see @shot.png", "--model", "openai-compatible:gpt-5"],
+               project, server, **_compatible_env(server))  # fmt: skip
+    assert done.returncode == 0, done.stderr
     user = server.requests[0].json["messages"][-1]
     assert user["content"][0] == {"type": "text", "text": "see @shot.png"}
     assert user["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+
+
+def _compatible_env(server: FakeLlmServer) -> dict[str, str]:
+    """Chat Completions at the fake (openai-compatible speaks it)."""
+    return {"OPENAI_COMPATIBLE_BASE_URL": server.openai_base_url, "OPENAI_COMPATIBLE_API_KEY": "k"}
 
 
 def test_a_model_without_images_is_told_plainly_nothing_sent(
@@ -148,7 +166,7 @@ def test_file_read_of_an_image_is_shown_to_models_that_take_it(
     assert tool["images"][0]["sha256"] == hashlib.sha256(image).hexdigest()
 
 
-def test_file_read_of_an_image_reaches_openai_after_the_answers_results(
+def test_file_read_of_an_image_reaches_chat_completions_after_the_answers_results(
     cli: Callable[..., Done], server: FakeLlmServer, project: Path
 ) -> None:
     """Chat Completions takes images only in user messages, and no user message may
@@ -159,7 +177,8 @@ def test_file_read_of_an_image_reaches_openai_after_the_answers_results(
              FakeToolCall("file_read", {"path": "notes.txt"}, id="c2")]  # fmt: skip
     server.add(Turn(tool_calls=calls))
     server.add(Turn(text="ok"))
-    done = cli(["run", "-p", "look", "--model", "openai:gpt-5"], project, server)
+    done = cli(["run", "-p", "look", "--model", "openai-compatible:gpt-5"], project, server,
+               **_compatible_env(server))  # fmt: skip
     assert done.returncode == 0, done.stderr
     sent = server.requests[-1].json["messages"]
     roles = [(m["role"], m.get("tool_call_id")) for m in sent if m["role"] != "system"]

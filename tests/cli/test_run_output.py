@@ -111,6 +111,13 @@ def test_stream_json_lines_in_claude_code_shape() -> None:
         {"type": "tool_result", "tool_use_id": "call_1", "content": "1\tx", "is_error": False}
     ]
     assert lines[6]["retry_delay_ms"] == 500
+    # the prompt cache's part of each call, named as Claude Code names it
+    assert lines[7]["message"]["usage"] == {
+        "input_tokens": 20,
+        "cache_read_input_tokens": 3,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": 7,
+    }
 
 
 def test_stream_json_partial_messages_are_opt_in() -> None:

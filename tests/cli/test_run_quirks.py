@@ -66,9 +66,9 @@ def test_empty_call_ids_are_paired_exactly(
     done, results = run(cli, server, project, "openai:gpt-5",
                         FakeToolCall("file_read", {"path": "notes.txt"}, id=""),
                         FakeToolCall("directory_list", {"path": "."}, id=""))  # fmt: skip
-    sent = server.requests[-1].json["messages"]
-    ids = [c["id"] for m in sent if m.get("tool_calls") for c in m["tool_calls"]]
-    answered = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    sent = server.requests[-1].json["input"]  # the Responses API's items
+    ids = [item["call_id"] for item in sent if item.get("type") == "function_call"]
+    answered = [item["call_id"] for item in sent if item.get("type") == "function_call_output"]
     assert len(set(ids)) == 2 and all(ids) and answered == ids
     assert "1\tone" in results[0] and "notes.txt" in results[1]
     thread = thread_file(lines(done.stdout)[-1]["thread_id"])

@@ -231,7 +231,7 @@ def test_custom_agent_prompt_tools_model_and_an_unknown_tool(
     done = cli(["run", "-p", "review"], project, server)
     assert done.returncode == 0, done.stderr
     (child,) = requests_of(server, "Review auth.py")
-    assert child.format == "openai" and child.json["model"] == "gpt-5-mini"
+    assert child.format == "responses" and child.json["model"] == "gpt-5-mini"
     assert system_of(child).startswith("You are a strict reviewer. Cite lines.")
     assert tool_names(child) == {"file_read", "content_search"}
     refused = tool_results(server.requests[-1])[-1]

@@ -5,6 +5,8 @@ It speaks three formats, picked by request path:
 - Anthropic Messages: `POST /v1/messages` (SSE when the body has `"stream": true`)
 - OpenAI Chat Completions: `POST /v1/chat/completions` (SSE when `"stream": true`,
   with tool-call argument deltas and a usage chunk when `stream_options.include_usage`)
+- OpenAI Responses: `POST /v1/responses` (its event sequence and item order: reasoning,
+  the message, the function calls; `tests.fakes.llm_reasoning`)
 - Gemini: `POST /v1beta/models/{model}:generateContent` and
   `:streamGenerateContent?alt=sse` (any `/v1*/` version prefix)
 
@@ -12,7 +14,9 @@ Every answer comes from a queue of scripted turns, in order, whatever the format
 (see `tests.fakes.llm_wire.Turn`) is a reply (text and/or tool calls whose arguments
 are streamed in several fragments), an HTTP error in the provider's own error shape
 (with optional `retry-after`), a garbage body, and may wait `delay` seconds first
-(or `stall` seconds after its first streamed chunk). When
+(or `stall` seconds after its first streamed chunk), and may think (`thinking`: streamed
+when the request turns reasoning on; the rules the real APIs enforce about reasoning
+sent back are enforced too, see `tests.fakes.llm_reasoning`). When
 the queue is empty the server answers 400 "script exhausted", unless a `default` turn
 was given. A conversation can have its own queue, picked by the text of its first user
 message (a sub-agent's brief, say): `server.for_first_message("find the auth code",
@@ -67,6 +71,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.fakes import llm_reasoning as reasoning
 from tests.fakes.llm_wire import (
     FakeToolCall,
     Rendered,
@@ -77,6 +82,7 @@ from tests.fakes.llm_wire import (
     render_google,
     render_openai,
 )
+from tests.fakes.prompt_cache import CacheRuleError, PromptCaches, PromptUsage
 
 __all__ = ["FakeLlmServer", "FakeToolCall", "RecordedRequest", "Turn", "load_script"]
 
@@ -94,11 +100,17 @@ class RecordedRequest:
     headers: dict[str, str]
     json: Any
     at: float  # time.time() when the request line arrived
-    format: str  # "anthropic", "openai", "google" or "control"/"unknown"
+    format: str  # "anthropic", "openai", "responses", "google" or "control"/"unknown"
     stream: bool = False
+    raw: bytes = field(default=b"", repr=False)  # the body's bytes as they arrived
+    # what the answer's usage said: the prompt's tokens (cached ones among them) and the
+    # output tokens; None for a refused or failed request
+    billed: tuple[PromptUsage, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["raw"]
+        return data
 
 
 @dataclass
@@ -111,6 +123,7 @@ class _State:
     served: int = 0
     # first-message text -> that conversation's own queue (sub-agents' briefs)
     by_first_message: dict[str, list[Turn]] = field(default_factory=dict)
+    caches: PromptCaches = field(default_factory=PromptCaches)  # each provider's rules
 
     def next_turn(self, first_message: str = "") -> Turn | None:
         with self.lock:
@@ -145,7 +158,7 @@ def first_user_text(fmt: str, body: Any) -> str:
             if content.get("role", "user") == "user":
                 return "".join(str(p.get("text", "")) for p in content.get("parts") or [])
         return ""
-    for message in body.get("messages") or []:
+    for message in body.get("messages") or body.get("input") or []:
         if message.get("role") != "user":
             continue
         content = message.get("content")
@@ -161,6 +174,8 @@ def _classify(path: str) -> tuple[str, str | None]:
         return "anthropic", None
     if path.endswith("/chat/completions"):
         return "openai", None
+    if path.endswith("/responses"):
+        return "responses", None
     match = _GEMINI_PATH.match(path)
     if match and match["method"] in ("generateContent", "streamGenerateContent"):
         return "google", match["model"]
@@ -211,18 +226,18 @@ class _Handler(BaseHTTPRequestHandler):
         stream = (
             gemini_model is not None and "stream" in parts.path.rsplit(":", 1)[-1].lower()
         ) or (isinstance(body, dict) and bool(body.get("stream")))
-        self.state.record(
-            RecordedRequest(
-                "POST",
-                parts.path,
-                query,
-                {k.lower(): v for k, v in self.headers.items()},
-                body,
-                arrived,
-                fmt,
-                stream,
-            )
+        recorded = RecordedRequest(
+            "POST",
+            parts.path,
+            query,
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            arrived,
+            fmt,
+            stream,
+            raw,
         )
+        self.state.record(recorded)
         if fmt in ("unknown", "control"):
             self._send(
                 Rendered(
@@ -231,6 +246,16 @@ class _Handler(BaseHTTPRequestHandler):
                     [json.dumps({"error": f"no such path {parts.path}"}).encode()],
                 )
             )
+            return
+        # what the real API refuses, refused the same way (no scripted turn is used up)
+        refused = _RULES[fmt](body) if isinstance(body, dict) else None
+        if refused is not None:
+            self._send(refused)
+            return
+        try:  # the provider's caching rules too
+            cache, commit = self.state.caches.account(fmt, body, gemini_model or "")
+        except CacheRuleError as exc:
+            self._send(render_error(fmt, Turn(status=400, error_message=str(exc))))
             return
         turn = self.state.next_turn(first_user_text(fmt, body))
         if turn is None:
@@ -244,14 +269,26 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.delay:
             time.sleep(turn.delay)
+        if turn.status < 400 and turn.garbage is None:
+            commit()
+            recorded.billed = turn.usage(cache)
         self._send(
-            self._render(turn, fmt, body, stream, gemini_model, len(raw)),
+            self._render(
+                turn, fmt, body, stream, gemini_model, cache, self.headers.get("anthropic-beta", "")
+            ),
             pause=turn.chunk_delay if stream else 0.0,
             stall=turn.stall,
         )
 
     def _render(
-        self, turn: Turn, fmt: str, body: Any, stream: bool, gemini_model: str | None, size: int
+        self,
+        turn: Turn,
+        fmt: str,
+        body: Any,
+        stream: bool,
+        gemini_model: str | None,
+        cache: PromptUsage,
+        beta: str = "",
     ) -> Rendered:
         if turn.status >= 400:
             return render_error(fmt, turn)
@@ -259,11 +296,20 @@ class _Handler(BaseHTTPRequestHandler):
             return render_garbage(turn, stream)
         body = body if isinstance(body, dict) else {}
         if fmt == "anthropic":
-            return render_anthropic(turn, str(body.get("model", "")), stream, size)
+            lead = (
+                reasoning.anthropic_thinking_events(turn, body),
+                reasoning.anthropic_thinking_blocks(turn, body),
+                reasoning.anthropic_thinking_tokens(turn, body),
+            )
+            between = reasoning.anthropic_between(turn, body, beta)
+            return render_anthropic(turn, str(body.get("model", "")), stream, cache, lead, between)
         if fmt == "openai":
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            return render_openai(turn, str(body.get("model", "")), stream, size, include_usage)
-        return render_google(turn, gemini_model or "", stream, size)
+            return render_openai(turn, str(body.get("model", "")), stream, cache, include_usage)
+        if fmt == "responses":
+            return reasoning.render_responses(turn, body, stream, cache)
+        thoughts = reasoning.google_thought_parts(turn, body)
+        return render_google(turn, gemini_model or "", stream, cache, thoughts)
 
     def _send(self, rendered: Rendered, pause: float = 0.0, stall: float = 0.0) -> None:
         self.send_response(rendered.status)
@@ -284,6 +330,14 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeouts, cancelled streams): nothing to do
         self.close_connection = True
+
+
+_RULES = {
+    "anthropic": reasoning.anthropic_rules,
+    "openai": reasoning.chat_rules,
+    "responses": reasoning.responses_rules,
+    "google": reasoning.google_rules,
+}
 
 
 class FakeLlmServer:

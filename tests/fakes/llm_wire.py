@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.fakes.prompt_cache import PromptUsage
 
 
 @dataclass
@@ -41,8 +44,15 @@ class Turn:
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow model, mid-stream tests)
     stall: float = 0.0  # seconds of silence after the first streamed chunk (a stalled stream)
     stop_reason: str | None = None  # default: tool use if tool calls, else end of turn
-    input_tokens: int | None = None  # default: request body size / 4
+    input_tokens: int | None = None  # default: the prompt's size / 4 (see prompt_cache)
     output_tokens: int | None = None  # default: from the reply's size
+    # reasoning, streamed when the request turns it on (tests.fakes.llm_reasoning): Claude's
+    # thinking, an OpenAI reasoning summary, Gemini's thoughts; a default text if empty
+    thinking: str | list[str] = ""
+    redacted_thinking: bool = False  # Claude: a redacted_thinking block after the thinking
+    # Claude: a thinking block between two tool calls (interleaved thinking: only with the
+    # beta header, or in adaptive mode)
+    interleaved: str = ""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
@@ -68,8 +78,12 @@ class Turn:
     def full_text(self) -> str:
         return "".join(self.text_chunks())
 
-    def usage(self, request_size: int) -> tuple[int, int]:
-        prompt = self.input_tokens if self.input_tokens is not None else max(1, request_size // 4)
+    def usage(self, cache: PromptUsage) -> tuple[PromptUsage, int]:
+        """(the prompt's tokens, cached ones among them; output tokens). A scripted
+        `input_tokens` stands for the whole prompt, none of it cached."""
+        prompt = cache if self.input_tokens is None else PromptUsage(self.input_tokens)
+        if prompt.total < 1:
+            prompt = PromptUsage(1)
         reply = sum(len(c.arguments_text()) for c in self.tool_calls) + len(self.full_text())
         out = self.output_tokens if self.output_tokens is not None else max(1, reply // 4)
         return prompt, out
@@ -139,7 +153,7 @@ def render_error(fmt: str, turn: Turn) -> Rendered:
     if fmt == "anthropic":
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         body: Any = {"type": "error", "error": {"type": kind, "message": message}}
-    elif fmt == "openai":
+    elif fmt in ("openai", "responses"):
         body = {"error": {"message": message, "type": "fake_error", "code": str(status)}}
     else:
         body = {
@@ -171,8 +185,33 @@ def _anthropic_stop(turn: Turn) -> str:
     return turn.stop_reason or ("tool_use" if turn.tool_calls else "end_turn")
 
 
-def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) -> Rendered:
-    prompt, out = turn.usage(request_size)
+def _anthropic_usage(prompt: PromptUsage, out: int) -> dict[str, Any]:
+    return {
+        "input_tokens": prompt.uncached,
+        "cache_creation_input_tokens": prompt.write,
+        "cache_read_input_tokens": prompt.read,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": prompt.write - prompt.write_1h,
+            "ephemeral_1h_input_tokens": prompt.write_1h,
+        },
+        "output_tokens": out,
+    }
+
+
+def render_anthropic(
+    turn: Turn,
+    model: str,
+    stream: bool,
+    cache: PromptUsage,
+    lead: tuple[list[bytes], int, int] = ([], 0, 0),
+    between: Callable[[int], list[bytes]] | None = None,
+) -> Rendered:
+    """`lead`: events of blocks streamed first (thinking), how many blocks, their tokens;
+    `between(index)`: a block streamed at `index` between two tool calls (interleaved
+    thinking)."""
+    prompt, out = turn.usage(cache)
+    lead_events, lead_blocks, lead_tokens = lead
+    out += lead_tokens
     message_id = f"msg_{uuid.uuid4().hex[:20]}"
     calls = [
         (call.id if call.id is not None else f"toolu_{uuid.uuid4().hex[:20]}", call)
@@ -201,7 +240,7 @@ def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) ->
                 "content": content,
                 "stop_reason": _anthropic_stop(turn),
                 "stop_sequence": None,
-                "usage": {"input_tokens": prompt, "output_tokens": out},
+                "usage": _anthropic_usage(prompt, out),
             },
         )
     events = [
@@ -216,14 +255,15 @@ def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) ->
                     "content": [],
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": prompt, "output_tokens": 1},
+                    "usage": _anthropic_usage(prompt, 1),
                 },
             },
             "message_start",
         ),
         _sse({"type": "ping"}, "ping"),
+        *lead_events,
     ]
-    index = 0
+    index = lead_blocks
     if turn.text_chunks():
         events.append(
             _sse(
@@ -248,7 +288,10 @@ def render_anthropic(turn: Turn, model: str, stream: bool, request_size: int) ->
             )
         events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
-    for call_id, call in calls:
+    for number, (call_id, call) in enumerate(calls):
+        if number and between is not None:
+            events += between(index)
+            index += 1
         events.append(
             _sse(
                 {
@@ -299,10 +342,15 @@ def _openai_finish(turn: Turn) -> str:
 
 
 def render_openai(
-    turn: Turn, model: str, stream: bool, request_size: int, include_usage: bool
+    turn: Turn, model: str, stream: bool, cache: PromptUsage, include_usage: bool
 ) -> Rendered:
-    prompt, out = turn.usage(request_size)
-    usage = {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
+    prompt, out = turn.usage(cache)
+    usage = {
+        "prompt_tokens": prompt.total,
+        "completion_tokens": out,
+        "total_tokens": prompt.total + out,
+        "prompt_tokens_details": {"cached_tokens": prompt.read, "audio_tokens": 0},
+    }
     completion_id = f"chatcmpl-{uuid.uuid4().hex[:20]}"
     calls = [
         (call.id if call.id is not None else f"call_{uuid.uuid4().hex[:20]}", call)
@@ -374,13 +422,26 @@ def render_openai(
 # -- Gemini generateContent --------------------------------------------------------------
 
 
-def render_google(turn: Turn, model: str, stream: bool, request_size: int) -> Rendered:
-    prompt, out = turn.usage(request_size)
+def render_google(
+    turn: Turn,
+    model: str,
+    stream: bool,
+    cache: PromptUsage,
+    thoughts: list[dict[str, Any]] | None = None,
+) -> Rendered:
+    """`thoughts`: thought-summary parts streamed first (tests.fakes.llm_reasoning)."""
+    prompt, out = turn.usage(cache)
+    thoughts = thoughts or []
+    thought_tokens = sum(len(part["text"]) for part in thoughts) // 4
     usage = {
-        "promptTokenCount": prompt,
+        "promptTokenCount": prompt.total,
         "candidatesTokenCount": out,
-        "totalTokenCount": prompt + out,
+        "totalTokenCount": prompt.total + out + thought_tokens,
     }
+    if prompt.read:
+        usage["cachedContentTokenCount"] = prompt.read
+    if thoughts:
+        usage["thoughtsTokenCount"] = thought_tokens
     finish = turn.stop_reason or "STOP"
 
     def response(parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
@@ -407,8 +468,9 @@ def render_google(turn: Turn, model: str, stream: bool, request_size: int) -> Re
         parts = ([{"text": turn.full_text()}] if turn.full_text() else []) + call_parts
         return _json(200, response(parts, last=True))
     texts = turn.text_chunks()
-    events = [_sse(response([{"text": text}], last=False)) for text in texts]
-    if call_parts or not events:
+    events = [_sse(response([part], last=False)) for part in thoughts]
+    events += [_sse(response([{"text": text}], last=False)) for text in texts]
+    if call_parts or not texts:
         events.append(_sse(response(call_parts, last=True)))
     else:  # the last text chunk carries finishReason and usage, as the real API does
         events[-1] = _sse(response([{"text": texts[-1]}], last=True))

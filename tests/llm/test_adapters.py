@@ -112,16 +112,17 @@ HISTORY = (
 )
 
 
-async def _send_history(name: str, server: FakeLlmServer) -> dict:
+async def _send_history(name: str, server: FakeLlmServer, **options: object) -> dict:
     server.add(Turn(text="done"))
-    await collect(provider_for(name, server).stream(request(*HISTORY)))
+    await collect(provider_for(name, server, **options).stream(request(*HISTORY)))
     [recorded] = server.requests
     return recorded.json
 
 
 async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) -> None:
     body = await _send_history("anthropic", server)
-    assert body["system"] == "You are Loom."
+    marker = {"type": "ephemeral"}  # prompt-cache breakpoints: see tests/llm/test_caching.py
+    assert body["system"] == [{"type": "text", "text": "You are Loom.", "cache_control": marker}]
     assert body["tools"][0]["input_schema"] == READ_SPEC.parameters
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["user", "assistant", "user"]
@@ -135,11 +136,12 @@ async def test_anthropic_wire_pairs_results_with_calls(server: FakeLlmServer) ->
         ("text", None),
     ]
     assert results[1]["is_error"] is True and "is_error" not in results[0]
+    assert [b.get("cache_control") for b in results] == [None, marker, marker]
 
 
 @pytest.mark.parametrize("name", ["openai", "openai-compatible"])
 async def test_openai_wire_pairs_results_with_calls(name: str, server: FakeLlmServer) -> None:
-    body = await _send_history(name, server)
+    body = await _send_history(name, server, api="chat")  # Chat Completions' wire
     messages = body["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user"]
     assert [m["tool_call_id"] for m in messages[3:5]] == ["c1", "c2"]

@@ -49,7 +49,8 @@ async def test_a_long_conversation_encodes_each_message_once(
     # every message converted exactly once over 30 calls, not 30 times
     assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
     # each call looks only at what is new since the last one, plus the open last group
-    assert max(walked[1:]) <= 4 + 1
+    # (Anthropic: the last two, whose last blocks carry the moving cache breakpoints)
+    assert max(walked[1:]) <= 4 + (3 if name == "anthropic" else 1)
     # and what reached the server is the whole conversation, in order
     sent = json.dumps(server.requests[-1].json)
     assert all(f"question {n}" in sent and f"body {n}" in sent for n in range(30))
@@ -86,11 +87,12 @@ async def test_a_long_history_is_joined_from_a_few_runs(name: str, server: FakeL
     for n in range(260):  # 1,040 messages: past several runs of `_wire.RUN`
         history += _long_turn(n)
         request = LlmRequest(model="m", system="sys", messages=list(history))
+        built = provider.request_body(request)  # (the Responses API's history is per model)
         wire, _ = provider.history.encode(request.messages)
         if n % 37 == 0 or n == 259:
             # the same bytes as a body built from scratch, and what the server read
             fresh = provider_for(name, server).request_body(request)
-            assert provider.request_body(request) == fresh
+            assert built == fresh
             server.add(Turn(text="ok"))
             await collect(provider.stream(request))
             assert server.requests[-1].json == json.loads(fresh)

@@ -71,9 +71,12 @@ async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> N
     assert "question 0" in first_summary.messages[0].content  # the folded turns, as text
 
     last = main.requests[-1]
-    assert "SUMMARY: the user asked" in last.system
-    assert "earlier message(s) of this conversation are not shown" not in last.system
-    sent = [m for m in last.messages if isinstance(m, UserMessage)]
+    # the summary opens the history (the prefix stays the same after it); the system
+    # text is the session's own
+    assert "SUMMARY: the user asked" in last.messages[0].content
+    assert "SUMMARY" not in last.system and last.system == main.requests[0].system
+    assert "earlier message(s) of this conversation are not shown" not in last.context
+    sent = [m for m in last.messages[1:] if isinstance(m, UserMessage)]
     assert "question 0" not in sent[0].content  # folded away, the summary stands in
     history = session.get_history()
     assert len(history) == 8 * 4  # every original message is kept
@@ -108,7 +111,7 @@ async def test_a_failing_summary_falls_back_to_dropping_and_the_turn_goes_on(tmp
     assert fallbacks and "model overloaded" in fallbacks[0].fallback  # ... and said so
     # ... once: nothing changed since (same model, fewer than RETRY_AFTER_TURNS turns)
     assert len(agent.summary_requests) == 1 and len(fallbacks) == 1
-    assert "earlier message(s)" in main.requests[-1].system  # old turns dropped instead
+    assert "earlier message(s)" in main.requests[-1].context  # old turns dropped instead
     assert not getattr(session.thread, "compactions", None)
     await ws.shutdown()
 
@@ -165,7 +168,7 @@ async def test_compact_on_demand_with_focus(tmp_path) -> None:
     await session.send_message("third")
     sent = " ".join(m.content for m in main.requests[-1].messages)
     assert "first short question" not in sent and "second short question" in sent
-    assert "SUMMARY" in main.requests[-1].system
+    assert "SUMMARY" in main.requests[-1].messages[0].content
     await ws.shutdown()
 
 
@@ -186,4 +189,18 @@ async def test_without_model_editor_the_summary_model_follows_the_sessions_provi
         await session.send_message(f"question {n} " + "filler " * 600)
     assert agent.summary_requests and session.thread.compactions
     assert session.thread.compactions[-1]["model"] == "openai:gpt-5-mini"
+    await ws.shutdown()
+
+
+async def test_with_reasoning_on_a_summary_asks_for_the_least_thinking(tmp_path) -> None:
+    """The session thinks hard; its summaries (by gpt-5-mini, which always reasons) ask
+    for the least, so thinking does not eat the summary's output tokens."""
+    agent = Agent()
+    ws, main, _editor = _session_factory(agent, tmp_path)
+    session = await ws.start_session(only(EchoTool(), effort="high"))
+    for n in range(8):
+        await session.send_message(f"question {n} " + "filler " * 600)
+    assert agent.summary_requests
+    assert {r.effort for r in agent.summary_requests} == {"minimal"}
+    assert {r.effort for r in main.requests} == {"high"}
     await ws.shutdown()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.llm.base import ToolSpec
 from loom.llm.scripted import ScriptedProvider, tool_turn
-from loom.session.runtime.context import ContextWindow
+from loom.session.runtime.context import LOW_WATER, ContextWindow
 from loom.session.runtime.repo_map import fetch_repo_map, focus_of
 from tests.support.sessions import EchoTool, make_workspace, only
 
@@ -62,7 +62,7 @@ def test_old_turns_are_dropped_whole_and_the_thread_keeps_them() -> None:
     assert isinstance(built.messages[0], UserMessage)  # starts at a turn boundary
     assert built.messages[-1] is conversation[-1]
     assert built.budget.history_used <= built.budget.history_budget
-    assert "earlier message(s)" in built.system
+    assert "earlier message(s)" in built.context and built.system == "sys"
     assert len(conversation) == 40  # pruning never touches the conversation itself
     # calls and results stay together
     ids = {c.id for m in built.messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
@@ -109,7 +109,9 @@ def _walked_cut(conversation: list, budget: int) -> list:
             rounds.append([message])
         else:
             rounds[-1].append(message)
-    left, kept = budget - cost(conversation[first]), []
+    if sum(map(cost, conversation[first:])) <= budget:  # the turn fits: kept whole
+        return conversation[first:]
+    left, kept = int((budget - cost(conversation[first])) * LOW_WATER), []
     for group in reversed(rounds):
         if sum(map(cost, group)) > left and kept:
             break
@@ -141,7 +143,7 @@ def test_the_current_turn_is_cut_as_a_walk_over_its_rounds_would_cut_it() -> Non
         ctx = window(rng.choice([900, 1_500, 3_000, 8_000]))
         built = ctx.build(conversation)
         if built.budget.omitted_messages and built.messages[0] is conversation[5 - 1]:
-            budget = ctx._zones((), "", "", "").budget
+            budget = ctx._zones((), "", "", "", "").budget
             assert built.messages == _walked_cut(conversation, budget), trial
             cut += 1
     assert cut >= 15  # the trials reach the cut, with a few rounds kept and with one
@@ -172,10 +174,11 @@ def test_zones_are_budgeted_rules_and_repo_map_included() -> None:
     tools = [ToolSpec("echo", "echo text", {"type": "object", "properties": {}})]
     ctx = window(8_000, rules="Always run the tests.", repo_map_tokens=100)
     built = ctx.build(turn(1), tools, "src/app.py: main()\n" * 500)
-    assert "Always run the tests." in built.system and "# Repository map" in built.system
+    assert "Always run the tests." in built.system and "# Repository map" in built.context
+    assert "# Repository map" not in built.system  # the map changes per call: not the prefix
     assert built.budget.repo_map <= 120 and built.budget.tools > 0 and built.budget.rules > 0
     assert built.budget.reserved_output == 500
-    assert "# Repository map" not in ctx.build(turn(1), tools, "").system
+    assert "# Repository map" not in ctx.build(turn(1), tools, "").context
 
 
 def test_focus_comes_from_tool_paths_and_mentions_from_the_user() -> None:
@@ -230,7 +233,7 @@ async def test_the_session_sends_the_repo_map_with_its_focus(tmp_path) -> None:
     ws = make_workspace(tmp_path, provider, repo_map=hook, repo_map_tokens=300)
     session = await ws.start_session(only(EchoTool()))
     await session.send_message("look at login_user")
-    assert "def login()" in provider.requests[0].system
+    assert "def login()" in provider.requests[0].context
     assert calls[0] == (300, [], ["login_user"])
     assert calls[1] == (300, ["src/auth.py"], ["login_user"])
     await ws.shutdown()
@@ -251,5 +254,24 @@ async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
     assert last.messages[0].role == "user"
     assert len(last.messages) < len(session.get_history()) - 8
     assert len(session.get_history()) == 8 * 4
-    assert "earlier message(s)" in last.system
+    assert "earlier message(s)" in last.context
     await ws.shutdown()
+
+
+def test_history_past_the_window_is_cut_in_steps_to_the_low_water_mark() -> None:
+    from loom.llm.tokens import estimate_message_tokens
+
+    ctx = window(3_000)
+    conversation: list = []
+    starts = []
+    for n in range(40):
+        conversation += turn(n, size=60)
+        built = ctx.build(conversation)
+        first = built.messages[0]
+        if not starts or starts[-1][1] is not first:
+            sent = sum(estimate_message_tokens(m) for m in built.messages)
+            starts.append((n, first, sent, built.budget.history_budget))
+    # a few cuts, each down to the low-water mark; the calls between share their start
+    assert 2 <= len(starts) - 1 <= 8, [s[0] for s in starts]
+    for _n, _first, sent, budget in starts[1:]:
+        assert sent <= budget * LOW_WATER

@@ -16,13 +16,19 @@ def system_of(request: Any) -> str:
         return "".join(
             m["content"] for m in body["messages"] if m["role"] in ("system", "developer")
         )
+    if request.format == "responses":
+        return body.get("instructions", "")
     return "".join(p["text"] for p in body["systemInstruction"]["parts"])
 
 
 def tool_results(request: Any) -> list[str]:
     """Every tool result a recorded request carries, as text, in order."""
     found = []
-    for message in request.json.get("messages", []):
+    for message in request.json.get("messages", []) or request.json.get("input", []):
+        if message.get("type") == "function_call_output":
+            output = message.get("output")
+            found.append(output if isinstance(output, str) else json.dumps(output))
+            continue
         content = message.get("content")
         if message.get("role") == "tool":
             found.append(content if isinstance(content, str) else json.dumps(content))

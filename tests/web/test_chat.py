@@ -271,7 +271,8 @@ def test_model_selector_switches_the_next_call(page: Any, server: FakeLlmServer)
     expect(page.locator(".notice")).to_contain_text("openai:gpt-5")
     send(page, "two")
     expect(page.locator(".msg-assistant").last).to_have_text("from gpt")
-    assert server.requests[-1].format == "openai" and server.requests[-1].json["model"] == "gpt-5"
+    sent = server.requests[-1]
+    assert sent.format == "responses" and sent.json["model"] == "gpt-5"
     model.fill("nonsense")
     model.press("Tab")
     expect(page.get_by_role("alert")).to_contain_text("nonsense")

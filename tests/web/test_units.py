@@ -97,7 +97,15 @@ def test_usage_totals_split_the_last_turn() -> None:
     totals = usage_totals(messages)
     assert totals["tokens"] == 18 and totals["turn_tokens"] == 3
     assert totals["cost"] == pytest.approx(0.11) and totals["turn_cost"] == pytest.approx(0.01)
+    assert totals["cache"] == ""  # nothing came from a prompt cache
     assert [item.kind for item in chat_items(messages)] == ["user", "assistant"] * 2
+
+
+def test_usage_totals_count_the_prompt_cache() -> None:
+    cached = Usage(input_tokens=60, cache_read_tokens=930, cache_write_tokens=10, output_tokens=5)
+    messages = [UserMessage(content="one"), AssistantMessage(content="a", usage=cached)]
+    totals = usage_totals(messages)
+    assert totals["tokens"] == 1005 and totals["cache"] == "cache 93%"
 
 
 def test_an_unknown_price_is_unknown_never_zero() -> None:

@@ -42,6 +42,7 @@ from loom.core.events import (
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     TodoList,
     ToolComplete,
     ToolExecuting,
@@ -260,6 +261,8 @@ class LiveSession:
         match event:
             case TextDeltaEvent(text=text) if text:
                 return [updates.agent_text(text)]
+            case ThinkingDeltaEvent(text=text) if text:
+                return [updates.agent_thought(text)]
             case NewMessage(message=AssistantMessage() as message):
                 return [
                     updates.call_started(

@@ -102,6 +102,11 @@ def agent_text(text: str) -> AgentMessageChunk:
     return helpers.update_agent_message_text(text)
 
 
+def agent_thought(text: str) -> Any:
+    """The model's readable reasoning as an `agent_thought_chunk`."""
+    return helpers.update_agent_thought_text(text)
+
+
 def user_text(text: str) -> UserMessageChunk:
     return helpers.update_user_message_text(text)
 
@@ -155,6 +160,9 @@ def replay(messages: list[Message], root: Path, tools: Any = None) -> Iterator[A
             if message.content:
                 yield user_text(message.content)
         elif isinstance(message, AssistantMessage):
+            for part in message.reasoning or ():  # readable reasoning; opaque parts never
+                if part.text:
+                    yield agent_thought(part.text)
             if message.content:
                 yield agent_text(message.content)
             for call in message.tool_calls:

@@ -14,6 +14,9 @@ def acp_command(
     model: str | None = typer.Option(
         None, "--model", "-m", help="provider:model-id for new sessions."
     ),
+    effort: str | None = typer.Option(
+        None, "--effort", help="How hard a reasoning model thinks: minimal, low, medium or high."
+    ),
     log_file: str = typer.Option(
         None, "--log-file", help="Write logs here instead of stderr (stdout is the protocol)."
     ),
@@ -23,7 +26,11 @@ def acp_command(
     Add to Zed's settings.json: "agent_servers": {"Loom": {"command": "loom", "args": ["acp"]}}
     """
     from loom.acp.serve import serve
+    from loom.cli.run import check_effort_option
 
     model = model or (ctx.obj or {}).get("model")
+    effort = check_effort_option(effort or (ctx.obj or {}).get("effort"))
     overrides = {"model.default": model} if model else {}
+    if effort:
+        overrides["model.effort"] = effort
     raise typer.Exit(serve(overrides, log_file))

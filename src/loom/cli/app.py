@@ -85,11 +85,19 @@ def _root(
         help="Work in the project's git worktree NAME (made on branch loom/NAME from the "
         "current commit, or reused); `loom worktree list` shows them.",
     ),
+    effort: str = typer.Option(
+        None, "--effort", help="How hard a reasoning model thinks: minimal, low, medium or high."
+    ),
 ) -> None:
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     # commands read these as defaults
+    if effort is not None:
+        from loom.cli.run import check_effort_option
+
+        check_effort_option(effort)
+        effort = effort.strip().lower()
     ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox,
-               "worktree": worktree}  # fmt: skip
+               "worktree": worktree, "effort": effort}  # fmt: skip
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
@@ -101,6 +109,7 @@ def _root(
                 auto_approve=yes,
                 no_sandbox=no_sandbox,
                 worktree=worktree,
+                effort=effort,
             )
         )
 

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
 from loom.cli.stream_echo import OpenBlockEcho
+from loom.cli.thinking_view import ThinkingView
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
@@ -25,6 +26,7 @@ from loom.core.events import (
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     TodoList,
     ToolComplete,
     ToolExecuting,
@@ -118,6 +120,7 @@ class EventRenderer:
         self.last_text = ""  # the newest assistant text shown
         self.last_error = ""  # the newest error event shown
         self.errors_shown: set[str] = set()  # every error event's text (a face may reset it)
+        self.thinking = ThinkingView()  # the model's reasoning: dimmed, folded to a line
 
     @property
     def at_line_start(self) -> bool:
@@ -137,6 +140,7 @@ class EventRenderer:
 
     def finish(self) -> None:
         """The turn is over: print what is left of a streamed answer, end the line."""
+        self._close_thinking()
         self._close_stream()
         self.end_line()
 
@@ -157,9 +161,33 @@ class EventRenderer:
         self._at_line_start = True
 
     def render(self, event: SessionEvent) -> None:
+        if self.thinking.open and event.type != "thinking_delta":
+            self._close_thinking()
         handler = getattr(self, f"_on_{event.type}", None)  # `_on_text_delta`, ...
         if handler is not None:
             handler(event)
+
+    def _on_thinking_delta(self, event: ThinkingDeltaEvent) -> None:
+        if not self.show_messages:
+            return
+        starting = not self.thinking.open
+        shown = self.thinking.feed(event.text)
+        if shown:
+            if starting:
+                self._close_stream()
+                self.end_line()
+            if self.before_write is not None:
+                self.before_write()
+            self.console.print(Text(shown, style="dim italic"), end="", soft_wrap=True)
+            self._at_line_start = shown.endswith("\n")
+
+    def _close_thinking(self) -> None:
+        was_unfolded = self.thinking.unfolded
+        folded = self.thinking.close()
+        if folded:
+            self.line(Text(folded, style="dim"))
+        elif was_unfolded:
+            self.end_line()
 
     def _on_text_delta(self, event: TextDeltaEvent) -> None:
         self._streamed = True

@@ -88,8 +88,25 @@ def render_thread(thread: Thread, console: Console, show_all: bool = False) -> N
         console.print(_render_message(message))
     if skipped:
         _note_skipped(console, skipped)
+    usage = usage_line(thread.messages)
+    if usage:
+        console.print(usage, style="dim", highlight=False, markup=False)
     if thread.agent_state.kind != "WaitingForUserInput":
         console.print(f"[dim]state: {thread.agent_state.kind}[/dim]")
+
+
+def usage_line(messages: list[Any]) -> str:
+    """`usage: 1.2M tokens in (cache 93%: ...), 3,100 out · $0.7420`; "" before any call."""
+    from loom.cli.repl_status import cost_text, usage_in_text
+    from loom.core.usage import usage_totals
+
+    totals = usage_totals(messages)
+    if not totals.prompt_tokens and not totals.output_tokens:
+        return ""
+    return (
+        f"usage: {usage_in_text(totals)}, {totals.output_tokens:,} out · "
+        f"{cost_text(totals.cost_usd)}"
+    )
 
 
 def _note_skipped(console: Console, count: int) -> None:
@@ -106,6 +123,14 @@ def _render_message(message: Any) -> Any:
         )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]
+        thought = "\n\n".join(p.text for p in message.reasoning or () if p.text)
+        hidden = sum(1 for p in message.reasoning or () if not p.text)
+        if thought:  # marked and dimmed: the model's reasoning, not its answer
+            shown, note = fold(thought, 6, 800)
+            line = Text("✻ thinking: ", style="dim bold") + Text(shown, style="dim italic")
+            parts.append(Padding(_with_note(line, note), (0, 2)))
+        if hidden:  # opaque (encrypted, redacted): kept for the model, never shown
+            parts.append(Padding(Text(f"✻ {hidden} opaque reasoning part(s)", style="dim"), (0, 2)))
         if message.content:
             shown, note = fold(message.content, FOLD_LINES)
             body = Markdown(shown) if note is None else Group(Markdown(shown), _note(note))

@@ -11,6 +11,8 @@ from typing import Any
 
 BUILTIN = {
     "/model": "[NAME]  show the model, or switch to NAME (provider:model-id; Tab completes)",
+    "/effort": "[LEVEL]  how hard a reasoning model thinks: minimal, low, medium, high",
+    "/thinking": "show the model's thinking whole as it streams (again: fold it to a line)",
     "/architect": "plan with the strong model, carry out each step with the fast one",
     "/normal": "back to the normal agent loop",
     "/diff": "what changed in the project since this thread's starting commit",
@@ -90,6 +92,8 @@ class SlashCommands:
         handlers: dict[str, Callable[[str], Awaitable[None]]] = {
             "/help": self.help,
             "/model": self.model,
+            "/effort": self.effort,
+            "/thinking": self.thinking,
             "/architect": self.mode,
             "/normal": self.mode,
             "/history": self.history,
@@ -173,6 +177,36 @@ class SlashCommands:
         except (LoomError, ValueError) as exc:
             self.line(f"error: {exc}", style="bold red")
 
+    async def effort(self, arg: str) -> None:
+        session = self.repl.session
+        if not arg:
+            self.line(f"effort: {session.options.effort or 'the model family default'}")
+            return
+        try:
+            ignored = session.set_effort(None if arg == "default" else arg)
+        except ValueError as exc:
+            self.line(f"error: {exc}", style="bold red")
+            return
+        self.line(
+            f"effort: {session.options.effort or 'the model family default'}", style="magenta"
+        )
+        if ignored:
+            self.line(ignored, style="yellow")
+
+    async def thinking(self, _arg: str) -> None:
+        from rich.text import Text
+
+        from loom.cli.stream_echo import plain
+
+        view = self.repl.renderer.thinking
+        view.unfolded = not view.unfolded
+        if not view.unfolded:
+            self.line("thinking: folded to a line", style="magenta")
+            return
+        self.line("thinking: shown whole as it streams", style="magenta")
+        if view.last:
+            self.repl.renderer.line(Text(plain(view.last), style="dim italic"))
+
     async def mode(self, mode: str) -> None:
         from loom.session import LoomError
 
@@ -191,14 +225,17 @@ class SlashCommands:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
+        from loom.cli.repl_status import usage_in_text
         from loom.session import session_cost
 
         usage = self.repl.session.usage
         known = session_cost(self.repl.session)
         cost = "unknown (no price known for a model used)" if known is None else f"${known:.4f}"
+        thinking = usage.reasoning_tokens
+        thought = f" ({thinking:,} of them thinking)" if thinking else ""
         self.line(
-            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out; "
-            f"cost {cost} ({self.repl.session.model})"
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out"
+            f"{thought}; cost {cost} ({self.repl.session.model})"
         )
 
     async def diff(self, _arg: str) -> None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+EFFORTS = ("minimal", "low", "medium", "high")  # loom.llm.effort's (not imported here)
 BARE_FLAGS = {
     "--private": "private",
     "-c": "continue",
@@ -38,6 +39,9 @@ def try_bare_repl(args: list[str]) -> int | None:
         elif arg in ("-w", "--worktree") and i + 1 < len(args) and not args[i + 1].startswith("-"):
             options["worktree"] = args[i + 1]
             i += 1
+        elif arg == "--effort" and i + 1 < len(args) and args[i + 1] in EFFORTS:
+            options["effort"] = args[i + 1]  # another value: the parser says what is allowed
+            i += 1
         else:
             return None
         i += 1
@@ -48,6 +52,7 @@ def try_bare_repl(args: list[str]) -> int | None:
         auto_approve=bool(options.get("yes")),
         no_sandbox=bool(options.get("no_sandbox")),
         worktree=options.get("worktree"),
+        effort=options.get("effort"),
     )
 
 
@@ -61,6 +66,7 @@ def start_chat(
     no_sandbox: bool = False,
     cwd: Path | None = None,
     worktree: str | None = None,
+    effort: str | None = None,
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
     of this project); returns the exit code. The prompt appears at once; the session
@@ -76,6 +82,7 @@ def start_chat(
         no_sandbox=no_sandbox,
         cwd=cwd,
         worktree=worktree,
+        effort=effort,
     )
     try:
         return asyncio.run(_chat(request))
@@ -146,12 +153,14 @@ async def _chat(request: Any) -> int:
         return 1 if repl.failure else code
     if not session.keeps_thread:
         return code
+    from loom.cli.repl_status import usage_in_text
+
     say = repl.renderer.line
     usage = session.usage
     if usage.input_tokens or usage.output_tokens:
         cost = ", cost unknown" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
         say(
-            f"This session: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out{cost}",
+            f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out{cost}",
             style="dim",
         )
     say(
@@ -180,6 +189,7 @@ def continue_thread(
     private: bool = False,
     no_sandbox: bool = False,
     output_format: str = "text",
+    effort: str | None = None,
 ) -> int:
     """What `loom resume ID` does after printing its summary: with `-p`, one headless
     turn (like `loom run --resume`); in a terminal, the REPL on that thread; otherwise
@@ -193,18 +203,19 @@ def continue_thread(
     model = model or root.get("model")
     private = private or bool(root.get("private"))
     no_sandbox = no_sandbox or bool(root.get("no_sandbox"))
+    effort = effort or root.get("effort")
     if prompt:
         from loom.cli.run import RunOptions, check_output_format, run_headless
 
         check_output_format(output_format)
         options = RunOptions(
             prompt=prompt, model=model, private=private, thread_id=thread_id, yes=yes,
-            no_sandbox=no_sandbox, output_format=output_format,
+            no_sandbox=no_sandbox, output_format=output_format, effort=effort,
         )  # fmt: skip
         return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
     if not sys.stdin.isatty():
         return 0
     return start_chat(
         model=model, private=private, thread_id=thread_id, auto_approve=yes,
-        no_sandbox=no_sandbox,
+        no_sandbox=no_sandbox, effort=effort,
     )  # fmt: skip

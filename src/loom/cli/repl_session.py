@@ -35,6 +35,7 @@ class StartRequest:
     no_sandbox: bool = False  # --no-sandbox: shell and git commands run unconfined
     cwd: Path | None = None
     worktree: str | None = None  # --worktree NAME: work in the project's worktree NAME
+    effort: str | None = None  # --effort: how hard a reasoning model thinks
 
 
 class SessionStarter:
@@ -126,6 +127,7 @@ class SessionStarter:
                     private=self.request.private,
                     auto_approve=self.request.auto_approve,
                     thread=thread_id,
+                    effort=self.request.effort,
                     cwd=self.cwd,
                     # on a terminal the REPL asked before the session started
                     asks_mcp_approval=sys.stdin.isatty(),

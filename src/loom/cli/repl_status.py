@@ -32,13 +32,33 @@ def cost_text(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.4f}"
 
 
+def usage_in_text(usage: Any) -> str:
+    """`120,310 tokens in (cache 93%: 111,800 read, 5,210 written)`: a session's input and
+    what the provider's prompt cache did with it."""
+    from loom.core.usage import UsageTotals
+
+    totals = UsageTotals()
+    totals.add(usage)
+    text = f"{totals.prompt_tokens:,} tokens in"
+    if totals.cache_read_tokens or totals.cache_write_tokens:
+        share = totals.cache_text() or "cache 0%"
+        text += (
+            f" ({share}: {totals.cache_read_tokens:,} read, {totals.cache_write_tokens:,} written)"
+        )
+    return text
+
+
 def usage_text(session: Session) -> str:
     """`12.3k tokens · $0.0421` for the session so far."""
+    from loom.core.usage import UsageTotals
     from loom.session import session_cost
 
-    usage = session.usage
-    total = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-    return f"{tokens_text(total)} tokens · {cost_text(session_cost(session))}"
+    totals = UsageTotals()
+    totals.add(session.usage)
+    total = totals.prompt_tokens + totals.output_tokens
+    text = f"{tokens_text(total)} tokens · {cost_text(session_cost(session))}"
+    cache = totals.cache_text()  # how much of the input the provider's cache served
+    return f"{text} · {cache}" if cache else text
 
 
 class Status:

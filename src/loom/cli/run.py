@@ -41,6 +41,25 @@ class RunOptions:
     worktree: str | None = None  # work in the project's git worktree of this name
     trust: bool = False  # the project's powerful settings apply for this run (--trust)
     project_root: Path | None = None  # --project-root: the person names the project folder
+    effort: str | None = None  # --effort: how hard a reasoning model thinks
+    max_budget_usd: float | None = None  # --max-budget-usd: end the run once spent past it
+
+
+EFFORT_HELP = "How hard a reasoning model thinks: minimal, low, medium or high."
+
+
+def check_effort_option(effort: str | None) -> str | None:
+    """--effort's value, or the command line's error naming the allowed ones."""
+    from loom.session import check_effort
+
+    try:
+        return check_effort(effort)
+    except ValueError as exc:
+        import typer
+
+        raise typer.BadParameter(
+            str(exc).replace("effort must", "must"), param_hint="--effort"
+        ) from None
 
 
 def check_output_format(output_format: str) -> None:
@@ -172,6 +191,7 @@ async def _start(
         headless=True,
         thread=options.thread_id,
         max_turns=options.max_turns,
+        effort=options.effort,
         cwd=cwd,
         on_refusal=on_refusal,
         mode="architect" if options.architect else "normal",
@@ -219,6 +239,8 @@ class HeadlessRun:
         self.tally = RunTally()
         self.activity = _activity_renderer(err) if options.verbose else None
         self.stopped: list[str] = []  # why the turn was stopped from outside, if it was
+        self.over_budget = False  # --max-budget-usd was passed
+        self.budget_unknown = False  # a model with no known price answered
 
     def stop(self, why: str) -> None:
         """Ctrl-C, a CI job's SIGTERM, a reader gone: end the turn, keep the thread."""
@@ -228,6 +250,7 @@ class HeadlessRun:
 
     def on_event(self, event: SessionEvent) -> None:
         self.tally.observe(event)
+        self._check_budget()
         self.writer.event(event)
         if self.writer.reader_gone:
             self.stop("a closed output pipe")
@@ -249,6 +272,24 @@ class HeadlessRun:
 
             with contextlib.suppress(NoPendingPermission):
                 self.session.respond_to_permission("deny")
+
+    def _check_budget(self) -> None:
+        """End the turn once the run's spend passes --max-budget-usd (the call that
+        passed it is paid: its answer is kept, its tool calls are not run)."""
+        budget, spent = self.options.max_budget_usd, self.tally.total_cost_usd
+        if budget is None or self.over_budget:
+            return
+        if spent is None:
+            if not self.budget_unknown:
+                self.budget_unknown = True
+                self.err.write(
+                    "loom: warning: --max-budget-usd cannot be kept: the model's price is "
+                    "unknown (see `loom models`), so its cost is not counted\n"
+                )
+            return
+        if spent > budget:
+            self.over_budget = True
+            self.session.interrupt()
 
     async def run(self, signals: StopSignals) -> int:
         session, options = self.session, self.options
@@ -287,7 +328,13 @@ class HeadlessRun:
             failure = f"stopped by {self.stopped[0]} before the task was done"
         self.tally.permission_denials = refusals(history)
         subtype = "success"
-        if self.options.max_turns is not None and hit_round_limit(history):
+        if self.over_budget:
+            subtype = "error_max_budget_usd"
+            failure = (
+                f"stopped after spending ${self.tally.total_cost_usd or 0:.4f}, past "
+                f"--max-budget-usd {self.options.max_budget_usd:g}; continue with --resume"
+            )
+        elif self.options.max_turns is not None and hit_round_limit(history):
             subtype = "error_max_turns"
             failure = f"stopped at --max-turns {self.options.max_turns}; continue with --resume"
         elif failure is not None:

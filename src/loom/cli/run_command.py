@@ -10,7 +10,14 @@ from pathlib import Path
 
 import typer
 
-from loom.cli.run import RunOptions, check_output_format, read_prompt, run_headless
+from loom.cli.run import (
+    EFFORT_HELP,
+    RunOptions,
+    check_effort_option,
+    check_output_format,
+    read_prompt,
+    run_headless,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -35,12 +42,19 @@ def run_command(
         help="Allow every tool call (the dangerous-command floor still applies).",
     ),
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
+    effort: str = typer.Option(None, "--effort", help=EFFORT_HELP),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
     max_turns: int = typer.Option(
         None,
         "--max-turns",
         min=1,
         help="Ask the model at most N times; tool calls in its Nth answer are not run.",
+    ),
+    max_budget_usd: float = typer.Option(
+        None,
+        "--max-budget-usd",
+        min=0.0,
+        help="End the run once its model calls have cost more than this many US dollars.",
     ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="text: show tool activity on stderr (stream-json: no-op)."
@@ -89,6 +103,7 @@ def run_command(
         model=model or root.get("model"),
         private=private or bool(root.get("private")),
         max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
         partial_messages=include_partial_messages,
         verbose=verbose,
         thread_id=resume,
@@ -97,5 +112,6 @@ def run_command(
         worktree=worktree or root.get("worktree"),
         trust=trust,
         project_root=project_root,
+        effort=check_effort_option(effort or root.get("effort")),
     )
     raise typer.Exit(asyncio.run(run_headless(options, sys.stdout, sys.stderr)))

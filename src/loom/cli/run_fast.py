@@ -31,12 +31,15 @@ VALUE_OPTIONS = {
     "-m": "model",
     "--model": "model",
     "--max-turns": "max_turns",
+    "--max-budget-usd": "max_budget_usd",
+    "--effort": "effort",
     "-r": "resume",
     "--resume": "resume",
     "-w": "worktree",
     "--worktree": "worktree",
     "--project-root": "project_root",
 }
+EFFORTS = ("minimal", "low", "medium", "high")  # loom.llm.effort's (not imported here)
 FLAGS = {
     "-y": "yes",
     "--yes": "yes",
@@ -67,6 +70,13 @@ def try_fast_run(args: list[str]) -> int | None:
     max_turns = None if turns is None else int(str(turns))
     if max_turns is not None and max_turns < 1:
         return None
+    try:
+        budget = _budget(given.get("max_budget_usd"))
+    except ValueError:
+        return None  # Typer says what a budget looks like
+    effort = given.get("effort")
+    if effort is not None and effort not in EFFORTS:
+        return None  # Typer says what is allowed
     # Read last, as the Typer command reads it: without -p, from stdin. No task at all
     # goes to Typer, which finds stdin as this left it (read to its end) and says so.
     try:
@@ -84,6 +94,7 @@ def try_fast_run(args: list[str]) -> int | None:
         model=_text(given.get("model")) or None,
         private=bool(given.get("private")),
         max_turns=max_turns,
+        max_budget_usd=budget,
         partial_messages=bool(given.get("include_partial_messages")),
         verbose=bool(given.get("verbose")),
         thread_id=_text(given.get("resume")),
@@ -92,6 +103,7 @@ def try_fast_run(args: list[str]) -> int | None:
         worktree=_text(given.get("worktree")) or None,
         trust=bool(given.get("trust")),
         project_root=None if folder is None else Path(str(folder)),
+        effort=_text(effort) or None,
     )
     return _run(options)
 
@@ -151,3 +163,14 @@ def _run(options: RunOptions) -> int:
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left
         return 1
+
+
+def _budget(value: object) -> float | None:
+    """--max-budget-usd as a number of dollars (None when not given); ValueError when it
+    is not one."""
+    if value is None:
+        return None
+    budget = float(str(value))
+    if not 0 <= budget < float("inf"):  # NaN too
+        raise ValueError(value)
+    return budget

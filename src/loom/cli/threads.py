@@ -158,12 +158,16 @@ def resume_command(
     output_format: str = typer.Option(
         "text", "--output-format", "-o", help="With -p: text | json | stream-json."
     ),
+    effort: str = typer.Option(
+        None, "--effort", help="How hard a reasoning model thinks: minimal, low, medium or high."
+    ),
 ) -> None:
     """Show where a thread left off, then carry on: the chat, or one turn with -p.
 
     The summary: title, messages, last activity, git state, and warnings when the
     workspace or branch changed. Piped (no terminal, no -p), only the summary."""
     from loom.cli.chat import continue_thread
+    from loom.cli.run import check_effort_option
 
     if ref is None:
         ref = _pick_thread()
@@ -184,6 +188,7 @@ def resume_command(
         private=private,
         no_sandbox=no_sandbox,
         output_format=output_format,
+        effort=check_effort_option(effort),
     )
     if code:
         raise typer.Exit(code)

@@ -83,6 +83,14 @@ class TextDeltaEvent(_Event):
     text: str
 
 
+class ThinkingDeltaEvent(_Event):
+    """A piece of the model's readable reasoning (Claude's thinking, an OpenAI reasoning
+    summary, a Gemini thought summary) as it streams; never opaque reasoning."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+
+
 class LlmRetry(_Event):
     type: Literal["llm_retry"] = "llm_retry"
     attempt: int
@@ -218,6 +226,7 @@ SessionEvent = Annotated[
     | PermissionRequest
     | ModeChanged
     | TextDeltaEvent
+    | ThinkingDeltaEvent
     | LlmRetry
     | SessionError
     | ArchitectPlan

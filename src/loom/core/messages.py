@@ -35,10 +35,33 @@ class ToolCall(_Snapshot):
 
 class Usage(_Snapshot):
     input_tokens: int = 0
-    output_tokens: int = 0
+    output_tokens: int = 0  # reasoning tokens included (they are billed as output)
+    reasoning_tokens: int | None = None  # the part of output_tokens spent reasoning
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     cost_usd: float | None = None
+
+
+class ReasoningPart(_Snapshot):
+    """A piece of a model's reasoning, kept on its answer so it can be sent back as the
+    provider asks (`loom.llm.reasoning_wire`). `text` is what a person may read (Claude's
+    thinking, an OpenAI summary, a Gemini thought summary); `data` is opaque (Claude's
+    redacted thinking, OpenAI's encrypted reasoning): kept, never shown, indexed or
+    synced as text. Only the provider and model that wrote a part can read it back."""
+
+    kind: Literal["thinking", "redacted_thinking", "reasoning", "thought"]
+    provider: str  # "anthropic", "openai", "google"
+    model: str = ""  # the model id that wrote it (without the provider prefix)
+    text: str = ""
+    signature: str | None = None  # Claude's signature over `text`
+    data: str | None = None  # opaque: redacted thinking, encrypted_content
+    id: str | None = None  # an OpenAI reasoning item's id
+    # how many of the answer's tool calls came before it (Claude's interleaved thinking
+    # between calls); None: before them all
+    after_calls: int | None = None
+
+    def readable_by(self, provider: str, model: str) -> bool:
+        return self.provider == provider and self.model == model
 
 
 class _MessageBase(_Snapshot):
@@ -69,6 +92,8 @@ class SystemMessage(_MessageBase):
 class AssistantMessage(_MessageBase):
     role: Literal["assistant"] = "assistant"
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    # the model's reasoning for this answer, in the order it came (before the text)
+    reasoning: list[ReasoningPart] | None = None
     model: str | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
@@ -114,6 +139,8 @@ def clean_message(message: Any) -> None:
         cleaned = clean_text(content)
         if cleaned is not content:
             message.content = cleaned
+    for part in extra_field(message, "reasoning") or ():  # an answer's readable reasoning
+        part.text = clean_text(part.text)
     for call in extra_field(message, "tool_calls") or ():  # none on a user message
         try:
             call.arguments_json = clean_json(call.arguments_json)

@@ -11,6 +11,7 @@ Built in: `general` (the session's own prompt and tools; what `task` runs withou
     description: Reviews a diff for bugs  # how the model picks it: say when to use it
     tools: file_read, content_search      # optional: the child gets only these (globs ok)
     model: openai:gpt-5-mini              # optional: provider:model-id; default: the parent's
+    effort: low                           # optional: minimal|low|medium|high; default: the parent's
     ---
     The child's system prompt.
 
@@ -47,6 +48,7 @@ class AgentDefinition:
     prompt: str = ""  # the child's system text; "": the session's own prompt
     tools: tuple[str, ...] | None = None  # names or globs; None: the parent's tools
     model: str | None = None  # provider:model-id; None: the parent's model
+    effort: str | None = None  # how hard a reasoning model thinks; None: the parent's
     source: str = "builtin"  # "builtin" | "project" | "user"
     label: str = "built in"  # where it is defined, for a person (faces add the brackets)
     strict_tools: bool = True  # an unknown name in `tools` is an error (custom agents)
@@ -132,12 +134,16 @@ def parse_agent(place: Place, entry: str) -> AgentDefinition:
         raise ValueError(
             f"model {model!r} is not provider:model-id (e.g. anthropic:claude-haiku-4-5)"
         )
+    from loom.llm.effort import check_effort
+
+    effort = check_effort(text_field(fields, "effort", 20) or None)  # ValueError names them
     return AgentDefinition(
         name=name,
         description=description,
         prompt=body,
         tools=tuple(tools) if tools is not None else None,
         model=model,
+        effort=effort,
         source=place.source,
         label=label,
     )

@@ -137,6 +137,21 @@ _HINTS = {
 }
 
 
+def _other_api_hint(said: str, provider: str) -> str:
+    """What to set when a model is served only by the other OpenAI API (a codex model
+    sent to Chat Completions: "This model is only supported in v1/responses ...")."""
+    lowered = said.lower()
+    for marker, api in (("only supported in v1/responses", "responses"),
+                        ("only supported in v1/chat/completions", "chat")):  # fmt: skip
+        if marker in lowered:
+            named = "Responses" if api == "responses" else "Chat Completions"
+            return (
+                f"; this model needs the {named} API: set"
+                f' api = "{api}" under [providers.{provider}] in your config'
+            )
+    return ""
+
+
 def map_sdk_error(
     error: BaseException, *, provider: str, endpoint: str = "", key_hint: str = ""
 ) -> LlmError:
@@ -155,8 +170,10 @@ def map_sdk_error(
             hint = "; " + hint.format(key_hint=key_hint or "the provider's API key variable")
         from_http = status in (getattr(error, "status_code", None), getattr(error, "code", None))
         how = "returned HTTP" if from_http else "reported"
+        said = _server_message(error)
+        hint = _other_api_hint(said, provider) or hint
         return LlmError(
-            f"{provider} {how} {status}: {_server_message(error)}{hint}",
+            f"{provider} {how} {status}: {said}{hint}",
             transient=status_is_transient(status),
             status=status,
             provider=provider,

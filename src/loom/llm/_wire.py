@@ -30,6 +30,7 @@ import json
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from operator import is_
 from typing import Any
 
@@ -168,8 +169,10 @@ class WireHistory:
 
     KEEP = 4  # conversations remembered (a session's own, plus compaction requests)
 
-    def __init__(self, fmt: str, encode: Encoder, wrap: Wrap) -> None:
+    def __init__(self, fmt: str, encode: Encoder, wrap: Wrap, open_groups: int = 1) -> None:
         self.fmt = fmt
+        # the newest groups wrapped again on every call (a `mark` reaches their last unit)
+        self.open_groups = open_groups
         self._encode = encode
         self._wrap = wrap
         self._memos: OrderedDict[int, _Memo] = OrderedDict()
@@ -177,28 +180,49 @@ class WireHistory:
         self.encoded = 0
         self.walked = 0
 
-    def encode(self, messages: Sequence[Message]) -> tuple[list[bytes], list[str]]:
+    def encode(
+        self,
+        messages: Sequence[Message],
+        *,
+        after: Sequence[Unit] = (),
+        mark: Callable[[bytes], bytes] | None = None,
+    ) -> tuple[list[bytes], list[str]]:
         """(wire messages, texts of the system messages among `messages`): calls answered
         by their results, in order, starting with a user message (see `_convert`). The
         oldest come as runs, several wire messages already comma-joined: the items are
-        only ever comma-joined into a JSON array (`body`)."""
+        only ever comma-joined into a JSON array (`body`).
+
+        `after` are units sent after the conversation (the call's context block).
+        `mark` rewrites the last unit of each of the newest `open_groups` groups (a
+        prompt-cache breakpoint): only those groups are wrapped again per call, the
+        older history stays as it was encoded."""
         self.walked = 0
         if not messages:
-            return [], []
+            tail = _Memo(UserMessage(content=""))
+            extra: list[bytes] = []
+            self._emit(tail, list(after), extra)
+            return self._close(tail, extra), []
         memo = self._memo(messages)
         consumed = len(memo.objs)
-        cut = _last_group_start(messages, consumed)
+        cut = _group_start(messages, consumed, self.open_groups)
         if cut > consumed:
             self._feed(memo, messages[consumed:cut], memo.done)
             memo.objs.extend(messages[consumed:cut])
             memo.fold()
         tail = memo.fork()
-        extra: list[bytes] = []
-        self._feed(tail, messages[cut:], extra)
-        wire = [*memo.runs, *memo.done, *extra]
+        extra = []
+        if mark is None:
+            self._feed(tail, messages[cut:], extra)
+        else:
+            for start, end in _groups(messages, cut):
+                self._feed(tail, messages[start:end], extra, mark)
+        self._emit(tail, list(after), extra)
+        return [*memo.runs, *memo.done, *self._close(tail, extra)], tail.system
+
+    def _close(self, tail: _Memo, extra: list[bytes]) -> list[bytes]:
         if tail.open_role is not None:
-            wire.append(self._wrap(tail.open_role, tail.open_blocks))
-        return wire, tail.system
+            extra.append(self._wrap(tail.open_role, tail.open_blocks))
+        return extra
 
     def _memo(self, messages: Sequence[Message]) -> _Memo:
         key = id(messages[0])
@@ -216,15 +240,27 @@ class WireHistory:
         self._memos.move_to_end(key)
         return memo
 
-    def _feed(self, state: _Memo, segment: Sequence[Message], done: list[bytes]) -> None:
-        """Emit `segment` (whole groups) into `state`, completed wire messages to `done`."""
+    def _feed(
+        self,
+        state: _Memo,
+        segment: Sequence[Message],
+        done: list[bytes],
+        mark: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        """Emit `segment` (whole groups) into `state`, completed wire messages to `done`;
+        `mark` rewrites the segment's last unit."""
         self.walked += len(segment)
+        units: list[Unit] = []
         for message in pair_segment(segment, state.system):
             if not state.started:
                 state.started = True
                 if isinstance(message, AssistantMessage):
-                    self._emit(state, self._omitted, done)
-            self._emit(state, cached_units(message, self.fmt, self._counted), done)
+                    units += self._omitted
+            units += cached_units(message, self.fmt, self._counted)
+        if mark is not None and units:
+            role, piece = units[-1]
+            units[-1] = (role, mark(piece))
+        self._emit(state, units, done)
 
     def _counted(self, message: Message) -> list[Unit]:
         self.encoded += 1
@@ -244,10 +280,25 @@ class WireHistory:
                 state.open_role, state.open_blocks = role, [piece]
 
 
-def _last_group_start(messages: Sequence[Message], floor: int) -> int:
-    """Index of the last message (at or after `floor`) that starts a group: one that is
-    neither a tool result nor a system message. What starts there may still grow."""
+def _group_start(messages: Sequence[Message], floor: int, groups: int = 1) -> int:
+    """Index of the message (at or after `floor`) that starts the `groups`-th last group;
+    a group starts at a message that is neither a tool result nor a system message. What
+    starts at the last one may still grow."""
+    found = floor
     for index in range(len(messages) - 1, floor - 1, -1):
         if not isinstance(messages[index], ToolMessage | SystemMessage):
-            return index
-    return floor
+            found = index
+            groups -= 1
+            if groups <= 0:
+                return index
+    return found if groups < 1 else floor
+
+
+def _groups(messages: Sequence[Message], start: int) -> list[tuple[int, int]]:
+    """(start, end) of each group from `start` on (the first may begin with results)."""
+    bounds = [start]
+    for index in range(start + 1, len(messages)):
+        if not isinstance(messages[index], ToolMessage | SystemMessage):
+            bounds.append(index)
+    bounds.append(len(messages))
+    return list(pairwise(bounds))

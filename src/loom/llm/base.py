@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from loom.core.messages import Message, ToolCall, Usage
+from loom.core.messages import Message, ReasoningPart, ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -23,14 +23,30 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
+CacheTtl = Literal["5m", "1h"]
+
+
 @dataclass(frozen=True)
 class LlmRequest:
+    """One call. `system`, `tools` and `messages` are the prefix a provider caches: the
+    same bytes call after call. `context` is what changes per call (the repo map, the
+    decision zone, notes): the adapter sends it after the conversation (with the newest
+    user message or after the newest tool results), never in the prefix. `cache_key`
+    names the conversation for providers that route their cache by a key (OpenAI's
+    `prompt_cache_key`); `cache_ttl` is how long Anthropic keeps what a call writes."""
+
     model: str  # the model id without the provider prefix, e.g. "claude-sonnet-4-6"
     messages: Sequence[Message]
     system: str = ""
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    # how hard a reasoning model thinks: "minimal", "low", "medium", "high", or None
+    # for the model family's default (`loom.llm.effort`)
+    effort: str | None = None
+    context: str = ""
+    cache_key: str | None = None
+    cache_ttl: CacheTtl = "5m"
 
 
 # -- stream events -------------------------------------------------------------------
@@ -39,6 +55,20 @@ class LlmRequest:
 @dataclass(frozen=True)
 class TextDelta:
     text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """Readable reasoning as it streams (thinking, a summary); shown dimmed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningReady:
+    """A complete reasoning part to keep on the answer and send back later."""
+
+    part: ReasoningPart
 
 
 @dataclass(frozen=True)
@@ -58,7 +88,7 @@ class StreamEnd:
     stop_reason: str  # "end_turn", "tool_use", "max_tokens", ...
 
 
-StreamEvent = TextDelta | ToolCallReady | UsageReport | StreamEnd
+StreamEvent = TextDelta | ThinkingDelta | ReasoningReady | ToolCallReady | UsageReport | StreamEnd
 
 
 @dataclass
@@ -69,6 +99,7 @@ class LlmResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = "end_turn"
+    reasoning: list[ReasoningPart] = field(default_factory=list)
 
 
 class LlmError(Exception):
@@ -107,6 +138,8 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> LlmResponse:
             parts.append(event.text)
         elif isinstance(event, ToolCallReady):
             response.tool_calls.append(event.call)
+        elif isinstance(event, ReasoningReady):
+            response.reasoning.append(event.part)
         elif isinstance(event, UsageReport):
             response.usage = event.usage
         elif isinstance(event, StreamEnd):

@@ -34,6 +34,14 @@ class ModelInfo:
     supports_tools: bool = True
     known: bool = True
     supports_images: bool = True  # image input (screenshots, file_read of an image)
+    # cache writes kept an hour ([model] cache_ttl = "1h"); None: the 5-minute price
+    cache_write_1h_price_per_mtok: float | None = None
+    # how the model reasons (None: it does not): "anthropic-budget" (thinking with
+    # budget_tokens), "anthropic-adaptive" (adaptive thinking with an effort),
+    # "openai-reasoning" (reasoning.effort), "gemini-budget" (thinkingBudget), "gemini-level"
+    # (thinkingLevel); `loom.llm.effort` maps the effort knob onto each
+    reasoning: str | None = None
+    needs_responses: bool = False  # OpenAI: served only by the Responses API
 
 
 def _m(
@@ -52,8 +60,8 @@ def _m(
 
 
 def _anthropic(model_id: str, output: int, price_in: float, price_out: float) -> ModelInfo:
-    # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x.
-    return _m(
+    # Anthropic: cache reads cost 0.1x input, 5-minute cache writes 1.25x, 1-hour 2x.
+    info = _m(
         "anthropic",
         model_id,
         200_000,
@@ -63,9 +71,14 @@ def _anthropic(model_id: str, output: int, price_in: float, price_out: float) ->
         round(price_in * 0.1, 4),
         round(price_in * 1.25, 4),
     )
+    return replace(info, cache_write_1h_price_per_mtok=round(price_in * 2, 4))
 
 
-_CATALOG: tuple[ModelInfo, ...] = (
+def _reasons(info: ModelInfo, style: str, *, responses_only: bool = False) -> ModelInfo:
+    return replace(info, reasoning=style, needs_responses=responses_only)
+
+
+_CATALOG_PLAIN: tuple[ModelInfo, ...] = (
     # -- Anthropic --------------------------------------------------------------------
     _anthropic("claude-opus-4-6", 128_000, 5.0, 25.0),
     _anthropic("claude-sonnet-4-6", 64_000, 3.0, 15.0),
@@ -104,6 +117,55 @@ _CATALOG: tuple[ModelInfo, ...] = (
     _m("google", "gemini-2.5-flash-lite", 1_048_576, 65_536, 0.10, 0.40, 0.01),
     _m("google", "gemini-2.0-flash", 1_048_576, 8_192, 0.10, 0.40, 0.025),
     _m("google", "gemini-2.0-flash-lite", 1_048_576, 8_192, 0.075, 0.30),
+    _m("openai", "gpt-5.1-codex", 400_000, 128_000, 1.25, 10.0, 0.125),
+    _m("openai", "gpt-5-pro", 400_000, 272_000, 15.0, 120.0),
+)
+
+# Which models reason, how, and which need the Responses API (by catalogued id).
+_REASONING: dict[str, str] = {
+    **dict.fromkeys(("claude-opus-4-6", "claude-sonnet-4-6"), "anthropic-adaptive"),
+    **dict.fromkeys(
+        (
+            "claude-opus-4-5",
+            "claude-sonnet-4-5",
+            "claude-haiku-4-5",
+            "claude-opus-4-1",
+            "claude-opus-4",
+            "claude-sonnet-4",
+            "claude-3-7-sonnet",
+        ),
+        "anthropic-budget",
+    ),
+    **dict.fromkeys(
+        (
+            "gpt-5.2",
+            "gpt-5.1",
+            "gpt-5",
+            "gpt-5-mini",
+            "gpt-5-nano",
+            "gpt-5-codex",
+            "gpt-5.1-codex",
+            "gpt-5-pro",
+            "o1",
+            "o3",
+            "o3-pro",
+            "o3-mini",
+            "o4-mini",
+        ),
+        "openai-reasoning",
+    ),
+    **dict.fromkeys(("gemini-3-pro", "gemini-3-flash"), "gemini-level"),
+    **dict.fromkeys(
+        ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"), "gemini-budget"
+    ),
+}
+_RESPONSES_ONLY = frozenset({"gpt-5-codex", "gpt-5.1-codex", "gpt-5-pro", "o3-pro"})
+
+_CATALOG: tuple[ModelInfo, ...] = tuple(
+    _reasons(info, _REASONING[info.model_id], responses_only=info.model_id in _RESPONSES_ONLY)
+    if info.model_id in _REASONING
+    else info
+    for info in _CATALOG_PLAIN
 )
 
 _BY_ID: dict[str, ModelInfo] = {info.model_id: info for info in _CATALOG}
@@ -160,8 +222,9 @@ def takes_images(provider: str, model_id: str, told: Mapping[str, bool] | None =
     return model_info(provider, model_id).supports_images if said is None else said
 
 
-def cost_usd(info: ModelInfo, usage: Usage) -> float:
-    """Dollar cost of one response's usage (see the module docstring's convention)."""
+def cost_usd(info: ModelInfo, usage: Usage, cache_ttl: str = "5m") -> float:
+    """Dollar cost of one response's usage (see the module docstring's convention);
+    cache writes at the price of how long they are kept (`cache_ttl`)."""
     cache_read_price = (
         info.input_price_per_mtok
         if info.cache_read_price_per_mtok is None
@@ -172,6 +235,8 @@ def cost_usd(info: ModelInfo, usage: Usage) -> float:
         if info.cache_write_price_per_mtok is None
         else info.cache_write_price_per_mtok
     )
+    if cache_ttl == "1h" and info.cache_write_1h_price_per_mtok is not None:
+        cache_write_price = info.cache_write_1h_price_per_mtok
     total = (
         usage.input_tokens * info.input_price_per_mtok
         + usage.output_tokens * info.output_price_per_mtok

@@ -17,7 +17,14 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    ReasoningPart,
+    ToolCall,
+    ToolMessage,
+    Usage,
+)
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._errors import sdk_stream, unreadable
 from loom.llm._events import count, obj, objs, text
@@ -26,14 +33,18 @@ from loom.llm._images import gemini_part, images_of
 from loom.llm._wire import Unit, WireHistory, body, dumps
 from loom.llm.base import (
     LlmRequest,
+    ReasoningReady,
     StreamEnd,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolCallReady,
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.catalog import model_info
 from loom.llm.clients import client_key, shared_client
+from loom.llm.effort import gemini_thinking
 from loom.llm.guard import guarded_async_client
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
@@ -97,10 +108,14 @@ class GoogleProvider:
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamGenerateContent request."""
-        wire, system_texts = self.history.encode(request.messages)
+        after = [("user", dumps({"text": request.context}))] if request.context else ()
+        wire, system_texts = self.history.encode(request.messages, after=after)
         config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
         if request.temperature is not None:
             config["temperature"] = request.temperature
+        thinking = gemini_thinking(model_info(self.name, request.model), request.effort)
+        if thinking is not None:  # a budget or a level by family, thought summaries shown
+            config["thinkingConfig"] = thinking
         head: dict[str, Any] = {"generationConfig": config}
         system = system_text(request.system, system_texts)
         if system:
@@ -120,16 +135,21 @@ class GoogleProvider:
             path = f"{_model_path(request.model)}:streamGenerateContent?alt=sse"
             return await self._post.chunks(path, self.request_body(request))
 
+        async def consume(chunks: Any) -> AsyncIterator[StreamEvent]:
+            async for event in self._consume(chunks, request.model):
+                yield event
+
         return sdk_stream(
             open_stream,
-            self._consume,
+            consume,
             provider=self.name,
             endpoint=self.endpoint,
             key_hint="GEMINI_API_KEY or GOOGLE_API_KEY",
         )
 
-    async def _consume(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+    async def _consume(self, chunks: Any, model: str = "") -> AsyncIterator[StreamEvent]:
         usage = Usage()
+        thoughts: list[str] = []  # thought summaries, shown; kept on the answer, not sent back
         calls = 0
         finish: str | None = None
         seen_candidate = False
@@ -147,7 +167,10 @@ class GoogleProvider:
                 seen_candidate = True
                 finish = text(candidate.get("finishReason")) or finish
                 for part in objs(obj(candidate.get("content")).get("parts")):
-                    if text(part.get("text")) and not part.get("thought"):
+                    if text(part.get("text")) and part.get("thought"):
+                        thoughts.append(part["text"])
+                        yield ThinkingDelta(part["text"])
+                    elif text(part.get("text")):
                         yield TextDelta(part["text"])
                     elif isinstance(part.get("functionCall"), dict):
                         calls += 1
@@ -155,6 +178,11 @@ class GoogleProvider:
         if not seen_candidate:
             raise unreadable(
                 self.name, "no candidates in the response", self.endpoint, transient=False
+            )
+        if thoughts:
+            summary = "".join(thoughts)
+            yield ReasoningReady(
+                ReasoningPart(kind="thought", provider=self.name, model=model, text=summary)
             )
         yield UsageReport(usage)
         yield StreamEnd(normalize_stop_reason(finish, has_tool_calls=calls > 0))
@@ -189,7 +217,7 @@ def _set_usage(usage: Usage, reported: dict[str, Any]) -> None:
     """Gemini counts cached tokens inside the prompt count and thinking apart from output."""
     cached = count(reported.get("cachedContentTokenCount"))
     usage.input_tokens = max(0, count(reported.get("promptTokenCount")) - cached)
-    usage.output_tokens = count(reported.get("candidatesTokenCount")) + count(
-        reported.get("thoughtsTokenCount")
-    )
+    thoughts = count(reported.get("thoughtsTokenCount"))
+    usage.output_tokens = count(reported.get("candidatesTokenCount")) + thoughts
     usage.cache_read_tokens = cached or None
+    usage.reasoning_tokens = thoughts or None

@@ -29,7 +29,9 @@ from loom.llm.base import (
     UsageReport,
     parse_tool_arguments,
 )
+from loom.llm.catalog import model_info
 from loom.llm.clients import client_key, shared_client
+from loom.llm.effort import openai_chat_effort
 from loom.llm.guard import guarded_async_client
 
 
@@ -94,33 +96,67 @@ def _tool_run(role: str, pieces: list[bytes]) -> bytes:
 _POST_OPTIONS: dict[str, Any] = {"security": {"bearer_auth": True}}
 
 
+def openai_client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
+    """The SDK's async client for this key and endpoint, shared (Chat Completions and
+    the Responses API alike)."""
+
+    def build() -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=api_key or "not-needed",
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=guarded_async_client(timeout),
+        )
+
+    return shared_client(client_key("openai", base_url, api_key, timeout), build)
+
+
+def _refuse_responses_only(provider: str, model: str) -> None:
+    """A model the catalog knows to be served only by the Responses API (codex, pro) is
+    not sent to Chat Completions: the API would answer 404; this says what to set."""
+    from loom.llm.base import LlmError
+    from loom.llm.catalog import model_info
+
+    if model_info(provider, model).needs_responses:
+        raise LlmError(
+            f"{provider}:{model} is served only by the Responses API, not Chat Completions: "
+            f'set api = "responses" under [providers.{provider}] in your config (or remove '
+            '`api = "chat"`).',
+            transient=False,
+            status=404,
+            provider=provider,
+        )
+
+
+def context_after(request: LlmRequest) -> list[Unit]:
+    """The call's context (repo map, decisions, news) as a user message sent after the
+    conversation, so the prefix stays the same bytes call after call."""
+    if not request.context:
+        return []
+    return [(None, dumps({"role": "user", "content": request.context}))]
+
+
 class OpenAIProvider:
     name = "openai"
     _key_hint = "OPENAI_API_KEY"
     _max_tokens_field = "max_completion_tokens"
+    _cache_key_field = True  # `prompt_cache_key`: OpenAI's own; other servers may refuse it
 
     def __init__(
         self, *, api_key: str | None, base_url: str | None = None, timeout: float = 600.0
     ) -> None:
-        def build() -> Any:
-            import openai
-
-            return openai.AsyncOpenAI(
-                api_key=api_key or "not-needed",
-                base_url=base_url,
-                max_retries=0,
-                timeout=timeout,
-                http_client=guarded_async_client(timeout),
-            )
-
-        self._client = shared_client(client_key("openai", base_url, api_key, timeout), build)
+        self._client = openai_client(api_key, base_url, timeout)
         self.endpoint = str(self._client.base_url)
         self.history = WireHistory("openai", openai_units, _tool_run)
         self._post = DirectPost(self._client, "openai", "/chat/completions", _POST_OPTIONS)
 
     def request_body(self, request: LlmRequest) -> bytes:
         """The JSON body of a streamed Chat Completions request."""
-        wire, system_texts = self.history.encode(request.messages)
+        after = context_after(request)
+        wire, system_texts = self.history.encode(request.messages, after=after)
         system = system_text(request.system, system_texts)
         head: dict[str, Any] = {
             "model": request.model,
@@ -142,6 +178,11 @@ class OpenAIProvider:
             ]
         if request.temperature is not None:
             head["temperature"] = request.temperature
+        effort = openai_chat_effort(model_info(self.name, request.model), request.effort)
+        if effort is not None:  # Chat Completions: the effort only (no summaries there)
+            head["reasoning_effort"] = effort
+        if request.cache_key and self._cache_key_field:
+            head["prompt_cache_key"] = request.cache_key  # routes the thread to its cache
         if system:
             wire = [dumps({"role": "system", "content": system}), *wire]
         return body(head, "messages", wire)
@@ -151,6 +192,7 @@ class OpenAIProvider:
             # The bytes are sent as they are, with the request the SDK built once
             # (`loom.llm._direct`); the response's bytes are read by `loom.llm._sse`
             # (the SDK's decoder cost several times a plain read per chunk).
+            _refuse_responses_only(self.name, request.model)
             return await self._post.response(self.request_body(request))
 
         return sdk_stream(
@@ -213,6 +255,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai-compatible"
     _key_hint = "OPENAI_COMPATIBLE_API_KEY"
     _max_tokens_field = "max_tokens"
+    _cache_key_field = False
 
 
 async def _chunks(response: Any) -> AsyncIterator[Any]:

@@ -1,16 +1,8 @@
 """Model names (`provider:model-id`) and building a Provider with its key and endpoint.
 
 Keys and endpoints come from explicit arguments (config, flags) first, then the
-environment variables users of each SDK already set:
-
-| provider            | API key                                | endpoint                    |
-|---------------------|----------------------------------------|-----------------------------|
-| `anthropic`         | ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN | ANTHROPIC_BASE_URL         |
-| `openai`            | OPENAI_API_KEY                         | OPENAI_BASE_URL             |
-| `google`            | GEMINI_API_KEY or GOOGLE_API_KEY       | GOOGLE_GEMINI_BASE_URL      |
-| `openai-compatible` | OPENAI_COMPATIBLE_API_KEY (optional)   | OPENAI_COMPATIBLE_BASE_URL  |
-
-(`openai-compatible` requires its base URL.)
+environment variables users of each SDK already set, as each provider's declaration
+(`loom.providers`) lists them (`key_vars`, `token_vars`, `base_url_vars`).
 
 The adapters (and their SDKs) are imported only when a provider is created, so
 importing this module stays cheap. Extra providers (e.g. the scripted test provider)
@@ -20,12 +12,12 @@ can be added with `register_provider`.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
-from loom.defaults import PROVIDER_BASE_URL_VARS, PROVIDER_KEY_VARS, PROVIDER_TOKEN_VARS
 from loom.llm.base import LlmError, Provider
+from loom.providers import BUILTIN, declaration
 
 DEFAULT_TIMEOUT = 600.0  # seconds; a long answer streams for minutes
 
@@ -37,39 +29,12 @@ class ModelConfigError(LlmError, ValueError):
         super().__init__(message, transient=False, provider=provider)
 
 
-@dataclass(frozen=True)
-class _ProviderSpec:
-    factory: str  # "module:Class", imported on first use
-    key_vars: tuple[str, ...]
-    base_url_vars: tuple[str, ...]
-    key_required: bool = True
-    base_url_required: bool = False
-
-
-def _spec(name: str, factory: str, **options: bool) -> _ProviderSpec:
-    """A built-in provider's spec, its environment variables from loom.defaults."""
-    keys = PROVIDER_KEY_VARS[name] + PROVIDER_TOKEN_VARS.get(name, ())
-    return _ProviderSpec(factory, keys, PROVIDER_BASE_URL_VARS[name], **options)
-
-
-_PROVIDERS: dict[str, _ProviderSpec] = {
-    "anthropic": _spec("anthropic", "loom.llm.anthropic:AnthropicProvider"),
-    "openai": _spec("openai", "loom.llm.openai:OpenAIProvider"),
-    "google": _spec("google", "loom.llm.google:GoogleProvider"),
-    "openai-compatible": _spec(
-        "openai-compatible",
-        "loom.llm.openai:OpenAICompatibleProvider",
-        key_required=False,
-        base_url_required=True,
-    ),
-}
-_ALIASES = {"gemini": "google", "claude": "anthropic", "openai_compatible": "openai-compatible"}
 _CUSTOM: dict[str, Callable[..., Provider]] = {}
 
 
 def provider_names() -> list[str]:
     """Every provider name `parse_model_name` accepts (aliases excluded)."""
-    return sorted({*_PROVIDERS, *_CUSTOM})
+    return sorted({*(d.name for d in BUILTIN), *_CUSTOM})
 
 
 def register_provider(name: str, factory: Callable[..., Provider]) -> None:
@@ -105,8 +70,9 @@ def parse_model_name(name: str) -> tuple[str, str]:
             f"Model name {text!r} is malformed: both parts of provider:model-id are needed, "
             "e.g. anthropic:claude-sonnet-4-6."
         )
-    provider = _ALIASES.get(provider, provider)
-    if provider not in _PROVIDERS and provider not in _CUSTOM:
+    builtin = declaration(provider)
+    provider = builtin.name if builtin is not None else provider
+    if builtin is None and provider not in _CUSTOM:
         raise ModelConfigError(
             f"Unknown provider {provider!r} in model name {text!r}. "
             f"Known providers: {_known_list()}. For a local or other OpenAI-style server "
@@ -118,13 +84,10 @@ def parse_model_name(name: str) -> tuple[str, str]:
 
 def _guess_provider(model_id: str) -> str:
     lowered = model_id.lower()
-    if lowered.startswith("claude"):
-        return "anthropic"
-    if lowered.startswith("gemini"):
-        return "google"
-    if lowered.startswith(("gpt", "o1", "o3", "o4", "chatgpt")):
-        return "openai"
-    return "openai-compatible"
+    for decl in BUILTIN:
+        if decl.model_prefixes and lowered.startswith(decl.model_prefixes):
+            return decl.name
+    return next(d.name for d in BUILTIN if d.base_url_required)
 
 
 def _first_env(names: tuple[str, ...]) -> tuple[str | None, str | None]:
@@ -142,6 +105,7 @@ def create_provider(
     base_url: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     options: Mapping[str, object] | None = None,
+    api: str | None = None,
 ) -> Provider:
     """Build the named provider; arguments win over environment variables. `options`
     (a plugin provider's own settings) go to a registered factory as keyword arguments.
@@ -150,11 +114,11 @@ def create_provider(
     API key is missing, `openai-compatible` has no base URL, or a built-in one is given
     options.
     """
-    name = _ALIASES.get(provider.strip().lower(), provider.strip().lower())
+    spec = declaration(provider)
+    name = spec.name if spec is not None else provider.strip().lower()
     if name in _CUSTOM:
         extra = dict(options or {})
         return _CUSTOM[name](api_key=api_key, base_url=base_url, timeout=timeout, **extra)
-    spec = _PROVIDERS.get(name)
     if spec is None:
         raise ModelConfigError(
             f"Unknown provider {provider!r}. Known providers: {_known_list()}.", provider=provider
@@ -166,12 +130,12 @@ def create_provider(
         )
     key_var = None
     if not api_key:
-        api_key, key_var = _first_env(spec.key_vars)
+        api_key, key_var = _first_env(spec.key_vars + spec.token_vars)
     if not base_url:
         base_url, _ = _first_env(spec.base_url_vars)
     if spec.key_required and not api_key:
         raise ModelConfigError(
-            f"No API key for {name}: set {' or '.join(spec.key_vars)}, or add api_key under "
+            f"No API key for {name}: set {' or '.join(spec.secret_vars)}, or add api_key under "
             f"[providers.{name}] in {user_config_file()}.",
             provider=name,
         )
@@ -182,12 +146,26 @@ def create_provider(
             f"{user_config_file()}.",
             provider=name,
         )
-    module_name, _, class_name = spec.factory.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    if api and api not in spec.apis:
+        raise ModelConfigError(
+            f"[providers.{name}] api = {api!r}: {name} speaks "
+            f"{', '.join(spec.apis) or 'one API'}; remove the key or name one of those.",
+            provider=name,
+        )
+    cls = _adapter(spec.apis.get(api or "", spec.adapter))
     kwargs: dict[str, object] = {"api_key": api_key, "base_url": base_url, "timeout": timeout}
-    if key_var == "ANTHROPIC_AUTH_TOKEN":
+    if "name" in inspect.signature(cls).parameters:  # one adapter for several providers
+        kwargs["name"] = name
+    if key_var in spec.token_vars:
         kwargs["bearer"] = True
     return cls(**kwargs)
+
+
+def _adapter(adapter: str) -> Callable[..., Provider]:
+    """The adapter class a declaration names ("module:Class" in loom.llm), imported now
+    (with its SDK)."""
+    module_name, _, class_name = adapter.partition(":")
+    return getattr(importlib.import_module(f"{__package__}.{module_name}"), class_name)
 
 
 def provider_for_model(

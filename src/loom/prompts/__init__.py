@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from typing import Literal
 
-from loom.prompts.environment import Environment, detect_environment
+from loom.prompts.environment import Environment, detect_environment, environment_news
 from loom.prompts.instructions import (
     InstructionFile,
     NestedInstructions,
     ProjectInstructions,
     load_instructions,
 )
+from loom.providers import FAMILIES, Family, declaration, undeclared_family_of
 
 __all__ = [
     "FAMILIES",
@@ -34,31 +34,20 @@ __all__ = [
     "base_prompt",
     "build_system_prompt",
     "detect_environment",
+    "environment_news",
     "family_of",
     "load_instructions",
 ]
 
-Family = Literal["anthropic", "openai", "gemini", "local"]
-FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "local")
-
 
 def family_of(provider: str, model_id: str = "") -> Family:
-    """Which prompt suits a model. An OpenAI-compatible endpoint serving a hosted
-    family's model (a router) gets that family's; anything else there is 'local'."""
-    if provider == "anthropic":
-        return "anthropic"
-    if provider == "google":
-        return "gemini"
-    if provider == "openai":
-        return "openai"
-    name = model_id.lower().rsplit("/", 1)[-1]
-    if "claude" in name:
-        return "anthropic"
-    if "gemini" in name:
-        return "gemini"
-    if name.startswith(("gpt-", "o1", "o3", "o4")):
-        return "openai"
-    return "local" if provider == "openai-compatible" else "openai"
+    """Which prompt suits a model: its provider's declaration says (an OpenAI-compatible
+    endpoint serving a hosted family's model gets that family's); a provider Loom does
+    not declare gets the family its model id names, else OpenAI's."""
+    decl = declaration(provider)
+    if decl is not None:
+        return decl.family(model_id)
+    return undeclared_family_of(model_id)
 
 
 @functools.cache

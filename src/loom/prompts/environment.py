@@ -59,6 +59,22 @@ class Environment:
         return f"branch {branch}, {self.git_changed} changed path(s) (git status --short):"
 
 
+def environment_news(snapshot: Environment, now: Environment) -> str:
+    """How the git state of `now` differs from the session's `snapshot`, as a block for
+    the call's context ("" when it does not): the system prompt keeps the snapshot."""
+    if (now.git_branch, now.git_status, now.git_changed) == (
+        snapshot.git_branch,
+        snapshot.git_status,
+        snapshot.git_changed,
+    ):
+        return ""
+    lines = ["# Since the session started", "", f"- Git now: {now._git_line()}"]
+    lines.extend(f"    {entry}" for entry in now.git_status)
+    if now.git_changed > len(now.git_status):
+        lines.append(f"    ... and {now.git_changed - len(now.git_status)} more")
+    return "\n".join(lines)
+
+
 def detect_environment(
     project_root: Path,
     cwd: Path | None = None,

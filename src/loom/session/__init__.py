@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from loom.checkpoints.maintenance import checkpoint_usage, collect_checkpoint_garbage
     from loom.core.errors import BadInput, Busy, LoomError, NotFound, SetupError, Unavailable
     from loom.decisions.titles import SHOW_WIDTH, cut_note, one_line
+    from loom.llm.effort import EFFORTS, check_effort
     from loom.project_files import (
         OutsideProject,
         not_a_project,
@@ -177,9 +178,12 @@ _EXPORTS = {  # name -> the module that defines it
     "answer_from_index": "loom.store.index_fresh",
     "has_search_words": "loom.store.index_fresh",
     "family_rows": "loom.store.family",  # `loom list --tree`, the same way
+    "EFFORTS": "loom.llm.effort",  # --effort, /effort, an agent's `effort:`
+    "check_effort": "loom.llm.effort",
 }
 
 __all__ = [
+    "EFFORTS",
     "PLUGIN_GROUPS",
     "SHOW_WIDTH",
     "ActiveSession",
@@ -219,6 +223,7 @@ __all__ = [
     "approve_project_mcp_server",
     "changes_since",
     "changes_since_start",
+    "check_effort",
     "checkpoint_usage",
     "collect_checkpoint_garbage",
     "compact_now",

@@ -56,6 +56,13 @@ class ChatItem:
     level: str = "info"  # for notices: info | warn | error
     plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
     images: list[str] = field(default_factory=list)  # kind "user": attached images, described
+    thinking: str = ""  # kind "assistant": its readable reasoning, shown folded
+
+
+def reasoning_text(message: Any) -> str:
+    """An answer's readable reasoning (opaque parts are never shown)."""
+    parts = getattr(message, "reasoning", None) or ()
+    return "\n\n".join(part.text for part in parts if part.text)
 
 
 def card_for(
@@ -155,6 +162,7 @@ def chat_items(
                     html=markdown(folded(message.content)) if message.content else None,
                     tools=shown,
                     model=message.model,
+                    thinking=reasoning_text(message),
                 )
             )
         elif role == "tool":
@@ -186,27 +194,26 @@ def fill_result(card: ToolCard, content: str, is_error: bool | None) -> None:
             card.link = f"/s/{child[1]}"
 
 
-def usage_totals(messages: list[Any]) -> dict[str, float | None]:
+def usage_totals(messages: list[Any]) -> dict[str, Any]:
     """Tokens and cost of a whole thread, and of its last turn (since the last user
-    message), from the usage each assistant message carries. A cost is None (shown as
-    unknown, never $0) once a call of a model with no known price counts in it."""
-    total: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
-    turn: dict[str, float | None] = {"input": 0, "output": 0, "cost": 0.0}
+    message), from the usage each assistant message carries, and the share of the input
+    the provider's prompt cache served ("cache 93%", "" for none). A cost is None (shown
+    as unknown, never $0) once a call of a model with no known price counts in it."""
+    from loom.core.usage import UsageTotals
+
+    total, turn = UsageTotals(), UsageTotals()
     for message in messages:
         if getattr(message, "role", "") == "user":
-            turn = {"input": 0, "output": 0, "cost": 0.0}
+            turn = UsageTotals()
         usage = getattr(message, "usage", None)
-        if usage is None:
-            continue
-        for bucket in (total, turn):
-            bucket["input"] = (bucket["input"] or 0) + (usage.input_tokens or 0)
-            bucket["output"] = (bucket["output"] or 0) + (usage.output_tokens or 0)
-            bucket["cost"] = add_cost(bucket["cost"], usage.cost_usd)
+        total.add(usage)
+        turn.add(usage)
     return {
-        "tokens": (total["input"] or 0) + (total["output"] or 0),
-        "cost": total["cost"],
-        "turn_tokens": (turn["input"] or 0) + (turn["output"] or 0),
-        "turn_cost": turn["cost"],
+        "tokens": total.prompt_tokens + total.output_tokens,
+        "cost": total.cost_usd,
+        "cache": total.cache_text(),
+        "turn_tokens": turn.prompt_tokens + turn.output_tokens,
+        "turn_cost": turn.cost_usd,
     }
 
 

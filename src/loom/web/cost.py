@@ -14,8 +14,9 @@ MAX_SESSION_ROWS = 200
 @dataclass
 class Row:
     name: str
-    input: int = 0
+    input: int = 0  # at the full price
     output: int = 0
+    cache_read: int = 0  # input tokens the provider's prompt cache served
     cost: float | None = 0.0  # None: a model with no known price counts in it
     id: str = ""
     when: str = ""
@@ -24,6 +25,7 @@ class Row:
     def add(self, usage: Any) -> None:
         self.input += usage.input_tokens or 0
         self.output += usage.output_tokens or 0
+        self.cache_read += usage.cache_read_tokens or 0
         self.cost = add_cost(self.cost, usage.cost_usd)
 
 
@@ -67,6 +69,7 @@ class CostCache:
                     total = target.setdefault(key, Row(key))
                     total.input += row.input
                     total.output += row.output
+                    total.cache_read += row.cache_read
                     total.cost = add_cost(total.cost, row.cost)
         report.tokens = sum(r.input + r.output for r in sessions)
         report.cost = 0.0

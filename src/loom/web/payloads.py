@@ -23,6 +23,7 @@ from loom.core.events import (
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     TodoList,
     ToolComplete,
     ToolExecuting,
@@ -56,6 +57,10 @@ def payload_for(live: LiveSession, event: SessionEvent) -> dict[str, Any] | None
 
 def _delta(live: LiveSession, event: TextDeltaEvent) -> dict[str, Any]:
     return {"type": "delta", "text": event.text}
+
+
+def _thinking(live: LiveSession, event: ThinkingDeltaEvent) -> dict[str, Any]:
+    return {"type": "thinking", "text": event.text}  # set as text by the page, never HTML
 
 
 def _message(live: LiveSession, event: NewMessage) -> dict[str, Any]:
@@ -216,6 +221,7 @@ def _turn_done(live: LiveSession, event: TurnComplete) -> dict[str, Any]:
 
 _HANDLERS = {
     "text_delta": _delta,
+    "thinking_delta": _thinking,  # the model's reasoning, in a folded block
     "new_message": _message,
     "session_status": _status,
     "tool_executing": _tool_running,

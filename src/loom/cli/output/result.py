@@ -8,7 +8,9 @@ from typing import Any, Literal
 from loom.core.events import NewMessage, PermissionRequest, SubagentMessage
 from loom.core.messages import AssistantMessage
 
-ResultSubtype = Literal["success", "error_max_turns", "error_during_execution"]
+ResultSubtype = Literal[
+    "success", "error_max_turns", "error_max_budget_usd", "error_during_execution"
+]
 REFUSED_PREFIXES = ("Refused:", "Permission denied:")  # a refused call's tool result
 
 

@@ -29,6 +29,7 @@ from loom.core.events import (
     SessionEvent,
     SubagentMessage,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     TurnComplete,
 )
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
@@ -132,14 +133,15 @@ def stream_json_line(
     session_id = event.session_id
     if isinstance(event, NewMessage):
         return _message_line(event.message, session_id)
-    if isinstance(event, TextDeltaEvent):
+    if isinstance(event, TextDeltaEvent | ThinkingDeltaEvent):
         if not partial_messages:
             return None
-        delta = {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "text_delta", "text": event.text},
-        }
+        piece = (
+            {"type": "text_delta", "text": event.text}
+            if isinstance(event, TextDeltaEvent)
+            else {"type": "thinking_delta", "thinking": event.text}
+        )
+        delta = {"type": "content_block_delta", "index": 0, "delta": piece}
         return {
             "type": "stream_event",
             "event": delta,
@@ -168,7 +170,12 @@ def stream_json_line(
 
 def _message_line(message: Any, session_id: str) -> dict[str, Any] | None:
     if isinstance(message, AssistantMessage):
-        content: list[dict[str, Any]] = []
+        # readable reasoning first, as Claude Code prints it; opaque parts never
+        content: list[dict[str, Any]] = [
+            {"type": "thinking", "thinking": part.text}
+            for part in message.reasoning or ()
+            if part.text
+        ]
         if message.content:
             content.append({"type": "text", "text": message.content})
         for call in message.tool_calls:
@@ -189,10 +196,14 @@ def _message_line(message: Any, session_id: str) -> dict[str, Any] | None:
             "stop_reason": message.stop_reason,
         }
         if message.usage is not None:
-            body["usage"] = {
+            body["usage"] = {  # Claude Code's names for the cache's part
                 "input_tokens": message.usage.input_tokens,
+                "cache_read_input_tokens": message.usage.cache_read_tokens or 0,
+                "cache_creation_input_tokens": message.usage.cache_write_tokens or 0,
                 "output_tokens": message.usage.output_tokens,
             }
+            if message.usage.reasoning_tokens:
+                body["usage"]["reasoning_tokens"] = message.usage.reasoning_tokens
         return {
             "type": "assistant",
             "message": body,

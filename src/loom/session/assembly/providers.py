@@ -29,8 +29,9 @@ def provider_factory(config: LoomConfig) -> Callable[[str], Provider]:
         name, _model_id = parse_model_name(model)
         settings = config.providers.for_provider(name)
         options = settings.options if isinstance(settings, PluginProviderSettings) else {}
+        api = None if isinstance(settings, PluginProviderSettings) else settings.api
         return create_provider(
-            name, api_key=settings.api_key, base_url=settings.base_url, options=options
+            name, api_key=settings.api_key, base_url=settings.base_url, options=options, api=api
         )
 
     return build

@@ -289,13 +289,20 @@ class Compactor:
             log.warning("compaction summary with %s is not possible: %s", model, exc)
             raise CompactionError(f"{model}: {exc}", setup=True) from exc
         try:
-            _, model_id = self.session.llm.split(model)
+            from loom.llm.effort import least_effort
+
+            provider_name, model_id = self.session.llm.split(model)
             request = LlmRequest(
                 model=model_id,
                 messages=[Ask(content=request_text)],
                 system=SUMMARY_SYSTEM,
                 tools=[],
                 max_tokens=SUMMARY_MAX_TOKENS,
+                # a summary needs no thinking: it would spend the summary's output tokens
+                effort=least_effort(provider_name, model_id),
+                # its own conversation's cache (a breakpoint on Anthropic at the TTL)
+                cache_key=f"{self.session.thread.id}:summary",
+                cache_ttl=self.session.options.cache_ttl,
             )
             parts = []
             async for event in provider.stream(request):

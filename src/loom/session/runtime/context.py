@@ -8,6 +8,14 @@ left out, so a tool call is never separated from its result. If even the current
 is too big, its oldest complete tool rounds go first; the user's message that started
 the turn always stays. The thread keeps everything: pruning only shapes the request.
 
+Pay for each token once (the providers' prompt caches serve a prefix they saw before):
+the system text (prompt, rules) never changes within a session; what changes per call
+(the repo map for this call, the decision zone, the note about omitted messages) is the
+call's *context block*, sent after the conversation (`BuiltContext.context`); a
+compaction's summary is the first message of the history, where it stays. History is
+cut in steps, down to a low-water mark (LOW_WATER of its budget), so the calls after a
+cut share their prefix until the next one, instead of one turn dropped per call.
+
 Token counts are offline estimates, cached per message and kept as prefix sums, so a
 build costs O(log n) after the first; the conversation only ever grows. They are taken
 only once the history may not fit (its length in characters bounds its tokens).
@@ -37,6 +45,11 @@ SUMMARY_HEADING = (
     "# Summary of the earlier conversation\n\n(Older turns were summarised to fit the "
     "context window; the user saw them in full.)"
 )
+CONTEXT_HEADING = (
+    "<loom-context>\n(From Loom, not the user: what this call should know, rebuilt for every call.)"
+)
+CONTEXT_END = "</loom-context>"
+LOW_WATER = 0.6  # a cut keeps the newest history that fits in this share of its budget
 OMITTED_NOTE = (
     "[Loom: {count} earlier message(s) of this conversation are not shown to fit the "
     "context window; the thread keeps them. Ask the user if you need what they said.]"
@@ -65,7 +78,8 @@ class ContextBudget:
 
 @dataclass(frozen=True)
 class _Zones:
-    system_parts: tuple[str, ...]
+    system: str
+    context_parts: tuple[str, ...]  # what changes per call, sent after the conversation
     budget: int  # left for history
     map_tokens: int
     tools_tokens: int
@@ -74,9 +88,18 @@ class _Zones:
 
 @dataclass(frozen=True)
 class BuiltContext:
-    system: str
+    system: str  # the same text on every call of a session
     messages: list[Message]
     budget: ContextBudget
+    context: str = ""  # the call's context block, sent after the conversation
+
+
+def context_block(parts: Sequence[str]) -> str:
+    """The context block a call sends after its conversation ("" when it has none)."""
+    kept = [part.strip() for part in parts if part and part.strip()]
+    if not kept:
+        return ""
+    return "\n\n".join([CONTEXT_HEADING, *kept, CONTEXT_END])
 
 
 class ContextWindow:
@@ -116,6 +139,9 @@ class ContextWindow:
         self._assistant_at: list[int] = []  # where the assistant messages are
         self._tools_cache: tuple[tuple[ToolSpec, ...], int] | None = None
         self._zones_cache: tuple[tuple[object, ...], _Zones] | None = None
+        self._start = 0  # the first message kept: moves only at a cut (LOW_WATER)
+        self._round_start: int | None = None  # the same, inside a turn too big alone
+        self._summary: UserMessage | None = None  # one object per summary: a stable prefix
 
     # -- building ------------------------------------------------------------------
 
@@ -126,20 +152,25 @@ class ContextWindow:
         repo_map: str = "",
         decisions: str = "",
         summary: str = "",
+        notes: str = "",
     ) -> BuiltContext:
-        """The request's system text and messages. `repo_map` is the map for this call
-        (already fetched by the caller); it is cut to the zone's budget. `decisions` is
-        the decision graph's zone, already fitted to its own budget by its builder.
-        `summary` stands in for older turns a compaction folded (session.compaction)."""
+        """The request's system text, messages and context block. `repo_map` is the map
+        for this call (already fetched by the caller); it is cut to the zone's budget.
+        `decisions` is the decision graph's zone, already fitted to its own budget by its
+        builder. `summary` stands in for older turns a compaction folded
+        (session.compaction). `notes` are other news for this call (the environment
+        since the session started)."""
         self._extend(conversation)
-        zones = self._zones(tools, repo_map, decisions, summary)
-        system_parts, budget = list(zones.system_parts), zones.budget
+        zones = self._zones(tools, repo_map, decisions, summary, notes)
+        context_parts, budget = list(zones.context_parts), zones.budget
         end = len(conversation)
-        if self._ceilings[end] <= budget:  # fits, whatever the exact counts are
-            start = 0
-        else:
+        start = min(self._start, end)
+        if self._ceilings[end] - self._ceilings[start] > budget:  # may not fit: count
             self._count(end)
-            start = self._first_kept(end, budget)
+            if self._prefix[end] - self._prefix[start] > budget:
+                start = self._cut(start, end, budget)
+        # a turn start (the newest when even it is too big: trimmed below, per call)
+        self._start = start if start < end or not self._turn_starts else self._turn_starts[-1]
         messages = list(conversation[start:])
         if start == len(conversation) and conversation:
             if self._turn_starts:
@@ -148,10 +179,13 @@ class ContextWindow:
                 messages = list(conversation)  # no turn to cut at: send it and let it fail
         omitted = len(conversation) - len(messages)
         if omitted:
-            system_parts.append(OMITTED_NOTE.format(count=omitted))
+            context_parts.insert(0, OMITTED_NOTE.format(count=omitted))
+        if summary:
+            messages.insert(0, self._summary_message(summary))
         return BuiltContext(
-            system="\n\n".join(part for part in system_parts if part),
+            system=zones.system,
             messages=messages,
+            context=context_block(context_parts),
             budget=ContextBudget(
                 context_window=self.context_window,
                 reserved_output=self.reserved_output,
@@ -166,6 +200,14 @@ class ContextWindow:
             ),
         )
 
+    def _summary_message(self, summary: str) -> UserMessage:
+        """The summary as the history's first message: the same object (so the same
+        bytes, encoded once) on every call until the next compaction."""
+        text = f"{SUMMARY_HEADING}\n\n{summary.strip()}"
+        if self._summary is None or self._summary.content != text:
+            self._summary = UserMessage(content=text)
+        return self._summary
+
     # -- internals -------------------------------------------------------------------
 
     def counting_work(
@@ -175,46 +217,53 @@ class ContextWindow:
         repo_map: str = "",
         decisions: str = "",
         summary: str = "",
+        notes: str = "",
     ) -> int:
         """About how many characters `build` (with the same arguments) has still to
         count: none when the history fits for sure, else the messages not counted yet.
         The caller sends big work to a worker thread."""
         self._extend(conversation)
         end = len(conversation)
-        if self._ceilings[end] <= self._zones(tools, repo_map, decisions, summary).budget:
+        budget = self._zones(tools, repo_map, decisions, summary, notes).budget
+        if self._ceilings[end] - self._ceilings[min(self._start, end)] <= budget:
             return 0
         return sum(len(m.content) + 200 for m in self._seen[len(self._prefix) - 1 : end])
 
     def _zones(
-        self, tools: Sequence[ToolSpec], repo_map: str, decisions: str, summary: str
+        self, tools: Sequence[ToolSpec], repo_map: str, decisions: str, summary: str, notes: str
     ) -> _Zones:
-        """The system text's parts and the budget left for history (the last call's,
-        when its zones are the same: `counting_work` and `build` both ask)."""
-        key = (tuple(tools), repo_map, decisions, summary)
+        """The system text, the context block's parts and the budget left for history
+        (the last call's, when its zones are the same: `counting_work` and `build` both
+        ask)."""
+        key = (tuple(tools), repo_map, decisions, summary, notes)
         if self._zones_cache is not None and self._zones_cache[0] == key:
             return self._zones_cache[1]
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
-        if decisions:
-            system_parts.append(decisions)
+        context_parts = [decisions] if decisions else []
         repo_map_text = ""
         if repo_map and self.repo_map_tokens > 0:
             repo_map_text = fit_to_tokens(repo_map.strip(), self.repo_map_tokens)
-            system_parts.append(f"# Repository map\n\n{repo_map_text}")
-
+            context_parts.append(f"# Repository map\n\n{repo_map_text}")
+        if notes:
+            context_parts.append(notes)
         summary_tokens = 0
         if summary:
-            system_parts.append(f"{SUMMARY_HEADING}\n\n{summary.strip()}")
-            summary_tokens = estimate_tokens(system_parts[-1])
+            summary_tokens = estimate_tokens(f"{SUMMARY_HEADING}\n\n{summary.strip()}")
 
         map_tokens = estimate_tokens(repo_map_text) if repo_map_text else 0
         tools_tokens = self._tool_tokens(tools)
         fixed = self._system_tokens + self._rules_tokens + map_tokens + tools_tokens
         fixed += self.reserved_output + summary_tokens
         fixed += estimate_tokens(decisions) if decisions else 0
+        fixed += estimate_tokens(notes) if notes else 0
+        fixed += estimate_tokens(CONTEXT_HEADING + CONTEXT_END) if context_parts else 0
         budget = max(0, self.context_window - fixed - self._note_tokens)
-        zones = _Zones(tuple(system_parts), budget, map_tokens, tools_tokens, summary_tokens)
+        system = "\n\n".join(part for part in system_parts if part)
+        zones = _Zones(
+            system, tuple(context_parts), budget, map_tokens, tools_tokens, summary_tokens
+        )
         self._zones_cache = (key, zones)
         return zones
 
@@ -223,6 +272,7 @@ class ContextWindow:
         if len(conversation) < seen or (seen and conversation[seen - 1] is not self._seen[-1]):
             self._seen, self._prefix, self._turn_starts = [], [0], []  # a different history
             self._ceilings, self._assistant_at = [0], []
+            self._start, self._round_start = 0, None
             seen = 0
         for index in range(seen, len(conversation)):
             message = conversation[index]
@@ -238,21 +288,26 @@ class ContextWindow:
         for message in self._seen[len(self._prefix) - 1 : end]:
             self._prefix.append(self._prefix[-1] + estimate_message_tokens(message))
 
-    def _first_kept(self, end: int, budget: int) -> int:
-        """The earliest turn start from which the rest of the history fits the budget."""
-        total = self._prefix[end]
-        if total <= budget:
-            return 0
-        # the smallest turn start s with total - prefix[s] <= budget
+    def _cut(self, start: int, end: int, budget: int) -> int:
+        """The earliest turn start (from `start` on) from which the rest of the history
+        fits LOW_WATER of the budget, leaving the next calls room to grow without a cut
+        (else the whole budget; else `end`: the newest turn alone is too big)."""
         starts = self._turn_starts
-        position = bisect.bisect_left(starts, total - budget, key=self._prefix.__getitem__)
-        return starts[position] if position < len(starts) else end
+        lo = bisect.bisect_left(starts, start)
+        for share in (LOW_WATER, 1.0):
+            # the smallest turn start s with prefix[end] - prefix[s] <= budget * share
+            target = self._prefix[end] - int(budget * share)
+            position = bisect.bisect_left(starts, target, lo=lo, key=self._prefix.__getitem__)
+            if position < len(starts):
+                return starts[position]
+        return end
 
     def _trim_current_turn(self, conversation: Sequence[Message], budget: int) -> list[Message]:
         """The last turn alone is too big: keep its user message and its newest rounds
-        (a round: an assistant message and the results after it), as many as fit, the
-        newest always. By the prefix sums and a bisect: a long autonomous run past the
-        window walked its whole turn on every step (quadratic in its rounds)."""
+        (a round: an assistant message and the results after it), as many as fit
+        LOW_WATER of the room, the newest always; the same rounds on later calls until
+        they no longer fit. By the prefix sums and a bisect: a long autonomous run past
+        the window walked its whole turn on every step (quadratic in its rounds)."""
         first = self._turn_starts[-1]
         head, end = conversation[first], len(conversation)
         if first + 1 >= end:
@@ -260,15 +315,21 @@ class ContextWindow:
         self._count(end)
         prefix = self._prefix
         left = budget - (prefix[first + 1] - prefix[first])
+        kept = self._round_start
+        if kept is None or kept <= first or prefix[end] - prefix[kept] > left:
+            kept = self._round_start = self._round_cut(first, end, int(left * LOW_WATER))
+        return [head, *conversation[kept:end]]
+
+    def _round_cut(self, first: int, end: int, left: int) -> int:
         # Rounds start right after the user message, then at each assistant message; the
         # rounds from start s on cost prefix[end] - prefix[s], which falls as s grows, so
-        # those kept start at the first s with prefix[s] >= prefix[end] - left. (All of
-        # them, from first + 1, never fit: the whole turn would have.)
+        # those kept start at the first s with prefix[s] >= prefix[end] - left.
+        prefix = self._prefix
         starts, lo = self._assistant_at, bisect.bisect_right(self._assistant_at, first + 1)
         newest = starts[-1] if len(starts) > lo else first + 1
         found = bisect.bisect_left(starts, prefix[end] - left, lo=lo, key=prefix.__getitem__)
         start = starts[found] if found < len(starts) else end
-        return [head, *conversation[min(start, newest) : end]]
+        return min(start, newest)
 
     def _tool_tokens(self, tools: Sequence[ToolSpec]) -> int:
         key = tuple(tools)

@@ -8,15 +8,32 @@ from typing import TYPE_CHECKING
 
 from loom.core import state as sm
 from loom.core.clock import now_iso
-from loom.core.events import TextDeltaEvent
+from loom.core.events import Notice, TextDeltaEvent, ThinkingDeltaEvent
 from loom.core.ids import new_message_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    ReasoningPart,
+    ToolCall,
+    Usage,
+    clean_message,
+)
 from loom.core.text import clean_text
 from loom.llm import loop_share
-from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from loom.llm.base import (
+    LlmRequest,
+    Provider,
+    ReasoningReady,
+    StreamEnd,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallReady,
+    UsageReport,
+)
 from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
+from loom.providers import declaration
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
@@ -40,6 +57,7 @@ class LlmCaller:
         self._windows: dict[tuple[str, str], ContextWindow] = {}
         self._compactor: Compactor | None = None
         self.images = ImageLoader()
+        self._effort_noted: set[tuple[str, str]] = set()  # (model, effort) said to be ignored
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -95,8 +113,9 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
+        notes = await session.prompts.news()
         await loop_share.room()
-        built = await self._build(window, conversation, specs, repo_map, decisions)
+        built = await self._build(window, conversation, specs, repo_map, decisions, notes)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
@@ -105,8 +124,13 @@ class LlmCaller:
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
+            effort=self._effort(model),
+            context=built.context,
+            cache_key=session.thread.id,
+            cache_ttl=options.cache_ttl,
         )
         parts: list[str] = []
+        reasoning: list[ReasoningPart] = []
         calls: list[ToolCall] = []
         usage: Usage | None = None
         stop = "end_turn"
@@ -123,6 +147,12 @@ class LlmCaller:
                         # (the joined message below keeps a pair split across chunks).
                         shown = clean_text(event.text)
                         session.publish(TextDeltaEvent(session_id=session.id, text=shown))
+                elif isinstance(event, ThinkingDelta):
+                    if event.text:
+                        shown = clean_text(event.text)
+                        session.publish(ThinkingDeltaEvent(session_id=session.id, text=shown))
+                elif isinstance(event, ReasoningReady):
+                    reasoning.append(event.part)
                 elif isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, UsageReport):
@@ -139,8 +169,8 @@ class LlmCaller:
             return sm.LlmFailed(text, transient=is_transient(exc))
         self.last_exception = None
         text = "".join(parts)
-        named = getattr(provider, "name", "")
-        if not calls and options.text_tool_calls and named == "openai-compatible":
+        decl = declaration(getattr(provider, "name", ""))
+        if not calls and options.text_tool_calls and decl is not None and decl.text_tool_calls:
             from loom.llm.text_tool_calls import extract_text_tool_calls
 
             text, calls = extract_text_tool_calls(text)
@@ -152,6 +182,7 @@ class LlmCaller:
         message = AssistantMessage(
             content=text,
             tool_calls=calls,
+            reasoning=reasoning or None,
             model=model,
             usage=usage,
             stop_reason=stop,
@@ -173,6 +204,7 @@ class LlmCaller:
         specs: list,
         repo_map: str,
         decisions: str,
+        notes: str = "",
     ) -> BuiltContext:
         """The request's context: a compaction's summary stands in for the turns it
         folded; when the rest still does not fit, fold more (or, failing that, leave the
@@ -183,13 +215,14 @@ class LlmCaller:
         # too): a big batch goes to a worker thread, so the loop keeps answering keys,
         # Cancel and signals; the usual few new messages are counted here, without the
         # thread hop (milliseconds per call on a busy machine).
-        work = window.counting_work(view.messages, specs, repo_map, decisions, view.summary)
+        zones = (specs, repo_map, decisions)
+        work = window.counting_work(view.messages, *zones, view.summary, notes)
         if work > INLINE_COUNTING_CHARS:
             built = await asyncio.to_thread(
-                window.build, list(view.messages), specs, repo_map, decisions, view.summary
+                window.build, list(view.messages), *zones, view.summary, notes
             )
         else:
-            built = window.build(view.messages, specs, repo_map, decisions, view.summary)
+            built = window.build(view.messages, *zones, view.summary, notes)
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.runtime.compaction import CompactionError
@@ -202,8 +235,21 @@ class LlmCaller:
         if folded is None:
             return built
         return await asyncio.to_thread(
-            window.build, list(folded.messages), specs, repo_map, decisions, folded.summary
+            window.build, list(folded.messages), *zones, folded.summary, notes
         )
+
+    def _effort(self, model: str) -> str | None:
+        """The session's effort; for a model that cannot reason, None, said once."""
+        from loom.llm.effort import ignored_note
+
+        effort = self.session.options.effort
+        note = ignored_note(*self.split(model), effort)
+        if note is None:
+            return effort
+        if (model, str(effort)) not in self._effort_noted:
+            self._effort_noted.add((model, str(effort)))
+            self.session.publish(Notice(session_id=self.session.id, source="effort", text=note))
+        return None
 
     @property
     def compactor(self) -> Compactor:
@@ -216,7 +262,7 @@ class LlmCaller:
         0, which would read as free); the session's total is unknown from then on."""
         provider, model_id = self.split(model)
         info = model_info(provider, model_id)
-        cost = cost_usd(info, usage) if info.known else None
+        cost = cost_usd(info, usage, self.session.options.cache_ttl) if info.known else None
         usage = usage.model_copy(update={"cost_usd": cost})
         self.session.count_usage(usage)
         return usage

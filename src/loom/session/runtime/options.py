@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from loom.config import ContextSection, RepoSection
 from loom.core.secrets import MIN_SECRET_CHARS, secrets_in
+from loom.llm.base import CacheTtl
 from loom.llm.retry import RetryPolicy
+from loom.providers import BUILTIN
 from loom.session.runtime.context import RepoMapHook
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ class SessionOptions:
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
+    cache_ttl: CacheTtl = "5m"  # [model] cache_ttl: how long Anthropic keeps a cached prefix
     max_tool_rounds: int = 200  # model responses with tool calls in one turn
     reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
@@ -43,6 +46,9 @@ class SessionOptions:
     text_tool_calls: bool = False
     # [models."provider:model"] images: models told to take images (or not)
     image_models: dict[str, bool] = field(default_factory=dict)
+    # how hard a reasoning model thinks (loom.llm.effort): model.effort, --effort,
+    # an agent file's `effort:`, /effort; None: the model family's default
+    effort: str | None = None
     image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
@@ -78,6 +84,7 @@ class SessionOptions:
         options = cls(
             retry=RetryPolicy(max_retries=config.model.max_retries),
             stall_timeout=config.model.stall_timeout,
+            cache_ttl=config.model.cache_ttl,
             architect_model=config.model.architect,
             editor_model=config.model.editor,
             reserved_output_tokens=config.context.reserved_output_tokens,
@@ -88,10 +95,15 @@ class SessionOptions:
             secrets=known_secrets(config),
         )
         options.compaction = config.context.compaction
-        options.text_tool_calls = config.providers.openai_compatible.text_tool_calls
+        options.effort = config.model.effort
         options.image_models = {
             name: said.images for name, said in config.models.items() if said.images is not None
         }
+        options.text_tool_calls = any(
+            getattr(config.providers.for_provider(decl.name), "text_tool_calls", False)
+            for decl in BUILTIN
+            if decl.text_tool_calls
+        )
         options.auto_commit = config.git.auto_commit  # [hooks] post_tools: SessionDefaults
         # The shell tool stops its command at shell.timeout and kills it cleanly; the
         # session's outer timeout must not fire first.
@@ -104,11 +116,19 @@ def known_secrets(config: LoomConfig) -> dict[str, str]:
     """Secret variables of the environment, API keys from configuration files and the
     sync token from `loom login`."""
     found = secrets_in(os.environ)
-    plugins = config.providers.plugins()
-    for name in ("anthropic", "openai", "google", "openai-compatible", *plugins):
-        key = config.providers.for_provider(name).api_key
-        if key and len(key) >= MIN_SECRET_CHARS:
-            found[f"{name.upper().replace('-', '_')}_API_KEY"] = key
+    for decl in BUILTIN:  # its key variables even where their names look harmless
+        found.update(
+            (var, value)
+            for var in decl.secret_vars
+            if len(value := os.environ.get(var, "").strip()) >= MIN_SECRET_CHARS
+        )
+    settings = [(decl.name, key) for decl in BUILTIN for key in decl.secret_settings] + [
+        (name, "api_key") for name in config.providers.plugins()
+    ]
+    for name, key in settings:
+        value = getattr(config.providers.for_provider(name), key, None)
+        if isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
+            found[f"{name.upper().replace('-', '_')}_{key.upper()}"] = value
     with contextlib.suppress(Exception):  # unreadable credentials: nothing to add
         from loom.paths import LoomPaths
         from loom.store.credentials import load_credentials

@@ -75,6 +75,7 @@ class ToolPort(MachinePort, Protocol):
 
 
 class ModelPort(MachinePort, Protocol):
+    thread: Thread  # its id keys the providers' prompt caches
     active_model: str
     mode: str
     usage: Usage

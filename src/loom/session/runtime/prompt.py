@@ -22,9 +22,11 @@ from loom.prompts import (
     architect_prompt,
     build_system_prompt,
     detect_environment,
+    environment_news,
     family_of,
     load_instructions,
 )
+from loom.providers import declaration
 
 if TYPE_CHECKING:
     from loom.session.runtime.options import SessionOptions
@@ -52,6 +54,8 @@ class SessionPrompts:
         self._nested: NestedInstructions | None = None
         self._instructions_text: str | None = None
         self.hook_context = ""  # what SessionStart hooks printed, for the system prompt
+        self._files_changed = False  # a tool that may edit ran since git was last read
+        self._news = ""  # how the environment differs from the prompt's snapshot
 
     @property
     def instructions(self) -> ProjectInstructions:
@@ -107,6 +111,36 @@ class SessionPrompts:
             )
         return self._environment
 
+    def files_may_have_changed(self) -> None:
+        """A tool that may edit files ran: the git state is read again before the next
+        call (`news`)."""
+        self._files_changed = True
+
+    async def news(self) -> str:
+        """What changed since the environment snapshot in the system prompt (the git
+        state after edits, a new day), for the call's context block: the prompt itself
+        stays as it was, so the providers' caches keep serving it."""
+        if self._environment is None:
+            return ""
+        snapshot = self._environment
+        if self._files_changed:
+            self._files_changed = False
+            sandbox, network = self.options.sandbox_summary
+            now = await asyncio.to_thread(
+                detect_environment,
+                self.project_root,
+                self.options.cwd,
+                sandbox=sandbox,
+                network=network,
+            )
+            self._news = environment_news(snapshot, now)
+        import datetime as dt
+
+        today = dt.date.today().isoformat()
+        if today != snapshot.date:
+            return f"{self._news}\n- Today's date is now {today}.".strip()
+        return self._news
+
     async def agent(self, model: str) -> str:
         """The agent's system prompt for `model` ("provider:model-id")."""
         if self.options.system_prompt:
@@ -115,7 +149,8 @@ class SessionPrompts:
         extra = self.options.extra_system
         if self.hook_context:
             extra = f"{extra}\n\n# From the SessionStart hooks\n\n{self.hook_context}".strip()
-        if self.options.text_tool_calls and provider == "openai-compatible":
+        decl = declaration(provider)
+        if self.options.text_tool_calls and decl is not None and decl.text_tool_calls:
             from loom.llm.text_tool_calls import FORMAT_NOTE
 
             extra = f"{extra}\n\n{FORMAT_NOTE}".strip()

@@ -257,6 +257,15 @@ class Session:
         self.thread.provider, self.thread.model = self.llm.split(model)
         self._saver.request()
 
+    def set_effort(self, effort: str | None) -> str | None:
+        """How hard the model reasons from the next call on ("minimal", "low", "medium",
+        "high"; None: its family's default). ValueError names the allowed values.
+        Returns the line saying the model in use ignores it, if it cannot reason."""
+        from loom.llm.effort import check_effort, ignored_note
+
+        self.options.effort = check_effort(effort)
+        return ignored_note(*self.llm.split(self.active_model), self.options.effort)
+
     def set_title(self, title: str) -> None:
         """Rename the thread (the session holds its writer lock, so it saves it)."""
         self.thread.metadata.title = title
@@ -333,6 +342,12 @@ class Session:
         total = self.usage
         total.input_tokens += usage.input_tokens
         total.output_tokens += usage.output_tokens
+        if usage.cache_read_tokens:
+            total.cache_read_tokens = (total.cache_read_tokens or 0) + usage.cache_read_tokens
+        if usage.cache_write_tokens:
+            total.cache_write_tokens = (total.cache_write_tokens or 0) + usage.cache_write_tokens
+        if usage.reasoning_tokens:
+            total.reasoning_tokens = (total.reasoning_tokens or 0) + usage.reasoning_tokens
         if usage.cost_usd is None or total.cost_usd is None:
             total.cost_usd = None
         else:

@@ -147,6 +147,8 @@ async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.Agen
     # `may_change_files`: a call that asks nothing itself but whose work edits (a task:
     # its sub-agent's calls are checked one by one) still gets a checkpoint before it
     changes_files = risk_of(tool, args) != "read" or may_change_files(tool)
+    if changes_files:
+        session.prompts.files_may_have_changed()  # the next call hears of the git state
     if changes_files and session.options.checkpointer is not None:
         await session.options.checkpointer.before_tool(session, call)
     session.apply_now(sm.ToolStarted(call.id, time.time()))
@@ -231,9 +233,6 @@ async def _after_success(
     return outcome
 
 
-IMAGE_RESULT_PROVIDERS = ("anthropic", "google", "openai", "openai-compatible")
-
-
 def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.ToolOutcome:
     """An image file the agent read: attached to its result for models that take images
     on a wire Loom knows how to carry them in (Anthropic and Gemini in the result;
@@ -241,12 +240,13 @@ def image_outcome(session: ToolPort, text: str, name: str, data: bytes) -> sm.To
     from loom.core.images import ImageError, image_ref
     from loom.llm.catalog import takes_images
     from loom.llm.registry import parse_model_name
+    from loom.providers import declaration
 
     model = session.active_model
     provider, model_id = parse_model_name(model)
     if not takes_images(provider, model_id, session.options.image_models):
         why = f"{model} does not take images"
-    elif provider not in IMAGE_RESULT_PROVIDERS:
+    elif not ((decl := declaration(provider)) and decl.images_in_tool_results):
         why = f"Loom does not send images in {provider}'s tool results"
     else:
         try:

@@ -78,6 +78,8 @@ class SessionDefaults:
         if spec.max_turns is not None:  # model requests per user message (`--max-turns`):
             # the Nth response's tool calls are answered "not run" instead of asking again
             options.max_tool_rounds = max(spec.max_turns - 1, 0)
+        if spec.effort is not None:  # --effort, a custom agent's `effort:`
+            options.effort = spec.effort
         if spec.system_base is not None or spec.brief:  # a sub-agent's system text
             options.system_base = spec.system_base
             options.extra_system = spec.brief

@@ -33,6 +33,7 @@ class SessionSpec:
     private: bool = False  # the thread never syncs
     mode: Literal["normal", "architect"] = "normal"
     max_turns: int | None = None  # model requests per user message (loom run --max-turns)
+    effort: str | None = None  # --effort / an agent's `effort:`; None: model.effort
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
     headless: bool = False  # nobody can answer: what would ask is refused
     on_refusal: OnRefusal | None = None  # called with a Refusal for each refused call

@@ -180,6 +180,7 @@ class _Child:
             root = self.worktree.path
         spec = SessionSpec(
             model=agent.model or parent.model,
+            effort=agent.effort or parent.options.effort,
             private=parent.thread.is_private,
             cwd=root or parent.options.cwd or parent.project_root,
             title=self.request.description,

@@ -141,7 +141,8 @@ function setUsage(usage) {
     c === null || c === undefined ? "cost unknown"
       : c && c < 0.01 ? `$${c.toFixed(4)}` : `$${c.toFixed(2)}`;
   node.innerHTML = "";
-  node.append(`${fmtTokens(usage.tokens)} tokens · ${fmtCost(usage.cost)} `);
+  const cache = usage.cache ? ` · ${usage.cache}` : "";  // the prompt cache's share
+  node.append(`${fmtTokens(usage.tokens)} tokens · ${fmtCost(usage.cost)}${cache} `);
   const last = document.createElement("span");
   last.className = "muted";
   last.textContent = `(last turn ${fmtTokens(usage.turn_tokens)} · ${fmtCost(usage.turn_cost)})`;
@@ -174,8 +175,27 @@ function notice(level, text) {
   messages.append(node);
 }
 
+// The model's reasoning as it streams: a folded block above the answer (opened on click).
+function thinkingTarget() {
+  let article = $(".streaming", messages);
+  if (!article) { streamTarget(); article = $(".streaming", messages); }
+  let text = $(".thinking-text", article);
+  if (!text) {
+    const block = document.createElement("details");
+    block.className = "thinking";
+    const summary = document.createElement("summary");
+    summary.textContent = "Thinking…";
+    text = document.createElement("div");
+    text.className = "thinking-text";
+    block.append(summary, text);
+    article.prepend(block);
+  }
+  return text;
+}
+
 const handlers = {
   delta(p) { appendStreamed(p.text); setBusy(true); },
+  thinking(p) { thinkingTarget().append(document.createTextNode(p.text)); setBusy(true); },
   message(p) {
     if (p.role === "assistant") $(".streaming", messages)?.remove();
     $(".empty", messages)?.remove();
