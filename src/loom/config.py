@@ -45,9 +45,9 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
 from loom import defaults
 from loom.config_keys import drop_loosening, take_powerful
@@ -118,19 +118,12 @@ class PluginProviderSettings(_Section):
         return dict(self.model_extra or {})
 
 
-class ProvidersSection(_Section):
+class _ProvidersTables(_Section):
     # a table under [providers] that is not a built-in provider's is a plugin provider's;
     # typing `__pydantic_extra__` is how pydantic checks extras (its base declares it
     # `dict[str, Any] | None`, which a checker sees as an incompatible override)
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     __pydantic_extra__: dict[str, PluginProviderSettings] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
-
-    anthropic: ProviderSettings = Field(default_factory=ProviderSettings)
-    openai: ProviderSettings = Field(default_factory=ProviderSettings)
-    google: ProviderSettings = Field(default_factory=ProviderSettings)
-    openai_compatible: ProviderSettings = Field(
-        default_factory=ProviderSettings, alias="openai-compatible"
-    )
 
     def for_provider(self, name: str) -> ProviderSettings | PluginProviderSettings:
         builtin = type(self).model_fields.get(name.replace("-", "_"))
@@ -141,6 +134,22 @@ class ProvidersSection(_Section):
     def plugins(self) -> dict[str, PluginProviderSettings]:
         """The `[providers.NAME]` tables of plugin providers, by NAME."""
         return dict(self.model_extra or {})
+
+
+if TYPE_CHECKING:
+    ProvidersSection = _ProvidersTables
+else:  # one `[providers.NAME]` table per built-in provider's declaration (loom.providers)
+    ProvidersSection = create_model(
+        "ProvidersSection",
+        __base__=_ProvidersTables,
+        **{
+            decl.name.replace("-", "_"): (
+                ProviderSettings,
+                Field(default_factory=ProviderSettings, alias=decl.name),
+            )
+            for decl in BUILTIN
+        },
+    )
 
 
 class PermissionsSection(_Section):

@@ -144,7 +144,8 @@ def test_ctrl_c_interrupts_the_turn_not_the_program(server: FakeLlmServer, proje
     child.expect(r"check the API key \(ANTHROPIC_API_KEY\)")  # no retry: it cannot help
     child.expect(PROMPT)
     child.sendline("/exit")
-    child.expect(r"This session: [\d,]+ tokens in( \(cache [^)]*\))?, [\d,]+ out, \$\d")
+    cached = r"(?: \(cache \d+%: [\d,]+ read, [\d,]+ written\))?"  # the prompt cache's part
+    child.expect(rf"This session: [\d,]+ tokens in{cached}, [\d,]+ out, \$\d")
     thread = saved_thread(child)
     assert thread["is_private"] is True
     contents = [m["content"] for m in thread["conversation"]["messages"]]

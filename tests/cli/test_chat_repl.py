@@ -158,7 +158,9 @@ def test_slash_commands_tab_completion_and_custom_commands(
     child.sendline("/permissions")
     child.expect(r"shell\s+commands starting with `git status`")
     child.sendline("/cost")
-    child.expect(r"This session: [\d,]+ tokens in, [\d,]+ out; cost \$\d")
+    # the provider's prompt cache's part, when it served any (tests/fakes/prompt_cache.py)
+    cached = r"(?: \(cache \d+%: [\d,]+ read, [\d,]+ written\))?"
+    child.expect(rf"This session: [\d,]+ tokens in{cached}, [\d,]+ out; cost \$\d")
     child.sendline("/init")
     child.expect("Wrote .*AGENTS.md")
     child.expect(PROMPT)

@@ -167,5 +167,5 @@ def test_max_budget_usd_ends_the_run_once_spent_past_it(
 
 def test_a_bad_budget_is_refused_plainly(server: FakeLlmServer, survey_project: Path) -> None:
     done = loom_in_process(["run", "-p", "x", "--max-budget-usd", "lots"], survey_project, server)
-    assert done.returncode == 2 and "max-budget-usd" in done.stderr
+    assert done.returncode == 2 and "Invalid value for '--max-budget-usd'" in done.stderr
     assert not server.requests

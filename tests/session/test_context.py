@@ -256,3 +256,22 @@ async def test_a_session_sends_pruned_history_but_saves_all(tmp_path) -> None:
     assert len(session.get_history()) == 8 * 4
     assert "earlier message(s)" in last.context
     await ws.shutdown()
+
+
+def test_history_past_the_window_is_cut_in_steps_to_the_low_water_mark() -> None:
+    from loom.llm.tokens import estimate_message_tokens
+
+    ctx = window(3_000)
+    conversation: list = []
+    starts = []
+    for n in range(40):
+        conversation += turn(n, size=60)
+        built = ctx.build(conversation)
+        first = built.messages[0]
+        if not starts or starts[-1][1] is not first:
+            sent = sum(estimate_message_tokens(m) for m in built.messages)
+            starts.append((n, first, sent, built.budget.history_budget))
+    # a few cuts, each down to the low-water mark; the calls between share their start
+    assert 2 <= len(starts) - 1 <= 8, [s[0] for s in starts]
+    for _n, _first, sent, budget in starts[1:]:
+        assert sent <= budget * LOW_WATER

@@ -300,6 +300,9 @@ class Compactor:
                 max_tokens=SUMMARY_MAX_TOKENS,
                 # a summary needs no thinking: it would spend the summary's output tokens
                 effort=least_effort(provider_name, model_id),
+                # its own conversation's cache (a breakpoint on Anthropic at the TTL)
+                cache_key=f"{self.session.thread.id}:summary",
+                cache_ttl=self.session.options.cache_ttl,
             )
             parts = []
             async for event in provider.stream(request):
