@@ -126,3 +126,19 @@ def test_start_up_warnings_and_config_show_a_hostile_repository_as_text(
     assert done.stderr.count(SHOWN) >= 3  # the key, the skill folder, the agent file
     trust = loom(["trust", "--show"], project, None)
     assert_text_only(trust.stdout + trust.stderr)
+
+
+def test_the_completion_menu_shows_a_file_name_as_text(project: Path) -> None:
+    from types import SimpleNamespace
+
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.formatted_text import to_plain_text
+
+    from loom.cli.repl_complete import ReplCompleter
+
+    (project / f"evil{OSC52}.py").write_text("")
+    repl = SimpleNamespace(starter=SimpleNamespace(ready=False, cwd=project), commands=None)
+    (found,) = ReplCompleter(repl).get_completions(Document("@evil"), CompleteEvent())
+    assert found.text == f"@evil{OSC52}.py"  # Tab inserts the real name
+    assert_text_only(to_plain_text(found.display))
