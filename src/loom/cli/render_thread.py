@@ -106,9 +106,10 @@ def _note_skipped(console: Console, count: int) -> None:
 
 def _render_message(message: Any) -> Any:
     if isinstance(message, UserMessage):
-        shown, note = fold(visible_block(message.content), FOLD_LINES)
+        shown, note = fold(message.content, FOLD_LINES)
         return Group(
-            Text("You", style="bold cyan"), Padding(_with_note(Text(shown), note), (0, 0, 1, 2))
+            Text("You", style="bold cyan"),
+            Padding(_with_note(Text(visible_block(shown)), note), (0, 0, 1, 2)),
         )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]
@@ -119,17 +120,19 @@ def _render_message(message: Any) -> Any:
             parts.append(Padding(body, (0, 0, 0, 2)))
         for call in message.tool_calls:
             args, note = fold(json.dumps(call.arguments_json, ensure_ascii=False), 3, 400)
-            line = Text(f"→ {call.tool_name} {args}", style="magenta")
+            line = Text(visible_block(f"→ {call.tool_name} {args}"), style="magenta")
             parts.append(Padding(_with_note(line, note), (0, 2)))
         parts.append(Text(""))
         return Group(*parts)
     if isinstance(message, ToolMessage):  # a tool's output: its escapes shown (`\x1b`)
-        shown, note = fold(visible_block(message.content), TOOL_OUTPUT_LINES)
+        shown, note = fold(message.content, TOOL_OUTPUT_LINES)
+        shown = visible_block(shown)  # (after the fold: a 50 MB output costs its head only)
         style = "red" if message.is_error else "dim"
         title = Text(f"{message.tool_name} result", style="magenta")
         return Padding(Group(title, _with_note(Text(shown, style=style), note)), (0, 0, 1, 2))
-    shown, note = fold(visible_block(message.content), FOLD_LINES)
-    return Padding(_with_note(Text(f"[{message.role}] {shown}", style="dim"), note), (0, 0, 1, 0))
+    shown, note = fold(message.content, FOLD_LINES)
+    line = Text(f"[{message.role}] {visible_block(shown)}", style="dim")
+    return Padding(_with_note(line, note), (0, 0, 1, 0))
 
 
 def fold(text: str, max_lines: int, max_chars: int = FOLD_CHARS) -> tuple[str, str | None]:

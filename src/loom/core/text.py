@@ -111,6 +111,8 @@ def visible_block(text: str, *, controls_only: bool = False) -> str:
     hyphens and bidi marks; a terminal printing it escapes them then)."""
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
+    if text.replace("\n", "").replace("\t", "").isprintable():  # the usual case, at C speed
+        return text
     pattern = _pattern("controls" if controls_only else "block")
     return pattern.sub(lambda found: _escape(found.group()), text)
 
