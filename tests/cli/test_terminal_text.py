@@ -142,3 +142,17 @@ def test_the_completion_menu_shows_a_file_name_as_text(project: Path) -> None:
     (found,) = ReplCompleter(repl).get_completions(Document("@evil"), CompleteEvent())
     assert found.text == f"@evil{OSC52}.py"  # Tab inserts the real name
     assert_text_only(to_plain_text(found.display))
+
+
+def test_the_thread_picker_shows_a_row_as_text() -> None:
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from loom.cli.thread_picker import row_text
+
+    thread = SimpleNamespace(title=f"fixes {HOSTILE}", git_branch=f"b{OSC52}",
+                             first_words=f"words {HOSTILE}\nmore", message_count=2,
+                             last_activity_at=datetime.now(UTC))  # fmt: skip
+    row = row_text(thread, 10_000)
+    assert_text_only(row)
+    assert "\n" not in row and row.startswith("fixes \\x1b]52")
