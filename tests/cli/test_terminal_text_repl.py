@@ -42,6 +42,7 @@ def test_streamed_answers_tool_output_todos_and_sub_agents_reach_the_pty_as_text
     child.send("y")
     child.expect(PROMPT)  # the turn is over
     child.sendline("/history")
+    child.expect(r"you: (?:\x1b\[[0-9;]*m)*fix it")  # the recap, as a resumed thread shows it
     child.expect(PROMPT)
     child.sendeof()
     child.expect("Thread saved")

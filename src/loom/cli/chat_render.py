@@ -189,6 +189,9 @@ class EventRenderer:
         self._at_line_start = text.endswith(("\n", "\x1b[J"))
 
     def _markdown_block(self, source: str) -> None:
+        # made before the plain echo is erased: its first use imports rich.markdown, and
+        # keys typed meanwhile would be echoed onto the erased line
+        rendered = safe_markdown(source)
         if self._echo is not None and self._echo.active and not self._echo.erase():
             self._blocks += 1  # too tall to redraw: it stays as the plain text shown
             return
@@ -197,7 +200,7 @@ class EventRenderer:
             self.before_write()
         if self._blocks:
             self.console.print()
-        self.console.print(safe_markdown(source), soft_wrap=False)
+        self.console.print(rendered, soft_wrap=False)
         self._blocks += 1
         self._at_line_start = True
 
