@@ -43,6 +43,9 @@ def test_every_tighten_only_key_is_tried() -> None:
 
 
 def toml_line(path: tuple[str, ...], value: str) -> str:
+    """`path = value` on line 2 of a TOML file (a table header or a comment before it)."""
+    if len(path) == 1:  # a top-level key such as `models`
+        return f"# {path[0]}\n{path[0]} = {value}\n"
     table = ".".join(json.dumps(part) if "-" in part else part for part in path[:-1])
     return f"[{table}]\n{path[-1]} = {value}\n"
 
