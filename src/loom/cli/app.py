@@ -9,6 +9,7 @@ import sys
 import typer
 
 from loom import __version__
+from loom.cli import permission_flag
 
 COMMAND_MODULES: list[str] = [
     # e.g. "loom.cli.threads"
@@ -78,6 +79,7 @@ def _root(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
     ),
+    permission_mode: str = permission_flag.option(),
     worktree: str = typer.Option(
         None,
         "--worktree",
@@ -89,7 +91,7 @@ def _root(
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     # commands read these as defaults
     ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox,
-               "worktree": worktree}  # fmt: skip
+               "worktree": worktree, "permission_mode": permission_mode}  # fmt: skip
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
@@ -101,6 +103,7 @@ def _root(
                 auto_approve=yes,
                 no_sandbox=no_sandbox,
                 worktree=worktree,
+                permission_mode=permission_mode or "default",
             )
         )
 

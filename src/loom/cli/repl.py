@@ -262,6 +262,7 @@ class ChatRepl:
             model=old.open_session.model,
             private=old.request.private,
             auto_approve=old.request.auto_approve,
+            permission_mode=old.open_session.permission_mode,
             cwd=old.request.cwd,
         )
         await old.close()

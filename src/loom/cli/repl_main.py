@@ -60,6 +60,7 @@ def start_chat(
     no_sandbox: bool = False,
     cwd: Path | None = None,
     worktree: str | None = None,
+    permission_mode: str = "default",
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
     of this project); returns the exit code. The prompt appears at once; the session
@@ -72,6 +73,7 @@ def start_chat(
         thread_id=thread_id,
         continue_latest=continue_latest,
         auto_approve=auto_approve,
+        permission_mode="bypassPermissions" if auto_approve else permission_mode,
         no_sandbox=no_sandbox,
         cwd=cwd,
         worktree=worktree,
@@ -165,6 +167,7 @@ def continue_thread(
     *,
     model: str | None = None,
     yes: bool = False,
+    permission_mode: str | None = None,
     private: bool = False,
     no_sandbox: bool = False,
     output_format: str = "text",
@@ -175,24 +178,27 @@ def continue_thread(
     root options (`loom --model X resume ID`) apply too."""
     import click
 
+    from loom.cli import permission_flag
+
     context = click.get_current_context(silent=True)
     root = context.find_root().obj if context is not None else None
     root = root if isinstance(root, dict) else {}
     model = model or root.get("model")
     private = private or bool(root.get("private"))
     no_sandbox = no_sandbox or bool(root.get("no_sandbox"))
+    mode = permission_flag.resolved(permission_mode or root.get("permission_mode"), yes)
     if prompt:
         from loom.cli.run import RunOptions, check_output_format, run_headless
 
         check_output_format(output_format)
         options = RunOptions(
             prompt=prompt, model=model, private=private, thread_id=thread_id, yes=yes,
-            no_sandbox=no_sandbox, output_format=output_format,
+            no_sandbox=no_sandbox, output_format=output_format, permission_mode=mode,
         )  # fmt: skip
         return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
     if not sys.stdin.isatty():
         return 0
     return start_chat(
         model=model, private=private, thread_id=thread_id, auto_approve=yes,
-        no_sandbox=no_sandbox,
+        no_sandbox=no_sandbox, permission_mode=mode,
     )  # fmt: skip

@@ -30,6 +30,7 @@ from loom.core.events import (
     LlmRetry,
     ModeChanged,
     NewMessage,
+    PermissionModeChanged,
     SessionError,
     SessionStatus,
     TodoList,
@@ -45,6 +46,7 @@ from loom.core.thread import Thread
 from loom.core.todos import TodoItem
 from loom.llm import loop_share
 from loom.llm.base import Provider
+from loom.session.runtime import permission_mode
 from loom.session.runtime.auto_commit import after_turn
 from loom.session.runtime.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.runtime.hook_points import SessionHooks
@@ -274,6 +276,30 @@ class Session:
     def get_mode(self) -> str:
         return self.mode
 
+    @property
+    def permission_mode(self) -> str:
+        """default, acceptEdits, plan or bypassPermissions (loom.permissions.modes)."""
+        return permission_mode.mode_of(self.permissions)
+
+    def set_permission_mode(self, mode: str) -> str:
+        """Switch the permission mode from the next tool call on (a sub-agent's follows
+        its parent's); ValueError for an unknown name."""
+        before = self.permission_mode
+        after = permission_mode.switch(self.permissions, mode)
+        if after != before:
+            self.publish(PermissionModeChanged(session_id=self.id, permission_mode=after))
+        return after
+
+    async def approve_plan(self, mode: str = "default") -> str:
+        """The person approves the plan (the todo list): leave plan mode for `mode` and
+        carry it out; returns the answer. ValueError when the session is not planning."""
+        if self.permission_mode != "plan":
+            raise ValueError("there is no plan to approve: the session is not in plan mode")
+        if mode == "plan":
+            raise ValueError("approving a plan leaves plan mode; choose another mode")
+        self.set_permission_mode(mode)
+        return await self.send_message(permission_mode.approval_message(self.todos))
+
     def get_status(self) -> str:
         return self._status
 
@@ -361,6 +387,8 @@ class Session:
                 from loom.session.runtime.architect import run_architect_turn
 
                 return await run_architect_turn(self, text)
+            if self.permission_mode == "plan":
+                text = permission_mode.with_plan_note(text)
             message = UserMessage(content=text, images=images or None)
             if mentions:
                 message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus

@@ -34,6 +34,9 @@ class SessionSpec:
     mode: Literal["normal", "architect"] = "normal"
     max_turns: int | None = None  # model requests per user message (loom run --max-turns)
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
+    # default | acceptEdits | plan | bypassPermissions (loom.permissions.modes); --yes
+    # makes it bypassPermissions
+    permission_mode: str = "default"
     headless: bool = False  # nobody can answer: what would ask is refused
     on_refusal: OnRefusal | None = None  # called with a Refusal for each refused call
     cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here
