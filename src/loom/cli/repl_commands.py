@@ -13,6 +13,8 @@ BUILTIN = {
     "/model": "[NAME]  show the model, or switch to NAME (provider:model-id; Tab completes)",
     "/architect": "plan with the strong model, carry out each step with the fast one",
     "/normal": "back to the normal agent loop",
+    "/mode": "[NAME]  the permission mode: default, acceptEdits, plan, bypassPermissions "
+    "(Shift-Tab cycles the first three)",
     "/diff": "what changed in the project since this thread's starting commit",
     "/cost": "tokens and cost of this session",
     "/clear": "start a new thread (this one is kept: loom resume ID)",
@@ -99,6 +101,7 @@ class SlashCommands:
             "/clear": self.clear,
             "/init": self.init,
             "/permissions": self.permissions,
+            "/mode": self.permission_mode,
             "/decisions": self.decisions,
             "/mcp": self.mcp,
             "/skills": self.skills,
@@ -180,6 +183,19 @@ class SlashCommands:
             self.repl.session.set_mode(mode)
         except LoomError as exc:  # architect mode without a key for its models
             self.line(f"error: {exc}", style="bold red")
+
+    async def permission_mode(self, arg: str) -> None:
+        from loom.core.permission_modes import PERMISSION_MODES
+
+        session = self.repl.session
+        if not arg:
+            names = ", ".join(PERMISSION_MODES)
+            self.line(f"permission mode: {session.permission_mode} (one of {names})")
+            return
+        try:
+            session.set_permission_mode(arg)  # its event prints the line
+        except ValueError as exc:
+            self.line(f"error: {exc}", style="yellow")
 
     async def history(self, _arg: str) -> None:
         self.repl.renderer.history(self.repl.session.get_history())

@@ -107,7 +107,9 @@ class Status:
         if not starter.ready:
             return " starting the session…" if not starter.done else " the session did not start"
         session = self.repl.session
-        parts = [session.model, session.thread.id[:14] + "…", self._usage()]
+        mode = session.permission_mode
+        shown = f"{mode} (Shift-Tab)" if mode != "default" else ""
+        parts = [session.model, session.thread.id[:14] + "…", self._usage(), shown]
         return " " + " · ".join(p for p in parts if p)
 
     def _usage(self) -> str:
