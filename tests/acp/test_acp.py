@@ -475,3 +475,28 @@ async def test_architect_mode_without_a_key_for_its_model_is_refused_in_one_line
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
         assert reply.stop_reason == "end_turn" and process.returncode is None
         assert server.requests[-1].json["model"] == "claude-sonnet-4-6"
+
+
+async def test_the_permission_mode_is_an_option_and_plan_refuses_a_write(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "new.txt", "content": "x"})]),
+        Turn(text="Planned, nothing written."),
+    )
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        changed = await conn.set_config_option(
+            config_id="permission_mode", session_id=session_id, value="plan"
+        )
+        (option,) = [o for o in changed.config_options if o.id == "permission_mode"]
+        assert option.current_value == "plan"
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("write")])
+        with pytest.raises(RequestError):
+            await conn.set_config_option(
+                config_id="permission_mode", session_id=session_id, value="yolo"
+            )
+    assert reply.stop_reason == "end_turn"
+    assert not (project / "new.txt").exists()
+    assert "plan mode" in json.dumps(server.requests[-1].json["messages"])
