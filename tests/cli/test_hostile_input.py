@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
-from tests.support.loom_cli import loom, provider_env
+from tests.support.loom_cli import loom, loom_popen
 
 
 def test_a_pasted_hex_dump_reaches_the_model(server: FakeLlmServer, project: Path) -> None:
@@ -67,16 +65,7 @@ def test_sigterm_stops_a_run_busy_with_a_big_paste(server: FakeLlmServer, projec
     # The paste is scanned before the turn starts; a signal then used to be lost, and the
     # run went on to wait for the model's whole answer.
     server.add(Turn(text="late", delay=120))
-    environ = {**os.environ, **provider_env(server)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "loom", "run", "-o", "json"],
-        cwd=project,
-        env=environ,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = loom_popen(["run", "-o", "json"], project, server)
     try:
         assert process.stdin is not None
         process.stdin.write("look at this\n\n" + "word_" * 2_000_000)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import loom
@@ -34,7 +33,8 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert "network: off" in out and "all capabilities dropped" in out
     probes = (
         "write inside", "write outside", "network off", "unix sockets", ".git read-only",
-        "new Loom config", "hidden folder", "process limit", "file size limit", "memory limit",
+        "new Loom config", "hidden folder", "shared temp", "process limit", "file size limit",
+        "memory limit",
     )  # fmt: skip
     for probe in probes:
         assert f"  ok   {probe}:" in out
@@ -42,11 +42,11 @@ def test_check_prints_what_is_enforced_and_proves_it(tmp_path: Path, loom_home: 
     assert f"  ok   hidden {(loom_home / 'data').resolve()}: empty and read-only inside" in out
     assert f"  ok   read-only {(tmp_path / '.git').resolve()}: a write was refused" in out
     assert f"  ok   read-only {(tmp_path / '.githooks').resolve()}: a write was refused" in out
-    # Loom's own code is warned about only where a command could write it (a checkout
-    # under the system temp folder, as CI's clean clone may be, is such a place)
+    # Loom's own code is warned about only where a command could write it (the shared
+    # temp folder, where CI's clean clone may be, no longer is such a place)
     code = [Path(sys.prefix).resolve(), Path(loom.__file__).parent.resolve()]
-    temp = Path(tempfile.gettempdir()).resolve()
-    writable_code = any(p == temp or temp in p.parents for p in code)
+    project = tmp_path.resolve()
+    writable_code = any(p == project or project in p.parents for p in code)
     assert ("Warning: Loom's own code" in out) is writable_code, out
     assert not list((tmp_path / ".git").glob(".loom-sandbox-probe"))
     assert "Not sandboxed: language servers" in out

@@ -33,8 +33,7 @@ def test_policy_writable_roots(tmp_path: Path) -> None:
     )
     assert data.is_dir()
     assert [(root.path, root.why) for root in policy.writable] == [
-        (project.resolve(), "project root"),
-        (Path(tempfile.gettempdir()).resolve(), "system temp"),
+        (project.resolve(), "project root"),  # the shared temp folder is not writable
         ((project / "out").resolve(), "[sandbox] writable"),
         (Path.home().resolve(), "[sandbox] writable"),
     ]
@@ -46,6 +45,9 @@ def test_policy_writable_roots(tmp_path: Path) -> None:
         build_policy(project, mode="maybe")  # type: ignore[arg-type]
 
 
+SESSION_TEMP = Path("/var/tmp/loom-tmp-test")
+
+
 def _policy(network: bool = False) -> SandboxPolicy:
     return SandboxPolicy(
         mode="on",
@@ -53,9 +55,9 @@ def _policy(network: bool = False) -> SandboxPolicy:
         project_root=Path("/work/proj"),
         writable=(
             WritableRoot(Path("/work/proj"), "project root"),
-            WritableRoot(Path("/tmp"), "system temp"),
             WritableRoot(Path("/work/proj/build/x"), "[sandbox] writable"),
         ),
+        temp=SESSION_TEMP,
     )
 
 
@@ -79,8 +81,13 @@ def test_bubblewrap_argv_confines_and_drops_privileges() -> None:
     assert os.read(fds[0], 4096) == unix_socket_filter()
     os.close(fds[0])
     text = " ".join(argv)
-    # read-only root first, then writable folders, parents before children
-    assert text.index("--ro-bind / /") < text.index("--bind /tmp /tmp")
+    # read-only root first, then the session's temp folder at /tmp (never the shared
+    # one), then writable folders, parents before children
+    assert text.index("--ro-bind / /") < text.index(f"--bind {SESSION_TEMP} /tmp")
+    assert text.index(f"--bind {SESSION_TEMP} /tmp") < text.index("--bind /work/proj /work/proj")
+    assert "--bind /tmp /tmp" not in text
+    for variable in ("TMPDIR", "TMP", "TEMP"):
+        assert f"--setenv {variable} /tmp " in text
     assert text.index("--bind /work/proj /work/proj") < text.index("--bind /work/proj/build/x")
     at = argv.index("--")
     assert argv[at - 2 : at] == ["--chdir", "/work/proj/src"]
@@ -101,20 +108,21 @@ def test_mount_plan_hides_loom_folders_and_pins_their_parents() -> None:
         project_root=Path("/work/proj"),
         writable=(
             WritableRoot(Path("/work/proj"), "project root"),
-            WritableRoot(Path("/tmp"), "system temp"),
+            WritableRoot(Path("/work/proj/x"), "[sandbox] writable"),
         ),
         hidden=(
+            WritableRoot(Path("/work/proj/x/home/data"), "Loom data"),
             WritableRoot(Path("/tmp/x/home/data"), "Loom data"),
             WritableRoot(Path("/root/.config/loom"), "Loom user config"),
         ),
     )
     assert mount_plan(policy) == [
-        ("bind", Path("/tmp")),
         ("bind", Path("/work/proj")),
-        ("bind", Path("/tmp/x")),  # pinned: a mount point cannot be renamed away
-        ("bind", Path("/tmp/x/home")),
+        ("bind", Path("/work/proj/x")),
         ("hide", Path("/root/.config/loom")),
-        ("hide", Path("/tmp/x/home/data")),
+        ("bind", Path("/work/proj/x/home")),  # pinned: a mount point cannot be renamed away
+        ("hide", Path("/tmp/x/home/data")),  # (out of view anyway: /tmp is the command's own)
+        ("hide", Path("/work/proj/x/home/data")),
     ]
     argv, fds = Bubblewrap("/usr/bin/bwrap").wrap(policy, ["true"], Path("/work/proj"))
     for fd in fds:
@@ -124,7 +132,12 @@ def test_mount_plan_hides_loom_folders_and_pins_their_parents() -> None:
     # made read-only after every mount (a worktree inside a hidden folder gets its
     # mount point made first), each hidden folder once
     tail = argv[argv.index("--remount-ro") :]
-    assert tail[:4] == ["--remount-ro", "/root/.config/loom", "--remount-ro", "/tmp/x/home/data"]
+    assert tail[:6] == [
+        "--remount-ro", "/root/.config/loom", "--remount-ro", "/tmp/x/home/data",
+        "--remount-ro", "/work/proj/x/home/data",
+    ]  # fmt: skip
+    assert argv.index("--tmpfs") < argv.index("/work/proj")  # /tmp: a fresh one, first
+    assert argv[argv.index("--tmpfs") + 1] == "/tmp"
     profile = seatbelt_profile(policy)
     assert '(deny file-read* file-write*\n    (subpath (param "HIDDEN_0"))' in profile
 
@@ -157,11 +170,17 @@ def test_seatbelt_profile_text() -> None:
         "-D",
         "WRITABLE_0=/work/proj",
         "-D",
-        "WRITABLE_1=/tmp",
+        "WRITABLE_1=/work/proj/build/x",
         "-D",
-        "WRITABLE_2=/work/proj/build/x",
+        f"WRITABLE_2={SESSION_TEMP}",  # the session's temp folder, named in $TMPDIR
     ]
-    assert argv[9:] == ["--", "/bin/bash", "-c", "ls"]
+    temp = str(SESSION_TEMP)
+    assert argv[9:] == [
+        "--", "/usr/bin/env", f"TMPDIR={temp}", f"TMP={temp}", f"TEMP={temp}",
+        "/bin/bash", "-c", "ls",
+    ]  # fmt: skip
+    no_temp = Seatbelt().wrap(dataclasses.replace(policy, temp=None), ["ls"], Path("/"))[0]
+    assert no_temp[-2:] == ["--", "ls"] and f"WRITABLE_2={temp}" not in no_temp
 
 
 def test_seatbelt_keeps_protected_paths_read_only(tmp_path: Path) -> None:
@@ -272,14 +291,17 @@ def test_config_section_and_a_project_cannot_loosen_it(tmp_path: Path) -> None:
         load_config(project, paths=paths, environ={})
 
 
-def test_a_tmpdir_of_home_or_root_does_not_open_them(
+def test_a_tmpdir_of_home_or_root_does_not_spread_session_folders_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from loom.sandbox.session_temp import system_temp
+
     for wide in ("/", str(Path.home())):
         monkeypatch.setenv("TMPDIR", wide)
         monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+        assert system_temp() == Path("/tmp").resolve()
         roots = build_policy(tmp_path).writable_paths()
-        assert Path(wide).resolve() not in roots and Path("/tmp").resolve() in roots
+        assert Path(wide).resolve() not in roots and Path("/tmp").resolve() not in roots
 
 
 def test_a_project_root_of_home_or_root_is_never_writable(

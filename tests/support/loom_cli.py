@@ -49,6 +49,16 @@ def _environment(server: FakeLlmServer | None, env: Mapping[str, str]) -> dict[s
     return changes
 
 
+def _child_environ(server: FakeLlmServer | None, env: Mapping[str, str]) -> dict[str, str]:
+    environ = dict(os.environ)
+    for key, value in _environment(server, env).items():
+        if value is None:
+            environ.pop(key, None)
+        else:
+            environ[key] = value
+    return environ
+
+
 def loom(
     args: list[str],
     cwd: Path,
@@ -57,12 +67,7 @@ def loom(
     **env: str,
 ) -> subprocess.CompletedProcess[str]:
     """The real console entry point in a subprocess (`python -m loom ARGS`)."""
-    environ = dict(os.environ)
-    for key, value in _environment(server, env).items():
-        if value is None:
-            environ.pop(key, None)
-        else:
-            environ[key] = value
+    environ = _child_environ(server, env)
     return subprocess.run(
         [sys.executable, "-m", "loom", *args],
         cwd=cwd,
@@ -72,6 +77,23 @@ def loom(
         text=True,
         timeout=60,
         check=False,
+    )
+
+
+def loom_popen(
+    args: list[str], cwd: Path, server: FakeLlmServer | None, **env: str
+) -> subprocess.Popen[str]:
+    """`python -m loom ARGS` started, not waited for (signals, concurrent runs): pipes for
+    stdin, stdout and stderr (text)."""
+    environ = _child_environ(server, env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "loom", *args],
+        cwd=cwd,
+        env=environ,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

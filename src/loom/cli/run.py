@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from loom.cli.run_signals import StopSignals
     from loom.core.events import SessionEvent
     from loom.session import Session, Workspace
 
@@ -61,11 +61,30 @@ def read_prompt(prompt: str | None) -> str:
         return prompt.strip()
     if sys.stdin is None or sys.stdin.isatty():
         return ""
-    return sys.stdin.read().strip()
+    from loom.cli.run_signals import terminate_interrupts
+
+    with terminate_interrupts():  # SIGTERM while waiting for stdin ends it as Ctrl-C does
+        return sys.stdin.read().strip()
 
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
-    """Run one prompt to the end; returns the exit code."""
+    """Run one prompt to the end; returns the exit code. Ctrl-C and SIGTERM end it
+    wherever it waits (loom.cli.run_signals)."""
+    from loom.cli.run_signals import StopSignals
+
+    signals = StopSignals()
+    try:
+        return await _run_headless(options, out, err, signals)
+    except asyncio.CancelledError:
+        if not signals.absorb():
+            raise
+        err.write(f"loom: stopped by {signals.received[0]} before the task began\n")
+        return 1
+    finally:
+        signals.close()
+
+
+async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: StopSignals) -> int:
     from loom.session import LoomError, Workspace, not_a_project
 
     started = time.monotonic()
@@ -96,6 +115,7 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
             f"loom: error: {problem}; run Loom in a project folder, or pass "
             f"--project-root {workspace.project_root} to use it anyway\n"
         )
+        signals.finishing()
         await workspace.shutdown()
         return 2
     for warning in workspace.warnings:
@@ -107,8 +127,9 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
         session = await _start(workspace, options, cwd, err)
         if session is None:
             return 1
-        return await HeadlessRun(session, options, out, err, started, cwd).run()
+        return await HeadlessRun(session, options, out, err, started, cwd).run(signals)
     finally:
+        signals.finishing()  # the thread is being saved: a signal no longer cancels it
         await workspace.shutdown()
 
 
@@ -207,7 +228,7 @@ class HeadlessRun:
             with contextlib.suppress(NoPendingPermission):
                 self.session.respond_to_permission("deny")
 
-    async def run(self) -> int:
+    async def run(self, signals: StopSignals) -> int:
         session, options = self.session, self.options
         self.writer.start(
             {
@@ -223,18 +244,18 @@ class HeadlessRun:
         unsubscribe = session.subscribe(self.on_event)
         earlier = len(session.get_history())  # a resumed thread's messages are not this run's
         answer, failure = "", None
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, self.stop, signal.Signals(signum).name)
+        if signals.received:  # arrived while the session started: no turn at all
+            self.stop(signals.received[0])
+        signals.on_stop = self.stop
         try:
-            answer = await session.send_message(options.prompt)
+            if not self.stopped:
+                answer = await session.send_message(options.prompt)
         except Exception as exc:  # a failed turn is reported, never a traceback
             failure = _one_line(exc)
         finally:
             unsubscribe()
             await session.stop()  # answers open calls, snapshots git, saves
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
+            signals.finishing()
         return self.finish(answer, failure, session.get_history()[earlier:])
 
     def finish(self, answer: str, failure: str | None, history: list[Any]) -> int:

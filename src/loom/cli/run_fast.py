@@ -69,7 +69,11 @@ def try_fast_run(args: list[str]) -> int | None:
         return None
     # Read last, as the Typer command reads it: without -p, from stdin. No task at all
     # goes to Typer, which finds stdin as this left it (read to its end) and says so.
-    text = read_prompt(_text(given.get("prompt")))
+    try:
+        text = read_prompt(_text(given.get("prompt")))
+    except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) while waiting for stdin: as Click ends
+        sys.stderr.write("\nAborted!\n")
+        return 1
     if not text:
         return None
     folder = given.get("project_root")

@@ -90,7 +90,10 @@ class Handlers:
             return self._thread_tool(name, args)
         if not self.access.has(name):
             return _result(f"Unknown tool {name!r}; tools/list shows what Loom offers.", True)
-        check = self.access.check(name, args)
+        args, hook_decision, refusal = await self.access.before(name, args)
+        if refusal is not None:  # the person's PreToolUse hook, as in a session
+            return _result(refusal, True)
+        check = self.access.check(name, args, hook_decision)
         if check.decision == "ask":
             refusal = await self._ask(ctx, name, args, check.reason)
             if refusal is not None:

@@ -1,7 +1,8 @@
 """The sandbox for commands the agent runs (the shell tool, the git tool).
 
     policy = policy_from_config(config, paths)     # what is writable, network on/off
-    sandbox = Sandbox(policy)                      # finds and checks the backend once
+    sandbox = Sandbox(policy).for_session()        # finds and checks the backend once;
+                                                   # the session's own /tmp, until close()
     argv, fds = sandbox.wrap(["bash", "-c", cmd], cwd)  # spawn with pass_fds=fds
     argv, fds, finish = sandbox.launch(["bash", "-c", cmd], cwd)  # as wrap, plus the
     notes = finish()  # limits' cgroup and, once it is over, the sweep (see sweep.py)

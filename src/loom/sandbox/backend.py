@@ -10,6 +10,7 @@ came from the sandbox.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from loom._gitsafe import hooks_folder
 from loom.sandbox.gitdirs import git_dirs
@@ -27,6 +28,10 @@ from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.refusals import explain_refusal, swept_note
 from loom.sandbox.sweep import Sweeper, started, take_away_new
 
+if TYPE_CHECKING:
+    from loom.sandbox.session_temp import SessionTemp
+
+log = logging.getLogger(__name__)
 SMOKE_TIMEOUT_S = 10.0
 
 
@@ -146,7 +151,14 @@ def _missing_hooks_folder(policy: SandboxPolicy) -> Path | None:
 class Sandbox:
     """The launcher for one session's agent commands."""
 
-    def __init__(self, policy: SandboxPolicy, detection: Detection | None = None) -> None:
+    def __init__(
+        self,
+        policy: SandboxPolicy,
+        detection: Detection | None = None,
+        *,
+        sweepers: list[Sweeper] | None = None,
+    ) -> None:
+        """`sweepers`: another sandbox's for the same project (what they learned holds)."""
         self.policy = policy
         if policy.mode == "on":
             detection = detection or detect()
@@ -156,8 +168,12 @@ class Sandbox:
         self.problem = detection.problem
         self._limits_group: CommandGroup | None = None
         self._group_lock = threading.Lock()
-        self._sweepers = [Sweeper(root) for root in _sweep_roots(policy)]
-        if self.backend is not None and self._sweepers:  # learn the tree meanwhile
+        self._temp: SessionTemp | None = None  # for_session's, removed by close()
+        if sweepers is not None:
+            self._sweepers = sweepers
+        else:
+            self._sweepers = [Sweeper(root) for root in _sweep_roots(policy)]
+        if sweepers is None and self.backend is not None and self._sweepers:  # learn the tree
             threading.Thread(
                 target=self._prepare_sweepers, name="loom-sandbox-sweep", daemon=True
             ).start()
@@ -178,11 +194,39 @@ class Sandbox:
         return self.active and not self.policy.network
 
     def with_network(self) -> Sandbox:
-        """This sandbox with the network on (for one approved command)."""
-        policy = dataclasses.replace(self.policy, network=True)
-        sandbox = Sandbox(policy, Detection(self.backend, self.problem))
-        sandbox._sweepers = self._sweepers  # the same project: what they learned holds
+        """This sandbox with the network on (for one approved command); the same temp
+        folder."""
+        return self._derived(dataclasses.replace(self.policy, network=True))
+
+    def for_session(self) -> Sandbox:
+        """This sandbox for one session: its commands get a temp folder of their own
+        (see `session_temp.py`), kept until `close()`. Without a backend commands run
+        unconfined anyway, and get none."""
+        if self.backend is None:
+            return self._derived(self.policy)
+        from loom.sandbox.session_temp import SessionTemp
+
+        try:
+            temp = SessionTemp()
+        except OSError as exc:  # no room in the temp folder: a fresh /tmp per command
+            log.warning("no temp folder for this session's commands (%s); each gets its own", exc)
+            return self._derived(self.policy)
+        sandbox = self._derived(dataclasses.replace(self.policy, temp=temp.path))
+        sandbox._temp = temp
         return sandbox
+
+    def _derived(self, policy: SandboxPolicy) -> Sandbox:
+        return Sandbox(policy, Detection(self.backend, self.problem), sweepers=self._sweepers)
+
+    def close(self) -> None:
+        """The session is over: remove its temp folder and its limits' cgroup."""
+        temp, self._temp = self._temp, None
+        if temp is not None:
+            temp.close()
+        with self._group_lock:
+            group, self._limits_group = self._limits_group, None
+        if group is not None:
+            group.close()
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
         """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
@@ -251,8 +295,8 @@ class Sandbox:
             return False, f"runs without a sandbox ({self.problem})"
         network = "network on" if self.policy.network else "network off"
         return True, (
-            f"runs sandboxed ({self.backend.name}): writes only in the project and temp "
-            f"(not .git); {network}"
+            f"runs sandboxed ({self.backend.name}): writes only in the project and its "
+            f"own temp (not .git); {network}"
         )
 
     def model_note(self) -> str:
@@ -268,7 +312,8 @@ class Sandbox:
             )
         )
         return (
-            "Sandboxed: writes only in the project and the temp folder, but not its .git, "
+            "Sandboxed: writes only in the project and /tmp ($TMPDIR: this session's "
+            "own, emptied when it ends), but not the project's .git, "
             ".loom.toml, .mcp.json or .loom/ (commit with the git tool; Loom's files with "
             f"file_write).{network}"
         )

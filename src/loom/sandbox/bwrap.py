@@ -31,6 +31,7 @@ from loom.sandbox import process_watch
 from loom.sandbox.limits import describe, prlimit_prefix
 from loom.sandbox.policy import SandboxPolicy
 from loom.sandbox.seccomp import filter_fd, unix_socket_filter
+from loom.sandbox.temp_mounts import temp_mounts
 
 NAME = "bubblewrap"
 SMOKE_TIMEOUT_S = 10.0
@@ -125,8 +126,11 @@ class Bubblewrap:
                 args += ["--seccomp", str(fd)]
                 fds = (fd,)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        plan = mount_plan(policy)
+        # /tmp first: what lies under it is mounted on top
+        args += temp_mounts(policy.temp, (path for _kind, path in plan))
         hidden: list[str] = []
-        for kind, path in mount_plan(policy):
+        for kind, path in plan:
             where = str(path)
             if kind == "hide":  # an empty folder that cannot be written
                 args += ["--tmpfs", where]
@@ -164,6 +168,8 @@ class Bubblewrap:
             "files: everything read-only (contents and metadata: chmod, chown, xattrs) "
             "except the writable folders",
             "Loom's own folders: hidden (an empty read-only folder in their place)",
+            "temp: /tmp and $TMPDIR are the session's own folder (the shared /tmp is out "
+            "of view), removed when the session ends",
             f"network: {network}",
             "processes: own PID and IPC namespaces (cannot see or signal other processes)",
             f"privileges: own user namespace, all capabilities dropped{nested}, "

@@ -2,14 +2,15 @@
 use the network. Built from `[sandbox]` and Loom's paths; the backends only enforce it.
 
 Writable: the project root (unless it is the home folder, `/` or a folder holding home:
-where Loom was started never opens those), the system temp folder and `[sandbox]
-writable`. Everything else is read-only. A few paths that would let a command reach
-beyond the sandbox later stay read-only too: the repository's whole `.git` (see
-`gitdirs.py`), the folder `core.hooksPath` names when it exists (`.githooks`, husky's
-`.husky/_`: the person's own next `git commit` runs what is there) and the project's
-`.loom.toml`, `.mcp.json` and `.loom/` when they exist. New ones cannot be mounted (a
-mount needs an existing path): `sweep.py` takes away any a command creates, before Loom
-reads them.
+where Loom was started never opens those), `[sandbox] writable` and the session's own
+temp folder (`temp`, see `session_temp.py`: bound at `/tmp` and named in `$TMPDIR`; the
+machine's shared temp folder is not writable). Everything else is read-only. A few
+paths that would let a command reach beyond the sandbox later stay read-only too: the
+repository's whole `.git` (see `gitdirs.py`), the folder `core.hooksPath` names when it
+exists (`.githooks`, husky's `.husky/_`: the person's own next `git commit` runs what is
+there) and the project's `.loom.toml`, `.mcp.json` and `.loom/` when they exist. New ones
+cannot be mounted (a mount needs an existing path): `sweep.py` takes away any a command
+creates, before Loom reads them.
 
 Hidden: Loom's own folders (data, state, cache, config: threads, loom.db with its grants
 and MCP approvals, trust.json, checkpoints, pending.json, the user config). Loom acts on
@@ -24,7 +25,6 @@ Loom's own process, not in the sandbox.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -43,7 +43,7 @@ PROTECTED_IN_PROJECT = (".loom.toml", ".mcp.json", ".loom")
 @dataclass(frozen=True)
 class WritableRoot:
     path: Path  # resolved (symlinks followed): the mount or rule is on the real folder
-    why: str  # "project root", "system temp", "[sandbox] writable"; or what a hidden one holds
+    why: str  # "project root", "[sandbox] writable"; or what a hidden one holds
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class SandboxPolicy:
     memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
     processes_by_cgroup: bool = False  # this launch caps processes with a cgroup
     nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
+    temp: Path | None = None  # the session's own temp folder (None: one per command)
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]
@@ -104,7 +105,6 @@ def build_policy(
     roots: list[WritableRoot] = []
     if not _holds_home(root):  # started in ~ or /: never every file of the person's
         roots.append(WritableRoot(root, "project root"))
-    roots.append(WritableRoot(_system_temp(), "system temp"))
     hidden: list[WritableRoot] = []
     for folder, why in loom_dirs:
         try:
@@ -135,16 +135,6 @@ def build_policy(
 def _holds_home(folder: Path) -> bool:
     home = _real(Path.home())
     return folder == home or folder in home.parents or folder == Path(folder.anchor)
-
-
-def _system_temp() -> Path:
-    """The temp folder commands may write; a TMPDIR that is `/`, the home folder or one
-    of its parents would open far more than temp files, so /tmp is used instead."""
-    temp = _real(Path(tempfile.gettempdir()))
-    home = _real(Path.home())
-    if temp == home or temp in home.parents:
-        return _real(Path("/tmp"))
-    return temp
 
 
 def _dedupe(roots: list[WritableRoot]) -> list[WritableRoot]:

@@ -4,7 +4,8 @@ what happened (for `loom sandbox check`).
 `run_probes` uses throw-away folders and a policy where only one of them is writable and
 the network is off: writes inside and outside, the network, Unix sockets, a git
 repository's `.git` (write, rename), a new `.mcp.json` (taken away by the sweep), a
-hidden folder, and the limits (a fork bomb, a big file, a big allocation).
+hidden folder, the machine's shared temp folder (out of view), and the limits (a fork
+bomb, a big file, a big allocation).
 `probe_live` then checks this project's own policy: every hidden Loom folder looks empty
 and refuses a write, and every protected path refuses one; nothing there changes when
 the sandbox holds (a probe that did get through is undone and reported)."""
@@ -63,6 +64,7 @@ def run_probes(backend: Backend) -> list[ProbeResult]:
             _git_folder(backend, policy, inside),
             _new_config(backend, policy, inside, base),
             _hidden(backend, policy, inside, hidden),
+            _shared_temp(backend, policy, inside),
             *_limits(backend, policy, inside),
         ]
     finally:
@@ -173,6 +175,28 @@ def _new_config(backend: Backend, policy: SandboxPolicy, inside: Path, base: Pat
             "new Loom config", True, "a new .mcp.json was taken away after the command"
         )
     return ProbeResult("new Loom config", False, "a new .mcp.json stayed where Loom reads it")
+
+
+def _shared_temp(backend: Backend, policy: SandboxPolicy, inside: Path) -> ProbeResult:
+    """The machine's shared temp folder: out of view, and a write to /tmp lands in the
+    command's own."""
+    from loom.sandbox.session_temp import system_temp
+
+    handle, name = tempfile.mkstemp(prefix="loom-sandbox-check-", dir=system_temp())
+    os.close(handle)
+    marker = Path(name)
+    planted = [marker.with_name(marker.name + "-planted"), Path("/tmp", marker.name + "-tmp")]
+    try:
+        script = f"cat '{marker}' && echo SEEN; echo x > '{planted[0]}'; echo x > '{planted[1]}'"
+        _code, output = _run(backend, policy, inside, script)
+        landed = [str(path) for path in planted if path.exists()]
+    finally:
+        for path in (marker, *planted):
+            path.unlink(missing_ok=True)
+    if "SEEN" not in output and not landed:
+        return ProbeResult("shared temp", True, "the shared temp folder is out of view; /tmp "
+                           "is the command's own")  # fmt: skip
+    return ProbeResult("shared temp", False, f"the shared temp folder was reached: {landed}")
 
 
 def _hidden(backend: Backend, policy: SandboxPolicy, inside: Path, hidden: Path) -> ProbeResult:

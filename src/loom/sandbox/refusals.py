@@ -4,6 +4,8 @@ left as they are; this is one extra line after them."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 from loom.sandbox.policy import SandboxPolicy
@@ -40,6 +42,13 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
             "file_write). "
             "The person can add a folder to `[sandbox] writable` in their Loom config"
         )
+    hidden_temp = out_of_view(policy, output)
+    if hidden_temp is not None:
+        reasons.append(
+            f"{hidden_temp} is in the machine's shared temp folder, which commands do not "
+            "see: in the sandbox /tmp ($TMPDIR) is this session's own. The person can "
+            "add a folder there to `[sandbox] writable` in their Loom config"
+        )
     if not policy.network and any(marker in output for marker in NETWORK_MARKERS):
         reasons.append(
             "network access is off in the sandbox (no connections, not even to "
@@ -66,6 +75,25 @@ def explain_refusal(policy: SandboxPolicy, output: str, failed: bool) -> str | N
         + " (or run Loom with --no-sandbox). Retrying the same command will fail the "
         "same way: ask the person, or do the work inside the project.]"
     )
+
+
+_TEMP_PATH = re.compile(r"/tmp/[^\s:'\"`]+")
+MISSING_MARKERS = ("No such file or directory", "ENOENT")
+
+
+def out_of_view(policy: SandboxPolicy, output: str) -> str | None:
+    """A path of the shared /tmp that a failed command could not find because the
+    sandbox's /tmp is the session's own (it is there outside the sandbox)."""
+    if not any(marker in output for marker in MISSING_MARKERS):
+        return None
+    writable = policy.writable_paths()
+    for match in _TEMP_PATH.finditer(output):
+        path = Path(match.group(0))
+        if any(root == path or root in path.parents for root in writable):
+            continue
+        if os.path.lexists(path) or (len(path.parts) > 3 and os.path.isdir(path.parent)):
+            return str(path)
+    return None
 
 
 def swept_note(taken: list[str], quarantine: Path | None) -> str:

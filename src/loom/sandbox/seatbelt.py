@@ -32,8 +32,12 @@ _DEVICE_RULES = (
 
 
 def profile_parameters(policy: SandboxPolicy) -> dict[str, str]:
-    """WRITABLE_0.., HIDDEN_0.. and PROTECTED_0.., the values the profile refers to."""
-    params = {f"WRITABLE_{i}": str(path) for i, path in enumerate(policy.writable_paths())}
+    """WRITABLE_0.., HIDDEN_0.. and PROTECTED_0.., the values the profile refers to; the
+    session's temp folder is the last writable one."""
+    writable = policy.writable_paths()
+    if policy.temp is not None:
+        writable.append(policy.temp)
+    params = {f"WRITABLE_{i}": str(path) for i, path in enumerate(writable)}
     for i, path in enumerate(policy.hidden_paths()):
         params[f"HIDDEN_{i}"] = str(path)
     for i, path in enumerate(policy.protected_paths()):
@@ -64,6 +68,16 @@ def seatbelt_profile(policy: SandboxPolicy) -> str:
     return "\n".join(lines) + "\n"
 
 
+def temp_environment(policy: SandboxPolicy) -> list[str]:
+    """`env TMPDIR=...` before the command: Seatbelt cannot mount, so the session's temp
+    folder is named where it is (the shared temp folders are not writable; a tool that
+    asks macOS for its per-user temp folder instead of reading $TMPDIR gets a refusal)."""
+    if policy.temp is None:
+        return []
+    temp = str(policy.temp)
+    return ["/usr/bin/env", *(f"{name}={temp}" for name in ("TMPDIR", "TMP", "TEMP"))]
+
+
 class Seatbelt:
     name = NAME
     version = ""
@@ -77,11 +91,12 @@ class Seatbelt:
         args = [self.executable, "-p", seatbelt_profile(policy)]
         for name, value in profile_parameters(policy).items():
             args += ["-D", f"{name}={value}"]
-        return [*args, "--", *argv], ()
+        return [*args, "--", *temp_environment(policy), *argv], ()
 
     def enforced(self, policy: SandboxPolicy) -> list[str]:
         network = "on" if policy.network else "off (all network use denied)"
         return [
             "files: writes denied outside the writable folders (Seatbelt profile)",
+            "temp: $TMPDIR is the session's own folder, removed when the session ends",
             f"network: {network}",
         ]

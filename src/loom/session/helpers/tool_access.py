@@ -76,13 +76,23 @@ class ToolAccess:
         from loom.session.runtime.options import known_secrets
 
         self.secrets = known_secrets(config)  # masked in every result, as in a session
+        from loom.session.helpers.served_calls import ServedCalls
+
+        defaults = workspace.session_defaults  # the person's hooks, checkpoints: a session's
+        checkpointer = defaults.options.checkpointer
+        if checkpointer is None and defaults.checkpoints is not None:
+            checkpointer = defaults.checkpoints(root)
+        self.served = ServedCalls(
+            workspace.store, root, defaults.options.lifecycle_hooks, checkpointer
+        )
 
     async def aclose(self) -> None:
-        """Run the tool providers' cleanups (a language server an lsp tool started)."""
+        """Run the tool providers' cleanups (a language server an lsp tool started),
+        then remove the commands' temp folder."""
         import asyncio
         import contextlib
 
-        for cleanup in reversed(self.setup.cleanups):
+        for cleanup in [*reversed(self.setup.cleanups), self.sandbox.close]:
             with contextlib.suppress(Exception):
                 outcome = cleanup()
                 if asyncio.iscoroutine(outcome):
@@ -100,8 +110,27 @@ class ToolAccess:
     def has(self, name: str) -> bool:
         return name in self.registry
 
-    def check(self, name: str, args: dict[str, Any]) -> Check:
-        verdict = self.policy.check(self.registry.get(name), args)
+    async def before(
+        self, name: str, args: dict[str, Any]
+    ) -> tuple[dict[str, Any], str | None, str | None]:
+        """The person's PreToolUse hooks, as a session fires them before its permission
+        check: (the arguments to go on with, the hooks' decision, a refusal text)."""
+        return await self.served.before(name, args)
+
+    def check(self, name: str, args: dict[str, Any], hook_decision: str | None = None) -> Check:
+        """The permission policy's answer; `hook_decision` (a PreToolUse hook's) counts
+        as in a session: "allow" skips only the question a grant would have skipped,
+        "ask" asks where the policy allows, "deny" refuses."""
+        from loom.session.runtime.permission_gate import only_a_grant_missing
+
+        tool = self.registry.get(name)
+        if hook_decision == "deny":
+            return Check("deny", "a PreToolUse hook refused it")
+        if hook_decision == "allow" and only_a_grant_missing(self.policy, tool, args):
+            return Check("allow", "a PreToolUse hook allowed it")
+        verdict = self.policy.check(tool, args)
+        if hook_decision == "ask" and verdict.decision.value == "allow":
+            return Check("ask", "a PreToolUse hook asks for your approval")
         return Check(verdict.decision.value, verdict.reason)
 
     def record(self, name: str, args: dict[str, Any], response: str) -> None:
@@ -109,7 +138,11 @@ class ToolAccess:
         self.policy.record(self.registry.get(name), args, response)
 
     async def run(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
-        """Run a tool whose check allowed it; (text, is_error). Errors are results."""
+        """Run a tool whose check allowed it; (text, is_error). Errors are results. As
+        in a session: a checkpoint first when it can change files (`loom undo` takes it
+        back), the PostToolUse hooks' feedback after."""
+        from loom.core.errors import LoomError
+        from loom.core.secrets import redact
         from loom.session.runtime.tool_runner import run_tool
         from loom.tools.base import ToolContext
 
@@ -119,10 +152,15 @@ class ToolAccess:
         ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
         if name == "decision_query":
             ctx.extras["decisions"] = self._decision_reader()
-        result = await run_tool(tool, args, ctx, self.workspace.config.shell.timeout)
-        from loom.core.secrets import redact
 
-        return redact(result.content, self.secrets), result.is_error
+        async def execute(given: dict[str, Any]) -> tuple[str, bool]:
+            result = await run_tool(tool, given, ctx, self.workspace.config.shell.timeout)
+            return redact(result.content, self.secrets), result.is_error
+
+        try:
+            return await self.served.run(tool, args, execute)
+        except LoomError as exc:  # its thread is locked (a `loom undo` right now)
+            return f"{name} did not run: {exc}", True
 
     def _decision_reader(self) -> Any:
         """The project's decision graph, read-only: a recorder over an unsaved, empty

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def expand_mentions(text: str, root: Path) -> Expanded:
         if target.is_dir():
             blocks.append(_listing(target, rel))
         elif target.suffix.lower() in IMAGE_SUFFIXES and mention.start is None:
-            images.append(_image(target, rel, f"@{mention.raw}"))
+            images.append(_project_image(root, rel, f"@{mention.raw}"))
         else:
             blocks.append(_file_block(rel, mention, root))
         files.append(rel)
@@ -134,12 +135,38 @@ def pasted_images(text: str) -> list[ImageRef]:
     return found
 
 
-def _image(target: Path, name: str, said: str) -> ImageRef:
+def _project_image(root: Path, rel: str, said: str) -> ImageRef:
+    """A mentioned image in the project, read as the file tools read (a FIFO, device or
+    socket named `shot.png` is refused at once, never opened for a blocking read)."""
+    from loom.session.runtime.file_peek import PeekError, peek
+
     try:
-        with target.open("rb") as handle:
+        data, more = peek(root, rel, MAX_IMAGE_BYTES)
+    except PeekError as exc:
+        raise MentionError(f"{said}: {exc}") from None
+    return _image_of(rel, data + (b"\0" if more else b""), said)  # past the limit: says so
+
+
+def _image(target: Path, name: str, said: str) -> ImageRef:
+    """A pasted image path (anywhere: the person typed it), opened without blocking and
+    read only when it is a regular file."""
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise MentionError(f"{said}: cannot read {name} ({exc.strerror or exc})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise MentionError(f"{said}: {name} is not a regular file; not read")
+        with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(MAX_IMAGE_BYTES + 1)  # past the limit: image_ref says so
     except OSError as exc:
         raise MentionError(f"{said}: cannot read {name} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    return _image_of(name, data, said)
+
+
+def _image_of(name: str, data: bytes, said: str) -> ImageRef:
     try:
         return image_ref(name, data)
     except ImageError as exc:

@@ -101,7 +101,7 @@ class PermissionGate:
         if self.policy is None:
             return None
         args = call.arguments_json
-        if hook_decision == "allow" and _only_a_grant_missing(self.policy, tool, args):
+        if hook_decision == "allow" and only_a_grant_missing(self.policy, tool, args):
             return None
         verdict = self.policy.check(tool, args)
         decision = verdict.decision.value
@@ -167,7 +167,7 @@ class PermissionGate:
         return None
 
 
-def _only_a_grant_missing(policy: Any, tool: Any, args: dict[str, Any]) -> bool:
+def only_a_grant_missing(policy: Any, tool: Any, args: dict[str, Any]) -> bool:
     """The policy allows the call, or would ask only because nothing granted it (not a
     dangerous command, a protected file or an unconfined command). A headless policy is
     asked through the policy it wraps, which would ask where it refuses."""

@@ -40,6 +40,7 @@ class Running:
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
     mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
     parent_id: str | None = None  # a sub-agent's: the session that started it
+    sandbox: Any = None  # loom.sandbox.Sandbox its commands run in (a sub-agent may share it)
 
 
 class SessionRegistry:

@@ -240,16 +240,30 @@ class Workspace:
         return self.sandbox_for().notice()
 
     def confined_tools(
-        self, project_root: Path, session_id: str = "", extra: Sequence[Tool] = ()
+        self,
+        project_root: Path,
+        session_id: str = "",
+        extra: Sequence[Tool] = (),
+        *,
+        sandbox: Any = None,
     ) -> tuple[ToolSetup, Any, ToolRegistry]:
         """The tools agent calls use in `project_root`, with the sandbox their shell and
         git commands run in: (setup, sandbox, tools). Pass the sandbox to `permission_policy`
         (its rules sit on top of the permissions). Every face that runs tools for
-        someone (a session, `loom mcp serve`) assembles them here."""
+        someone (a session, `loom mcp serve`) assembles them here. `sandbox`: one to
+        share (a sub-agent's parent's); else one of the session's own, with its own temp
+        folder: the caller calls its `close()` when the session is over."""
         setup = self.tool_setup(project_root, session_id)
-        sandbox = self.sandbox_for(project_root)
+        own = sandbox is None
+        if sandbox is None:
+            sandbox = self.sandbox_for(project_root).for_session()
         setup.command_launcher = sandbox  # shell and git commands run inside it
-        return setup, sandbox, self.tool_registry(setup, extra)
+        try:
+            return setup, sandbox, self.tool_registry(setup, extra)
+        except BaseException:
+            if own:
+                sandbox.close()
+            raise
 
     def tool_registry(self, setup: ToolSetup, extra: Sequence[Tool] = ()) -> ToolRegistry:
         """Every `loom.tools` provider's tools for this setup (built-ins, repointel, lsp,
@@ -391,25 +405,34 @@ class Workspace:
                 thread.worktree = self.worktree.as_record()
             if parent is not None:
                 link_thread(thread, parent)
-        setup, sandbox, tools = self.confined_tools(root, thread.id, spec.extra_tools)
-        if spec.tools is not None:  # a sub-agent's: never a tool its parent lacks
-            tools = narrowed(tools, spec)
-        if parent is not None:  # the parent's policy: its grants, --yes, headless refusals
-            policy = parent.session.permissions
-        else:
-            policy = permission_policy(
-                self.config,
-                self.paths.database,
-                root,
-                auto_approve=spec.auto_approve,
-                permission_mode=spec.permission_mode,
-                headless=spec.headless,
-                on_refusal=spec.on_refusal,
-                sandbox=sandbox,
-            )
+        shared = self._parent_sandbox(parent, root)
+        setup, sandbox, tools = self.confined_tools(
+            root, thread.id, spec.extra_tools, sandbox=shared
+        )
+        if shared is None:  # the session's own temp folder goes with it, last
+            setup.cleanups.insert(0, sandbox.close)
+        try:
+            if spec.tools is not None:  # a sub-agent's: never a tool its parent lacks
+                tools = narrowed(tools, spec)
+            if parent is not None:  # the parent's policy: grants, --yes, headless refusals
+                policy = parent.session.permissions
+            else:
+                policy = permission_policy(
+                    self.config,
+                    self.paths.database,
+                    root,
+                    auto_approve=spec.auto_approve,
+                    permission_mode=spec.permission_mode,
+                    headless=spec.headless,
+                    on_refusal=spec.on_refusal,
+                    sandbox=sandbox,
+                )
+        except BaseException:
+            await run_cleanups(setup.cleanups, thread.id)
+            raise
         if spec.title:
             thread.metadata.title = spec.title
-        running = Running(None, spec, cleanups=list(setup.cleanups))  # type: ignore[arg-type]
+        running = Running(None, spec, cleanups=list(setup.cleanups), sandbox=sandbox)  # type: ignore[arg-type]
         try:
             if thread.id in self._running:
                 raise SetupError(f"session {thread.id!r} is already running; stop it first")
@@ -490,6 +513,17 @@ class Workspace:
         running.session, running.lock = session, lock
         self._running.add(running)
         return session
+
+    def _parent_sandbox(self, parent: Any, root: Path) -> Any:
+        """A sub-agent working in its parent's project shares the parent's sandbox (and
+        so its temp folder); None for any other session."""
+        if parent is None:
+            return None
+        running = self._running.get(parent.session.id)
+        if running is None or running.sandbox is None:
+            return None
+        same = Path(root).resolve() == Path(parent.session.project_root).resolve()
+        return running.sandbox if same else None
 
     def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
         """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
@@ -656,7 +690,10 @@ def sandbox_summary(sandbox: Any, config: LoomConfig) -> tuple[str, str]:
         problem = getattr(sandbox, "problem", "") or "no sandbox"
         return f"run without a sandbox ({problem}); they may ask first", "on"
     name = getattr(sandbox.backend, "name", "os sandbox")
-    where = f"run sandboxed ({name}): writes only inside the project and the temp folder"
+    where = (
+        f"run sandboxed ({name}): writes only inside the project and /tmp "
+        "($TMPDIR: this session's own)"
+    )
     if config.sandbox.network:
         return where, "on"
     return where, "off (a shell call may ask for it with network: true)"
