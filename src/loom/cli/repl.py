@@ -279,9 +279,11 @@ class ChatRepl:
         return self.session.get_mode() if self.starter.ready else "normal"
 
     def prompt_label(self) -> str:
-        """`normal`, or with a permission mode other than default `normal [plan]`."""
+        """`normal`, or in acceptEdits or plan mode `normal [plan]` (bypassPermissions,
+        as with --yes, is named in the toolbar only)."""
         permission = self._permission_mode()
-        return self.mode() if permission == "default" else f"{self.mode()} [{permission}]"
+        shown = permission in ("acceptEdits", "plan")
+        return f"{self.mode()} [{permission}]" if shown else self.mode()
 
     def cycle_permission_mode(self) -> None:
         """Shift-Tab: default -> acceptEdits -> plan -> default (the event says it)."""

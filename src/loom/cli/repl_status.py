@@ -109,7 +109,9 @@ class Status:
         session = self.repl.session
         mode = session.permission_mode
         shown = f"{mode} (Shift-Tab)" if mode != "default" else ""
-        parts = [session.model, session.thread.id[:14] + "…", self._usage(), shown]
+        running = sum(1 for job in session.background_commands() if job.state == "running")
+        shells = f"{running} shell{'s' if running != 1 else ''} (/shells)" if running else ""
+        parts = [session.model, session.thread.id[:14] + "…", self._usage(), shown, shells]
         return " " + " · ".join(p for p in parts if p)
 
     def _usage(self) -> str:
