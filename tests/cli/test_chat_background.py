@@ -32,6 +32,13 @@ def test_shells_lists_and_kills_and_ctrl_d_ends_the_rest(
     child.sendline("/shells kill b9")
     child.expect("no background command 'b9'")
     child.expect(PROMPT)
+    server.add(Turn(text="noted"))
+    child.sendline("anything new?")  # the model hears that b1 ended, in this message
+    child.expect("noted")
+    child.expect(PROMPT)
+    told = str(server.requests[-1].json["messages"][-1]["content"])
+    assert "[background commands that ended]" in told and "[b1 killed: sleep 31341]" in told
+    assert "b2" not in told
     child.sendeof()
     child.expect(pexpect.EOF)
     deadline = time.monotonic() + 10
