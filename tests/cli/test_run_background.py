@@ -73,3 +73,27 @@ def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project
     while _alive(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _alive(marker) == []
+
+
+def test_a_killed_loom_leaves_no_background_command(server: FakeLlmServer, project: Path) -> None:
+    marker = "31339"
+    server.add(Turn(tool_calls=[_start(marker, "up")]), Turn(text="late", delay=60))
+    before = len(server.requests)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loom", "run", "-p", "go", "--yes"], cwd=project,
+        env=_child_environ(server, {}), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.requests) < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _alive(marker), "the background command runs while the turn waits"
+        process.send_signal(signal.SIGKILL)  # a crash: no cleanup runs
+        process.communicate(timeout=60)
+    finally:
+        process.kill()
+    deadline = time.monotonic() + 10
+    while _alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _alive(marker) == []
