@@ -12,16 +12,12 @@ from loom.tools.builtin import BuiltinTool, schema
 
 class ShellOutput(BuiltinTool):
     name = "shell_output"
-    description = (
-        "What a background command (shell with background: true) printed since the last "
-        "read, then its state and exit code. `filter`: only lines matching this regex; "
-        f"`wait`: seconds (up to {MAX_WAIT_S:g}) to wait for new output."
-    )
+    description = "A background command's new output, state and exit code."
     parameters = schema(
         {
-            "id": {"type": "string", "description": "The id shell answered with, e.g. b1."},
-            "filter": {"type": "string"},
-            "wait": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_S},
+            "id": {"type": "string"},
+            "filter": {"type": "string", "description": "Regex: matching lines only."},
+            "wait": {"type": "number", "description": f"Seconds, <= {MAX_WAIT_S:g}."},
         },
         required=("id",),
     )
@@ -33,15 +29,17 @@ class ShellOutput(BuiltinTool):
         self.background = background
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        text = await self.background.read(
-            str(args["id"]), pattern=args.get("filter"), wait=float(args.get("wait") or 0)
-        )
+        try:
+            wait = max(0.0, float(args.get("wait") or 0))
+        except (TypeError, ValueError):
+            raise self.fail("wait is a number of seconds") from None
+        text = await self.background.read(str(args["id"]), pattern=args.get("filter"), wait=wait)
         return ToolResult(text)
 
 
 class ShellKill(BuiltinTool):
     name = "shell_kill"
-    description = "End a background command and every process it started (its process group)."
+    description = "End a background command and its process group."
     parameters = schema({"id": {"type": "string"}}, required=("id",))
     risk: Risk = "read"  # ends only a command this session started; changes no file
     kind = "execute"

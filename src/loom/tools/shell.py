@@ -91,8 +91,7 @@ class Shell(BuiltinTool):
             properties["background"] = {
                 "type": "boolean",
                 "default": False,
-                "description": "Start it and answer at once with its id (a server, a watch "
-                "build, a long test run); read it with shell_output, end it with shell_kill.",
+                "description": "Answer at once with its id; see shell_output, shell_kill.",
             }
         if offers_network_requests(launcher):
             properties["network"] = {
