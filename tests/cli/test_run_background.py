@@ -50,8 +50,9 @@ def test_a_background_command_answers_at_once_is_read_and_ends_with_the_run(
     assert _alive(marker) == []  # the run ended: so did the command and its sleep
 
 
-def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project: Path) -> None:
-    marker = "31338"
+def _stop_mid_turn(server: FakeLlmServer, project: Path, marker: str, sig: signal.Signals) -> str:
+    """`loom run` starts a background command, then waits on a slow model answer: stop it
+    with `sig` then; its stderr, once every process named by `marker` is gone (or not)."""
     server.add(Turn(tool_calls=[_start(marker, "up")]), Turn(text="late", delay=60))
     before = len(server.requests)
     process = subprocess.Popen(
@@ -64,36 +65,17 @@ def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project
         while len(server.requests) < before + 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _alive(marker), "the background command runs while the turn waits"
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(sig)
         _, err = process.communicate(timeout=60)
     finally:
         process.kill()
+    deadline = time.monotonic() + 10
+    while _alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return err
+
+
+def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project: Path) -> None:
+    err = _stop_mid_turn(server, project, "31338", signal.SIGTERM)
     assert "Traceback" not in err, err
-    deadline = time.monotonic() + 10
-    while _alive(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _alive(marker) == []
-
-
-def test_a_killed_loom_leaves_no_background_command(server: FakeLlmServer, project: Path) -> None:
-    marker = "31339"
-    server.add(Turn(tool_calls=[_start(marker, "up")]), Turn(text="late", delay=60))
-    before = len(server.requests)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "loom", "run", "-p", "go", "--yes"], cwd=project,
-        env=_child_environ(server, {}), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while len(server.requests) < before + 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _alive(marker), "the background command runs while the turn waits"
-        process.send_signal(signal.SIGKILL)  # a crash: no cleanup runs
-        process.communicate(timeout=60)
-    finally:
-        process.kill()
-    deadline = time.monotonic() + 10
-    while _alive(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _alive(marker) == []
+    assert _alive("31338") == []
