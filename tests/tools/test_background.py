@@ -30,9 +30,8 @@ async def _start(registry: BackgroundCommands, command: str, root: Path):
 
 async def test_older_output_is_dropped_with_a_marker(tmp_path: Path) -> None:
     registry = BackgroundCommands(buffer_bytes=1000)
-    job = await _start(
-        registry, "head -c 5000 /dev/zero | tr '\\0' x; echo; echo tail-end", tmp_path
-    )
+    lines = "for i in $(seq 1 50); do head -c 100 /dev/zero | tr '\\0' x; echo; sleep 0.01; done"
+    job = await _start(registry, f"{lines}; echo tail-end", tmp_path)
     await asyncio.wait_for(job.process.wait(), 10)
     await asyncio.sleep(0.2)
     text = await registry.read(job.id, wait=1)

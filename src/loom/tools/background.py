@@ -7,6 +7,7 @@ the session closes (its cleanup)."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import re
@@ -28,24 +29,28 @@ MAX_WAIT_S = 60.0
 
 @dataclass
 class _Ring:
-    """The last `cap` bytes of a stream, with absolute offsets (what a reader saw)."""
+    """About the last `cap` bytes of a stream, kept as whole chunks (dropping a chunk from
+    the front costs nothing, where trimming one buffer moved up to `cap` bytes per read),
+    with absolute offsets (what a reader saw)."""
 
     cap: int
-    data: bytearray = field(default_factory=bytearray)
+    chunks: collections.deque[bytes] = field(default_factory=collections.deque)
+    kept: int = 0  # bytes in `chunks`
     total: int = 0  # bytes written since the start
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
-        self.data += chunk
-        if len(self.data) > self.cap:
-            del self.data[: len(self.data) - self.cap]
+        self.chunks.append(chunk)
+        self.kept += len(chunk)
+        while self.kept - len(self.chunks[0]) >= self.cap:
+            self.kept -= len(self.chunks.popleft())
 
     def since(self, offset: int) -> tuple[str, int]:
         """(text written after `offset`, bytes dropped before it could be read)."""
-        start = self.total - len(self.data)
+        start = self.total - self.kept
         dropped = max(0, start - offset)
-        tail = self.data[max(0, offset - start) :]
-        return bytes(tail).decode("utf-8", errors="replace"), dropped
+        data = b"".join(self.chunks)[max(0, offset - start) :]
+        return data.decode("utf-8", errors="replace"), dropped
 
 
 @dataclass
