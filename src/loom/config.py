@@ -174,6 +174,8 @@ class ShellSection(_Section):
     # Secret variables (`*_API_KEY`, `*_TOKEN`, ...) are kept from agent commands unless
     # named here (names or globs like "GITHUB_*"); their values are still masked in output.
     pass_env: list[str] = Field(default_factory=list)
+    # background commands (shell with background: true) running at once in one session
+    max_background: int = Field(default=4, ge=0, le=64)
 
 
 class ContextSection(_Section):

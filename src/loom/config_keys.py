@@ -250,6 +250,7 @@ KEYS: dict[str, Kind] = {
     "permissions.deny": SHAPES,  # adds up across layers: a project can only deny more
     "shell.timeout": SHAPES,
     "shell.max_output_bytes": SHAPES,
+    "shell.max_background": SHAPES,
     "shell.pass_env": Powerful(
         show_list("agent commands and MCP servers may see these secret variables")
     ),

@@ -541,3 +541,28 @@ async def test_reasoning_is_sent_as_thought_chunks_live_and_on_load(
     assert replayed == ["Look at the notes first.", "Done looking."]
     encrypted = server.requests[-1].json["input"][1]["encrypted_content"]
     assert encrypted not in repr(loaded.updates) and encrypted not in repr(client.updates)
+
+
+async def test_the_permission_mode_is_an_option_and_plan_refuses_a_write(
+    server: FakeLlmServer, project: Path
+) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_write", {"path": "new.txt", "content": "x"})]),
+        Turn(text="Planned, nothing written."),
+    )
+    client = RecordingClient()
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        changed = await conn.set_config_option(
+            config_id="permission_mode", session_id=session_id, value="plan"
+        )
+        (option,) = [o for o in changed.config_options if o.id == "permission_mode"]
+        assert option.current_value == "plan"
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("write")])
+        with pytest.raises(RequestError):
+            await conn.set_config_option(
+                config_id="permission_mode", session_id=session_id, value="yolo"
+            )
+    assert reply.stop_reason == "end_turn"
+    assert not (project / "new.txt").exists()
+    assert "plan mode" in json.dumps(server.requests[-1].json["messages"])

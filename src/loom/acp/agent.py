@@ -171,9 +171,16 @@ class LoomAgent:
             live.session.update_model(str(value))
         elif config_id == "mode":
             await self.set_session_mode(session_id, str(value))
+        elif config_id == "permission_mode":
+            try:
+                live.session.set_permission_mode(str(value))
+            except ValueError as exc:
+                raise RequestError.invalid_params({"value": str(exc)}) from exc
         else:
-            raise RequestError.invalid_params({"configId": f"unknown option {config_id!r}; "
-                                               "Loom has model and mode"})  # fmt: skip
+            raise RequestError.invalid_params(
+                {"configId": f"unknown option {config_id!r}; Loom has model, mode and "
+                 "permission_mode"}
+            )  # fmt: skip
         return SetSessionConfigOptionResponse(
             config_options=config_options(workspace, live.session)
         )

@@ -49,6 +49,7 @@ from loom.core.events import (
     ToolProgress,
 )
 from loom.core.messages import AssistantMessage, ToolMessage
+from loom.core.permission_modes import PERMISSION_MODES
 from loom.session import ToolPresentation
 
 if TYPE_CHECKING:
@@ -103,6 +104,16 @@ def config_options(
             name="Mode",
             current_value=session.get_mode(),
             options=[SessionConfigSelectOption(value=m.id, name=m.name) for m in MODES],
+        ),
+        SessionConfigOptionSelect(
+            type="select",
+            id="permission_mode",
+            name="Permissions",
+            description="default asks as configured; acceptEdits runs file edits unasked; "
+            "plan only reads until the plan is approved; bypassPermissions runs every tool "
+            "but dangerous commands unasked.",
+            current_value=session.permission_mode,
+            options=[SessionConfigSelectOption(value=m, name=m) for m in PERMISSION_MODES],
         ),
     ]
 

@@ -9,6 +9,7 @@ import sys
 import typer
 
 from loom import __version__
+from loom.cli import permission_flag
 
 COMMAND_MODULES: list[str] = [
     # e.g. "loom.cli.threads"
@@ -78,6 +79,7 @@ def _root(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the agent's shell and git commands unconfined."
     ),
+    permission_mode: str = permission_flag.option(),
     worktree: str = typer.Option(
         None,
         "--worktree",
@@ -97,7 +99,8 @@ def _root(
         check_effort_option(effort)
         effort = effort.strip().lower()
     ctx.obj = {"model": model, "private": private, "no_sandbox": no_sandbox,
-               "worktree": worktree, "effort": effort}  # fmt: skip
+               "worktree": worktree, "effort": effort,
+               "permission_mode": permission_mode}  # fmt: skip
     if ctx.invoked_subcommand is None:
         from loom.cli.repl_main import start_chat
 
@@ -110,6 +113,7 @@ def _root(
                 no_sandbox=no_sandbox,
                 worktree=worktree,
                 effort=effort,
+                permission_mode=permission_mode or "default",
             )
         )
 

@@ -22,6 +22,7 @@ from loom.core.events import (
     ModeChanged,
     NewMessage,
     Notice,
+    PermissionModeChanged,
     SessionError,
     SessionEvent,
     SubagentStatus,
@@ -37,6 +38,12 @@ from loom.core.messages import UserMessage
 from loom.session import ToolPresentation, edit_diff, present_call, read_text
 
 PREVIEW_CHARS = 160
+PERMISSION_MODE_LINES = {
+    "default": " (tools ask as configured)",
+    "acceptEdits": " (file edits in the project run unasked; commands still ask)",
+    "plan": " (nothing changes: the agent reads, then proposes a plan for you to approve)",
+    "bypassPermissions": " (every tool runs unasked; dangerous commands still ask)",
+}
 HISTORY_LINES = 20  # of one message in the resume recap and /history
 HISTORY_CHARS = 2_000
 SUCCESS_LINE = "[exit code 0]"  # the shell tool's last line for a command that succeeded
@@ -382,6 +389,13 @@ class EventRenderer:
 
     def _on_mode_changed(self, event: ModeChanged) -> None:
         self.line(f"mode: {event.mode}", style="magenta")
+
+    def _on_permission_mode_changed(self, event: PermissionModeChanged) -> None:
+        self.permission_mode(event.permission_mode)
+
+    def permission_mode(self, mode: str) -> None:
+        said = PERMISSION_MODE_LINES.get(mode, "")
+        self.line(f"permission mode: {mode}{said}", style="magenta")
 
     def history(self, messages: list[Any]) -> None:
         """The conversation so far, one line per message (for /history and resume)."""

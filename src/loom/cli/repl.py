@@ -92,6 +92,8 @@ class ChatRepl:
             tools=self.session.tools,
         )
         self.commands = SlashCommands(self)
+        # Shift-Tab pressed while it opened (the header says the mode)
+        self.session.set_permission_mode(self.starter.request.permission_mode)
         self.session.subscribe(self._on_event)
         if not self.starter.request.auto_approve:  # --yes carries plans out unasked
             self.session.options.plan_approval = self._approve_plan
@@ -116,6 +118,8 @@ class ChatRepl:
         if untrusted:  # each setting the project's files make that is ignored, once
             self.renderer.line(f"loom: {untrusted}", style="yellow")
         session = self.session
+        if session.permission_mode != "default":
+            self.renderer.permission_mode(session.permission_mode)
         loaded = session.instructions_header()
         if loaded:
             self.renderer.line(loaded, style="dim")
@@ -248,7 +252,7 @@ class ChatRepl:
             return await self.prompt.prompt_async(
                 # given each time: a question asked through the same session (/rewind)
                 # replaces the session's message
-                lambda: f"{self.mode()} › ",
+                lambda: f"{self.prompt_label()} › ",
                 pre_run=self.starter.start,  # the session opens once the prompt is drawn
             )
         line = await asyncio.to_thread(sys.stdin.readline)
@@ -265,6 +269,7 @@ class ChatRepl:
             model=old.open_session.model,
             private=old.request.private,
             auto_approve=old.request.auto_approve,
+            permission_mode=old.open_session.permission_mode,
             cwd=old.request.cwd,
         )
         await old.close()
@@ -276,11 +281,48 @@ class ChatRepl:
     def mode(self) -> str:
         return self.session.get_mode() if self.starter.ready else "normal"
 
+    def prompt_label(self) -> str:
+        """`normal`, or in acceptEdits or plan mode `normal [plan]` (bypassPermissions,
+        as with --yes, is named in the toolbar only)."""
+        permission = self._permission_mode()
+        shown = permission in ("acceptEdits", "plan")
+        return f"{self.mode()} [{permission}]" if shown else self.mode()
+
+    def cycle_permission_mode(self) -> None:
+        """Shift-Tab: default -> acceptEdits -> plan -> default (the event says it)."""
+        from loom.core.permission_modes import next_permission_mode
+
+        wanted = next_permission_mode(self._permission_mode())
+        session = self.starter.session
+        if session is not None:  # its event's line goes above the prompt being edited
+            self.print_above_prompt(lambda: session.set_permission_mode(wanted))
+        else:  # pressed while the session opens: it takes the mode once open
+            self.starter.request.permission_mode = wanted
+
+    def _permission_mode(self) -> str:
+        if self.starter.ready:
+            return self.session.permission_mode
+        return self.starter.request.permission_mode
+
     async def turn(self, text: str | None) -> None:
-        """One turn from `text`; None carries on the stopped one (/continue)."""
-        loop = asyncio.get_running_loop()
+        """One turn from `text`; None carries on the stopped one (/continue). In plan
+        mode, a turn that ends with a plan (the todo list) asks to carry it out."""
         session = self.session
         work = session.send_message(text) if text is not None else session.continue_turn()
+        finished = await self._run_turn(work)
+        while finished and session.permission_mode == "plan" and session.todos:
+            verdict, change = await self._approve_plan(None)
+            if verdict == "yes":
+                finished = await self._run_turn(session.approve_plan())
+            elif verdict == "edit":
+                finished = await self._run_turn(session.send_message(change))
+            else:
+                return
+
+    async def _run_turn(self, work: Any) -> bool:
+        """Run one turn's work; True when it finished (not interrupted, no error)."""
+        loop = asyncio.get_running_loop()
+        finished = False
         turn = self._turn = asyncio.ensure_future(work)
         self._interrupted = False
         self.renderer.errors_shown.clear()
@@ -290,6 +332,7 @@ class ChatRepl:
             answer = await turn
             if answer and answer.strip() != self.renderer.last_text.strip():
                 self.renderer.line(answer)  # e.g. architect mode's report of its steps
+            finished = bool(answer) and not self._interrupted
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # the session reports; the REPL goes on
@@ -304,6 +347,7 @@ class ChatRepl:
             await asyncio.sleep(0)  # let queued events render before the next prompt
             self.renderer.finish()
             self._turn = None
+        return finished
 
     def _after_failure(self) -> str:
         """What to say after a failed turn: retrying helps only after a transient error
@@ -350,7 +394,8 @@ class ChatRepl:
         task.add_done_callback(self._background.discard)
 
     async def _approve_plan(self, _plan: Any) -> tuple[str, str]:
-        """Architect mode: the plan was just shown (its event); y / edit / n."""
+        """Architect mode, or a plan-mode turn's todo list: the plan was just shown (its
+        event); y / edit / n."""
         from loom.cli.approve import ask_plan
 
         async with self._permission_lock:

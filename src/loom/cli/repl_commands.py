@@ -15,6 +15,9 @@ BUILTIN = {
     "/thinking": "show the model's thinking whole as it streams (again: fold it to a line)",
     "/architect": "plan with the strong model, carry out each step with the fast one",
     "/normal": "back to the normal agent loop",
+    "/shells": "[kill ID]  the agent's background commands: id, state, running time, command",
+    "/mode": "[NAME]  the permission mode: default, acceptEdits, plan, bypassPermissions "
+    "(Shift-Tab cycles the first three)",
     "/diff": "what changed in the project since this thread's starting commit",
     "/cost": "tokens and cost of this session",
     "/clear": "start a new thread (this one is kept: loom resume ID)",
@@ -103,6 +106,8 @@ class SlashCommands:
             "/clear": self.clear,
             "/init": self.init,
             "/permissions": self.permissions,
+            "/mode": self.permission_mode,
+            "/shells": self.shells,
             "/decisions": self.decisions,
             "/mcp": self.mcp,
             "/skills": self.skills,
@@ -214,6 +219,41 @@ class SlashCommands:
             self.repl.session.set_mode(mode)
         except LoomError as exc:  # architect mode without a key for its models
             self.line(f"error: {exc}", style="bold red")
+
+    async def permission_mode(self, arg: str) -> None:
+        from loom.core.permission_modes import PERMISSION_MODES
+
+        session = self.repl.session
+        if not arg:
+            names = ", ".join(PERMISSION_MODES)
+            self.line(f"permission mode: {session.permission_mode} (one of {names})")
+            return
+        try:
+            session.set_permission_mode(arg)  # its event prints the line
+        except ValueError as exc:
+            self.line(f"error: {exc}", style="yellow")
+
+    async def shells(self, arg: str) -> None:
+        session = self.repl.session
+        words = arg.split()
+        if words[:1] == ["kill"] and len(words) == 2:
+            try:
+                self.line(_printable(await session.kill_background(words[1])))
+            except ValueError as exc:
+                self.line(f"error: {exc}", style="yellow")
+            return
+        if arg:
+            self.line("use /shells, or /shells kill ID", style="yellow")
+            return
+        found = session.background_commands()
+        if not found:
+            self.line("No background commands in this session.")
+            return
+        for job in found:
+            state = job.state if job.exit_code is None else f"{job.state} ({job.exit_code})"
+            command = _printable(job.command)[:120]
+            self.line(f"  {job.id:<4} {state:<14} {int(job.running_s):>6} s  {command}")
+        self.line("End one with /shells kill ID.")
 
     async def history(self, _arg: str) -> None:
         self.repl.renderer.history(self.repl.session.get_history())
@@ -400,3 +440,9 @@ def _first_line(root: Path, rel: str) -> str:
         if line.strip():
             return line.strip().lstrip("# ")[:70]
     return "(custom command)"
+
+
+def _printable(text: str) -> str:
+    """A command the model wrote, on one line with no control characters (until the
+    shared terminal sanitizer lands: branch sec-text)."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)

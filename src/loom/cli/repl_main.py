@@ -67,6 +67,7 @@ def start_chat(
     cwd: Path | None = None,
     worktree: str | None = None,
     effort: str | None = None,
+    permission_mode: str = "default",
 ) -> int:
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
     of this project); returns the exit code. The prompt appears at once; the session
@@ -79,6 +80,7 @@ def start_chat(
         thread_id=thread_id,
         continue_latest=continue_latest,
         auto_approve=auto_approve,
+        permission_mode="bypassPermissions" if auto_approve else permission_mode,
         no_sandbox=no_sandbox,
         cwd=cwd,
         worktree=worktree,
@@ -185,6 +187,7 @@ def continue_thread(
     *,
     model: str | None = None,
     yes: bool = False,
+    permission_mode: str | None = None,
     private: bool = False,
     no_sandbox: bool = False,
     output_format: str = "text",
@@ -196,6 +199,8 @@ def continue_thread(
     root options (`loom --model X resume ID`) apply too."""
     import click
 
+    from loom.cli import permission_flag
+
     context = click.get_current_context(silent=True)
     root = context.find_root().obj if context is not None else None
     root = root if isinstance(root, dict) else {}
@@ -203,6 +208,7 @@ def continue_thread(
     private = private or bool(root.get("private"))
     no_sandbox = no_sandbox or bool(root.get("no_sandbox"))
     effort = effort or root.get("effort")
+    mode = permission_flag.resolved(permission_mode or root.get("permission_mode"), yes)
     if prompt:
         from loom.cli.run import RunOptions, check_output_format, run_headless
 
@@ -210,11 +216,12 @@ def continue_thread(
         options = RunOptions(
             prompt=prompt, model=model, private=private, thread_id=thread_id, yes=yes,
             no_sandbox=no_sandbox, output_format=output_format, effort=effort,
+            permission_mode=mode,
         )  # fmt: skip
         return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
     if not sys.stdin.isatty():
         return 0
     return start_chat(
         model=model, private=private, thread_id=thread_id, auto_approve=yes,
-        no_sandbox=no_sandbox, effort=effort,
+        no_sandbox=no_sandbox, effort=effort, permission_mode=mode,
     )  # fmt: skip

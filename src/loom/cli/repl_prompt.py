@@ -1,5 +1,6 @@
 """The REPL's input line: prompt_toolkit with history, Tab completion of slash commands,
-models and paths, and a bottom toolbar (model, thread, tokens, cost)."""
+models and paths, a bottom toolbar (model, thread, tokens, cost), and Shift-Tab to cycle
+the permission mode (as in Claude Code)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,32 @@ def make_prompt(repl: Any) -> Any:
         history = FileHistory(str(history_file))
     except OSError:
         history = InMemoryHistory()
+    from prompt_toolkit.key_binding import merge_key_bindings
+
     return PromptSession(
-        message=lambda: f"{repl.mode()} › ",
+        message=lambda: f"{repl.prompt_label()} › ",
         history=history,
         bottom_toolbar=repl.status.toolbar,
         completer=ReplCompleter(repl),
         complete_while_typing=False,  # Tab completes; typing is never interrupted
         reserve_space_for_menu=4,
-        key_bindings=paste_bindings(),  # a paste typed key by key: one insert per run
+        # a paste typed key by key: one insert per run; Shift-Tab cycles the mode
+        key_bindings=merge_key_bindings([paste_bindings(), _mode_key(repl)]),
     )
+
+
+def _mode_key(repl: Any) -> Any:
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.keys import Keys
+
+    bindings = KeyBindings()
+
+    @bindings.add(Keys.BackTab)  # Shift-Tab, as terminals send it (ESC [ Z)
+    def _cycle(event: Any) -> None:
+        repl.cycle_permission_mode()
+        event.app.invalidate()
+
+    return bindings
 
 
 def apply_config(prompt: Any, config: Any) -> None:

@@ -32,6 +32,7 @@ class StartRequest:
     thread_id: str | None = None
     continue_latest: bool = False  # `loom -c`: the newest thread of this project
     auto_approve: bool = False  # --yes: tools run and architect plans go ahead unasked
+    permission_mode: str = "default"  # --permission-mode (--yes: bypassPermissions)
     no_sandbox: bool = False  # --no-sandbox: shell and git commands run unconfined
     cwd: Path | None = None
     worktree: str | None = None  # --worktree NAME: work in the project's worktree NAME
@@ -126,6 +127,7 @@ class SessionStarter:
                     model=self.request.model,
                     private=self.request.private,
                     auto_approve=self.request.auto_approve,
+                    permission_mode=self.request.permission_mode,
                     thread=thread_id,
                     effort=self.request.effort,
                     cwd=self.cwd,

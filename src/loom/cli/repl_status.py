@@ -129,7 +129,11 @@ class Status:
         if not starter.ready:
             return " starting the session…" if not starter.done else " the session did not start"
         session = self.repl.session
-        parts = [visible(session.model), session.thread.id[:14] + "…", self._usage()]
+        mode = session.permission_mode
+        shown = f"{mode} (Shift-Tab)" if mode != "default" else ""
+        running = sum(1 for job in session.background_commands() if job.state == "running")
+        shells = f"{running} shell{'s' if running != 1 else ''} (/shells)" if running else ""
+        parts = [visible(session.model), session.thread.id[:14] + "…", self._usage(), shown, shells]
         return " " + " · ".join(p for p in parts if p)
 
     def _usage(self) -> str:

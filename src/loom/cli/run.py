@@ -29,6 +29,7 @@ class RunOptions:
     prompt: str
     output_format: str = "text"
     yes: bool = False
+    permission_mode: str = "default"  # --permission-mode (--yes: bypassPermissions)
     model: str | None = None
     private: bool = False
     max_turns: int | None = None
@@ -190,6 +191,7 @@ async def _start(
         model=options.model,
         private=options.private,
         auto_approve=options.yes,
+        permission_mode=options.permission_mode,
         headless=True,
         thread=options.thread_id,
         max_turns=options.max_turns,
@@ -302,7 +304,7 @@ class HeadlessRun:
                 "tools": session.tools.names(),
                 "model": session.model,
                 "cwd": str(self.cwd),
-                "permissionMode": "bypassPermissions" if options.yes else "default",
+                "permissionMode": session.permission_mode,
                 "thread_id": session.thread.id,
                 "instructions": session.prompts.instructions.labels,
             }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from loom.cli import permission_flag
 from loom.cli.run import (
     EFFORT_HELP,
     RunOptions,
@@ -41,6 +42,7 @@ def run_command(
         "-y",
         help="Allow every tool call (the dangerous-command floor still applies).",
     ),
+    permission_mode: str = permission_flag.option(),
     model: str = typer.Option(None, "--model", "-m", help="provider:model-id, e.g. openai:gpt-5"),
     effort: str = typer.Option(None, "--effort", help=EFFORT_HELP),
     private: bool = typer.Option(False, "--private", help="Keep this thread on this machine."),
@@ -100,6 +102,9 @@ def run_command(
         prompt=text,
         output_format=output_format,
         yes=yes,
+        permission_mode=permission_flag.resolved(
+            permission_mode or root.get("permission_mode"), yes
+        ),
         model=model or root.get("model"),
         private=private or bool(root.get("private")),
         max_turns=max_turns,

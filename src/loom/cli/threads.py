@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from loom.cli import permission_flag
 from loom.cli._output import person_errors
 from loom.cli.render_thread import print_resume_summary
 from loom.cli.terminal import SafeConsole as Console  # a thread's text shown as text
@@ -149,6 +150,7 @@ def resume_command(
         "-y",
         help="Allow every tool call (the dangerous-command floor still applies).",
     ),
+    permission_mode: str = permission_flag.option(),
     private: bool = typer.Option(
         False, "--private", help="Keep this thread on this machine from now on."
     ),
@@ -185,6 +187,7 @@ def resume_command(
         prompt,
         model=model,
         yes=yes,
+        permission_mode=permission_mode,
         private=private,
         no_sandbox=no_sandbox,
         output_format=output_format,

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loom.core.messages import Message
+from loom.core.permission_modes import PermissionMode
 from loom.core.todos import TodoItem
 
 SessionStatusName = Literal["idle", "thinking", "executing_tool"]
@@ -76,6 +77,13 @@ class PermissionRequest(_Event):
 class ModeChanged(_Event):
     type: Literal["mode_changed"] = "mode_changed"
     mode: ModeName
+
+
+class PermissionModeChanged(_Event):
+    """The session's permission mode (Claude Code's names; loom.permissions.modes)."""
+
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    permission_mode: PermissionMode
 
 
 class TextDeltaEvent(_Event):
@@ -225,6 +233,7 @@ SessionEvent = Annotated[
     | ToolComplete
     | PermissionRequest
     | ModeChanged
+    | PermissionModeChanged
     | TextDeltaEvent
     | ThinkingDeltaEvent
     | LlmRetry

@@ -2,13 +2,17 @@
 
 Order of the rules (first match wins):
 1. deny: a configured deny rule, or a `deny` answer earlier in this session -> DENY.
+   In plan mode (`modes.py`), a call that is not read-only -> DENY, telling the model
+   it is planning (read-only shell commands, `read_only.py`, go on to the rules below).
 2. the dangerous floor (shell commands in `dangerous.py`) -> ASK, or DENY when the policy
    is built with `dangerous="deny"`. No grant, auto-approved tool or `auto_approve_all`
    covers these: a person sees every one of them.
    Writes to files that decide what git or Loom runs (`.git/`, `.loom.toml`, ...: the
    tool's `protected_reason(args)`) -> ASK, with that reason, whatever else applies.
 3. read-risk tools -> ALLOW.
-4. `auto_approve_all`, or the tool is in `auto_approve_tools` -> ALLOW.
+4. bypassPermissions mode (`auto_approve_all`, `--yes`), or the tool is in
+   `auto_approve_tools` -> ALLOW; acceptEdits mode and a file edit inside the project
+   -> ALLOW.
 5. a saved `allow_always` grant covers the call -> ALLOW.
 6. otherwise -> ASK.
 
@@ -28,6 +32,7 @@ from typing import Any, Literal
 
 from loom.core.clock import now_iso
 from loom.permissions.grants import Grant, GrantStore, ScopeKind
+from loom.permissions.modes import PLAN_REFUSAL, PermissionMode, parse_permission_mode
 
 # The shell analysis (the bash parser, wrappers, the dangerous floor: ~5 ms of imports)
 # loads when the policy first judges a command, not when a session starts: `loom run`'s
@@ -138,16 +143,28 @@ class PermissionPolicy:
         deny_rules: Iterable[DenyRule | str] = (),
         auto_approve_all: bool = False,
         dangerous: Literal["ask", "deny"] = "ask",
+        mode: str = "default",
     ) -> None:
         if dangerous not in ("ask", "deny"):
             raise ValueError(f"dangerous must be 'ask' or 'deny', not {dangerous!r}")
         self.grants = grants
         self.auto_approve_tools = set(auto_approve_tools)
         self.deny_rules = [r if isinstance(r, DenyRule) else DenyRule.parse(r) for r in deny_rules]
-        self.auto_approve_all = auto_approve_all
+        self.mode: PermissionMode = parse_permission_mode(mode)
+        if auto_approve_all:
+            self.mode = "bypassPermissions"
         self.dangerous = dangerous
         self._session_denies: set[tuple[str, str | None]] = set()
         self._session_grants: list[Grant] = []  # used only when the database is unusable
+
+    @property
+    def auto_approve_all(self) -> bool:
+        return self.mode == "bypassPermissions"
+
+    def set_mode(self, mode: str) -> PermissionMode:
+        """Switch to `mode` (ValueError for an unknown name); returns it."""
+        self.mode = parse_permission_mode(mode)
+        return self.mode
 
     # -- deciding ------------------------------------------------------------------
 
@@ -168,6 +185,8 @@ class PermissionPolicy:
                 return Verdict(Decision.DENY, f"denied by rule {rule.tool}:{rule.pattern}", subject)
         if (name, key) in self._session_denies or (name, None) in self._session_denies:
             return Verdict(Decision.DENY, "denied earlier in this session", subject)
+        if self.mode == "plan" and not _plan_allows(tool, args, command):
+            return Verdict(Decision.DENY, PLAN_REFUSAL, subject)
         if command is not None:
             danger = dangerous_reason(command)
             if danger:
@@ -181,6 +200,8 @@ class PermissionPolicy:
             return Verdict(Decision.ALLOW, "read-only tool", subject)
         if self.auto_approve_all:
             return Verdict(Decision.ALLOW, "auto-approve is on for this session", subject)
+        if self.mode == "acceptEdits" and _edit_inside_project(tool, subject):
+            return Verdict(Decision.ALLOW, "acceptEdits mode: file edits run unasked", subject)
         if any(fnmatchcase(name, rule) for rule in self.auto_approve_tools):  # mcp__github__*
             return Verdict(Decision.ALLOW, f"{name} is auto-approved in config", subject)
         grant = self._covering_grant(tool, name, subject, command)
@@ -282,6 +303,23 @@ class PermissionPolicy:
             grant = Grant(0, self.grants.project_root or "", name, kind, value, now_iso())
             self._session_grants.append(grant)
             return grant
+
+
+def _plan_allows(tool: Any, args: dict[str, Any], command: str | None) -> bool:
+    """May this call run in plan mode: a read-only tool, or a read-only shell command."""
+    from loom.permissions.read_only import read_only_command
+
+    if _risk(tool, args) == "read":
+        return True
+    return command is not None and read_only_command(command)
+
+
+def _edit_inside_project(tool: Any, subject: str | None) -> bool:
+    """A file tool's write to a relative path that stays in the project (the tool itself
+    refuses a path that resolves outside it)."""
+    if _subject_kind(tool) != "path" or getattr(tool, "risk", "") != "write" or not subject:
+        return False
+    return not subject.startswith(("/", "~")) and ".." not in subject.split("/")
 
 
 def _under(path: str, folder: str) -> bool:

@@ -7,10 +7,13 @@ the `lsp_*` tools from loom.lsp the same way.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from loom.tools._launcher import CommandLauncher
+from loom.tools.background import DEFAULT_LIMIT, BackgroundCommands
+from loom.tools.background_tools import ShellKill, ShellOutput
 from loom.tools.base import Tool, ToolRegistry, ToolSetup
 from loom.tools.builtin import BuiltinTool
 from loom.tools.content_search import ContentSearch
@@ -24,14 +27,21 @@ from loom.tools.web_fetch import WebFetch
 
 
 def builtin_tools(
-    project_root: Path, config: Any = None, launcher: CommandLauncher | None = None
+    project_root: Path,
+    config: Any = None,
+    launcher: CommandLauncher | None = None,
+    *,
+    with_background: bool = False,
+    on_close: Callable[[Callable[[], Awaitable[None] | None]], None] | None = None,
 ) -> list[Tool]:
     """file_read, file_write, file_edit, file_search, content_search, directory_list,
     shell, git, todo_write and web_fetch, set up from `config` (a LoomConfig, or None for
     the defaults): `shell.timeout`, `shell.max_output_bytes`, `shell.pass_env`,
     `repo.ignore`, `[web_fetch]`.
     `launcher` (the session's sandbox) wraps the commands shell runs (git runs outside
-    it, hardened: see loom.tools.git)."""
+    it, hardened: see loom.tools.git). `with_background` (a session's set): shell may
+    start background commands, read and ended with shell_output and shell_kill, all of
+    them ended through `on_close` when the session stops."""
     root = Path(project_root).resolve()
     ignores = tuple(config.repo.ignore) if config is not None else ()
     timeout = float(config.shell.timeout) if config is not None else DEFAULT_TIMEOUT_S
@@ -39,6 +49,13 @@ def builtin_tools(
         int(config.shell.max_output_bytes) if config is not None else DEFAULT_MAX_OUTPUT_BYTES
     )
     pass_env = tuple(config.shell.pass_env) if config is not None else ()
+    limit = int(config.shell.max_background) if config is not None else DEFAULT_LIMIT
+    background = BackgroundCommands(limit=limit) if with_background else None
+    extra: list[Tool] = []
+    if background is not None:
+        extra = [ShellOutput(root, background), ShellKill(root, background)]
+        if on_close is not None:
+            on_close(background.close)  # every background command ends with its session
     return [
         FileRead(root),
         FileWrite(root),
@@ -53,7 +70,9 @@ def builtin_tools(
             max_output_bytes=max_output,
             pass_env=pass_env,
             launcher=launcher,
+            background=background,
         ),
+        *extra,
         Git(root, max_output_bytes=max_output, pass_env=pass_env),
         TodoWrite(root),
         _web_fetch(root, config),
@@ -73,7 +92,13 @@ def _web_fetch(root: Path, config: Any) -> WebFetch:
 
 
 def provide(setup: ToolSetup) -> list[Tool]:
-    return builtin_tools(setup.project_root, setup.config, setup.command_launcher)
+    return builtin_tools(
+        setup.project_root,
+        setup.config,
+        setup.command_launcher,
+        with_background=True,
+        on_close=setup.on_close,
+    )
 
 
 def builtin_registry(project_root: Path, config: Any = None) -> ToolRegistry:
@@ -87,6 +112,6 @@ def builtin_tool_types() -> dict[str, type[BuiltinTool]]:
     """The built-in tools by name (how an old thread's calls are shown)."""
     kinds: list[type[BuiltinTool]] = [
         FileRead, FileWrite, FileEdit, FileSearch, ContentSearch, DirectoryList,
-        Shell, Git, TodoWrite, WebFetch,
+        Shell, ShellOutput, ShellKill, Git, TodoWrite, WebFetch,
     ]  # fmt: skip
     return {kind.name: kind for kind in kinds}

@@ -18,6 +18,7 @@ from loom.tools._launcher import (
     sandbox_status,
 )
 from loom.tools._process import run_process
+from loom.tools.background import BackgroundCommands, describe
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
@@ -63,8 +64,10 @@ class Shell(BuiltinTool):
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         pass_env: Sequence[str] = (),
         launcher: CommandLauncher | None = None,
+        background: BackgroundCommands | None = None,
     ) -> None:
         super().__init__(project_root)
+        self.background = background  # the session's background commands, or None
         self.pass_env = tuple(pass_env)  # secret variables the person lets commands see
         self.launcher = launcher  # the sandbox (loom.sandbox.Sandbox), or None
         self.timeout = timeout
@@ -84,6 +87,12 @@ class Shell(BuiltinTool):
                 "description": f"Seconds (default {timeout:g}).",
             },
         }
+        if background is not None:
+            properties["background"] = {
+                "type": "boolean",
+                "default": False,
+                "description": "Answer at once with its id; see shell_output, shell_kill.",
+            }
         if offers_network_requests(launcher):
             properties["network"] = {
                 "type": "boolean",
@@ -116,6 +125,16 @@ class Shell(BuiltinTool):
         if not root.is_dir():
             raise ToolError(f"the project root {root} is not a folder")
         launcher = network_launcher(self.launcher, bool(args.get("network")))
+        if args.get("background") is True and self.background is not None:
+            job = await self.background.start(
+                command, [_shell(), "-c", command], cwd=root, launcher=launcher,
+                pass_env=self.pass_env,
+            )  # fmt: skip
+            return ToolResult(
+                f"id: {job.id}\n{describe(job)}\nRead its output with shell_output "
+                f"(id {job.id}); end it with shell_kill.",
+                metadata={"background_id": job.id},
+            )
         outcome = await run_process(
             [_shell(), "-c", command],
             cwd=root,

@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from loom.core.images import MAX_IMAGE_BYTES, ImageError, check_count, image_ref
+from loom.core.permission_modes import PermissionMode
 from loom.session import LoomError, SessionSpec
 from loom.web.graph import graph
 from loom.web.live import LiveSession, pending_permission
@@ -45,6 +46,7 @@ class NewSession(BaseModel):
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     model: str | None = Field(default=None, max_length=200)
     mode: Literal["normal", "architect"] = "normal"
+    permission_mode: PermissionMode = "default"
     images: list[ImageUpload] = Field(default_factory=list)  # files dropped on the page
 
 
@@ -60,6 +62,10 @@ class Answer(BaseModel):
 
 class Mode(BaseModel):
     mode: Literal["normal", "architect"]
+
+
+class PermissionModeBody(BaseModel):
+    permission_mode: PermissionMode
 
 
 class Model(BaseModel):
@@ -98,6 +104,7 @@ def _example(model: type[BaseModel]) -> str:
         Message: '{"text": "..."}',
         Answer: '{"action": "allow_once"}',
         Mode: '{"mode": "architect"}',
+        PermissionModeBody: '{"permission_mode": "plan"}',
         Model: '{"model": "openai:gpt-5"}',
         Title: '{"title": "..."}',
         TrustAnswer: '{"answer": "trust"}',
@@ -113,7 +120,12 @@ async def start(request: Request) -> JSONResponse:
     except ImageError as exc:
         return _error(400, str(exc))
     try:
-        spec = SessionSpec(model=model, mode=body.mode, asks_mcp_approval=True)
+        spec = SessionSpec(
+            model=model,
+            mode=body.mode,
+            permission_mode=body.permission_mode,
+            asks_mcp_approval=True,
+        )
         session = await state.ws.start_session(spec)
     except LoomError as exc:
         return _error(400, str(exc))
@@ -239,6 +251,14 @@ async def set_mode(request: Request) -> JSONResponse:
     except LoomError as exc:  # architect mode with no key for its models: one line
         return _error(400, str(exc))
     return JSONResponse({"mode": body.mode})
+
+
+async def set_permission_mode(request: Request) -> JSONResponse:
+    session_id = request.path_params["session_id"]
+    live = _state(request).require_live(session_id)
+    body = await _body(request, PermissionModeBody)
+    mode = live.session.set_permission_mode(body.permission_mode)
+    return JSONResponse({"permission_mode": mode})
 
 
 async def set_model(request: Request) -> JSONResponse:
@@ -443,6 +463,7 @@ routes = [
     Route("/api/sessions/{session_id}/cancel", cancel, methods=["POST"]),
     Route("/api/sessions/{session_id}/permission", answer, methods=["POST"]),
     Route("/api/sessions/{session_id}/mode", set_mode, methods=["POST"]),
+    Route("/api/sessions/{session_id}/permission_mode", set_permission_mode, methods=["POST"]),
     Route("/api/sessions/{session_id}/undo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/redo", undo_redo, methods=["POST"]),
     Route("/api/sessions/{session_id}/model", set_model, methods=["POST"]),

@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from loom.config import default_model
+from loom.core.permission_modes import PERMISSION_MODES
 from loom.session import LoomError
 from loom.web.cards import ChatItem, chat_items, usage_totals
 from loom.web.live import LiveSession, pending_permission
@@ -56,6 +57,8 @@ def _new_context(state: WebState, context: dict[str, Any], **extra: Any) -> dict
         items=[],
         model=default_model(state.ws.config),
         mode="normal",
+        permission_mode="default",
+        permission_modes=PERMISSION_MODES,
         title="",
         thread_id=None,
         busy=False,
@@ -104,6 +107,8 @@ async def session_page(request: Request) -> Response:
         items=chat_items(thread.messages),
         model=f"{thread.provider}:{thread.model}",
         mode="normal",
+        permission_mode="default",
+        permission_modes=PERMISSION_MODES,
         title=thread.metadata.title,
         thread_id=thread.id,
         busy=False,
@@ -150,6 +155,8 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         items=items + notices,
         model=session.model,
         mode=session.get_mode(),
+        permission_mode=session.permission_mode,
+        permission_modes=PERMISSION_MODES,
         title=session.thread.metadata.title,
         thread_id=session.thread.id,
         seq=live.last_seq,

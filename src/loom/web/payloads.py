@@ -16,6 +16,7 @@ from loom.core.events import (
     ModeChanged,
     NewMessage,
     Notice,
+    PermissionModeChanged,
     PermissionRequest,
     SessionError,
     SessionEvent,
@@ -148,6 +149,10 @@ def _mode(live: LiveSession, event: ModeChanged) -> dict[str, Any]:
     return {"type": "mode", "mode": event.mode}
 
 
+def _permission_mode(live: LiveSession, event: PermissionModeChanged) -> dict[str, Any]:
+    return {"type": "permission_mode", "permission_mode": event.permission_mode}
+
+
 def _retry(live: LiveSession, event: LlmRetry) -> dict[str, Any]:
     text = (
         f"The model call failed ({event.error}); retry {event.attempt} in "
@@ -229,6 +234,7 @@ _HANDLERS = {
     "tool_complete": _tool_done,
     "permission_request": _permission,
     "mode_changed": _mode,
+    "permission_mode_changed": _permission_mode,
     "llm_retry": _retry,
     "error": _error,
     "sync_error": _sync_error,

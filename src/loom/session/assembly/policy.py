@@ -20,6 +20,7 @@ def permission_policy(
     project_root: Path,
     *,
     auto_approve: bool = False,
+    permission_mode: str = "default",
     headless: bool = False,
     on_refusal: OnRefusal | None = None,
     sandbox: Any = None,
@@ -36,11 +37,13 @@ def permission_policy(
             auto_approve_tools=config.permissions.auto_approve,
             deny_rules=config.permissions.deny,
             auto_approve_all=auto_approve,
+            mode=permission_mode,
             # nobody is there to see a dangerous command in a headless run: refuse it
             dangerous="deny" if headless else "ask",
         )
-    except ValueError as exc:  # a malformed deny rule
-        raise SetupError(f"[permissions] deny: {exc}") from exc
+    except ValueError as exc:  # a malformed deny rule, or an unknown mode
+        where = "--permission-mode" if "permission mode" in str(exc) else "[permissions] deny"
+        raise SetupError(f"{where}: {exc}") from exc
     policy = guard_policy(policy, sandbox, headless=headless)
     if headless:
         return HeadlessPolicy(policy, on_refusal)

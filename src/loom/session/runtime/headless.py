@@ -57,3 +57,6 @@ class HeadlessPolicy:
 
     def record(self, *args: Any, **kwargs: Any) -> None:
         self.policy.record(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # mode, set_mode, grants of the wrapped one
+        return getattr(self.policy, name)

@@ -30,6 +30,7 @@ from loom.core.events import (
     LlmRetry,
     ModeChanged,
     NewMessage,
+    PermissionModeChanged,
     SessionError,
     SessionStatus,
     TextDeltaEvent,
@@ -46,6 +47,7 @@ from loom.core.thread import Thread
 from loom.core.todos import TodoItem
 from loom.llm import loop_share
 from loom.llm.base import Provider
+from loom.session.runtime import background, permission_mode
 from loom.session.runtime.auto_commit import after_turn
 from loom.session.runtime.bus import DEFAULT_QUEUE_SIZE, EventBus, Subscription
 from loom.session.runtime.hook_points import SessionHooks
@@ -285,6 +287,42 @@ class Session:
     def get_mode(self) -> str:
         return self.mode
 
+    @property
+    def permission_mode(self) -> str:
+        """default, acceptEdits, plan or bypassPermissions (loom.permissions.modes)."""
+        return permission_mode.mode_of(self.permissions)
+
+    def set_permission_mode(self, mode: str) -> str:
+        """Switch the permission mode from the next tool call on (a sub-agent's follows
+        its parent's); ValueError for an unknown name."""
+        before = self.permission_mode
+        after = permission_mode.switch(self.permissions, mode)
+        if after != before:
+            self.publish(PermissionModeChanged(session_id=self.id, permission_mode=after))
+        return after
+
+    def background_commands(self) -> list[background.BackgroundView]:
+        """The background commands this session started (shell with background: true)."""
+        return background.views(self.tools)
+
+    async def kill_background(self, command_id: str) -> str:
+        """End background command `command_id` and its process group; a line saying so.
+        ValueError for an id this session does not have."""
+        registry = background.registry_of(self.tools)
+        if registry is None or command_id not in registry.commands:
+            raise ValueError(f"no background command {command_id!r} in this session")
+        return await registry.kill(command_id)
+
+    async def approve_plan(self, mode: str = "default") -> str:
+        """The person approves the plan (the todo list): leave plan mode for `mode` and
+        carry it out; returns the answer. ValueError when the session is not planning."""
+        if self.permission_mode != "plan":
+            raise ValueError("there is no plan to approve: the session is not in plan mode")
+        if mode == "plan":
+            raise ValueError("approving a plan leaves plan mode; choose another mode")
+        self.set_permission_mode(mode)
+        return await self.send_message(permission_mode.approval_message(self.todos))
+
     def get_status(self) -> str:
         return self._status
 
@@ -397,6 +435,9 @@ class Session:
                 from loom.session.runtime.architect import run_architect_turn
 
                 return await run_architect_turn(self, text)
+            text = background.with_finished_note(self.tools, text)
+            if self.permission_mode == "plan":
+                text = permission_mode.with_plan_note(text)
             message = UserMessage(content=text, images=images or None)
             if mentions:
                 message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus

@@ -35,6 +35,9 @@ class SessionSpec:
     max_turns: int | None = None  # model requests per user message (loom run --max-turns)
     effort: str | None = None  # --effort / an agent's `effort:`; None: model.effort
     auto_approve: bool = False  # --yes: every tool but the dangerous-command floor runs
+    # default | acceptEdits | plan | bypassPermissions (loom.permissions.modes); --yes
+    # makes it bypassPermissions
+    permission_mode: str = "default"
     headless: bool = False  # nobody can answer: what would ask is refused
     on_refusal: OnRefusal | None = None  # called with a Refusal for each refused call
     cwd: Path | None = None  # where the person is (LOOM.md lookup); default: here

@@ -447,6 +447,7 @@ class Workspace:
                     self.paths.database,
                     root,
                     auto_approve=spec.auto_approve,
+                    permission_mode=spec.permission_mode,
                     headless=spec.headless,
                     on_refusal=spec.on_refusal,
                     sandbox=sandbox,

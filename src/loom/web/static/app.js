@@ -228,6 +228,10 @@ const handlers = {
   },
   permission_answered() { $("#modal-root").replaceChildren(); },
   mode(p) { markMode(p.mode); },
+  permission_mode(p) {
+    const select = $("#permission-mode");
+    if (select) select.value = p.permission_mode;
+  },
   notice(p) { notice(p.level, p.text); },
   mcp_asks(p) { $("#mcp-asks").innerHTML = p.html; },
   trust_answered() { $("#trust-ask")?.replaceChildren(); },
@@ -344,7 +348,8 @@ async function send(text) {
   const images = pendingImages.slice();
   if (view === "new") {
     const model = $("#model")?.value.trim() || null;
-    const started = await api("/api/sessions", { text, model, mode: currentMode(), images });
+    const permission_mode = $("#permission-mode")?.value || "default";
+    const started = await api("/api/sessions", { text, model, mode: currentMode(), permission_mode, images });
     pendingImages.length = 0;
     location.assign(started.url);
     return;
@@ -398,6 +403,12 @@ function setupComposer() {
       if (view === "live") await api(`/api/sessions/${sessionId}/mode`, { mode });
     });
   }
+  const permissionMode = $("#permission-mode");
+  permissionMode?.addEventListener("change", async () => {
+    if (view === "live") {
+      await api(`/api/sessions/${sessionId}/permission_mode`, { permission_mode: permissionMode.value });
+    }
+  });
   const model = $("#model");
   model?.addEventListener("change", async () => {
     if (view !== "live" || !model.value.trim()) return;

@@ -1,0 +1,45 @@
+"""A session's background commands as faces and the model see them (loom.tools.background
+holds them; the shell tool of the session's tool set owns the one registry)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BackgroundView:
+    id: str
+    command: str
+    running_s: float
+    state: str  # running, exited, killed
+    exit_code: int | None
+
+
+def registry_of(tools: Any) -> Any:
+    """The session's BackgroundCommands, or None (no shell, or a tool set without them)."""
+    try:
+        shell = tools.get("shell")
+    except Exception:
+        return None
+    return getattr(shell, "background", None)
+
+
+def views(tools: Any) -> list[BackgroundView]:
+    registry = registry_of(tools)
+    if registry is None:
+        return []
+    return [
+        BackgroundView(job.id, job.command, job.running_for(), job.state, job.exit_code)
+        for job in registry.commands.values()
+    ]
+
+
+def with_finished_note(tools: Any, text: str) -> str:
+    """A user message with a line per background command that ended since the model was
+    last told (so it knows without asking)."""
+    registry = registry_of(tools)
+    lines = registry.take_finished() if registry is not None else []
+    if not lines:
+        return text
+    return text + "\n\n[background commands that ended]\n" + "\n".join(lines)

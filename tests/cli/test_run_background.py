@@ -1,0 +1,81 @@
+"""Background commands through `loom run` (a real subprocess, the real sandbox, the fake
+LLM server): started, read, and never outliving the session, however it ends."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
+from tests.support.loom_cli import _child_environ, loom
+
+
+def _alive(marker: str) -> list[int]:
+    """Processes whose command line names `marker` (a unique sleep length)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline and "pytest" not in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _start(marker: str, printed: str) -> FakeToolCall:
+    command = f"echo {printed}; sleep {marker}; echo never"
+    return FakeToolCall("shell", {"command": command, "background": True}, id="call_bg")
+
+
+def test_a_background_command_answers_at_once_is_read_and_ends_with_the_run(
+    server: FakeLlmServer, project: Path
+) -> None:
+    marker = "31337"
+    read = FakeToolCall("shell_output", {"id": "b1", "wait": 10, "filter": "hello"})
+    server.add(Turn(tool_calls=[_start(marker, "hello-bg")]), Turn(tool_calls=[read]))
+    server.add(Turn(text="it runs"))
+    done = loom(["run", "-p", "start a server", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    started = json.dumps(server.requests[1].json["messages"][-1])
+    assert "id: b1" in started and "running" in started
+    output = json.dumps(server.requests[2].json["messages"][-1])
+    assert "hello-bg" in output and "b1 running for" in output
+    assert _alive(marker) == []  # the run ended: so did the command and its sleep
+
+
+def _stop_mid_turn(server: FakeLlmServer, project: Path, marker: str, sig: signal.Signals) -> str:
+    """`loom run` starts a background command, then waits on a slow model answer: stop it
+    with `sig` then; its stderr, once every process named by `marker` is gone (or not)."""
+    server.add(Turn(tool_calls=[_start(marker, "up")]), Turn(text="late", delay=60))
+    before = len(server.requests)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loom", "run", "-p", "go", "--yes"], cwd=project,
+        env=_child_environ(server, {}), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.requests) < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _alive(marker), "the background command runs while the turn waits"
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    deadline = time.monotonic() + 10
+    while _alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return err
+
+
+def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project: Path) -> None:
+    err = _stop_mid_turn(server, project, "31338", signal.SIGTERM)
+    assert "Traceback" not in err, err
+    assert _alive("31338") == []
