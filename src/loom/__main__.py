@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _fail(line: str) -> None:
-    sys.stderr.write(f"loom: error: {line}\n")
+    from loom.core.text import visible  # a folder's name: shown as text
+
+    sys.stderr.write(f"loom: error: {visible(line)}\n")
     raise SystemExit(1)
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loom.core.secrets import hide_url_passwords, is_secret_name, is_secret_variable
+from loom.core.text import visible as visible  # the one sanitizer: values in questions
 
 Show = Callable[[str, Any], list[str]]  # (dotted key, value) -> lines for a person
 
@@ -65,18 +66,6 @@ Kind = Shapes | Powerful | Tighten
 
 HIDDEN = "<hidden>"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
-
-
-def visible(text: str) -> str:
-    """`text` with each character a terminal would act on or hide (escape sequences,
-    carriage returns, newlines, bidi overrides, zero-width or non-breaking spaces)
-    written as its escape (`\\x1b`, `\\r`, `\\u202e`): a value in a trust question or an
-    approval cannot erase, reorder or fake what is shown beside it."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
 
 
 def masked(name: str, value: Any, *, always: bool = False) -> str:

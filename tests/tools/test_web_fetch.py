@@ -99,6 +99,14 @@ class _Site(http.server.BaseHTTPRequestHandler):
             "/big": ("text/plain", b"line of text\n" * 20_000, {}),
             "/bomb": ("text/plain", gzip.compress(bytes(50_000_000)), {"Content-Encoding": "gzip"}),
             "/zip": ("application/zip", b"PK\x03\x04" + bytes(100), {}),
+            # `+ABs-` is ESC in UTF-7: an OSC 52 clipboard write out of harmless bytes
+            "/utf7": ("text/plain; charset=utf-7", b"hi +ABs-]52;c;ZXZpbA==+AAc- there", {}),
+            "/escape": ("text/html; charset=unicode_escape", b"<p>hi \\x1b[2J there</p>", {}),
+            "/raw": (
+                "text/plain; charset=utf-8",
+                "a\x1b]8;;http://evil.example/\x1b\\b\x9b2J\u202ec\r\nd".encode(),
+                {},
+            ),
         }.get(self.path, ("text/plain", b"", {}))
         if self.path == "/slow":
             self.release.wait(30)
@@ -146,3 +154,20 @@ def test_a_page_that_does_not_answer_in_time_is_a_clear_error(tmp_path: Path, si
 def test_a_file_that_is_not_text_is_refused(tmp_path: Path, site: str) -> None:
     with pytest.raises(ToolError, match="is application/zip, not a page of text"):
         fetch(tmp_path, f"{site}/zip")
+
+
+@pytest.mark.parametrize("page", ["utf7", "escape"])
+def test_a_charset_that_spells_escapes_is_read_as_utf8(
+    tmp_path: Path, site: str, page: str
+) -> None:
+    # Decoded as declared, these pages held a raw ESC that the REPL's tool card (and any
+    # later print of the thread) would hand to the terminal.
+    text = fetch(tmp_path, f"{site}/{page}").content
+    assert "\x1b" not in text
+    assert "+ABs-]52;c;ZXZpbA==+AAc-" in text if page == "utf7" else "\\x1b[2J" in text
+
+
+def test_control_characters_in_a_page_reach_the_model_as_escapes(tmp_path: Path, site: str) -> None:
+    text = fetch(tmp_path, f"{site}/raw").content
+    assert not {"\x1b", "\x9b", "\r"} & set(text)
+    assert "a\\x1b]8;;http://evil.example/\\x1b\\b\\x9b2J\u202ec\nd" in text  # bidi: for a terminal

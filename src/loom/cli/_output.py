@@ -14,8 +14,11 @@ ERROR_PREFIX = "loom: error: "
 
 
 def error_line(message: object) -> str:
-    """The one line an error is shown as, wherever it comes from."""
-    return ERROR_PREFIX + " ".join(str(message).split())
+    """The one line an error is shown as, wherever it comes from (a file's or a key's
+    name in it is shown as text: its escape sequences are written out, never run)."""
+    from loom.core.text import visible
+
+    return ERROR_PREFIX + visible(" ".join(str(message).split()))
 
 
 def fail(message: object, as_json: bool = False, code: int = 1) -> NoReturn:
@@ -39,5 +42,23 @@ def person_errors(as_json: bool = False, bad_input_code: int = 1) -> Iterator[No
         fail(exc, as_json, bad_input_code if isinstance(exc, BadInput) else 1)
 
 
+def say(text: str, err: bool = False) -> None:
+    """Print lines for a person that hold text from files, a repository or a model (a
+    key's name, a path, a warning): newlines stay, escape sequences are shown as text."""
+    from loom.core.text import visible_block
+
+    typer.echo(visible_block(text), err=err)
+
+
+def warn(line: str) -> None:
+    """One line on stderr holding text from files or a repository (an unknown key, a
+    skipped agent file): every control character in it, a newline too, is shown."""
+    from loom.core.text import visible
+
+    typer.echo(visible(line), err=True)
+
+
 def emit(data: dict[str, Any], human: str, as_json: bool) -> None:
-    typer.echo(json.dumps(data) if as_json else human)
+    from loom.core.text import visible_block
+
+    typer.echo(json.dumps(data) if as_json else visible_block(human))

@@ -8,6 +8,10 @@
 
 A shell command is shown whole with the folder it runs in, and `[p]` lets the person
 type the command prefix a grant covers. Long bodies are folded; `[v]` pages them whole.
+
+What is shown is exactly what would run: every line break of a command ends its line
+with `↵`, and a control character, escape sequence or bidi override is written as its
+escape (`\x1b[1A`), so no command can redraw the question to pass for another.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from loom.cli.permission_keys import DENY, INTERRUPT, read_answer
+from loom.core.text import visible, visible_block
 
 if TYPE_CHECKING:
     from loom.core.events import PermissionRequest
@@ -27,6 +32,7 @@ if TYPE_CHECKING:
 FOLD_LINES = 30  # body lines shown before the rest is folded behind [v]
 APPLIED_DIFF_LINES = 20  # lines of an applied edit's diff shown after it ran
 GENERIC_REASON = "needs your approval"  # the policy's reason when nothing is special
+LINE_BREAK = "↵"  # ends each line of a command that goes on to the next
 
 
 @dataclass
@@ -37,10 +43,26 @@ class Answer:
     said: str = ""  # what the REPL prints as the answer
 
 
+def body_lines(body: str) -> list[str]:
+    """The lines of a body, split at newlines only (a carriage return or a form feed is
+    part of its line, shown as its escape)."""
+    lines = body.split("\n")
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
 def styled_body(body: str, kind: str) -> Text:
-    """A diff coloured by line, anything else as plain text (never parsed as markup)."""
+    """A diff coloured by line, anything else as plain text (never parsed as markup);
+    a command's lines with their breaks marked and every control character shown."""
     text = Text()
-    for line in body.splitlines():
+    lines = body_lines(body)
+    for number, line in enumerate(lines, 1):
+        if kind == "command":
+            text.append("  " + visible(line), style="bold")
+            if number < len(lines) or body.endswith("\n"):
+                text.append(LINE_BREAK, style="dim")
+            text.append("\n")
+            continue
+        line = visible_block(line.removesuffix("\r"))  # a CRLF file's line end is no news
         style = ""
         if kind == "diff":
             if line.startswith(("+++", "---")):
@@ -51,18 +73,16 @@ def styled_body(body: str, kind: str) -> Text:
                 style = "red"
             elif line.startswith("@@"):
                 style = "cyan"
-        elif kind == "command":
-            style = "bold"
         text.append("  " + line + "\n", style=style)
     return text
 
 
 def folded(body: str, limit: int) -> tuple[str, int]:
     """(the first `limit` lines, how many more there are)."""
-    lines = body.splitlines()
+    lines = body_lines(body)
     if len(lines) <= limit:
         return body, 0
-    return "\n".join(lines[:limit]), len(lines) - limit
+    return "\n".join(lines[:limit]) + "\n", len(lines) - limit  # (a command goes on: ↵)
 
 
 class ApprovalPrompt:
@@ -95,12 +115,12 @@ class ApprovalPrompt:
             if result == INTERRUPT:
                 return Answer(DENY, interrupt=True, said="deny (and stop the turn)")
             if result == "allow_always":
-                return Answer(result, said=f"allow always: {view.grant}")
+                return Answer(result, said=f"allow always: {visible(view.grant)}")
             return Answer(result, said=result.replace("_", " "))
 
     def show(self, view: Any, event: PermissionRequest) -> None:
         line = self.renderer.line
-        line(view.title, style="bold yellow")
+        line(visible(view.title), style="bold yellow")  # a file's name may hold anything
         if view.body:
             shown, more = folded(view.body, FOLD_LINES)
             self.renderer.text(styled_body(shown, view.body_kind))
@@ -109,13 +129,13 @@ class ApprovalPrompt:
             if more:
                 line(f"  … {more} more lines ([v] shows them all)", style="dim")
         if view.cwd:
-            line(f"  in {view.cwd}", style="dim")
+            line(f"  in {visible(view.cwd)}", style="dim")
         sandboxed = event.sandboxed
         if sandboxed is not None:  # a command: say whether the sandbox confines it
             text = event.sandbox or ("runs sandboxed" if sandboxed else "")
             line(f"  {text or 'runs WITHOUT a sandbox'}", style="dim" if sandboxed else "yellow")
         if event.reason not in ("", GENERIC_REASON):
-            line(f"  asked because: {event.reason}", style="yellow")
+            line(f"  asked because: {visible(event.reason)}", style="yellow")
 
     def question(self, view: Any, more: int) -> str:
         extra = "  [v] view all" if more else ""
@@ -123,14 +143,14 @@ class ApprovalPrompt:
         if not self.interactive:
             prefix = ""
         return (
-            f"Allow? [y] once  [a] always: {view.grant}\n"
+            f"Allow? [y] once  [a] always: {visible(view.grant)}\n"
             f"       {prefix.strip()}{'  ' if prefix else ''}[n] deny (Esc){extra} › "
         )
 
     async def page(self, title: str, body: str) -> None:
         import pydoc
 
-        await asyncio.to_thread(pydoc.pager, f"{title}\n\n{body}")
+        await asyncio.to_thread(pydoc.pager, f"{visible(title)}\n\n{visible_block(body)}")
 
     async def ask_prefix(self, session: Session, event: PermissionRequest) -> Answer | None:
         """The person types the prefix a grant covers, starting from the whole command."""
@@ -163,7 +183,7 @@ class ApprovalPrompt:
             self.renderer.line(f"  {refused}", style="yellow")
             return None
         words = grant_words(session, event.tool_name, event.arguments, scope=typed)
-        return Answer("allow_always", {"scope": typed}, said=f"allow always: {words}")
+        return Answer("allow_always", {"scope": typed}, said=f"allow always: {visible(words)}")
 
 
 def applied_diff_lines(diff: str) -> tuple[Text, int]:

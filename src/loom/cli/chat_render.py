@@ -12,6 +12,7 @@ from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
 from loom.cli.stream_echo import OpenBlockEcho
+from loom.cli.terminal import safe_markdown, visible_block
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
@@ -126,6 +127,7 @@ class EventRenderer:
     def _write_raw(self, text: str) -> None:
         if self.before_write is not None:
             self.before_write()
+        text = visible_block(text)  # a model's text: shown, never acted on
         self.console.file.write(text)
         self.console.file.flush()
         if text:
@@ -141,6 +143,10 @@ class EventRenderer:
         self.end_line()
 
     def line(self, text: str | Text, style: str | None = None) -> None:
+        """One line (or a few) of text; a str is shown as text, its controls as escapes
+        (the console, a SafeConsole, does the same for what a Text holds)."""
+        if isinstance(text, str):
+            text = visible_block(text)
         self._close_stream()
         self.end_line()
         if self.before_write is not None:
@@ -183,8 +189,9 @@ class EventRenderer:
         self._at_line_start = text.endswith(("\n", "\x1b[J"))
 
     def _markdown_block(self, source: str) -> None:
-        from rich.markdown import Markdown
-
+        # made before the plain echo is erased: its first use imports rich.markdown, and
+        # keys typed meanwhile would be echoed onto the erased line
+        rendered = safe_markdown(source)
         if self._echo is not None and self._echo.active and not self._echo.erase():
             self._blocks += 1  # too tall to redraw: it stays as the plain text shown
             return
@@ -193,17 +200,15 @@ class EventRenderer:
             self.before_write()
         if self._blocks:
             self.console.print()
-        self.console.print(Markdown(source), soft_wrap=False)
+        self.console.print(rendered, soft_wrap=False)
         self._blocks += 1
         self._at_line_start = True
 
     def _print_markdown(self, source: str) -> None:
-        from rich.markdown import Markdown
-
         self.end_line()
         if self.before_write is not None:
             self.before_write()
-        self.console.print(Markdown(source), soft_wrap=False)
+        self.console.print(safe_markdown(source), soft_wrap=False)
         self._at_line_start = True
 
     def _close_stream(self) -> None:
@@ -328,7 +333,8 @@ class EventRenderer:
                   style="bold")  # fmt: skip
         for item in todos:
             mark, style = _TODO_MARKS[item.status]
-            self.line(Text.assemble(("  " + mark + " ", style), (item.content, style)))
+            content = visible_block(item.content)  # the model's words
+            self.line(Text.assemble(("  " + mark + " ", style), (content, style)))
 
     def _on_architect_step(self, event: ArchitectStep) -> None:
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
@@ -364,7 +370,7 @@ class EventRenderer:
                     self.line(Text(f"{label}:", style="bold"))  # as the answer looked
                     self._print_markdown(text)
                 else:
-                    self.line(Text.assemble((f"{label}: ", "bold"), text))
+                    self.line(Text.assemble((f"{label}: ", "bold"), visible_block(text)))
                 if more:
                     self.line(f"  … {more:,} more characters (`loom show` has them)", style="dim")
             for call in getattr(message, "tool_calls", None) or []:

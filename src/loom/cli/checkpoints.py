@@ -53,16 +53,18 @@ def print_report(report: Any, thread_id: str | None = None) -> None:
     turns = len(report.turns)
     typer.echo(f"{verb} {turns} turn{'s' if turns != 1 else ''}{where}; files restored:")
     result = report.result
+    from loom.core.text import visible  # file names the agent chose: shown as text
+
     for path in result.changed:
-        typer.echo(f"  M {path}")
+        typer.echo(f"  M {visible(str(path))}")
     for path in result.created:
-        typer.echo(f"  A {path}")
+        typer.echo(f"  A {visible(str(path))}")
     for path in result.removed:
-        typer.echo(f"  D {path}")
+        typer.echo(f"  D {visible(str(path))}")
     if not result.paths:
         typer.echo("  (none: the files were already as they were then)")
     for path in report.overwritten:
-        typer.echo(f"  overwrote a hand edit: {path}")
+        typer.echo(f"  overwrote a hand edit: {visible(str(path))}")
 
 
 def undo_command(

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from loom.cli._output import error_line
+from loom.cli._output import error_line, say, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +31,7 @@ def config_command(
         typer.echo(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in config.warnings:
-        typer.echo(f"loom: warning: {warning}", err=True)
+        warn(f"loom: warning: {warning}")
     data = mask_secrets(config.model_dump(mode="json", by_alias=True))
     user_file = LoomPaths.from_env().user_config_file
     project_file = find_project(cwd.resolve())[1]
@@ -59,19 +59,19 @@ def config_command(
         typer.echo(json.dumps(payload, indent=2))
         return
     loaded = set(config.sources)
-    typer.echo(f"# project root: {config.project_root}")
-    typer.echo(f"# user file:    {user_file}{'' if user_file in loaded else ' (none)'}")
-    typer.echo(f"# project file: {project_file or '(none; .loom.toml up to the git root)'}")
-    typer.echo(f"# environment:  {', '.join(environment) or '(none)'}")
-    typer.echo("# later layers win: defaults < user < project < environment < flags\n")
-    typer.echo(to_toml(data))
+    say(f"# project root: {config.project_root}")
+    say(f"# user file:    {user_file}{'' if user_file in loaded else ' (none)'}")
+    say(f"# project file: {project_file or '(none; .loom.toml up to the git root)'}")
+    say(f"# environment:  {', '.join(environment) or '(none)'}")
+    say("# later layers win: defaults < user < project < environment < flags\n")
+    say(to_toml(data))
     if ignored:
-        typer.echo(f"\n# {reason} (`loom trust` shows and trusts them):")
+        say(f"\n# {reason} (`loom trust` shows and trusts them):")
         for item in ignored:
             shown = item.lines()
-            typer.echo(f"#   {shown[0]}   [{item.source}]  ({reason})")
+            say(f"#   {shown[0]}   [{item.source}]  ({reason})")
             for line in shown[1:]:
-                typer.echo(f"#   {line}")
+                say(f"#   {line}")
 
 
 def mask_secrets(data: Any) -> Any:

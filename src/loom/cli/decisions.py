@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from loom.cli._output import person_errors
+from loom.cli._output import person_errors, say
 
 decisions_app = typer.Typer(
     help="The decision graph: goals, decisions, options, actions and outcomes the agent "
@@ -61,10 +61,10 @@ def list_command(
             "outcomes with its decision_log tool as it works."
         )
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from loom.cli.terminal import SafeConsole
     from loom.core.clock import humanize_age
     from loom.session import one_line
 
@@ -77,7 +77,7 @@ def list_command(
             Text(r.id), Text(r.node_type), Text(one_line(r.title)),
             Text(str(r.confidence), style=colour), Text(r.status), humanize_age(r.updated_at),
         )  # fmt: skip
-    Console().print(table)
+    SafeConsole().print(table)
     typer.echo("Details: `loom decisions show ID`; health: `loom decisions pulse`.")
 
 
@@ -101,25 +101,25 @@ def show_command(
     from loom.session import SHOW_WIDTH, cut_note, one_line
 
     title = one_line(node.title, SHOW_WIDTH)
-    typer.echo(f"{node.id}  [{node.node_type}]  {title}")
+    say(f"{node.id}  [{node.node_type}]  {title}")
     if note := cut_note(node.title, title):
-        typer.echo(note)
-    typer.echo(f"status {node.status}, confidence {node.confidence}"
+        say(note)
+    say(f"status {node.status}, confidence {node.confidence}"
                + ("  (uncertain)" if view.uncertain else ""))  # fmt: skip
-    typer.echo(f"thread {node.thread_id}, logged {node.created_at}")
+    say(f"thread {node.thread_id}, logged {node.created_at}")
     if node.metadata:
-        typer.echo("metadata: " + ", ".join(f"{k}={v}" for k, v in node.metadata.items()))
+        say("metadata: " + ", ".join(f"{k}={v}" for k, v in node.metadata.items()))
     if node.description:
-        typer.echo("")
-        typer.echo(node.description)
+        say("")
+        say(node.description)
     if view.links:
-        typer.echo("")
+        say("")
         for direction, edge, other in view.links:
             arrow = "->" if direction == "child" else "<-"
             label = "(missing)"
             if other is not None:
                 label = f"{other.id} [{other.node_type}] {one_line(other.title)}"
-            typer.echo(f"  {arrow} {one_line(edge.edge_type, 30):<10} {label}")
+            say(f"  {arrow} {one_line(edge.edge_type, 30):<10} {label}")
 
 
 @decisions_app.command("pulse")
@@ -128,7 +128,10 @@ def pulse_command(as_json: bool = typer.Option(False, "--json", help="Print JSON
     with person_errors(bad_input_code=2):
         api = _api()
         pulse = api.pulse()
-    typer.echo(json.dumps(pulse.as_dict(), indent=2) if as_json else api.render_pulse(pulse))
+    if as_json:
+        typer.echo(json.dumps(pulse.as_dict(), indent=2))
+    else:
+        say(api.render_pulse(pulse))  # titles the model logged: shown as text
 
 
 @decisions_app.command("narrative")
@@ -138,7 +141,7 @@ def narrative_command(
 ) -> None:
     """A thread's or a goal's nodes as a timeline, in words."""
     with person_errors(bad_input_code=2):
-        typer.echo(_api().narrative(thread=thread, goal=goal))
+        say(_api().narrative(thread=thread, goal=goal))
 
 
 @decisions_app.command("export")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
+from loom.core.text import json_visible, visible
+
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up time
 if TYPE_CHECKING:
     from typing import TextIO
@@ -97,7 +99,7 @@ def run_list(
     if as_json:
         import json
 
-        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        out.write(json_visible(json.dumps(rows, indent=2, ensure_ascii=False)) + "\n")
         return 0
     if not rows:
         out.write("No threads yet. Start one with `loom`.\n")
@@ -120,21 +122,20 @@ def run_search(
         import json
 
         data = [{**row, "snippet": snippet, "rank": rank} for row, snippet, rank in hits]
-        out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        out.write(json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
         return 0
     if not hits:
-        out.write(f"No threads match '{query}'. Try fewer or shorter words.\n")
+        out.write(f"No threads match '{visible(query)}'. Try fewer or shorter words.\n")
         return 0
     from loom.core.clock import humanize_age
 
     tty = out.isatty() and not os.environ.get("NO_COLOR")
     for row, snippet, _rank in hits:
-        where = ", ".join(
-            p for p in (row["git_branch"], humanize_age(row["last_activity_at"])) if p
-        )
-        out.write(f"{_bold(row['id'], tty)}  {row['title']}  ({where})\n")
+        branch = _cut(row["git_branch"] or "", 60)
+        where = ", ".join(p for p in (branch, humanize_age(row["last_activity_at"])) if p)
+        out.write(f"{_bold(row['id'], tty)}  {_cut(row['title'], 200)}  ({where})\n")
         if snippet:
-            out.write(f"    {_highlight(snippet, tty)}\n")
+            out.write(f"    {_highlight(_cut(snippet, 2000), tty)}\n")
     return 0
 
 
@@ -169,7 +170,7 @@ def _answer(query, search: bool = False):  # (ThreadIndex -> T) -> T
 
 
 def _warn(line: str) -> None:
-    sys.stderr.write(f"loom: {line}\n")
+    sys.stderr.write(f"loom: {visible(line)}\n")
     sys.stderr.flush()
 
 
@@ -220,7 +221,9 @@ def _terminal_width() -> int:
 
 
 def _cut(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    """One line of at most `width` characters, shown as text (a title, a branch and a
+    snippet come from a model, a repository or a thread: escapes are shown, not run)."""
+    text = visible(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

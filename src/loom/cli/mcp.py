@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from loom.cli._output import warn
+
 if TYPE_CHECKING:
     from loom.config import LoomConfig
 
@@ -37,7 +39,7 @@ def _config(project: Path | None = None) -> LoomConfig:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     for warning in config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        warn(f"warning: {warning}")
     untrusted = config.trust.notice() if config.trust is not None else None
     if untrusted:  # its .loom.toml servers and .mcp.json: listed, started only if approved
         typer.echo(f"loom: {untrusted}", err=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from loom.core.text import visible  # a repository's file names: shown as text
+
 REFRESH_SECONDS = 5.0
 MAX_SHOWN = 50
 
@@ -48,4 +50,4 @@ class MentionCompleter(Completer):
         starts = [p for p in (*dirs, *files) if p.lower().startswith(lowered)]
         inside = [p for p in files if lowered and lowered in p.lower() and p not in starts]
         for path in (starts + inside)[:MAX_SHOWN]:
-            yield Completion("@" + path, start_position=-len(word), display=path)
+            yield Completion("@" + path, start_position=-len(word), display=visible(path))

@@ -62,17 +62,21 @@ def list_command(
             "'allow always' to a permission prompt."
         )
         return
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from loom.cli.terminal import SafeConsole
     from loom.core.clock import humanize_age
 
     table = Table(box=None, header_style="bold")
     for column in ("id", "tool", "scope", "project", "created"):
         table.add_column(column, overflow="fold")
     for g in grants:
-        table.add_row(str(g.id), g.tool, g.describe(), g.project_root, humanize_age(g.created_at))
-    Console().print(table)
+        table.add_row(  # Text: a command's "[bold]" is not Rich markup
+            str(g.id), Text(g.tool), Text(g.describe()), Text(g.project_root),
+            humanize_age(g.created_at),
+        )  # fmt: skip
+    SafeConsole().print(table)
     typer.echo("Revoke one with `loom permissions revoke ID`, or all with --all.")
 
 

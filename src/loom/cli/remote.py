@@ -33,12 +33,15 @@ def _print_rows(rows: list[dict[str, Any]], with_snippet: bool = False) -> None:
     if not rows:
         typer.echo("no threads")
         return
+    from loom.core.text import visible  # a server's threads: anyone's text, shown as text
+
     for row in rows:
-        when = row.get("last_activity_at", "")[:16].replace("T", " ")
-        owner = row.get("owner", "")
-        typer.echo(f"{row['id']}  {when}  {owner:<12} {row.get('title') or '(untitled)'}")
+        when = str(row.get("last_activity_at", ""))[:16].replace("T", " ")
+        owner = visible(str(row.get("owner", "")))
+        title = visible(str(row.get("title") or "(untitled)"))
+        typer.echo(f"{visible(str(row['id']))}  {visible(when)}  {owner:<12} {title}")
         if with_snippet and row.get("snippet"):
-            typer.echo(f"    {' '.join(row['snippet'].split())[:160]}")
+            typer.echo(f"    {visible(' '.join(str(row['snippet']).split())[:160])}")
 
 
 def remote_list(limit: int = 50, as_json: bool = False) -> int:

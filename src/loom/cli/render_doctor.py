@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from loom.paths import LoomPaths
 
@@ -14,7 +15,7 @@ SHOW = 10
 def print_doctor_report(report: Any, paths: LoomPaths, console: Console, *, repaired: bool) -> None:
     """`report`: what `Workspace.threads.doctor()` returns."""
     for line in report.repaired:
-        console.print(f"[green]repaired:[/green] {line}", highlight=False)
+        console.print(Text.assemble(("repaired:", "green"), f" {line}"), highlight=False)
     console.print(f"Thread files: {report.threads} in {paths.threads_dir}", highlight=False)
     console.print(f"Index rows:   {report.indexed} in {paths.database}", highlight=False)
     count, freed = report.cleaned_temp_files

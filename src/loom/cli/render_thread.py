@@ -1,5 +1,9 @@
 """A thread for reading: in the terminal (`loom show`), as Markdown (`loom export`), and
-the summary printed when a thread is resumed (seed 002)."""
+the summary printed when a thread is resumed (seed 002).
+
+Print through a `loom.cli.terminal.SafeConsole`: a thread's text (titles, answers, tool
+output, branch names) is shown as text, its escape sequences written out, never run;
+and none of it is read as rich markup."""
 
 from __future__ import annotations
 
@@ -7,11 +11,11 @@ import json
 from typing import Any
 
 from rich.console import Console, Group
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from loom.cli.terminal import safe_markdown, visible, visible_block
 from loom.core.branches import hidden_indexes
 from loom.core.clock import humanize_age
 from loom.core.export import git_line
@@ -28,14 +32,14 @@ def print_resume_summary(thread: Thread, console: Console, warnings: list[str]) 
     """Seed 002's resume summary, plus warnings when the workspace or branch changed
     (`Workspace.threads.resume_warnings`)."""
     console.print(f"Resuming thread: [bold]{thread.id}[/bold]", highlight=False)
-    console.print(f'Title: "{thread.title}"', highlight=False, markup=False)
+    console.print(f'Title: "{visible(thread.title)}"', highlight=False, markup=False)
     console.print(f"Messages: {len(thread.messages)}", highlight=False)
     console.print(f"Last activity: {humanize_age(thread.last_activity_at)}", highlight=False)
     line = git_line(thread)
     if line:
         console.print(f"Git: {line}", highlight=False, markup=False)
     for warning in warnings:
-        console.print(f"[yellow]Warning:[/yellow] {warning}", highlight=False)
+        console.print(Text.assemble(("Warning:", "yellow"), " ", warning), highlight=False)
 
 
 # -- loom show ---------------------------------------------------------------------------
@@ -55,7 +59,7 @@ def family_lines(thread: Thread) -> list[str]:
 
 
 def render_thread(thread: Thread, console: Console, show_all: bool = False) -> None:
-    facts = [f"[bold]{thread.id}[/bold]", f"last activity {humanize_age(thread.last_activity_at)}"]
+    facts = [thread.id, f"last activity {humanize_age(thread.last_activity_at)}"]
     line = git_line(thread)
     if line:
         facts.append(f"git {line}")
@@ -65,8 +69,10 @@ def render_thread(thread: Thread, console: Console, show_all: bool = False) -> N
         facts.append(f"{thread.provider or ''}:{thread.model}".lstrip(":"))
     if thread.worktree:
         facts.append(f"worktree {thread.worktree.get('name')} ({thread.worktree.get('branch')})")
+    summary = Text(visible(" · ".join(facts)))  # a branch, a folder, a model: never markup
+    summary.stylize("bold", 0, len(thread.id))
     console.print(
-        Panel(" · ".join(facts), title=Text(thread.title, style="bold"), title_align="left"),
+        Panel(summary, title=Text(visible(thread.title), style="bold"), title_align="left"),
         highlight=False,
     )
     for line in family_lines(thread):
@@ -102,27 +108,31 @@ def _render_message(message: Any) -> Any:
     if isinstance(message, UserMessage):
         shown, note = fold(message.content, FOLD_LINES)
         return Group(
-            Text("You", style="bold cyan"), Padding(_with_note(Text(shown), note), (0, 0, 1, 2))
+            Text("You", style="bold cyan"),
+            Padding(_with_note(Text(visible_block(shown)), note), (0, 0, 1, 2)),
         )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]
         if message.content:
             shown, note = fold(message.content, FOLD_LINES)
-            body = Markdown(shown) if note is None else Group(Markdown(shown), _note(note))
+            body = safe_markdown(shown)
+            body = body if note is None else Group(body, _note(note))
             parts.append(Padding(body, (0, 0, 0, 2)))
         for call in message.tool_calls:
             args, note = fold(json.dumps(call.arguments_json, ensure_ascii=False), 3, 400)
-            line = Text(f"→ {call.tool_name} {args}", style="magenta")
+            line = Text(visible_block(f"→ {call.tool_name} {args}"), style="magenta")
             parts.append(Padding(_with_note(line, note), (0, 2)))
         parts.append(Text(""))
         return Group(*parts)
-    if isinstance(message, ToolMessage):
+    if isinstance(message, ToolMessage):  # a tool's output: its escapes shown (`\x1b`)
         shown, note = fold(message.content, TOOL_OUTPUT_LINES)
+        shown = visible_block(shown)  # (after the fold: a 50 MB output costs its head only)
         style = "red" if message.is_error else "dim"
         title = Text(f"{message.tool_name} result", style="magenta")
         return Padding(Group(title, _with_note(Text(shown, style=style), note)), (0, 0, 1, 2))
     shown, note = fold(message.content, FOLD_LINES)
-    return Padding(_with_note(Text(f"[{message.role}] {shown}", style="dim"), note), (0, 0, 1, 0))
+    line = Text(f"[{message.role}] {visible_block(shown)}", style="dim")
+    return Padding(_with_note(line, note), (0, 0, 1, 0))
 
 
 def fold(text: str, max_lines: int, max_chars: int = FOLD_CHARS) -> tuple[str, str | None]:

@@ -76,13 +76,12 @@ class ChatRepl:
 
     def _when_ready(self) -> None:
         """The session is open: set up the renderer, then show where things stand."""
-        from rich.console import Console
-
         from loom.cli.chat_render import EventRenderer
         from loom.cli.repl_commands import SlashCommands
+        from loom.cli.terminal import SafeConsole
 
         config = self.starter.config
-        self.console = Console(highlight=False)
+        self.console = SafeConsole(highlight=False)
         self.renderer = EventRenderer(
             self.console,
             show_tool_output=config.ui.show_tool_output,
@@ -105,8 +104,10 @@ class ChatRepl:
         self.print_above_prompt(self._show_header)
 
     def _show_header(self) -> None:
+        from loom.core.text import visible  # a key's or a file's name: one line, as text
+
         for warning in self.starter.warnings:
-            self.renderer.line(f"warning: {warning}", style="yellow")
+            self.renderer.line(f"warning: {visible(warning)}", style="yellow")
         notice = self.workspace.sandbox_notice()
         if notice:
             self.renderer.line(f"loom: {notice}", style="yellow")
@@ -121,7 +122,7 @@ class ChatRepl:
         for problem in self.workspace.definition_problems(
             session.project_root, session.tools.names()
         ):
-            self.renderer.line(f"loom: {problem}", style="yellow")  # agents, skills skipped
+            self.renderer.line(f"loom: {visible(problem)}", style="yellow")  # agents, skills
         worktree = self.workspace.worktree
         if worktree is not None:
             self.renderer.line(
@@ -198,8 +199,10 @@ class ChatRepl:
         return True
 
     def _fail(self, message: str) -> None:
+        from loom.core.text import visible
+
         self.failure = message
-        sys.stderr.write(f"loom: error: {message}\n")
+        sys.stderr.write(f"loom: error: {visible(message)}\n")
         sys.stderr.flush()
 
     def on_start_failed(self) -> None:

@@ -222,7 +222,9 @@ class SlashCommands:
         if len(text.splitlines()) > DIFF_PAGE_LINES and self.repl.interactive:
             import pydoc
 
-            await asyncio.to_thread(pydoc.pager, text)
+            from loom.core.text import visible_block  # (the pager may pass escapes on)
+
+            await asyncio.to_thread(pydoc.pager, visible_block(text))
         else:
             self.repl.renderer.text(styled_body(text, "diff"))
 

@@ -11,6 +11,8 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from loom.core.text import visible  # a repository's file and command names: shown as text
+
 MAX_PATHS = 200
 
 
@@ -41,7 +43,7 @@ class ReplCompleter(Completer):
         for name in names:
             if name.startswith(typed):
                 what = BUILTIN.get(name, "custom command")
-                yield Completion(name, -len(typed), display_meta=what[:50])
+                yield Completion(name, -len(typed), display=visible(name), display_meta=what[:50])
 
     def _model_names(self, typed: str) -> Iterable[Completion]:
         if self._models is None:
@@ -69,7 +71,7 @@ class ReplCompleter(Completer):
             path = f"{folder}/{entry.name}" if folder else entry.name
             if entry.is_dir():
                 path += "/"
-            yield Completion(at + path, -len(word), display=entry.name)
+            yield Completion(at + path, -len(word), display=visible(entry.name))
             count += 1
             if count >= MAX_PATHS:
                 return

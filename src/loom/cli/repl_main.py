@@ -99,11 +99,10 @@ def _ask_first(request: Any, cwd: Path) -> int | None:
     """Questions before the prompt, on a terminal: a home or root folder as the project,
     a project whose programs, endpoints and permissions were never trusted (its MCP
     servers among them). An exit code when the REPL should not open."""
-    from rich.console import Console
-
+    from loom.cli.terminal import SafeConsole
     from loom.cli.trust import ask_before_session
 
-    err = Console(stderr=True, highlight=False)
+    err = SafeConsole(stderr=True, highlight=False)
     return ask_before_session(cwd, {"model.default": request.model}, err)
 
 

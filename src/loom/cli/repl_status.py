@@ -15,6 +15,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from loom.core.text import visible
+
 if TYPE_CHECKING:
     from loom.core.events import SessionEvent
     from loom.session import Session
@@ -66,11 +68,11 @@ class Status:
                 self.phase, self.since = "thinking", now
             elif event.status == "idle":
                 self.phase = "idle"
-        elif event.type == "tool_executing":
-            self.phase, self.since, self.tool = "tool", now, event.tool_name
+        elif event.type == "tool_executing":  # (an MCP server names its tools)
+            self.phase, self.since, self.tool = "tool", now, visible(event.tool_name)
             self.progress = ""
-        elif event.type == "tool_progress":
-            self.progress = " ".join(str(event.message or "").split())[:80]
+        elif event.type == "tool_progress":  # a tool's words: shown, never acted on
+            self.progress = visible(" ".join(str(event.message or "").split())[:80])
         elif event.type == "tool_complete":
             self.phase, self.since = "thinking", now
         elif event.type == "llm_retry":
@@ -107,7 +109,7 @@ class Status:
         if not starter.ready:
             return " starting the session…" if not starter.done else " the session did not start"
         session = self.repl.session
-        parts = [session.model, session.thread.id[:14] + "…", self._usage()]
+        parts = [visible(session.model), session.thread.id[:14] + "…", self._usage()]
         return " " + " · ".join(p for p in parts if p)
 
     def _usage(self) -> str:

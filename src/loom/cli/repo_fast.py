@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from loom.core.text import visible_block
+
 
 def try_fast_repo(args: list[str]) -> int | None:
     """`loom map ...` / `loom index [--root DIR]` with plain options; None: let Typer."""
@@ -58,23 +60,23 @@ def open_project(path: Path | None):  # -> loom.session.RepoApi
     try:
         repo = RepoApi.at(path)
     except LoomError as exc:
-        sys.stderr.write(f"loom: error: {exc}\n")
+        sys.stderr.write(visible_block(f"loom: error: {exc}\n"))
         raise SystemExit(2) from exc
     for warning in repo.warnings:
-        sys.stderr.write(f"loom: warning: {warning}\n")
+        sys.stderr.write(visible_block(f"loom: warning: {warning}\n"))
     return repo
 
 
 def run_map(tokens: int | None, focus: list[str], mention: list[str], root: Path | None) -> int:
     repo = open_project(root)
     for name in repo.missing(focus):
-        sys.stderr.write(f"warning: --focus {name}: no such file in {repo.root}\n")
+        sys.stderr.write(visible_block(f"warning: --focus {name}: no such file in {repo.root}\n"))
     text = repo.map(tokens, focus, mention)
     if not text:
         sys.stderr.write("(no source files with definitions found in this project)\n")
         return 0
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(visible_block(text))  # names of a repository's files and symbols
         sys.stdout.flush()
     except BrokenPipeError:  # `loom map | head`
         return 0
@@ -84,11 +86,13 @@ def run_map(tokens: int | None, focus: list[str], mention: list[str], root: Path
 def run_index(root: Path | None) -> int:
     import time
 
-    from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     repo = open_project(root)
-    console = Console(stderr=True)
+    from loom.cli.terminal import SafeConsole
+
+    console = SafeConsole(stderr=True)
     started = time.perf_counter()
     with Progress(
         "[progress.description]{task.description}",
@@ -106,8 +110,8 @@ def run_index(root: Path | None) -> int:
         indexed = repo.index(report)
     stats, n_symbols, languages = indexed.stats, indexed.symbols, indexed.languages
     elapsed = time.perf_counter() - started
-    out = Console()
-    out.print(f"Indexed [bold]{repo.root}[/bold]")
+    out = SafeConsole()
+    out.print(f"Indexed [bold]{escape(str(repo.root))}[/bold]")
     out.print(
         f"  files:     {stats.files:,} ({len(stats.added):,} new, "
         f"{len(stats.changed):,} changed, {len(stats.removed):,} removed, "
@@ -124,7 +128,7 @@ def run_index(root: Path | None) -> int:
         )
     problems = [p for p in stats.problems if not p.endswith(": binary")]
     for problem in problems[:10]:
-        out.print(f"  [yellow]note[/yellow]: {problem}")
+        out.print(f"  [yellow]note[/yellow]: {escape(problem)}")  # a file's name: any text
     if len(problems) > 10:
         out.print(f"  ... and {len(problems) - 10} more")
     return 0

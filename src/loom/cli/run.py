@@ -84,8 +84,10 @@ async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
 
 
 async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: StopSignals) -> int:
+    from loom.cli.terminal import safe_stream
     from loom.session import BadInput, LoomError, Workspace, not_a_project
 
+    err = safe_stream(err)  # its lines name files, keys, tools: shown, never acted on
     started = time.monotonic()
     cwd = (options.cwd or Path.cwd()).resolve()
     named = options.project_root
@@ -207,17 +209,18 @@ class HeadlessRun:
         cwd: Path,
     ) -> None:
         from loom.cli.output import RunTally, make_writer
+        from loom.cli.terminal import raw_stream, safe_stream
 
         self.session = session
         self.cwd = cwd
         self.options = options
-        self.err = err
+        self.err = safe_stream(err)
         self.started = started
         self.writer = make_writer(
             options.output_format, out, partial_messages=options.partial_messages
         )
         self.tally = RunTally()
-        self.activity = _activity_renderer(err) if options.verbose else None
+        self.activity = _activity_renderer(raw_stream(err)) if options.verbose else None
         self.stopped: list[str] = []  # why the turn was stopped from outside, if it was
 
     def stop(self, why: str) -> None:
@@ -315,12 +318,11 @@ class HeadlessRun:
 
 def _activity_renderer(err: TextIO) -> Any:
     """The REPL's event lines (tools, retries, errors, plan steps), written to stderr."""
-    from rich.console import Console
-
     from loom.cli.chat_render import EventRenderer
+    from loom.cli.terminal import SafeConsole
 
     # the answer itself goes to stdout, once
-    return EventRenderer(Console(file=err, highlight=False), show_messages=False)
+    return EventRenderer(SafeConsole(file=err, highlight=False), show_messages=False)
 
 
 def refusal_line(refusal: Any, yes: bool = False) -> str:

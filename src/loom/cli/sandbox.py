@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from loom.cli._output import warn
+
 sandbox_app = typer.Typer(
     help="The sandbox for the agent's shell and git commands: see what is enforced.",
     no_args_is_help=True,
@@ -31,7 +33,7 @@ def check_command(
         typer.echo(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc
     for warning in workspace.warnings:
-        typer.echo(f"loom: warning: {warning}", err=True)
+        warn(f"loom: warning: {warning}")
     config = workspace.config
     report = sandbox_report(config, workspace.paths)
     if as_json:

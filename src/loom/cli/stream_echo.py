@@ -2,26 +2,26 @@
 
 `MarkdownStream` renders a block only once it is finished; a long paragraph would show
 nothing until its end. The REPL writes the open block's text as it comes (control
-characters dropped, tabs as spaces), then, when the block is finished, erases those rows
-and prints the rendered Markdown in their place. Rows are counted from the text and the
+characters shown as escapes, tabs as spaces), then, when the block is finished, erases
+those rows and prints the rendered Markdown in their place. Rows are counted from the text and the
 terminal's width; a block taller than the screen (its top scrolled away) is not erased:
 it stays as the plain text that was shown.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Callable
 
 from rich.cells import cell_len
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+from loom.core.text import visible_block
 
 
 def plain(text: str) -> str:
-    """Text safe to write to a terminal: no escape sequences, no carriage returns."""
-    return _CONTROL.sub("", text.replace("\t", "    "))
+    """Text safe to write to a terminal: escape sequences and carriage returns shown as
+    escapes (`\\x1b`), tabs as spaces (so rows can be counted)."""
+    return visible_block(text.replace("\t", "    "))
 
 
 def rows_above_cursor(text: str, width: int) -> int:

@@ -23,11 +23,15 @@ def matches(thread: Any, words: list[str]) -> bool:
 
 def row_text(thread: Any, width: int) -> str:
     from loom.core.clock import humanize_age
+    from loom.core.text import visible
 
+    # a thread's title, branch and words came from a model, a repository, a person:
+    # shown, never acted on (a bidi override would reorder the row)
     age = humanize_age(thread.last_activity_at)
-    branch = f" · {thread.git_branch}" if thread.git_branch else ""
-    head = f"{thread.title}  ({age}{branch}, {thread.message_count} msgs)"
-    words = thread.first_words if thread.first_words != thread.title else ""
+    branch = f" · {visible(thread.git_branch)}" if thread.git_branch else ""
+    head = f"{visible(thread.title)}  ({age}{branch}, {thread.message_count} msgs)"
+    first = " ".join(str(thread.first_words or "").split())
+    words = visible(first) if thread.first_words != thread.title else ""
     text = f"{head}  {words}" if words else head
     return text if len(text) <= width else text[: width - 1] + "…"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
 from loom.cli._output import person_errors
 from loom.cli.render_thread import print_resume_summary
+from loom.cli.terminal import SafeConsole as Console  # a thread's text shown as text
 
 __all__ = ["print_resume_summary", "register"]
 

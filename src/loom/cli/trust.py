@@ -14,6 +14,8 @@ from typing import Any
 
 import typer
 
+from loom.cli._output import say, warn
+
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -35,25 +37,25 @@ def trust_command(
     try:
         config = load_config(Path.cwd())
     except ConfigError as exc:
-        typer.echo(f"loom: error: {exc}", err=True)
+        say(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc
     for warning in config.warnings:
-        typer.echo(f"loom: warning: {warning}", err=True)
+        warn(f"loom: warning: {warning}")
     trust = config.trust
     if revoke:
         try:
             found = trust.revoke()
         except OSError as exc:
             said = f"loom: error: cannot forget the decision ({exc}); nothing changed"
-            typer.echo(said, err=True)
+            say(said, err=True)
             raise typer.Exit(1) from exc
-        typer.echo(
+        say(
             f"Forgot the trust decision for {trust.root}; its settings are ignored until "
             "you trust it again." if found else f"No trust decision was recorded for {trust.root}."
         )  # fmt: skip
         return
     if not trust.items:
-        typer.echo(f"{trust.root} sets nothing that needs trust; everything in it applies.")
+        say(f"{trust.root} sets nothing that needs trust; everything in it applies.")
         return
     for line in trust.question_lines():
         typer.echo(line)
@@ -71,7 +73,7 @@ def trust_command(
 
 
 def _say(ok: bool, text: str) -> None:
-    typer.echo(text, err=not ok)
+    say(text, err=not ok)
     if not ok:
         raise typer.Exit(1)
 

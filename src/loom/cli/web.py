@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from loom.cli._output import warn
+
 
 def register(app: typer.Typer) -> None:
     app.command("web", help="Open Loom in the browser: live sessions, history, diffs, cost.")(
@@ -48,7 +50,7 @@ def web_command(
         typer.echo(f"loom: error: {exc}", err=True)
         raise typer.Exit(1) from exc
     for warning in getattr(ws.config, "warnings", []):
-        typer.echo(f"loom: {warning}", err=True)
+        warn(f"loom: {warning}")
     problem = not_a_project(ws.project_root)
     if problem is not None:  # home or /: every file of the person's would be in reach
         from loom.cli.trust import ask_yes_no

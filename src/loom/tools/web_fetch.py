@@ -9,6 +9,10 @@ covers the host (`permission_subject`).
 
 With `prompt`, a page longer than `max_length` keeps the sections whose words match the
 prompt best (no model is called), so the model can ask for the part it needs.
+
+A page's text never carries a terminal's control characters: a charset whose decoding
+hides them from the bytes (UTF-7: `+ABs-` is ESC) is read as UTF-8, as browsers do, and
+whatever controls the decoded text still holds are written as escapes (`\\x1b`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from loom.core.text import visible_block
 from loom.tools._netguard import HostAllowList, Refused, Resolver, Target, check_url
 from loom.tools._netguard import system_resolver as _system_resolver
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
@@ -179,12 +184,34 @@ class Page:
 
     def as_text(self) -> str:
         try:
-            text = self.data.decode(self.encoding, errors="replace")
+            text = self.data.decode(web_encoding(self.encoding), errors="replace")
         except LookupError:  # an encoding name Python does not know
             text = self.data.decode("utf-8", errors="replace")
         kind = self.content_type.split(";", 1)[0].strip().lower()
         looks_html = kind in _HTML_TYPES or (not kind and "<html" in text[:2048].lower())
-        return html_to_markdown(text, self.url) if looks_html else text.strip()
+        text = html_to_markdown(text, self.url) if looks_html else text.strip()
+        return visible_block(text, controls_only=True)
+
+
+def web_encoding(label: str) -> str:
+    """The codec to decode a page declared `label` with: one of the web's own encodings
+    (the WHATWG Encoding standard's: UTF-8, UTF-16, the single-byte and the CJK ones);
+    anything else (UTF-7, `unicode_escape`, HZ: escapes that spell any character, ESC
+    too, out of harmless bytes) falls back to UTF-8, as browsers do."""
+    import codecs
+
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return "utf-8"
+    return name if name in _WEB_ENCODINGS or name.startswith(_WEB_FAMILIES) else "utf-8"
+
+
+_WEB_ENCODINGS = {"utf-8", "utf-16", "utf-16-be", "utf-16-le", "ascii", "big5", "gbk",
+                  "gb18030", "gb2312", "euc_jp", "euc_kr", "shift_jis", "iso2022_jp",
+                  "koi8-r", "koi8-u", "mac-roman", "mac-cyrillic", "tis-620", "cp866",
+                  "cp874"}  # fmt: skip
+_WEB_FAMILIES = ("iso8859-", "cp125")  # ISO-8859-x, windows-125x
 
 
 def html_to_markdown(html: str, base_url: str = "") -> str:

@@ -13,6 +13,8 @@ stream-json lines, in the shape of Claude Code's stream-json:
 Loom's other events (tool_executing, tool_progress, tool_complete, permission_request,
 session_status, mode_changed, error, sync_error) are lines of type "loom.<event>" carrying
 the event's own fields, so a Claude Code reader skips them and a Loom reader sees everything.
+JSON lines escape what a terminal would act on (C0 and C1 controls, bidi characters) as
+`\\u` escapes, so `cat`-ing them is safe and the data is the same.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from loom.core.events import (
     TurnComplete,
 )
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
+from loom.core.text import json_visible, visible_block
 
 
 class OutputWriter(Protocol):
@@ -68,18 +71,20 @@ class _Writer:
 
 
 class TextWriter(_Writer):
-    """Prints the final answer, nothing else (errors go to stderr from the caller)."""
+    """Prints the final answer, nothing else (errors go to stderr from the caller): as
+    text, its control characters and escape sequences shown as escapes (`\\x1b`); `-o
+    json` has the exact text."""
 
     def finish(self, result: RunResult) -> None:
         if result.result:
-            self._write(result.result.rstrip("\n") + "\n")
+            self._write(visible_block(result.result.rstrip("\n")) + "\n")
 
 
 class JsonWriter(_Writer):
     """Prints one result object when the run ends."""
 
     def finish(self, result: RunResult) -> None:
-        self._write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        self._write(json_visible(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
 
 
 class StreamJsonWriter(_Writer):
@@ -89,7 +94,7 @@ class StreamJsonWriter(_Writer):
         self._calls: dict[str, Any] = {}  # tool call id -> the call, for refusals
 
     def _line(self, data: dict[str, Any]) -> None:
-        self._write(json.dumps(data, ensure_ascii=False) + "\n")
+        self._write(json_visible(json.dumps(data, ensure_ascii=False)) + "\n")
 
     def start(self, init: dict[str, Any]) -> None:
         self._line({"type": "system", "subtype": "init", **init})
