@@ -198,3 +198,18 @@ def test_history_shows_this_projects_threads_with_a_toggle_for_every_one(
     tab.get_by_role("searchbox", name="Search threads").fill("zebra")
     expect(rows).to_have_count(2)
     expect(tab.locator(f'#thread-list [data-thread="{theirs}"]')).to_have_count(1)
+
+
+def test_an_attached_file_is_a_labelled_block_not_the_persons_words(
+    tab: Any, history_web: WebServer, server: FakeLlmServer, project: Path
+) -> None:
+    """Issue 39 item 5: `@hello.py:1-1` is shown as an attachment under the message."""
+    server.add(Turn(text="It greets."))
+    thread_id = loom_run(project, server, "look at @hello.py:1-1")
+    tab.goto(f"{history_web.base}/s/{thread_id}")
+    body = tab.locator(".msg-user .msg-body")
+    expect(body.locator(".msg-attached summary")).to_have_text("Attached: hello.py:1-1")
+    words = body.evaluate("b => b.firstChild.textContent")
+    assert words == "look at @hello.py:1-1"
+    body.locator(".msg-attached summary").click()
+    expect(body.locator(".msg-attached pre")).to_contain_text("def greet():")

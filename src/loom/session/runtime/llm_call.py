@@ -10,7 +10,14 @@ from loom.core import state as sm
 from loom.core.clock import now_iso
 from loom.core.events import TextDeltaEvent
 from loom.core.ids import new_message_id
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, clean_message
+from loom.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    Usage,
+    clean_message,
+    for_model,
+)
 from loom.core.text import clean_text
 from loom.llm import loop_share
 from loom.llm.base import LlmRequest, Provider, StreamEnd, TextDelta, ToolCallReady, UsageReport
@@ -101,7 +108,7 @@ class LlmCaller:
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
             model=model_id,
-            messages=built.messages,
+            messages=[for_model(m) for m in built.messages],  # attachments after the words
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,
