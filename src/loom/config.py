@@ -64,10 +64,10 @@ from loom.config_errors import line_of, problem_text
 from loom.config_keys import drop_loosening, take_powerful
 from loom.config_keys import visible as visible  # faces show project values through it
 from loom.core.errors import LoomError
-from loom.paths import LoomPaths
+from loom.paths import PROJECT_CONFIG_NAME as PROJECT_CONFIG_NAME
+from loom.paths import LoomPaths, walk_to_project
 from loom.providers import BUILTIN, declaration
 
-PROJECT_CONFIG_NAME = ".loom.toml"
 PROJECT_RULES_NAME = "LOOM.md"
 RULES_MAX_BYTES = 64_000
 ADDITIVE_KEYS = {("permissions", "deny"), ("repo", "ignore")}
@@ -471,7 +471,6 @@ def find_project(cwd: Path, root: Path | None = None) -> tuple[Path, Path | None
     """(project root, nearest .loom.toml or None). The root is `root` when given (a
     person's `--project-root`: the walk stops there), else the git root when there is
     one, else the folder holding .loom.toml, else `cwd`."""
-    config_file: Path | None = None
     if root is not None:
         root = root.resolve()
         for folder in (cwd, *cwd.parents):
@@ -481,15 +480,7 @@ def find_project(cwd: Path, root: Path | None = None) -> tuple[Path, Path | None
             if folder == root:
                 break
         return root, None
-    for folder in (cwd, *cwd.parents):
-        candidate = folder / PROJECT_CONFIG_NAME
-        if config_file is None and candidate.is_file():
-            config_file = candidate
-        if (folder / ".git").exists():
-            return folder, config_file
-    if config_file is not None:
-        return config_file.parent, config_file
-    return cwd, None
+    return walk_to_project(cwd)
 
 
 def load_project_rules(project_root: Path, cwd: Path | None = None) -> str:

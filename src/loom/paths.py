@@ -1,4 +1,5 @@
-"""Where Loom keeps its files (XDG on Linux; `LOOM_HOME` puts everything under one folder).
+"""Where Loom keeps its files (XDG on Linux; `LOOM_HOME` puts everything under one
+folder), and which project a folder belongs to (`walk_to_project`).
 
 | what            | where                                   |
 | threads         | data/threads/T-<uuidv7>.json            |
@@ -20,7 +21,16 @@ from pathlib import Path
 
 from loom._xdg import APP, roots
 
-__all__ = ["APP", "LoomPaths", "folder_error", "folder_problem"]
+PROJECT_CONFIG_NAME = ".loom.toml"
+
+__all__ = [
+    "APP",
+    "PROJECT_CONFIG_NAME",
+    "LoomPaths",
+    "folder_error",
+    "folder_problem",
+    "walk_to_project",
+]
 
 
 class LoomPaths:
@@ -158,3 +168,18 @@ def folder_error(exc: OSError) -> str | None:
                 what_to_set(index)
             )
     return None
+
+
+def walk_to_project(cwd: Path) -> tuple[Path, Path | None]:
+    """(project root, nearest .loom.toml or None): the git root when there is one, else
+    the folder holding .loom.toml, else `cwd`."""
+    config_file: Path | None = None
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / PROJECT_CONFIG_NAME
+        if config_file is None and candidate.is_file():
+            config_file = candidate
+        if (folder / ".git").exists():
+            return folder, config_file
+    if config_file is not None:
+        return config_file.parent, config_file
+    return cwd, None

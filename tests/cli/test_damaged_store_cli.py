@@ -72,7 +72,7 @@ def test_deeply_nested_files_are_quarantined(shape: str, depth: int) -> None:
     else:
         text = make(depth)
     path.write_text(text)
-    listed = loom("list", "--json")
+    listed = loom("list", "--all", "--json")
     assert listed.returncode == 0
     ids = [row["id"] for row in json.loads(listed.stdout)]
     assert good in ids and bad_id not in ids
@@ -107,7 +107,7 @@ def test_invalid_timestamps_are_repaired_and_reported(field: str) -> None:
         data = json.loads(path.read_bytes())
         data[field] = bad
         path.write_text(json.dumps(data))
-    listed = loom("list", "--json")
+    listed = loom("list", "--all", "--json")
     assert listed.returncode == 0, listed.stderr
     assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)
     assert loom("list").returncode == 0
@@ -170,14 +170,14 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
         said.append(result.stdout + result.stderr)
         return result
 
-    assert run("list", "--json", "--limit", "100").returncode == 0
+    assert run("list", "--all", "--json", "--limit", "100").returncode == 0
     assert run("search", "parser").returncode == 0
     assert run("show", ids[3]).returncode == 0
     assert run("doctor").returncode in (0, 1)
     repaired = run("doctor", "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     assert "No problems found" in repaired.stdout
-    listed = run("list", "--json", "--limit", "100")
+    listed = run("list", "--all", "--json", "--limit", "100")
     assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)
     found = run("search", "parser", "--json", "--limit", "100")
     assert len(json.loads(found.stdout)) == len([i for i in range(40) if i % 6 == 1])
@@ -204,7 +204,7 @@ def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> 
     raw[raw.index(b"CREATE TABLE thread_index_writes") + 7] = 0xFF  # CREATE \xffABLE ...
     database.write_bytes(bytes(raw))
 
-    listed = loom("list", "--json")
+    listed = loom("list", "--all", "--json")
     assert listed.returncode == 0
     assert sorted(row["id"] for row in json.loads(listed.stdout)) == sorted(ids)
     assert "damaged" in listed.stderr and "rebuilt" in listed.stderr
@@ -231,7 +231,10 @@ def test_first_list_of_many_threads_shows_progress_and_indexes_in_parallel() -> 
     bad.write_text('{"broken": ')
     env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}  # worker processes parse
     done = subprocess.run(
-        [*LOOM, "list", "--json", "--limit", "1000"], capture_output=True, text=True, env=env
+        [*LOOM, "list", "--all", "--json", "--limit", "1000"],
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert sorted(r["id"] for r in json.loads(done.stdout)) == sorted(ids)
@@ -325,7 +328,7 @@ def test_ctrl_c_during_the_first_index_stops_cleanly_and_keeps_the_work() -> Non
         ids.append(first["id"])
     env = {**os.environ, "LOOM_INDEX_PARALLEL_MIN": "100"}
     proc = subprocess.Popen(
-        [*LOOM, "list"],
+        [*LOOM, "list", "--all"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -348,7 +351,7 @@ def test_ctrl_c_during_the_first_index_stops_cleanly_and_keeps_the_work() -> Non
         time.sleep(0.25)
         gone = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
     assert gone.stdout.split() == [], "worker processes outlived the command"
-    listed = loom("list", "--json", "--limit", "5000")
+    listed = loom("list", "--all", "--json", "--limit", "5000")
     assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(ids)
 
 
@@ -495,7 +498,7 @@ def test_doctor_restore_takes_a_fixed_file_back_from_quarantine() -> None:
     done = loom("doctor", "--restore", str(paths.quarantine_dir / path.name))
     assert done.returncode == 0 and f"Restored {broken.id}" in done.stdout
     assert path.exists() and not (paths.quarantine_dir / f"{path.name}.reason.txt").exists()
-    listed = {r["id"] for r in json.loads(loom("list", "--json").stdout)}
+    listed = {r["id"] for r in json.loads(loom("list", "--all", "--json").stdout)}
     assert listed == {good, broken.id}
     assert loom("doctor").returncode == 0
     again = loom("doctor", "--restore", path.name)

@@ -306,3 +306,33 @@ def test_a_pre_tool_use_hook_guards_a_sub_agents_calls_too(
     assert seen["session_id"] != json.loads(done.stdout)["thread_id"]
     (refusal,) = tool_results(server.requests[-2])  # what the child's model read
     assert "Refused by a PreToolUse hook: no writes today" in refusal
+
+
+def test_attached_files_and_hook_context_are_the_messages_not_the_persons_words(
+    cli: Callable[..., Done], server: FakeLlmServer, project: Path, tmp_path: Path
+) -> None:
+    """Issue 39 item 5: `@calc.py:1-1` and a UserPromptSubmit hook's context reach the
+    model as before, but the title, `loom search` and `loom show` keep them apart from
+    what the person typed."""
+    from tests.support.loom_cli import loom
+
+    (project / "calc.py").write_text("def add(a, b):  # zanzibar\n    return a + b\n")
+    user_config(entry("UserPromptSubmit", hook(tmp_path / "u", "print", "Sprint ends Friday.")))
+    server.add(Turn(text="It adds."))
+    done = cli(["run", "-p", "look at @calc.py:1-1", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(server.requests[0].json["messages"][-1])
+    assert "look at @calc.py:1-1" in sent and "zanzibar" in sent and "Sprint ends Friday." in sent
+    thread_id = json.loads(done.stdout)["thread_id"]
+
+    (row,) = json.loads(loom(["list", "--json"], project, None).stdout)
+    assert row["title"] == "look at @calc.py:1-1"
+    assert "No threads match" in loom(["search", "zanzibar"], project, None).stdout
+    assert "No threads match" in loom(["search", "Sprint"], project, None).stdout
+    assert thread_id in loom(["search", "look"], project, None).stdout
+
+    shown = loom(["show", thread_id], project, None, COLUMNS="200").stdout
+    assert "attached calc.py:1-1" in shown and "zanzibar" not in shown
+    assert "added by the UserPromptSubmit hook: Sprint ends Friday." in shown
+    exported = loom(["export", thread_id, "--format", "markdown"], project, None).stdout
+    assert "Attached: calc.py:1-1" in exported and "zanzibar" in exported

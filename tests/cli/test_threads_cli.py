@@ -49,14 +49,14 @@ def saved() -> list:
 
 def test_list_table_and_json(saved: list, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = saved
-    code, out, _ = run(["list"], capsys)
+    code, out, _ = run(["list", "--all"], capsys)
     assert code == 0
     header, first, second = out.splitlines()
     assert header.split()[:2] == ["ID", "TITLE"] and "LAST ACTIVITY" in header
     assert first.startswith(b.id) and "Fix flaky parser test" in first and "main" in first
     assert second.startswith(a.id) and "feature/auth" in second and " 5 " in second
     assert "just now" in first or "ago" in first
-    code, out, _ = run(["list", "--json", "--limit", "1"], capsys)
+    code, out, _ = run(["list", "--all", "--json", "--limit", "1"], capsys)
     assert [row["id"] for row in json.loads(out)] == [b.id]
     assert json.loads(out)[0]["message_count"] == 3
 
@@ -113,13 +113,13 @@ def test_delete_and_restore(saved: list, capsys) -> None:
     a, b = saved
     code, out, _ = run(["delete", _unique_prefix(a.id, b.id)], capsys)
     assert code == 0 and f"loom restore {a.id}" in out
-    _, out, _ = run(["list", "--json"], capsys)
+    _, out, _ = run(["list", "--all", "--json"], capsys)
     assert [row["id"] for row in json.loads(out)] == [b.id]
     _, out, _ = run(["restore"], capsys)
     assert a.id in out
     code, out, _ = run(["restore", a.id], capsys)
     assert code == 0 and "Restored" in out
-    _, out, _ = run(["list", "--json"], capsys)
+    _, out, _ = run(["list", "--all", "--json"], capsys)
     assert {row["id"] for row in json.loads(out)} == {a.id, b.id}
     code, _, err = run(["restore", a.id], capsys)
     assert code == 1 and "no thread matches" in err
@@ -193,7 +193,7 @@ def test_fast_path_imports_no_framework(saved: list) -> None:
 
 def test_real_entry_point(saved: list) -> None:
     a, _ = saved
-    listed = subprocess.run([*LOOM, "list"], capture_output=True, text=True)
+    listed = subprocess.run([*LOOM, "list", "--all"], capture_output=True, text=True)
     assert listed.returncode == 0 and a.id in listed.stdout
     found = subprocess.run([*LOOM, "search", "parser", "--json"], capture_output=True, text=True)
     assert found.returncode == 0 and json.loads(found.stdout)[0]["title"] == "Fix flaky parser test"
@@ -213,13 +213,13 @@ def test_fast_path_never_hides_a_file_the_index_has_not_seen(saved: list, capsys
     store = LocalThreadStore()
     old = _time.time() - 60
     os.utime(store.threads_dir, (old, old))
-    run(["list"], capsys)  # records a settled marker: the next list trusts the index
+    run(["list", "--all"], capsys)  # records a settled marker: the next list trusts the index
     from loom.store.index import MARKER_KEY
 
     assert store.index.get_state(MARKER_KEY) not in (None, "racy")
     newcomer = make_thread("dropped in by another program")
     (store.threads_dir / f"{newcomer.id}.json").write_bytes(thread_to_bytes(newcomer))
-    code, out, _ = run(["list", "--json"], capsys)
+    code, out, _ = run(["list", "--all", "--json"], capsys)
     assert code == 0 and newcomer.id in {row["id"] for row in json.loads(out)}
 
 
@@ -242,7 +242,7 @@ def test_list_and_search_on_a_read_only_data_dir(saved: list, tmp_path: Path) ->
     loom = " ".join(LOOM)
     script = (
         f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && "
-        f"{loom} list --json && {loom} search parser --json"
+        f"{loom} list --all --json && {loom} search parser --json"
     )
     done = subprocess.run(["unshare", "-m", "sh", "-ec", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -278,7 +278,7 @@ def test_a_file_edited_in_place_is_noticed_by_list_and_search(saved: list) -> No
     a, b = saved
     store = LocalThreadStore()
     folder_before = os.stat(store.threads_dir).st_mtime_ns
-    listing = subprocess.run([*LOOM, "list", "--json"], capture_output=True, text=True)
+    listing = subprocess.run([*LOOM, "list", "--all", "--json"], capture_output=True, text=True)
     assert listing.returncode == 0
     for thread, title in ((a, "Renamed by hand"), (b, "Edited in vim")):
         path = store.path_for(thread.id)
@@ -289,7 +289,7 @@ def test_a_file_edited_in_place_is_noticed_by_list_and_search(saved: list) -> No
             handle.write(json.dumps(data, indent=2).encode())
             handle.truncate()
     assert os.stat(store.threads_dir).st_mtime_ns == folder_before
-    listing = subprocess.run([*LOOM, "list", "--json"], capture_output=True, text=True)
+    listing = subprocess.run([*LOOM, "list", "--all", "--json"], capture_output=True, text=True)
     titles = {row["id"]: row["title"] for row in json.loads(listing.stdout)}
     assert titles == {a.id: "Renamed by hand", b.id: "Edited in vim"}
     found = subprocess.run([*LOOM, "search", "Renamed", "--json"], capture_output=True, text=True)
@@ -311,3 +311,41 @@ def test_an_id_is_found_by_the_start_of_its_random_tail(saved: list, capsys) -> 
     assert code == 0 and out.startswith("# Add authentication to API")
     code, _, err = run(["show", "ffff"], capsys)  # neither a prefix nor a tail
     assert code == 1 and "no thread matches 'ffff'" in err
+
+
+def test_list_shows_this_projects_threads_and_search_finds_every_projects(
+    tmp_path: Path,
+) -> None:
+    """Two projects named alike and the one the person is in: `loom list` shows this
+    project's threads with their project, `--all` every one (the alike names as paths),
+    and `loom search` finds across projects by the branch, showing each one's project."""
+    here = tmp_path / "shop"
+    (here / ".git").mkdir(parents=True)
+    (here / "src").mkdir()
+    one, two = tmp_path / "a" / "api", tmp_path / "b" / "api"
+    store = LocalThreadStore()
+    ours = make_thread("Tidy the cart", git_branch="release-7", workspace_root=str(here))
+    theirs = make_thread("Tidy the cart", git_branch="release-7", workspace_root=str(one))
+    other = make_thread("Tidy the cart", git_branch="main", workspace_root=str(two))
+    for thread in (ours, theirs, other):
+        store.save(thread)
+    store.close()
+
+    listed = subprocess.run([*LOOM, "list"], capture_output=True, text=True, cwd=here / "src")
+    assert listed.returncode == 0, listed.stderr
+    header, *lines = listed.stdout.splitlines()
+    assert "PROJECT" in header.split()
+    assert len(lines) == 1 and lines[0].startswith(ours.id) and " shop " in lines[0]
+    assert "2 in other projects" in listed.stderr and "loom list --all" in listed.stderr
+
+    every = subprocess.run([*LOOM, "list", "--all"], capture_output=True, text=True, cwd=here)
+    rows = {line.split()[0]: line for line in every.stdout.splitlines()[1:]}
+    assert set(rows) == {ours.id, theirs.id, other.id}
+    assert "/a/api " in rows[theirs.id] and "/b/api " in rows[other.id]
+    assert " shop " in rows[ours.id] and every.stderr == ""
+
+    found = subprocess.run([*LOOM, "search", "release-7"], capture_output=True, text=True, cwd=here)
+    hits = [line for line in found.stdout.splitlines() if line.startswith("T-")]
+    assert {line.split()[0] for line in hits} == {ours.id, theirs.id}
+    assert any("(api, release-7" in line for line in hits)
+    assert any("(shop, release-7" in line for line in hits)

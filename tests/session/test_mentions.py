@@ -24,11 +24,19 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_file_range_and_folder_are_attached(root: Path) -> None:
-    out = expand_mentions("look at @src/app.py:10-12, @README and @src.", root)
-    assert out.text.startswith("look at @src/app.py:10-12, @README and @src.")
-    assert '<file path="src/app.py" lines="10-12">\nline 10\nline 11\nline 12\n</file>' in out.text
-    assert '<file path="README">\nread me\n</file>' in out.text
-    assert '<directory path="src">\napp.py\n</directory>' in out.text
+    from loom.core.messages import UserMessage, for_model
+
+    said = "look at @src/app.py:10-12, @README and @src."
+    out = expand_mentions(said, root)
+    assert out.text == said  # the person's words alone: the contents are attachments
+    assert [(a.kind, a.label) for a in out.attachments] == [
+        ("file", "src/app.py:10-12"), ("file", "README"), ("listing", "src/"),
+    ]  # fmt: skip
+    sent = for_model(UserMessage(content=out.text, attachments=out.attachments)).content
+    assert sent.startswith(said + "\n\n")  # the model reads them after the words, as before
+    assert '<file path="src/app.py" lines="10-12">\nline 10\nline 11\nline 12\n</file>' in sent
+    assert '<file path="README">\nread me\n</file>' in sent
+    assert '<directory path="src">\napp.py\n</directory>' in sent
     assert out.files == ["src/app.py", "README", "src"]
 
 

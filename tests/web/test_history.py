@@ -154,7 +154,9 @@ def test_history_scrolls_in_pages(
         page = context.new_page()
         page.goto(running.url)
         rows = page.locator("#thread-list .thread-row")
-        expect(rows).to_have_count(50)  # the first page, rendered with the page
+        expect(rows).to_have_count(0)  # the corpus's threads are other projects'
+        page.get_by_label("All projects").check()
+        expect(rows).to_have_count(50)  # the first page
         rows.last.scroll_into_view_if_needed()
         expect(rows).to_have_count(100)
         rows.last.scroll_into_view_if_needed()
@@ -167,3 +169,47 @@ def test_history_scrolls_in_pages(
         context.close()
         running.process.terminate()
         running.process.wait(15)
+
+
+def test_history_shows_this_projects_threads_with_a_toggle_for_every_one(
+    tab: Any, server: FakeLlmServer, old_threads: list[str], tmp_path: Path
+) -> None:
+    """Issue 39 item 9: another project's thread (its folder named as this one's) is left
+    out of the history until "All projects" is ticked, then shows its whole path; a
+    search finds it either way."""
+    from tests.support.git import init_repo
+
+    other = init_repo(tmp_path / "other" / "proj", {"README.md": "elsewhere\n"})
+    server.add(Turn(text="Zebra stripes elsewhere."))
+    theirs = loom_run(other, server, "Where do the zebra stripes go over there?")
+    tab.reload()
+    rows = tab.locator("#thread-list .thread-row")
+    expect(rows).to_have_count(2)
+    expect(tab.locator(f'#thread-list [data-thread="{theirs}"]')).to_have_count(0)
+
+    tab.get_by_label("All projects").check()
+    expect(rows).to_have_count(3)
+    expect(tab.locator(f'#thread-list [data-thread="{theirs}"] .elsewhere')).to_have_text(
+        f"in {other}"
+    )
+    tab.get_by_label("All projects").uncheck()
+    expect(rows).to_have_count(2)
+
+    tab.get_by_role("searchbox", name="Search threads").fill("zebra")
+    expect(rows).to_have_count(2)
+    expect(tab.locator(f'#thread-list [data-thread="{theirs}"]')).to_have_count(1)
+
+
+def test_an_attached_file_is_a_labelled_block_not_the_persons_words(
+    tab: Any, history_web: WebServer, server: FakeLlmServer, project: Path
+) -> None:
+    """Issue 39 item 5: `@hello.py:1-1` is shown as an attachment under the message."""
+    server.add(Turn(text="It greets."))
+    thread_id = loom_run(project, server, "look at @hello.py:1-1")
+    tab.goto(f"{history_web.base}/s/{thread_id}")
+    body = tab.locator(".msg-user .msg-body")
+    expect(body.locator(".msg-attached summary")).to_have_text("Attached: hello.py:1-1")
+    words = body.evaluate("b => b.firstChild.textContent")
+    assert words == "look at @hello.py:1-1"
+    body.locator(".msg-attached summary").click()
+    expect(body.locator(".msg-attached pre")).to_contain_text("def greet():")

@@ -37,7 +37,8 @@ def test_another_projects_thread_is_shown_as_its_and_resumes_only_there(
     server.add(Turn(text="hello from A"))
     thread_id = loom_run(project, server, "start in A")
     with authed(web_in_b, origin=web_in_b.base) as page:
-        listed = page.get("/api/threads").json()["html"]
+        assert f'data-thread="{thread_id}"' not in page.get("/api/threads").json()["html"]
+        listed = page.get("/api/threads?all=1").json()["html"]
         assert f'data-thread="{thread_id}"' in listed
         assert f'title="Works in {project}: resume it there">in {project.name}<' in listed
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from loom.cli.markdown_stream import MarkdownStream
+from loom.cli.render_thread import attachment_lines
 from loom.cli.stream_echo import OpenBlockEcho
 from loom.cli.terminal import safe_markdown, visible_block
 from loom.cli.thinking_view import ThinkingView
@@ -258,6 +259,8 @@ class EventRenderer:
         if isinstance(message, UserMessage):
             for image in message.images or ():  # what the model is shown besides the text
                 self.line(f"  attached image: {image.describe()}", style="dim")
+            for attached in attachment_lines(message):  # files, a hook's added context
+                self.line(f"  {attached.plain}", style="dim")
         if message.role != "assistant" or not self.show_messages:
             return
         self._close_stream()

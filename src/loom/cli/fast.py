@@ -35,15 +35,20 @@ def try_fast_path(args: list[str]) -> int | None:
     if parsed is None:
         return None
     limit, as_json, words = parsed
-    tree = args[0] == "list" and "--tree" in words
-    words = [word for word in words if word != "--tree"] if tree else words
+    flags = {"--tree", "--all"} & set(words) if args[0] == "list" else set()
+    words = [word for word in words if word not in flags]
     if args[0] == "list" and words:
         return None
     if args[0] == "search" and not words:
         return None  # let Typer explain the missing QUERY
     try:
         if args[0] == "list":
-            return run_list(50 if limit is None else limit, as_json, tree=tree)
+            return run_list(
+                50 if limit is None else limit,
+                as_json,
+                tree="--tree" in flags,
+                all_projects="--all" in flags,
+            )
         return run_search(" ".join(words), 20 if limit is None else limit, as_json)
     except KeyboardInterrupt:
         # Everything indexed so far is committed; the next list carries on from there.
@@ -63,8 +68,8 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
         arg = rest[i]
         if arg == "--json":
             as_json = True
-        elif arg == "--tree" and not wants_query:
-            words.append(arg)  # `loom list --tree`: taken out again by the caller
+        elif arg in ("--tree", "--all") and not wants_query:
+            words.append(arg)  # `loom list --tree --all`: taken out again by the caller
         elif arg in ("--limit", "-n") and i + 1 < len(rest) and rest[i + 1].isdigit():
             limit = int(rest[i + 1])
             i += 1
@@ -85,27 +90,55 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
 
 
 def run_list(
-    limit: int = 50, as_json: bool = False, out: TextIO | None = None, *, tree: bool = False
+    limit: int = 50,
+    as_json: bool = False,
+    out: TextIO | None = None,
+    *,
+    tree: bool = False,
+    all_projects: bool = False,
 ) -> int:
-    """`tree`: sub-agents' threads under the thread that started them (the top level is
-    `limit` threads; their families come whole)."""
-    if tree:
-        from loom.session import family_rows
+    """The current project's threads (every project's with `all_projects`). `tree`:
+    sub-agents' threads under the thread that started them (the top level is `limit`
+    threads; their families come whole)."""
+    project = None if all_projects else current_project()
+    counted: list[int] = []  # threads of other projects, counted with the same index
 
-        rows = _answer(lambda index: family_rows(index, limit))
-    else:
-        rows = _answer(lambda index: index.list(limit))
+    def query(index):  # ThreadIndex -> list of rows
+        if project is not None:
+            counted[:] = [index.count_elsewhere(project)]
+        if tree:
+            from loom.session import family_rows
+
+            return family_rows(index, limit, project=project)
+        return index.list(limit, project=project)
+
+    rows = _answer(query)
     out = out or _stdout()
     if as_json:
         import json
 
         out.write(json_visible(json.dumps(rows, indent=2, ensure_ascii=False)) + "\n")
         return 0
-    if not rows:
+    if rows:
+        out.write(format_table(rows))
+    elsewhere = counted[0] if counted else 0
+    if elsewhere:
+        where = f"{len(rows)} here, " if rows else f"none in {visible(project or '')}; "
+        sys.stderr.write(
+            f"loom: {where}{elsewhere} in other projects; `loom list --all` lists every one\n"
+        )
+    elif not rows:
         out.write("No threads yet. Start one with `loom`.\n")
-        return 0
-    out.write(format_table(rows))
     return 0
+
+
+def current_project() -> str:
+    """The project root of the working folder, as threads record it."""
+    from pathlib import Path
+
+    from loom.paths import walk_to_project
+
+    return str(walk_to_project(Path.cwd().resolve())[0])
 
 
 def run_search(
@@ -130,9 +163,14 @@ def run_search(
     from loom.core.clock import humanize_age
 
     tty = out.isatty() and not os.environ.get("NO_COLOR")
+    from loom.core.project_names import project_labels
+
+    projects = project_labels([row["workspace_root"] for row, _, _ in hits])
     for row, snippet, _rank in hits:
+        project = _cut(projects.get(row["workspace_root"], "-"), 80)
         branch = _cut(row["git_branch"] or "", 60)
-        where = ", ".join(p for p in (branch, humanize_age(row["last_activity_at"])) if p)
+        age = humanize_age(row["last_activity_at"])
+        where = ", ".join(p for p in (project, branch, age) if p and p != "-")
         out.write(f"{_bold(row['id'], tty)}  {_cut(row['title'], 200)}  ({where})\n")
         if snippet:
             out.write(f"    {_highlight(_cut(snippet, 2000), tty)}\n")
@@ -179,12 +217,15 @@ def _warn(line: str) -> None:
 
 def format_table(rows: list) -> str:
     from loom.core.clock import humanize_age
+    from loom.core.project_names import project_labels
 
     width = _terminal_width()
+    projects = project_labels([r.get("workspace_root") for r in rows])
     cells = [
         (
             r["id"],
             r["title"],
+            _cut_start(projects.get(r.get("workspace_root"), "-"), 32),
             r["git_branch"] or "-",
             str(r["message_count"]),
             humanize_age(r["last_activity_at"]),
@@ -193,18 +234,21 @@ def format_table(rows: list) -> str:
     ]
     # `loom list --tree`: a sub-agent's title is indented under its parent's
     indents = ["", *("  " * (r["depth"] - 1) + "↳ " if r.get("depth") else "" for r in rows)]
-    header = ("ID", "TITLE", "BRANCH", "MSGS", "LAST ACTIVITY")
-    branch_w = min(24, max(len(header[2]), *(len(c[2]) for c in cells)))
-    age_w = max(len(header[4]), *(len(c[4]) for c in cells))
-    msgs_w = max(len(header[3]), *(len(c[3]) for c in cells))
-    fixed = 38 + branch_w + msgs_w + age_w + 8
+    header = ("ID", "TITLE", "PROJECT", "BRANCH", "MSGS", "LAST ACTIVITY")
+    project_w = max(len(header[2]), *(len(c[2]) for c in cells))
+    branch_w = min(24, max(len(header[3]), *(len(c[3]) for c in cells)))
+    msgs_w = max(len(header[4]), *(len(c[4]) for c in cells))
+    age_w = max(len(header[5]), *(len(c[5]) for c in cells))
+    fixed = 38 + project_w + branch_w + msgs_w + age_w + 10
     title_w = max(12, min(60, width - fixed))
     lines = []
-    for indent, (ident, title, branch, msgs, age) in zip(indents, (header, *cells), strict=True):
+    for indent, (ident, title, project, branch, msgs, age) in zip(
+        indents, (header, *cells), strict=True
+    ):
         shown = indent + _cut(title, max(4, title_w - len(indent)))
         lines.append(
-            f"{ident:<38}  {shown:<{title_w}}  {_cut(branch, branch_w):<{branch_w}}"
-            f"  {msgs:>{msgs_w}}  {age}"
+            f"{ident:<38}  {shown:<{title_w}}  {project:<{project_w}}"
+            f"  {_cut(branch, branch_w):<{branch_w}}  {msgs:>{msgs_w}}  {age}"
         )
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
@@ -225,6 +269,12 @@ def _cut(text: str, width: int) -> str:
     snippet come from a model, a repository or a thread: escapes are shown, not run)."""
     text = visible(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cut_start(text: str, width: int) -> str:
+    """As _cut, keeping the end (a path's last folders tell projects apart)."""
+    text = visible(" ".join(text.split()))
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
 
 
 def _bold(text: str, tty: bool) -> str:

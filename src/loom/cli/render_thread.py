@@ -121,12 +121,30 @@ def _note_skipped(console: Console, count: int) -> None:
     )
 
 
+def attachment_lines(message: Any) -> list[Text]:
+    """Dimmed lines for what came with a person's message without being their words: an
+    attached file (`attached calc.py:1-1`), a hook's added context (its first lines)."""
+    lines: list[Text] = []
+    for attached in getattr(message, "attachments", None) or ():
+        if attached.kind == "hook":
+            body, _note = fold(attached.text.partition("\n")[2], 3, 300)
+            lines.append(Text(visible_block(f"added by the {attached.label}: {body}"), style="dim"))
+        elif attached.kind == "loom":  # a note of Loom's own (plan mode, ended commands)
+            lines.append(Text(f"Loom's note: {visible(attached.label)}", style="dim"))
+        else:
+            lines.append(Text(f"attached {visible(attached.label)}", style="dim"))
+    return lines
+
+
 def _render_message(message: Any) -> Any:
     if isinstance(message, UserMessage):
         shown, note = fold(message.content, FOLD_LINES)
+        attached = attachment_lines(message)
         return Group(
             Text("You", style="bold cyan"),
-            Padding(_with_note(Text(visible_block(shown)), note), (0, 0, 1, 2)),
+            Padding(_with_note(Text(visible_block(shown)), note), (0, 0, 0 if attached else 1, 2)),
+            *(Padding(line, (0, 0, 0, 2)) for line in attached),
+            *([Text("")] if attached else []),
         )
     if isinstance(message, AssistantMessage):
         parts: list[Any] = [Text("Loom", style="bold green")]

@@ -53,8 +53,12 @@ def list_command(
     tree: bool = typer.Option(
         False, "--tree", help="Sub-agents' threads under the thread that started them."
     ),
+    all_projects: bool = typer.Option(
+        False, "--all", help="Every project's threads, not only this folder's project's."
+    ),
 ) -> None:
-    """List threads, newest activity first: id, title, branch, messages, last activity."""
+    """List this project's threads, newest activity first: id, title, project, branch,
+    messages, last activity."""
     if remote:
         from loom.cli.remote import remote_list
 
@@ -62,7 +66,7 @@ def list_command(
         return
     from loom.cli.fast import run_list
 
-    raise typer.Exit(run_list(limit, as_json, tree=tree))
+    raise typer.Exit(run_list(limit, as_json, tree=tree, all_projects=all_projects))
 
 
 def search_command(

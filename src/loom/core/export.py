@@ -46,6 +46,8 @@ def thread_to_markdown(thread: Thread) -> str:
     for message in thread.messages:
         if isinstance(message, UserMessage):
             out += ["## You", "", message.content, ""]
+            for attached in message.attachments or ():  # a file, a hook's context: not typed
+                out += [f"Attached: {attached.label}", "", *_fenced(attached.text)]
         elif isinstance(message, AssistantMessage):
             out += ["## Loom", ""]
             if message.content:

@@ -80,9 +80,30 @@ class _MessageBase(_Snapshot):
         return ordered
 
 
+class Attachment(_Snapshot):
+    """What came with a person's message without being their words: an @-mentioned
+    file's content or a folder's listing, a UserPromptSubmit hook's added context. The
+    model reads it after the message (`for_model`); titles and search never do."""
+
+    kind: str  # "file" | "listing" | "hook"
+    label: str  # "calc.py:1-1", "src/", "UserPromptSubmit hook": what a face shows
+    text: str  # what the model reads
+
+
 class UserMessage(_MessageBase):
     role: Literal["user"] = "user"
     images: list[ImageRef] | None = None  # attached images, by reference (core.images)
+    attachments: list[Attachment] | None = None  # files, listings, hook context
+
+
+def for_model(message: Any) -> Any:
+    """The message as the model reads it: a user message's attachments joined after its
+    words (as Loom sent them before attachments were kept apart); others unchanged."""
+    attached = getattr(message, "attachments", None)
+    if not isinstance(message, UserMessage) or not attached:
+        return message
+    text = message.content + "".join(f"\n\n{a.text}" for a in attached)
+    return message.model_copy(update={"content": text, "attachments": None})
 
 
 class SystemMessage(_MessageBase):
@@ -141,6 +162,8 @@ def clean_message(message: Any) -> None:
             message.content = cleaned
     for part in extra_field(message, "reasoning") or ():  # an answer's readable reasoning
         part.text = clean_text(part.text)
+    for attached in extra_field(message, "attachments") or ():  # a file or a hook's words
+        attached.text = clean_text(attached.text)
     for call in extra_field(message, "tool_calls") or ():  # none on a user message
         try:
             call.arguments_json = clean_json(call.arguments_json)

@@ -198,6 +198,8 @@ def estimate_message_tokens(message: Any) -> int:
     """
     get = _getter(message)
     total = MESSAGE_OVERHEAD_TOKENS + estimate_tokens(get("content", "") or "")
+    for attached in get("attachments", None) or ():  # files and hook context it carries
+        total += estimate_tokens(_getter(attached)("text", "") or "")
     tool_name = get("tool_name")
     if tool_name:
         total += estimate_tokens(str(tool_name))
@@ -219,6 +221,8 @@ def message_tokens_ceiling(message: Any) -> int:
     the budget fits: its exact count is not needed to build the request."""
     get = _getter(message)
     total = MESSAGE_OVERHEAD_TOKENS + len(get("content", "") or "")
+    for attached in get("attachments", None) or ():
+        total += len(_getter(attached)("text", "") or "")
     tool_name = get("tool_name")
     if tool_name:
         total += len(str(tool_name))

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
     from loom.store.index import ThreadIndex
 
 
-def family_rows(index: ThreadIndex, limit: int, offset: int = 0) -> list[dict[str, Any]]:
-    top = index.list(limit, offset, top_level=True)
+def family_rows(
+    index: ThreadIndex, limit: int, offset: int = 0, project: str | None = None
+) -> list[dict[str, Any]]:
+    """`project`: only the families started in that project root (ThreadIndex.list)."""
+    top = index.list(limit, offset, top_level=True, project=project)
     known = {row["id"] for row in top}
     by_parent: dict[str, list[dict[str, Any]]] = {}
     frontier = [row["id"] for row in top]

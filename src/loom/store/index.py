@@ -435,17 +435,34 @@ class ThreadIndex:
         return int(self.conn.execute(f"SELECT count(*) FROM {THREADS}").fetchone()[0])
 
     def list(
-        self, limit: int = 50, offset: int = 0, *, top_level: bool = False
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        *,
+        top_level: bool = False,
+        project: str | None = None,
     ) -> list[dict[str, Any]]:
         """Summary dicts (keys: SUMMARY_FIELDS), newest activity first, from `offset`;
-        `top_level`: no sub-agent's thread."""
-        where = "WHERE parent_thread_id IS NULL " if top_level else ""
+        `top_level`: no sub-agent's thread; `project`: only threads started in that
+        project root (and those recording none: they work wherever they are resumed)."""
+        where, args = _project_filter(project)
+        if top_level:
+            where = f"{where} AND parent_thread_id IS NULL" if where else "parent_thread_id IS NULL"
         rows = self.conn.execute(
-            f"SELECT {_SUMMARY_COLS} FROM {THREADS} {where}"
+            f"SELECT {_SUMMARY_COLS} FROM {THREADS} {'WHERE ' + where if where else ''} "
             "ORDER BY last_activity_at DESC, id DESC LIMIT ? OFFSET ?",
-            (max(limit, 0), max(offset, 0)),
+            (*args, max(limit, 0), max(offset, 0)),
         ).fetchall()
         return [_summary(r) for r in rows]
+
+    def count_elsewhere(self, project: str) -> int:
+        """How many threads were started in a project other than `project`."""
+        row = self.conn.execute(
+            f"SELECT count(*) FROM {THREADS} WHERE workspace_root IS NOT NULL "
+            "AND workspace_root != '' AND workspace_root != ?",
+            (project,),
+        ).fetchone()
+        return int(row[0])
 
     def private_ids(self) -> set[str]:
         """Ids of the threads the index holds as private."""
@@ -594,6 +611,12 @@ class ThreadIndex:
             f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? {window} ORDER BY rank",
             args,
         ).fetchall()
+
+
+def _project_filter(project: str | None) -> tuple[str, list[str]]:
+    if project is None:
+        return "", []
+    return "(workspace_root = ? OR workspace_root IS NULL OR workspace_root = '')", [project]
 
 
 def first_words(text: str, length: int = 80) -> str:

@@ -252,12 +252,15 @@ class LocalThreadStore:
         rows = self._query(lambda index: index.list(limit, offset))
         return [ThreadSummary(**self._row_as_recorded(row)) for row in rows]
 
-    def families(self, limit: int = 50, offset: int = 0) -> list[tuple[ThreadSummary, int]]:
+    def families(
+        self, limit: int = 50, offset: int = 0, project: str | None = None
+    ) -> list[tuple[ThreadSummary, int]]:
         """A page of `limit` threads no sub-agent made, each followed by its sub-agents'
-        threads (and theirs): (summary, depth), depth 0 for the top level."""
+        threads (and theirs): (summary, depth), depth 0 for the top level; `project`:
+        only the families started in that project root."""
         from loom.store.family import family_rows
 
-        rows = self._query(lambda index: family_rows(index, limit, offset))
+        rows = self._query(lambda index: family_rows(index, limit, offset, project))
         return [
             (ThreadSummary(**self._row_as_recorded({k: v for k, v in row.items() if k != "depth"})),
              row["depth"])

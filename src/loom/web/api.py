@@ -343,7 +343,8 @@ async def threads(request: Request) -> JSONResponse:
         return _error(400, "offset must be >= 0 and the query at most 500 characters")
     started = time.perf_counter()
     try:
-        rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE)
+        every = request.query_params.get("all") == "1"  # the sidebar's "All projects"
+        rows, next_offset = await asyncio.to_thread(state.thread_rows, q, offset, PAGE_SIZE, every)
     except LoomError as exc:  # a query with no words in it
         return JSONResponse(
             {"html": f'<p class="muted small">{_esc(str(exc))}</p>', "next": None, "count": 0}

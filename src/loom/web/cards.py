@@ -57,6 +57,8 @@ class ChatItem:
     plan: dict[str, Any] | None = None  # kind "plan": the architect's plan
     images: list[str] = field(default_factory=list)  # kind "user": attached images, described
     thinking: str = ""  # kind "assistant": its readable reasoning, shown folded
+    # kind "user": what came with the words: (label, text) of a file, a listing, a hook's context
+    attached: list[tuple[str, str]] = field(default_factory=list)
 
 
 def reasoning_text(message: Any) -> str:
@@ -150,7 +152,12 @@ def chat_items(
             items.append(ChatItem("notice", text=message.content.split("\n\n")[0]))
         elif role == "user":
             attached = [ref.describe() for ref in getattr(message, "images", None) or ()]
-            items.append(ChatItem("user", text=folded(message.content), images=attached))
+            extras = [
+                (a.label, folded(a.text)) for a in getattr(message, "attachments", None) or ()
+            ]
+            items.append(
+                ChatItem("user", text=folded(message.content), images=attached, attached=extras)
+            )
         elif role == "assistant" and isinstance(extra.get("plan"), dict):
             items.append(ChatItem("plan", plan=_plan_view(extra["plan"])))
         elif role == "assistant":

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loom.core.project_names import project_labels
 from loom.web.cost import CostCache
 from loom.web.live import Hub, LiveSession
 from loom.web.render import snippet_html
@@ -70,23 +70,27 @@ class WebState:
         return live
 
     def thread_rows(
-        self, query: str = "", offset: int = 0, limit: int = PAGE_SIZE
+        self, query: str = "", offset: int = 0, limit: int = PAGE_SIZE, all_projects: bool = False
     ) -> tuple[list[dict[str, Any]], int | None]:
-        """Sidebar rows (search hits with highlighted snippets, or newest first) and the
-        offset of the next page (None at the end)."""
+        """Sidebar rows (search hits with highlighted snippets, from every project; or
+        newest first, this project's unless `all_projects`) and the offset of the next
+        page (None at the end)."""
         query = query.strip()
         if query:
             hits = self.ws.threads.search(query, limit=offset + limit + 1)
             page = hits[offset : offset + limit]
-            rows = [self._mark(_row(h.summary, snippet_html(h.snippet))) for h in page]
+            rows = self._name_projects(
+                [self._mark(_row(h.summary, snippet_html(h.snippet))) for h in page]
+            )
             more = len(hits) > offset + limit
         else:  # a page of top-level threads, each with its sub-agents' threads under it
-            family = self.ws.threads.families(limit=limit + 1, offset=offset)
+            project = None if all_projects else str(self.ws.project_root)
+            family = self.ws.threads.families(limit=limit + 1, offset=offset, project=project)
             tops = [i for i, (_summary, depth) in enumerate(family) if depth == 0]
             more = len(tops) > limit
             page = family[: tops[limit]] if more else family
             rows = [self._mark(_row(summary, depth=depth)) for summary, depth in page]
-        return rows, (offset + limit if more else None)
+        return self._name_projects(rows), (offset + limit if more else None)
 
     def _mark(self, row: dict[str, Any]) -> dict[str, Any]:
         """A thread of another project is listed with that project's name: it resumes
@@ -94,8 +98,17 @@ class WebState:
         root = row.pop("root")
         if not self.ws.runs_here(root):
             row["elsewhere"] = root
-            row["elsewhere_name"] = Path(root).name or root
         return row
+
+    def _name_projects(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each other project's name: its folder, or its path where two (this one among
+        them) share a name."""
+        here = str(self.ws.project_root)
+        names = project_labels([here, *(row.get("elsewhere") for row in rows)])
+        for row in rows:
+            if row.get("elsewhere"):
+                row["elsewhere_name"] = names.get(row["elsewhere"]) or row["elsewhere"]
+        return rows
 
 
 def family_order(sessions: list[LiveSession]) -> list[LiveSession]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from loom.core.messages import Attachment
+
 
 @dataclass(frozen=True)
 class BackgroundView:
@@ -35,11 +37,13 @@ def views(tools: Any) -> list[BackgroundView]:
     ]
 
 
-def with_finished_note(tools: Any, text: str) -> str:
-    """A user message with a line per background command that ended since the model was
-    last told (so it knows without asking)."""
+def finished_notes(tools: Any) -> list[Attachment]:
+    """A note (an attachment Loom adds to the person's message, kept apart from their
+    words) listing the background commands that ended since the model was last told, so
+    it knows without asking; none when none ended."""
     registry = registry_of(tools)
     lines = registry.take_finished() if registry is not None else []
     if not lines:
-        return text
-    return text + "\n\n[background commands that ended]\n" + "\n".join(lines)
+        return []
+    text = "[background commands that ended]\n" + "\n".join(lines)
+    return [Attachment(kind="loom", label="background commands that ended", text=text)]

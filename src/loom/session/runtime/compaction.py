@@ -28,7 +28,7 @@ from loom.core.clock import now_iso
 from loom.core.errors import LoomError
 from loom.core.events import ContextCompacted
 from loom.core.extras import extra_field
-from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolMessage, UserMessage, for_model
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ def transcript(messages: Sequence[Message], previous_summary: str) -> str:
         parts.append(f"[Summary of what came before]\n{previous_summary}")
     for message in messages:
         if isinstance(message, UserMessage):
-            parts.append(f"USER: {message.content}")
+            parts.append(f"USER: {for_model(message).content}")  # with its attachments
         elif isinstance(message, AssistantMessage):
             line = f"AGENT: {message.content}".rstrip()
             for call in message.tool_calls:

@@ -17,6 +17,7 @@ from loom.core.messages import (
     ToolCall,
     Usage,
     clean_message,
+    for_model,
 )
 from loom.core.text import clean_text
 from loom.llm import loop_share
@@ -120,7 +121,7 @@ class LlmCaller:
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
             model=model_id,
-            messages=built.messages,
+            messages=[for_model(m) for m in built.messages],  # attachments after the words
             system=built.system,
             tools=specs,
             max_tokens=window.reserved_output,

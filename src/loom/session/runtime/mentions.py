@@ -2,7 +2,11 @@
 listing) to the message, and puts the file in the repo map's focus.
 
     expand_mentions("fix @src/app.py:10-40 please", root)
-    -> Expanded(text="fix @src/app.py:10-40 please\n\n<file path=...>...</file>", files=[...])
+    -> Expanded(text="fix @src/app.py:10-40 please", files=["src/app.py"],
+                attachments=[Attachment("file", "src/app.py:10-40", '<file path=...>...</file>')])
+
+The contents are attachments of the message, not its text: the model reads them after
+the words (`loom.core.messages.for_model`), the title and search only the words.
 
 A word counts as a mention when it starts with `@` after a space (or at the start) and
 names a path: it exists, or has a file extension or a `:line` range, or starts in one
@@ -29,6 +33,7 @@ from loom.core.images import (
     check_count,
     image_ref,
 )
+from loom.core.messages import Attachment
 
 MAX_FILE_BYTES = 256_000
 MAX_RANGE_SCAN_BYTES = 16_000_000  # a range is looked for in this much of a file
@@ -47,6 +52,7 @@ class Expanded:
     text: str
     files: list[str] = field(default_factory=list)  # project-relative, in mention order
     images: list[ImageRef] = field(default_factory=list)  # @shot.png, pasted image paths
+    attachments: list[Attachment] = field(default_factory=list)  # files' contents, listings
 
 
 @dataclass(frozen=True)
@@ -96,23 +102,29 @@ def expand_mentions(text: str, root: Path) -> Expanded:
     images = pasted_images(text)
     if not mentions and not images:
         return Expanded(text)
-    blocks: list[str] = []
+    blocks: list[Attachment] = []
     files: list[str] = []
     for mention in mentions:
         target, rel = _resolve(mention.path, root)
         if rel in files and mention.start is None:
             continue
         if target.is_dir():
-            blocks.append(_listing(target, rel))
+            blocks.append(Attachment(kind="listing", label=f"{rel}/", text=_listing(target, rel)))
         elif target.suffix.lower() in IMAGE_SUFFIXES and mention.start is None:
             images.append(_project_image(root, rel, f"@{mention.raw}"))
         else:
-            blocks.append(_file_block(rel, mention, root))
+            content = _file_block(rel, mention, root)
+            blocks.append(Attachment(kind="file", label=_label(rel, mention), text=content))
         files.append(rel)
     check_count(len(images))
-    if blocks:
-        text = text + "\n\n" + "\n\n".join(blocks)
-    return Expanded(text, list(dict.fromkeys(files)), images)
+    return Expanded(text, list(dict.fromkeys(files)), images, blocks)
+
+
+def _label(rel: str, mention: Mention) -> str:
+    """`calc.py`, `calc.py:3` or `calc.py:1-10`: the file and the lines asked for."""
+    if mention.start is None:
+        return rel
+    return f"{rel}:{mention.start}" + (f"-{mention.end}" if mention.end is not None else "")
 
 
 _PASTED = re.compile(r"""'([^']+)'|"([^"]+)"|((?:\\ |\S)+)""")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from loom.core.messages import Attachment
 from loom.permissions.modes import (
     PLAN_APPROVED,
     PLAN_NOTE,
@@ -32,9 +33,10 @@ def switch(policy: Any, mode: str) -> PermissionMode:
     return setter(wanted)
 
 
-def with_plan_note(text: str) -> str:
-    """A user message in plan mode, with the note telling the model it is planning."""
-    return f"{text}\n\n{PLAN_NOTE}"
+def plan_note() -> Attachment:
+    """The note on each message of plan mode telling the model it is planning (an
+    attachment Loom adds, kept apart from the person's words)."""
+    return Attachment(kind="loom", label="plan mode", text=PLAN_NOTE)
 
 
 def approval_message(todos: list[Any]) -> str:

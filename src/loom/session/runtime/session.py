@@ -41,7 +41,15 @@ from loom.core.events import (
 )
 from loom.core.ids import new_message_id
 from loom.core.images import ImageRef, check_count
-from loom.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
+from loom.core.messages import (
+    AssistantMessage,
+    Attachment,
+    Message,
+    ToolCall,
+    Usage,
+    UserMessage,
+    for_model,
+)
 from loom.core.secrets import redact_message
 from loom.core.thread import Thread
 from loom.core.todos import TodoItem
@@ -176,7 +184,9 @@ class Session:
         if expanded.images:  # refused before anything is sent when the model takes none
             check_model_takes_images(self.model, self.options.image_models)
             await asyncio.to_thread(self._keep_images, expanded.images)
-        return await self._turn(expanded.text, expanded.files, expanded.images)
+        return await self._turn(
+            expanded.text, expanded.files, expanded.images, expanded.attachments
+        )
 
     def _keep_images(self, images: list[Any]) -> None:
         store = self.options.image_store
@@ -419,7 +429,11 @@ class Session:
     # -- one turn ---------------------------------------------------------------------
 
     async def _turn(
-        self, text: str | None, mentions: list[str] | None = None, images: list[Any] | None = None
+        self,
+        text: str | None,
+        mentions: list[str] | None = None,
+        images: list[Any] | None = None,
+        attachments: list[Attachment] | None = None,
     ) -> str:
         """One turn from `text` (None: carry on the stopped one), crash-supervised."""
         for hook in self.before_turn:
@@ -434,11 +448,13 @@ class Session:
             if self.mode == "architect":
                 from loom.session.runtime.architect import run_architect_turn
 
-                return await run_architect_turn(self, text)
-            text = background.with_finished_note(self.tools, text)
+                words = UserMessage(content=text, attachments=attachments or None)
+                return await run_architect_turn(self, for_model(words).content)
+            notes = background.finished_notes(self.tools)
             if self.permission_mode == "plan":
-                text = permission_mode.with_plan_note(text)
-            message = UserMessage(content=text, images=images or None)
+                notes.append(permission_mode.plan_note())
+            attached = [*(attachments or ()), *notes]
+            message = UserMessage(content=text, images=images or None, attachments=attached or None)
             if mentions:
                 message.mentions = mentions  # type: ignore[attr-defined]  # repo map focus
             return await self.run_user_turn(message)
@@ -465,8 +481,13 @@ class Session:
                 raise TurnError(
                     f"a UserPromptSubmit hook blocked this message: {why}", origin="Hook"
                 )
-            if verdict is not None and verdict.context_text:
-                message.content += f"\n\n[UserPromptSubmit hook]\n{verdict.context_text}"
+            if verdict is not None and verdict.context_text:  # shown as the hook's, not typed
+                added = Attachment(
+                    kind="hook",
+                    label="UserPromptSubmit hook",
+                    text=f"[UserPromptSubmit hook]\n{verdict.context_text}",
+                )
+                message.attachments = [*(message.attachments or []), added]
         self._stop_continuations = 0
         end = await self.drive(sm.UserInput(message))
         self.last_turn = end

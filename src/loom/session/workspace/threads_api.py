@@ -62,10 +62,13 @@ class ThreadsApi:
         """Newest activity first."""
         return self.local.list(limit, offset)
 
-    def families(self, limit: int = 50, offset: int = 0) -> list[tuple[ThreadSummary, int]]:
+    def families(
+        self, limit: int = 50, offset: int = 0, project: str | None = None
+    ) -> list[tuple[ThreadSummary, int]]:
         """`limit` threads no sub-agent made (newest activity first, from `offset`), each
-        followed by its sub-agents' threads and theirs: (summary, depth)."""
-        return self.local.families(limit, offset)
+        followed by its sub-agents' threads and theirs: (summary, depth). `project`: only
+        those started in that project root (and those recording none)."""
+        return self.local.families(limit, offset, project)
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search (titles, tags, git metadata, messages)."""

@@ -542,7 +542,8 @@ async function loadThreads(reset) {
   if (loading || (!reset && next == null)) return;
   loading = true;
   const offset = reset ? 0 : next;
-  const params = new URLSearchParams({ q: query, offset: String(offset), current: sessionId });
+  const every = $("#all-projects")?.checked ? "1" : "0";  // search always covers every project
+  const params = new URLSearchParams({ q: query, offset: String(offset), current: sessionId, all: every });
   try {
     const page = await api(`/api/threads?${params}`, undefined, "GET");
     if (reset) list.innerHTML = "";
@@ -563,6 +564,7 @@ function setupSidebar() {
     clearTimeout(timer);
     timer = setTimeout(() => { query = event.target.value.trim(); refreshThreads(); }, 180);
   });
+  $("#all-projects")?.addEventListener("change", refreshThreads);
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) loadThreads(false).catch(() => {});
   }, { root: $(".sidebar"), rootMargin: "200px" });
