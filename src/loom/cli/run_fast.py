@@ -33,6 +33,7 @@ VALUE_OPTIONS = {
     "--max-turns": "max_turns",
     "--max-budget-usd": "max_budget_usd",
     "--effort": "effort",
+    "--permission-mode": "permission_mode",
     "-r": "resume",
     "--resume": "resume",
     "-w": "worktree",
@@ -77,6 +78,9 @@ def try_fast_run(args: list[str]) -> int | None:
     effort = given.get("effort")
     if effort is not None and effort not in EFFORTS:
         return None  # Typer says what is allowed
+    mode = _permission_mode(given.get("permission_mode"), bool(given.get("yes")))
+    if mode is None:
+        return None  # Typer lists the modes
     # Read last, as the Typer command reads it: without -p, from stdin. No task at all
     # goes to Typer, which finds stdin as this left it (read to its end) and says so.
     try:
@@ -104,6 +108,7 @@ def try_fast_run(args: list[str]) -> int | None:
         trust=bool(given.get("trust")),
         project_root=None if folder is None else Path(str(folder)),
         effort=_text(effort) or None,
+        permission_mode=mode,
     )
     return _run(options)
 
@@ -174,3 +179,15 @@ def _budget(value: object) -> float | None:
     if not 0 <= budget < float("inf"):  # NaN too
         raise ValueError(value)
     return budget
+
+
+def _permission_mode(value: object, yes: bool) -> str | None:
+    """The session's permission mode as the Typer command resolves it (--yes is
+    bypassPermissions), or None for a name Typer should refuse."""
+    from loom.core.permission_modes import parse_permission_mode
+
+    try:
+        mode = None if value is None else parse_permission_mode(str(value))
+    except ValueError:
+        return None
+    return "bypassPermissions" if yes else mode or "default"

@@ -75,6 +75,7 @@ async def restore_in_session(
     store = _store_of(session)
     operation = undo if action == "undo" else redo
     report = await asyncio.to_thread(operation, session.thread, store, force=force)
+    session.prompts.files_may_have_changed()  # the next call hears the git state as it is
     session.request_save()
     await session.flush()
     session.publish(_files_event(session.id, report))
@@ -96,6 +97,7 @@ async def rewind_in_session(
     if code:
         store = _store_of(session)
         report = await asyncio.to_thread(rewind_code, session.thread, store, turn_id, force=force)
+        session.prompts.files_may_have_changed()  # the next call hears the git state as it is
     hidden = 0
     if conversation:
         hidden = rewind_conversation(session.thread, turn_id)
