@@ -5,26 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
-from loom.config import _NOT_CONFIGURABLE, LoomConfig
 from loom.config_keys import KEYS, Powerful, Tighten, _match, declared, drop_loosening
-
-
-def config_keys(model: type[BaseModel] = LoomConfig, prefix: tuple[str, ...] = ()) -> list:
-    """Every key of the config model, as a dotted path (tables of sections walked into;
-    a dict of entries such as `lsp.servers` is one key)."""
-    found = []
-    for name, info in model.model_fields.items():
-        if not prefix and name in _NOT_CONFIGURABLE:
-            continue
-        path = (*prefix, info.alias or name)
-        sub = info.annotation
-        if isinstance(sub, type) and issubclass(sub, BaseModel):
-            found += config_keys(sub, path)
-        else:
-            found.append(path)
-    return found
+from tests.support.config_files import config_keys
 
 
 def test_every_config_key_is_declared() -> None:

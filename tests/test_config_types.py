@@ -15,7 +15,7 @@ import pytest
 from loom.config import ConfigError, LoomConfig, load_config
 from loom.config_keys import KEYS, Tighten, declared
 from loom.paths import LoomPaths
-from tests.test_config_keys import config_keys
+from tests.support.config_files import config_keys
 
 # every tighten-only key, each with values that loosen it when read loosely
 LOOSENING_BY_TYPE = {

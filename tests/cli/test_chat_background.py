@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pexpect
-from tests.cli.test_run_background import _alive
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, spawn
+from tests.support.processes import alive as _alive
 
 
 def test_shells_lists_and_kills_and_ctrl_d_ends_the_rest(

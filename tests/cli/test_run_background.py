@@ -12,21 +12,7 @@ from pathlib import Path
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.loom_cli import _child_environ, loom
-
-
-def _alive(marker: str) -> list[int]:
-    """Processes whose command line names `marker` (a unique sleep length)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline and "pytest" not in cmdline:
-            found.append(int(entry.name))
-    return found
+from tests.support.processes import alive as _alive
 
 
 def _start(marker: str, printed: str) -> FakeToolCall:

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.cli.test_terminal_text import HOSTILE, OSC52, SHOWN, script_hostile_turns
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, spawn
+from tests.support.hostile_text import HOSTILE, OSC52, SHOWN, script_hostile_turns
 from tests.support.tmux_screen import TmuxRepl
 
 # What only the hostile text could have written (the REPL's own output moves the cursor

@@ -10,10 +10,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from tests.mcp_serve.test_serve import inspect, text_of
 from tests.support.config_files import user_config
 from tests.support.loom_cli import loom_in_process
-from tests.support.mcp import SERVE
+from tests.support.mcp import SERVE, inspect, text_of
 
 HOOK = Path(__file__).resolve().parents[1] / "hooks" / "hook_script.py"
 

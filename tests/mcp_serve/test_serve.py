@@ -15,30 +15,9 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_server import FakeLlmServer, Turn
-from tests.fakes.npm_tools import INSPECTOR_CWD, inspector_js
 from tests.support.loom_cli import loom_in_process
-from tests.support.mcp import SERVE, serve_http
+from tests.support.mcp import SERVE, inspect, serve_http, text_of
 from tests.support.net import free_port
-
-
-def inspect(target: list[str], *args: str, ok: bool = True) -> Any:
-    """Run the inspector CLI against `target` (a command or a URL); its JSON answer."""
-    done = subprocess.run(
-        ["node", str(inspector_js()), *target, *args],
-        cwd=INSPECTOR_CWD,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    if not ok:
-        return done
-    assert done.returncode == 0, done.stderr + done.stdout
-    return json.loads(done.stdout)
-
-
-def text_of(result: dict[str, Any]) -> str:
-    return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
 
 
 def test_stdio_tools_list_and_call(proj: Path) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pydantic import BaseModel
+
+from loom.config import _NOT_CONFIGURABLE, LoomConfig
 from tests.support.git import init_repo
 
 # No repo map and no decision summary in the prompt: the model sees only the test's words.
@@ -22,3 +25,19 @@ def user_config(text: str) -> None:
 def quiet_project(tmp_path: Path) -> Path:
     """`proj/` in tmp_path: a git repository whose `.loom.toml` is QUIET."""
     return init_repo(tmp_path / "proj", {".loom.toml": QUIET})
+
+
+def config_keys(model: type[BaseModel] = LoomConfig, prefix: tuple[str, ...] = ()) -> list:
+    """Every key of the config model, as a dotted path (tables of sections walked into;
+    a dict of entries such as `lsp.servers` is one key)."""
+    found = []
+    for name, info in model.model_fields.items():
+        if not prefix and name in _NOT_CONFIGURABLE:
+            continue
+        path = (*prefix, info.alias or name)
+        sub = info.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            found += config_keys(sub, path)
+        else:
+            found.append(path)
+    return found

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.npm_tools import INSPECTOR_CWD, inspector_js
+
 BAD_SERVER = Path(__file__).parents[1] / "fakes" / "bad_mcp_server.py"
 HELPER = BAD_SERVER  # the project's own server in the approval tests; its `echo` answers
 SERVE = [sys.executable, "-m", "loom", "mcp", "serve"]
@@ -105,3 +107,23 @@ def serve_stdio_params(project: Path, *flags: str, **env: str) -> Any:
         args=[*SERVE[1:], "-C", str(project), *flags],
         env={**os.environ, **env},
     )
+
+
+def inspect(target: list[str], *args: str, ok: bool = True) -> Any:
+    """Run the inspector CLI against `target` (a command or a URL); its JSON answer."""
+    done = subprocess.run(
+        ["node", str(inspector_js()), *target, *args],
+        cwd=INSPECTOR_CWD,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if not ok:
+        return done
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+def text_of(result: dict[str, Any]) -> str:
+    return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
