@@ -18,6 +18,7 @@ counts as what it looks like.
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,12 +63,27 @@ class Script:
     assignments: bool  # `x=1` on its own somewhere (it changes what later words mean)
 
 
-@functools.lru_cache(maxsize=1)
+_local = threading.local()
+
+
 def _parser() -> Any:
+    """This thread's parser: a tree-sitter Parser must never parse in two threads at
+    once (permission checks run on the event loop and on worker threads; a shared one
+    crashed a test process with a segmentation fault)."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter
+
+        parser = _local.parser = tree_sitter.Parser(_language())
+    return parser
+
+
+@functools.lru_cache(maxsize=1)
+def _language() -> Any:
     import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter.Language(tree_sitter_bash.language())
 
 
 def _text(node: Any) -> str:
