@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -82,22 +81,12 @@ def mount_plan(policy: SandboxPolicy) -> list[tuple[MountKind, Path]]:
         planned[path] = "hide"
     for path in protected:
         planned[path] = "ro"
-    for path in own_install_in_temp():
+    for path in policy.own_install:
         planned.setdefault(path, "ro")
     return sorted(
         ((kind, path) for path, kind in planned.items()),
         key=lambda item: (len(item[1].parts), _ORDER[item[0]]),
     )
-
-
-def own_install_in_temp() -> list[Path]:
-    """Loom's own Python (its venv and the interpreter it was made from) when it lies
-    under `/tmp`: the sandbox puts the session's own folder there, and commands still run
-    Loom's interpreter (the limits' watcher, the start-up check), so it is mounted back,
-    read-only, at its own path."""
-    temp = Path("/tmp")
-    found = {Path(prefix).resolve() for prefix in (sys.prefix, sys.base_prefix)}
-    return sorted(path for path in found if temp in path.parents)
 
 
 def _between(path: Path, writable: list[Path]) -> list[Path]:

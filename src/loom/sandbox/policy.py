@@ -59,6 +59,7 @@ class SandboxPolicy:
     memory_by_cgroup: bool = False  # this launch caps memory with a cgroup (not rlimits)
     processes_by_cgroup: bool = False  # this launch caps processes with a cgroup
     nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
+    own_install: tuple[Path, ...] = ()  # Loom's own Python under /tmp (`own_install_in_temp`)
     temp: Path | None = None  # the session's own temp folder (None: one per command)
 
     def writable_paths(self) -> list[Path]:
@@ -129,6 +130,7 @@ def build_policy(
         hidden=tuple(_dedupe(hidden)),
         quarantine=quarantine,
         limits=limits or Limits(),
+        own_install=own_install_in_temp(),
     )
 
 
@@ -190,3 +192,15 @@ def exposed_code(writable: list[Path]) -> list[Path]:
     places = sorted({_real(Path(loom.__file__).parent), _real(Path(sys.prefix))})
     roots = [_real(path) for path in writable]
     return [p for p in places if any(p == root or root in p.parents for root in roots)]
+
+
+def own_install_in_temp() -> tuple[Path, ...]:
+    """Loom's own Python (its venv and the interpreter it was made from) when it lies
+    under `/tmp`: the sandbox puts the session's own folder there, and commands still run
+    Loom's interpreter (the limits' watcher, the start-up check), so it is mounted back,
+    read-only, at its own path."""
+    import sys
+
+    temp = Path("/tmp")
+    found = {Path(prefix).resolve() for prefix in (sys.prefix, sys.base_prefix)}
+    return tuple(sorted(path for path in found if temp in path.parents))

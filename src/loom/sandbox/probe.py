@@ -24,7 +24,7 @@ from pathlib import Path
 
 from loom.sandbox.backend import Backend
 from loom.sandbox.limits import Limits, cgroup_parents, join_then_exec, make_group
-from loom.sandbox.policy import SandboxPolicy, WritableRoot
+from loom.sandbox.policy import SandboxPolicy, WritableRoot, own_install_in_temp
 from loom.sandbox.sweep import started, sweep
 
 PROBE_TIMEOUT_S = 20.0
@@ -55,6 +55,7 @@ def run_probes(backend: Backend) -> list[ProbeResult]:
             writable=(WritableRoot(inside.resolve(), "probe"),),
             hidden=(WritableRoot(hidden.resolve(), "probe"),),
             limits=PROBE_LIMITS,
+            own_install=own_install_in_temp(),
         )
         return [
             _write_inside(backend, policy, inside),
