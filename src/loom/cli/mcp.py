@@ -7,8 +7,9 @@ import asyncio
 import json
 import os
 import secrets
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -252,12 +253,10 @@ def serve_command(
     workspace = Workspace(config)
     try:
         if not http:
-            from loom.cli.run_signals import terminate_interrupts
-
             # SIGTERM ends it as Ctrl-C does: the tools' clean-up and the session's temp
             # folder go too (over HTTP, uvicorn handles both signals)
-            with terminate_interrupts():
-                asyncio.run(serve_stdio(workspace, allow=allow, include_private=include_private))
+            served = serve_stdio(workspace, allow=allow, include_private=include_private)
+            asyncio.run(_until_stopped(served))
             return
         token = os.environ.get("LOOM_MCP_TOKEN") or ""
         shown = not token
@@ -279,3 +278,19 @@ def serve_command(
         if not http:
             raise _fail(f"cannot serve on stdin/stdout: {exc}") from exc
         raise _fail(f"cannot serve on 127.0.0.1:{port} ({exc}); pick another --port") from exc
+
+
+async def _until_stopped(serving: Coroutine[Any, Any, None]) -> None:
+    """Run `serving` until it ends or Ctrl-C / SIGTERM cancels it. The signals cancel the
+    task on the loop: a KeyboardInterrupt raised inside the SDK's task group would end the
+    process with the group's traceback on stderr."""
+    from loom.cli.run_signals import StopSignals
+
+    signals = StopSignals()
+    try:
+        await serving
+    except asyncio.CancelledError:
+        if not signals.absorb():
+            raise
+    finally:
+        signals.close()
