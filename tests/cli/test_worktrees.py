@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, spawn
+from tests.support.hostile_text import HOSTILE, assert_text_only
 from tests.support.loom_cli import Done
 
 IDENTITY = {
@@ -113,6 +114,11 @@ def test_a_runs_work_is_committed_on_its_branch_then_shown_and_merged(
     assert shown.returncode == 0, shown.stderr
     assert "+two" in shown.stdout and "+++ b/added.txt" in shown.stdout
     assert "new file, not committed yet: later.txt" in shown.stdout
+    # a file's escape codes reach the terminal as text, never as codes (issue 34)
+    (place / "notes.txt").write_text(f"one\ntwo {HOSTILE}\n")
+    hostile = cli(["worktree", "diff", "feat"], repo, server)
+    assert_text_only(hostile.stdout)
+    (place / "notes.txt").write_text("one\ntwo\n")
 
     merged = cli(["worktree", "merge", "feat"], repo, server)
     assert merged.returncode == 0, merged.stderr

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from loom.cli._output import say
+
 
 def register(app: typer.Typer) -> None:
     app.command("plugins")(plugins_command)
@@ -39,13 +41,13 @@ def plugins_command(
         typer.echo(json.dumps(rows, indent=2))
     else:
         for group in PLUGIN_GROUPS:
-            typer.echo(group)
+            say(group)
             members = [p for p in found if p.group == group]
             if not members:
-                typer.echo("  (none)")
+                say("  (none)")
             for p in members:
                 what = (", ".join(p.tools) or "loaded") if p.ok else f"skipped: {p.error}"
                 mark = "ok" if p.ok else typer.style("broken", fg="red")
-                typer.echo(f"  {p.name:<12} {p.source:<18} {mark}  {what}")
+                say(f"  {p.name:<12} {p.source:<18} {mark}  {what}")
     if any(not p.ok for p in found):
         raise typer.Exit(1)

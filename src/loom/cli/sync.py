@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from loom.cli._output import person_errors
+from loom.cli._output import person_errors, say
+from loom.core.text import visible_block
 
 if TYPE_CHECKING:
     from loom.session import Workspace
@@ -56,17 +57,17 @@ def login(
     if as_json:
         typer.echo(json.dumps(data))
         return
-    typer.echo(
+    say(
         f"logged in to {data['server']} as {data['user']} ({data['org']}); "
         "non-private threads now sync in the background"
     )
     if data["queued_existing"]:
-        typer.echo(
+        say(
             f"queued {data['queued_existing']} existing thread(s); they go up in the "
             "background or with `loom sync`"
         )
     elif data["not_on_server"]:
-        typer.echo(
+        say(
             f"{data['not_on_server']} existing thread(s) made before this login are not on "
             "the server; `loom sync --push-existing` sends them"
         )
@@ -78,9 +79,9 @@ def logout(as_json: bool = JsonOpt) -> None:
     if as_json:
         typer.echo(json.dumps(data))
     elif data["logged_out"]:
-        typer.echo(f"logged out; {data['pending']} change(s) stay queued for the next login")
+        say(f"logged out; {data['pending']} change(s) stay queued for the next login")
     else:
-        typer.echo("not logged in")
+        say("not logged in")
 
 
 def sync(
@@ -97,26 +98,26 @@ def sync(
         typer.echo(json.dumps(data))
     else:
         for note in data["repaired"]:
-            typer.secho(f"repaired: {note}", err=True, fg="yellow")
-        typer.echo(f"server  {data['server']}")
-        typer.echo(
+            typer.secho(visible_block(f"repaired: {note}"), err=True, fg="yellow")
+        say(f"server  {data['server']}")
+        say(
             f"pushed  {data['pushed']}   pulled {data['pulled']}   merged {data['merged']}"
             f"   failed {data['failed']}"
         )
         for message in data["conflicts"]:
-            typer.echo(f"merged: {message}")
-        typer.echo(f"pending {data['pending']}")
+            say(f"merged: {message}")
+        say(f"pending {data['pending']}")
         if data["queued_existing"]:
-            typer.echo(f"queued  {data['queued_existing']} existing thread(s) the server lacked")
+            say(f"queued  {data['queued_existing']} existing thread(s) the server lacked")
         if data["not_on_server"]:
-            typer.echo(
+            say(
                 f"not on the server: {data['not_on_server']} local thread(s) (made before "
                 "`loom login`); `loom sync --push-existing` sends them"
             )
         if data["last_error"]:
-            typer.echo(f"last error: {data['last_error']}")
+            say(f"last error: {data['last_error']}")
         if error:
-            typer.secho(f"sync incomplete: {error}", err=True, fg="yellow")
+            typer.secho(visible_block(f"sync incomplete: {error}"), err=True, fg="yellow")
     if error:
         raise typer.Exit(1)
 
@@ -143,10 +144,10 @@ def share(
         "organization": "your organization",
         "private": "only you",
     }[data["visibility"]]
-    typer.echo(
+    say(
         f"{data['id']} is readable by {who}"
         + ("; support may read it" if data["is_shared_with_support"] else "")
     )
     if data.get("share_url"):
-        typer.echo(f"link: {data['share_url']}")
-    typer.echo(note)
+        say(f"link: {data['share_url']}")
+    say(note)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from loom.cli._output import person_errors
+from loom.cli._output import person_errors, say
 
 worktree_app = typer.Typer(
     help="The project's Loom worktrees: `loom --worktree NAME` works in one.",
@@ -38,11 +38,11 @@ def list_command(
         typer.echo(json.dumps(rows, indent=2))
         return
     if not found:
-        typer.echo("No Loom worktrees in this project. Make one with `loom --worktree NAME`.")
+        say("No Loom worktrees in this project. Make one with `loom --worktree NAME`.")
         return
     for worktree in found:
         gone = "  (folder gone: `loom worktree remove` cleans up)" if worktree.missing else ""
-        typer.echo(f"{worktree.name:<20} {worktree.branch:<28} {worktree.path}{gone}")
+        say(f"{worktree.name:<20} {worktree.branch:<28} {worktree.path}{gone}")
 
 
 @worktree_app.command("remove")
@@ -59,7 +59,7 @@ def remove_command(
     with person_errors():
         gone = _api().remove(name, force=force, delete_branch=delete_branch)
     kept = "" if delete_branch else f"; branch {gone.branch} kept (git branch -D to drop it)"
-    typer.echo(f"Removed worktree {gone.name} ({gone.path}){kept}")
+    say(f"Removed worktree {gone.name} ({gone.path}){kept}")
 
 
 @worktree_app.command("diff")
@@ -69,7 +69,7 @@ def diff_command(
     """What the worktree changed since it left this project's commit (committed or not)."""
     with person_errors():
         patch = _api().diff(name)
-    typer.echo(patch.rstrip("\n") if patch else f"Worktree {name} has no changes.")
+    say(patch.rstrip("\n") if patch else f"Worktree {name} has no changes.")
 
 
 @worktree_app.command("merge")
@@ -81,6 +81,6 @@ def merge_command(
     with person_errors():
         worktree, made, said = _api().merge(name)
     if made:
-        typer.echo(f"Committed the uncommitted work in {name} on {worktree.branch} ({made[:12]}).")
-    typer.echo(f"Merged {worktree.branch}: {said}")
-    typer.echo(f"Remove the worktree with `loom worktree remove {name}` when you are done.")
+        say(f"Committed the uncommitted work in {name} on {worktree.branch} ({made[:12]}).")
+    say(f"Merged {worktree.branch}: {said}")
+    say(f"Remove the worktree with `loom worktree remove {name}` when you are done.")
