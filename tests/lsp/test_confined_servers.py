@@ -182,3 +182,20 @@ async def test_a_server_program_in_an_activated_project_venv_is_not_used(
     results = await _run(attack.project, _diagnostics_call())
     assert 'not assignable to declared type "str"' in results[0]
     assert attack.host_runs() == [] and attack.runs() == []
+
+
+def test_a_server_finds_the_persons_tools_but_no_folder_of_an_untrusted_project(
+    attack: Attack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gopls runs `go` from /usr/local/go/bin, a pip --user server lives in ~/.local/bin:
+    the person's PATH outside the project reaches a server; .venv/bin inside does not."""
+    from loom.lsp.launch import ServerLaunch
+
+    tools = tmp_path / "go" / "bin"
+    inside = attack.project / ".venv" / "bin"
+    monkeypatch.setenv("PATH", f"{inside}:{tools}:/usr/bin:relative/bin")
+    launch = ServerLaunch(attack.project.resolve(), tmp_path / "lsp-home")
+    path = launch.environment(["/opt/server/bin/gopls"])["PATH"].split(os.pathsep)
+    assert path[:2] == ["/opt/server/bin", str(tools)]
+    assert "/usr/bin" in path and "/bin" in path
+    assert str(inside) not in path and "relative/bin" not in path

@@ -8,9 +8,9 @@ runs the interpreter it finds in `.venv` to learn the search paths. So each serv
   read-only, Loom's folders hidden, no network unless the session has it), with a
   private folder of its own for HOME, caches and temp files (in Loom's cache, outside
   the project, bound into the sandbox explicitly);
-- gets an environment built from an allow-list (PATH of system folders and the server's
-  own install, the private HOME and TMPDIR, the locale, TERM), never the person's API
-  keys, tokens or other variables;
+- gets an environment built from an allow-list (PATH: the server's own install, the
+  person's PATH folders outside the project and the system folders; the private HOME
+  and TMPDIR, the locale, TERM), never the person's API keys, tokens or other variables;
 - in an untrusted project (or one whose interpreter changed since it was trusted) is
   pointed at a known-safe interpreter (`python.pythonPath` = the system Python) and
   never found through a PATH folder inside the project, so nothing of the project runs.
@@ -31,7 +31,7 @@ from typing import Any
 
 from loom.paths import LoomPaths
 
-# Where system programs live; the only PATH folders a server gets besides its own.
+# Where system programs live: always on a server's PATH.
 SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 # The person's variables a server may see: the locale and the terminal type, no more.
 PASSED_VARIABLES = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ")
@@ -127,7 +127,10 @@ class ServerLaunch:
     def environment(self, argv: list[str]) -> dict[str, str]:
         """What the server's process starts with (an allow-list, see the module doc)."""
         own = str(Path(argv[0]).parent)
-        path = [*SYSTEM_PATH, *([own] if own not in SYSTEM_PATH else [])]
+        # the server's own folder first (its runtime: node beside pyright), then the
+        # person's PATH outside the project (a `go` in /usr/local/go/bin for gopls, a
+        # pip --user install), then the system's; never a folder in an untrusted project
+        path = list(dict.fromkeys([own, *self._search_path(), *SYSTEM_PATH]))
         temp = self.home / "tmp"
         temp.mkdir(parents=True, exist_ok=True)
         env = {
