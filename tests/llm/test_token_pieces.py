@@ -47,3 +47,22 @@ def test_the_ceiling_from_lengths_is_never_below_the_estimate() -> None:
     assert tokens.message_tokens_ceiling(UserMessage(content=huge)) >= (
         tokens.estimate_message_tokens(UserMessage(content=huge))
     )
+
+
+def test_reasoning_sent_back_with_an_answer_counts_toward_the_window() -> None:
+    """Thinking text and opaque reasoning go back with the answer (issue 35): the history
+    budget counts them, so a long chain of reasoning cannot overflow the window."""
+    from loom.core.messages import AssistantMessage, ReasoningPart
+
+    plain = AssistantMessage(content="done")
+    thought = "Let me check each caller of the parser before changing it. " * 40
+    reasoned = AssistantMessage(
+        content="done",
+        reasoning=[
+            ReasoningPart(kind="thinking", provider="anthropic", text=thought, signature="s" * 400),
+            ReasoningPart(kind="reasoning", provider="openai", data="A" * 8_000),
+        ],
+    )
+    added = tokens.estimate_message_tokens(reasoned) - tokens.estimate_message_tokens(plain)
+    assert added >= tokens.estimate_tokens(thought) + 2_000
+    assert tokens.message_tokens_ceiling(reasoned) >= tokens.estimate_message_tokens(reasoned)

@@ -206,6 +206,9 @@ def estimate_message_tokens(message: Any) -> int:
     # an image costs about as much as a screenshot's worth of tokens (Anthropic: w*h/750,
     # scaled down to ~1,600 at most); its size is not read here, so the ceiling is used
     total += IMAGE_TOKENS * len(get("images", None) or ())
+    for part in get("reasoning", None) or ():  # sent back with the answer (signed, opaque)
+        part_get = _getter(part)
+        total += estimate_tokens(part_get("text", "") or "") + _opaque_tokens(part_get)
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
         arguments = call_get("arguments_json") or {}
@@ -227,12 +230,22 @@ def message_tokens_ceiling(message: Any) -> int:
     if tool_name:
         total += len(str(tool_name))
     total += IMAGE_TOKENS * len(get("images", None) or ())
+    for part in get("reasoning", None) or ():
+        part_get = _getter(part)
+        total += len(part_get("text", "") or "") + _opaque_tokens(part_get)
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
         arguments = call_get("arguments_json") or {}
         total += MESSAGE_OVERHEAD_TOKENS + len(str(call_get("tool_name") or ""))
         total += len(_JSON_TEXT.encode(arguments))
     return total
+
+
+def _opaque_tokens(part_get: Callable[..., Any]) -> int:
+    """A reasoning part's opaque payload (Claude's redacted thinking, OpenAI's encrypted
+    reasoning: base64 of reasoning no one sees) at a token per 4 characters, an upper
+    bound: providers drop some earlier turns' reasoning, a window must not overflow."""
+    return len(part_get("data", "") or "") // 4
 
 
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
