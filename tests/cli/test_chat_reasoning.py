@@ -20,15 +20,21 @@ def test_thinking_is_folded_then_shown_and_effort_changes(
     child = spawn(["-m", "openai:gpt-5", "--effort", "high"], project, server)
     child.expect(PROMPT)
     child.sendline("A or B?")
-    child.expect(r"✻ Weigh the two options\.…  \(\d+ words of thinking; /thinking shows it\)")
+    child.expect(
+        r"✻ Weigh the two options\.…  \(\d+ words of thinking; Ctrl-O or /thinking shows it\)"
+    )
     child.expect("Take option A.")
     child.expect(PROMPT)
     assert "Option A is simpler" not in child.before  # folded: only its first line
     assert server.requests[-1].json["reasoning"]["effort"] == "high"
 
-    child.sendline("/thinking")
+    child.sendcontrol("o")  # the key at the prompt unfolds it, as /thinking does
     child.expect("thinking: shown whole as it streams")
     child.expect("Option A is simpler and enough here.")  # the last thinking, whole
+    child.sendline("/thinking")
+    child.expect("thinking: folded to a line")
+    child.sendline("/thinking")
+    child.expect("thinking: shown whole as it streams")
     child.sendline("/effort")
     child.expect("effort: high")
     child.sendline("/effort extreme")

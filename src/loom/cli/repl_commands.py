@@ -12,7 +12,7 @@ from typing import Any
 BUILTIN = {
     "/model": "[NAME]  show the model, or switch to NAME (provider:model-id; Tab completes)",
     "/effort": "[LEVEL]  how hard a reasoning model thinks: minimal, low, medium, high",
-    "/thinking": "show the model's thinking whole as it streams (again: fold it to a line)",
+    "/thinking": "show the model's thinking whole as it streams (again, or Ctrl-O: fold it)",
     "/architect": "plan with the strong model, carry out each step with the fast one",
     "/normal": "back to the normal agent loop",
     "/shells": "[kill ID]  the agent's background commands: id, state, running time, command",
@@ -199,6 +199,11 @@ class SlashCommands:
             self.line(ignored, style="yellow")
 
     async def thinking(self, _arg: str) -> None:
+        self.toggle_thinking()
+
+    def toggle_thinking(self) -> None:
+        """`/thinking` and Ctrl-O: fold or unfold the model's thinking (unfolded, the last
+        one is shown whole at once)."""
         from rich.text import Text
 
         from loom.cli.stream_echo import plain

@@ -1,6 +1,6 @@
 """The REPL's input line: prompt_toolkit with history, Tab completion of slash commands,
 models and paths, a bottom toolbar (model, thread, tokens, cost), and Shift-Tab to cycle
-the permission mode (as in Claude Code)."""
+the permission mode (as in Claude Code), Ctrl-O to unfold the model's thinking."""
 
 from __future__ import annotations
 
@@ -46,6 +46,11 @@ def _mode_key(repl: Any) -> Any:
     def _cycle(event: Any) -> None:
         repl.cycle_permission_mode()
         event.app.invalidate()
+
+    @bindings.add("c-o")  # Ctrl-O unfolds (or folds) the thinking, as /thinking does
+    def _thinking(_event: Any) -> None:
+        if repl.commands is not None:
+            repl.print_above_prompt(repl.commands.toggle_thinking)
 
     return bindings
 

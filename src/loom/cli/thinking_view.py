@@ -34,11 +34,11 @@ class ThinkingView:
 
 
 def folded_line(text: str) -> str:
-    """`✻ first line…  (N words; /thinking shows it)`, terminal-safe."""
+    """`✻ first line…  (N words; Ctrl-O or /thinking shows it)`, terminal-safe."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return ""
     head = plain(lines[0])
     cut = len(head) > FOLD_CHARS or len(lines) > 1
     head = head[:FOLD_CHARS].rstrip() + ("…" if cut else "")
-    return f"✻ {head}  ({len(text.split())} words of thinking; /thinking shows it)"
+    return f"✻ {head}  ({len(text.split())} words of thinking; Ctrl-O or /thinking shows it)"
