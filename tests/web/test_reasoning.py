@@ -35,3 +35,24 @@ def test_thinking_is_a_folded_block_of_text(page: Any, server: FakeLlmServer) ->
     page.reload()
     again = page.locator(".msg-assistant").last.locator("details.thinking")
     expect(again.locator(".thinking-text")).to_have_text(THOUGHT, use_inner_text=False)
+
+
+def test_a_reload_while_the_model_thinks_keeps_its_thinking(
+    page: Any, server: FakeLlmServer
+) -> None:
+    pieces = [f"step{i} " for i in range(30)]
+    server.add(Turn(thinking=pieces, text=["Option ", "B."], chunk_delay=0.08))
+    model = page.get_by_role("combobox", name="Model")
+    model.fill("openai:gpt-5")
+    model.press("Tab")
+    send(page, "think slowly")
+    page.wait_for_url(re.compile(r"/s/T-"))
+    live = page.locator(".streaming details.thinking .thinking-text")
+    expect(live).to_contain_text("step3 ", use_inner_text=False)
+    page.reload()  # mid-thought: the render holds the thinking so far, the stream the rest
+    expect(page.locator(".streaming details.thinking")).to_have_count(1)
+    expect(live).to_contain_text("step0 step1 step2 step3 ", use_inner_text=False)
+    answer = page.locator(".msg-assistant").last
+    expect(answer.locator(".msg-body")).to_have_text("Option B.")
+    done = answer.locator("details.thinking .thinking-text")
+    expect(done).to_have_text("".join(pieces), use_inner_text=False)

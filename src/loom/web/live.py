@@ -64,6 +64,7 @@ class LiveSession:
         self.log: deque[tuple[int, str]] = deque(maxlen=LOG_SIZE)
         self.clients: set[Client] = set()
         self._partial: list[str] = []  # text streamed since the last assistant message
+        self._thinking: list[str] = []  # and the reasoning streamed before it
         self.running: dict[str, tuple[str, float]] = {}  # call id -> (tool, started)
         self.durations: dict[str, float] = {}
         self.diffs: dict[str, Any] = {}  # call id -> the edit's diff, taken before it ran
@@ -96,6 +97,12 @@ class LiveSession:
         """The text streamed since the last assistant message (kept as parts: joining
         on every delta would copy a long answer once per word)."""
         return "".join(self._partial)
+
+    @property
+    def thinking(self) -> str:
+        """The reasoning streamed since the last assistant message (a reload mid-answer
+        shows it folded, as the live page did)."""
+        return "".join(self._thinking)
 
     @property
     def last_seq(self) -> int:
@@ -189,8 +196,10 @@ class LiveSession:
 
         if event.type == "text_delta":
             self._partial.append(event.text)
+        elif event.type == "thinking_delta":
+            self._thinking.append(event.text)
         elif event.type == "new_message" and event.message.role == "assistant":
-            self._partial = []
+            self._partial, self._thinking = [], []
         elif event.type == "session_status":
             self.status = event.status
             if event.status == "idle":  # an interrupted turn completes no tool

@@ -164,6 +164,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         busy=live.status != "idle" or bool(live.tasks),
         plan=live.plan,
         partial=live.partial,
+        thinking=live.thinking,
         permission=permission,
         mcp_asks=live.mcp_asks,
         totals=usage_totals(session.thread.messages),
