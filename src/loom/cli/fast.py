@@ -1,5 +1,5 @@
 """`loom list` and `loom search`, answered from the SQLite index with the stdlib only
-(and a plain `loom run -p TEXT`, read by loom.cli.run_fast).
+(and a plain `loom run -p TEXT`, read by loom.cli.run.fast).
 
 `__main__` calls `try_fast_path` before Typer, pydantic or any SDK is imported (Typer
 alone costs ~120 ms). The Typer commands of the same name call `run_list` and
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def try_fast_path(args: list[str]) -> int | None:
     if args and args[0] == "run":
-        from loom.cli.run_fast import try_fast_run
+        from loom.cli.run.fast import try_fast_run
 
         return try_fast_run(args[1:])
     if args and args[0] in ("map", "index"):
