@@ -20,6 +20,9 @@ BARE_FLAGS = {
     "--yes": "yes",
     "--no-sandbox": "no_sandbox",
 }
+BARE_VALUES = {"-m": "model", "--model": "model", "-w": "worktree", "--worktree": "worktree",
+               "--effort": "effort"}  # fmt: skip
+# tests/cli/test_fast_argv.py checks both tables against the Typer app's own options
 
 
 def try_bare_repl(args: list[str]) -> int | None:
@@ -29,18 +32,15 @@ def try_bare_repl(args: list[str]) -> int | None:
     i = 0
     while i < len(args):
         arg = args[i]
+        value = args[i + 1] if i + 1 < len(args) else ""
         if arg in BARE_FLAGS:
             options[BARE_FLAGS[arg]] = True
-        elif arg in ("-m", "--model") and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            options["model"] = args[i + 1]
-            i += 1
         elif arg.startswith("--model=") and len(arg) > len("--model="):
             options["model"] = arg[len("--model=") :]
-        elif arg in ("-w", "--worktree") and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            options["worktree"] = args[i + 1]
-            i += 1
-        elif arg == "--effort" and i + 1 < len(args) and args[i + 1] in EFFORTS:
-            options["effort"] = args[i + 1]  # another value: the parser says what is allowed
+        elif arg in BARE_VALUES and value and not value.startswith("-"):
+            if BARE_VALUES[arg] == "effort" and value not in EFFORTS:
+                return None  # the parser says what is allowed
+            options[BARE_VALUES[arg]] = value
             i += 1
         else:
             return None
