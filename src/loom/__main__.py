@@ -56,7 +56,7 @@ def _fail(line: str) -> None:
 
 def _dispatch(args: list[str]) -> None:
     if not args or args[0].startswith("-"):
-        from loom.cli.repl_main import try_bare_repl  # plain `loom`: the prompt first
+        from loom.cli.repl.main import try_bare_repl  # plain `loom`: the prompt first
 
         code = try_bare_repl(args)
         if code is not None:

@@ -1,4 +1,4 @@
-"""`loom run` read without Typer (loom.cli.run_fast): the same options, the same run, and
+"""`loom run` read without Typer (loom.cli.run.fast): the same options, the same run, and
 anything unusual left to Typer."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from loom.cli import run_fast
+from loom.cli.run import fast as run_fast
 
 
 def _typer_options() -> tuple[set[str], set[str]]:
@@ -19,7 +19,7 @@ def _typer_options() -> tuple[set[str], set[str]]:
 
     from loom.cli.app import _register, app
 
-    _register(["loom.cli.run_command"])
+    _register(["loom.cli.run.command"])
     command = get_command(app).commands["run"]  # type: ignore[attr-defined]
     values: set[str] = set()
     flags: set[str] = set()
@@ -43,8 +43,8 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         seen.append(options)
         return 7
 
-    monkeypatch.setattr("loom.cli.run.run_headless", run_headless)
-    monkeypatch.setattr("loom.cli.run_command.run_headless", run_headless)
+    monkeypatch.setattr("loom.cli.run.headless.run_headless", run_headless)
+    monkeypatch.setattr("loom.cli.run.command.run_headless", run_headless)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # piped, empty
     return seen
 

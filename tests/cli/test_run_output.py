@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from loom.cli.output import RunResult, RunTally, make_writer
+from loom.cli.run.output import RunResult, RunTally, make_writer
 from loom.core.events import (
     LlmRetry,
     NewMessage,

@@ -47,14 +47,14 @@ socket.socket.connect = first_connect
 # modules only a tool call or a query needs: the shell analysis behind the permission
 # policy, the decision graph's readers, the lifecycle hooks (none configured); running
 # tool calls, architect plans, sub-agents' footers; and the command framework, which a
-# plain `loom run -p TEXT` skips (loom.cli.run_fast)
+# plain `loom run -p TEXT` skips (loom.cli.run.fast)
 DEFERRED = [
     "loom.permissions.dangerous", "loom.permissions.shell_rules",
     "loom.permissions.bash_syntax", "loom.permissions.wrappers",
     "loom.decisions.export", "loom.decisions.pulse", "loom.decisions.narrative",
     "loom.decisions.graph", "loom.hooks",
     "loom.session.runtime.tool_runner", "loom.core.plan", "loom.core.family",
-    "typer", "click", "loom.cli.app", "loom.cli.run_command",
+    "typer", "click", "loom.cli.app", "loom.cli.run.command",
 ]
 
 from loom.__main__ import main

@@ -109,7 +109,7 @@ def test_the_completion_menu_shows_a_file_name_as_text(project: Path) -> None:
     from prompt_toolkit.document import Document
     from prompt_toolkit.formatted_text import to_plain_text
 
-    from loom.cli.repl_complete import ReplCompleter
+    from loom.cli.repl.complete import ReplCompleter
 
     (project / f"evil{OSC52}.py").write_text("")
     repl = SimpleNamespace(starter=SimpleNamespace(ready=False, cwd=project), commands=None)

@@ -26,7 +26,7 @@ def acp_command(
     Add to Zed's settings.json: "agent_servers": {"Loom": {"command": "loom", "args": ["acp"]}}
     """
     from loom.acp.serve import serve
-    from loom.cli.run import check_effort_option
+    from loom.cli.run.headless import check_effort_option
 
     model = model or (ctx.obj or {}).get("model")
     effort = check_effort_option(effort or (ctx.obj or {}).get("effort"))

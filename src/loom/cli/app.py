@@ -17,7 +17,7 @@ COMMAND_MODULES: list[str] = [
     "loom.cli.server",
     "loom.cli.sync",
     "loom.cli.repo",
-    "loom.cli.run_command",
+    "loom.cli.run.command",
     "loom.cli.chat",
     "loom.cli.config_cmd",
     "loom.cli.permissions",
@@ -94,7 +94,7 @@ def _root(
     """Run `loom` alone to chat in this project; `loom COMMAND --help` for any command."""
     # commands read these as defaults
     if effort is not None:
-        from loom.cli.run import check_effort_option
+        from loom.cli.run.headless import check_effort_option
 
         check_effort_option(effort)
         effort = effort.strip().lower()
@@ -102,7 +102,7 @@ def _root(
                "worktree": worktree, "effort": effort,
                "permission_mode": permission_mode}  # fmt: skip
     if ctx.invoked_subcommand is None:
-        from loom.cli.repl_main import start_chat
+        from loom.cli.repl.main import start_chat
 
         raise typer.Exit(
             start_chat(
@@ -136,7 +136,7 @@ def _register(modules: list[str]) -> None:
 # Commands that start a session load only their own module: the other command modules
 # cost ~0.1 s of start-up that `loom run` (bench/run_startup.py) and the REPL don't need.
 STANDALONE_COMMANDS: dict[str, str] = {
-    "run": "loom.cli.run_command",
+    "run": "loom.cli.run.command",
     "chat": "loom.cli.chat",
     "acp": "loom.cli.acp",
     "web": "loom.cli.web",

@@ -1,16 +1,14 @@
 """The REPL's commands: `loom` (or `loom chat`, `loom -c`, `loom resume [ID]`).
 
-The REPL itself is `loom.cli.repl` (loop), `repl_session` (opening the session behind
-the prompt), `repl_prompt`/`repl_complete` (input line), `repl_status` (spinner and
-toolbar), `repl_commands` (slash commands), `approve` (permission questions) and
-`chat_render` (events).
+The REPL itself is the `loom.cli.repl` package (its docstring lists the modules);
+`approve` asks permission questions and `chat_render` shows the session's events.
 """
 
 from __future__ import annotations
 
 import typer
 
-from loom.cli.repl_main import continue_thread, start_chat
+from loom.cli.repl.main import continue_thread, start_chat
 
 __all__ = ["continue_thread", "register", "start_chat"]
 

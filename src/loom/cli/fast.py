@@ -1,5 +1,5 @@
 """`loom list` and `loom search`, answered from the SQLite index with the stdlib only
-(and a plain `loom run -p TEXT`, read by loom.cli.run_fast).
+(and a plain `loom run -p TEXT`, read by loom.cli.run.fast).
 
 `__main__` calls `try_fast_path` before Typer, pydantic or any SDK is imported (Typer
 alone costs ~120 ms). The Typer commands of the same name call `run_list` and
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def try_fast_path(args: list[str]) -> int | None:
     if args and args[0] == "run":
-        from loom.cli.run_fast import try_fast_run
+        from loom.cli.run.fast import try_fast_run
 
         return try_fast_run(args[1:])
     if args and args[0] in ("map", "index"):
@@ -59,6 +59,12 @@ def try_fast_path(args: list[str]) -> int | None:
         return 0
 
 
+# the options read here (tests/cli/test_fast_argv.py checks them against the Typer commands)
+LIST_FLAGS = ("--json", "--tree", "--all")
+SEARCH_FLAGS = ("--json",)
+LIMIT_OPTIONS = ("--limit", "-n")
+
+
 def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[str]] | None:
     limit: int | None = None
     as_json = False
@@ -70,7 +76,7 @@ def _parse(rest: list[str], wants_query: bool) -> tuple[int | None, bool, list[s
             as_json = True
         elif arg in ("--tree", "--all") and not wants_query:
             words.append(arg)  # `loom list --tree --all`: taken out again by the caller
-        elif arg in ("--limit", "-n") and i + 1 < len(rest) and rest[i + 1].isdigit():
+        elif arg in LIMIT_OPTIONS and i + 1 < len(rest) and rest[i + 1].isdigit():
             limit = int(rest[i + 1])
             i += 1
         elif arg.startswith("--limit=") and arg[8:].isdigit():

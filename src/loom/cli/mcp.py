@@ -284,7 +284,7 @@ async def _until_stopped(serving: Coroutine[Any, Any, None]) -> None:
     """Run `serving` until it ends or Ctrl-C / SIGTERM cancels it. The signals cancel the
     task on the loop: a KeyboardInterrupt raised inside the SDK's task group would end the
     process with the group's traceback on stderr."""
-    from loom.cli.run_signals import StopSignals
+    from loom.cli.run.signals import StopSignals
 
     signals = StopSignals()
     try:

@@ -103,7 +103,7 @@ def render_thread(thread: Thread, console: Console, show_all: bool = False) -> N
 
 def usage_line(messages: list[Any]) -> str:
     """`usage: 1.2M tokens in (cache 93%: ...), 3,100 out · $0.7420`; "" before any call."""
-    from loom.cli.repl_status import cost_text, usage_in_text
+    from loom.cli.repl.status import cost_text, usage_in_text
     from loom.core.usage import usage_totals
 
     totals = usage_totals(messages)

@@ -9,12 +9,18 @@ from pathlib import Path
 
 from loom.core.text import visible_block
 
+# `loom map`'s options by parameter name, and `loom index`'s (tests/cli/test_fast_argv.py
+# checks them against the Typer commands)
+MAP_OPTIONS = {"--tokens": "tokens", "-t": "tokens", "--focus": "focus", "-f": "focus",
+               "--mention": "mention", "-m": "mention", "--root": "root"}  # fmt: skip
+INDEX_OPTIONS = {"--root": "root"}
+
 
 def try_fast_repo(args: list[str]) -> int | None:
     """`loom map ...` / `loom index [--root DIR]` with plain options; None: let Typer."""
     if args[0] == "map":
         return try_fast_map(args[1:])
-    if args[1:] == [] or (len(args) == 3 and args[1] == "--root"):
+    if args[1:] == [] or (len(args) == 3 and args[1] in INDEX_OPTIONS):
         return run_index(Path(args[2]) if len(args) == 3 else None)
     return None
 
@@ -28,23 +34,16 @@ def try_fast_map(rest: list[str]) -> int | None:
     i = 0
     while i < len(rest):
         arg, value = rest[i], rest[i + 1] if i + 1 < len(rest) else None
-        if value is None or arg not in (
-            "--tokens",
-            "-t",
-            "--focus",
-            "-f",
-            "--mention",
-            "-m",
-            "--root",
-        ):
+        name = MAP_OPTIONS.get(arg)
+        if value is None or name is None:
             return None
-        if arg in ("--tokens", "-t"):
+        if name == "tokens":
             if not value.isdigit() or int(value) < 1:
                 return None
             tokens = int(value)
-        elif arg in ("--focus", "-f"):
+        elif name == "focus":
             focus.append(value)
-        elif arg in ("--mention", "-m"):
+        elif name == "mention":
             mention.append(value)
         else:
             root = Path(value)

@@ -173,7 +173,7 @@ def resume_command(
     The summary: title, messages, last activity, git state, and warnings when the
     workspace or branch changed. Piped (no terminal, no -p), only the summary."""
     from loom.cli.chat import continue_thread
-    from loom.cli.run import check_effort_option
+    from loom.cli.run.headless import check_effort_option
 
     if ref is None:
         ref = _pick_thread()

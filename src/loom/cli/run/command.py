@@ -1,6 +1,6 @@
 """The `loom run` command as Typer sees it: its options and their help. The run itself
-is loom.cli.run's, which imports no Typer: a plain `loom run -p TEXT` reaches it through
-loom.cli.run_fast without loading the command framework at all."""
+is loom.cli.run.headless's, which imports no Typer: a plain `loom run -p TEXT` reaches it through
+loom.cli.run.fast without loading the command framework at all."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from loom.cli import permission_flag
-from loom.cli.run import (
+from loom.cli.run.headless import (
     EFFORT_HELP,
     RunOptions,
     check_effort_option,

@@ -11,8 +11,8 @@ def make_prompt(repl: Any) -> Any:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-    from loom.cli.paste_keys import paste_bindings
-    from loom.cli.repl_complete import ReplCompleter
+    from loom.cli.repl.complete import ReplCompleter
+    from loom.cli.repl.paste_keys import paste_bindings
     from loom.paths import LoomPaths
 
     history: Any

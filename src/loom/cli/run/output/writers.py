@@ -24,7 +24,7 @@ import json
 import os
 from typing import Any, Protocol, TextIO
 
-from loom.cli.output.result import RunResult, denial, is_refusal
+from loom.cli.run.output.result import RunResult, denial, is_refusal
 from loom.core.events import (
     LlmRetry,
     NewMessage,

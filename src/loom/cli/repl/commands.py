@@ -37,7 +37,7 @@ MAX_NEW_FILES = 50  # untracked files /diff shows whole
 
 
 def undo_commands() -> list[str]:
-    from loom.cli.chat_undo import SLASH_COMMANDS
+    from loom.cli.repl.undo import SLASH_COMMANDS
 
     return list(SLASH_COMMANDS)
 
@@ -127,8 +127,8 @@ class SlashCommands:
             await self.mode(name[1:])
         elif handler is not None:
             await handler(arg)
-        elif name in undo_commands():  # /undo /redo /rewind /compact (chat_undo.py)
-            from loom.cli.chat_undo import run_slash
+        elif name in undo_commands():  # /undo /redo /rewind /compact (undo.py)
+            from loom.cli.repl.undo import run_slash
 
             await run_slash(self.repl, name, arg)
         elif name in custom_commands(self.root):
@@ -137,7 +137,7 @@ class SlashCommands:
             self.line(f"unknown command {name}; /help lists them", style="yellow")
 
     async def help(self, _arg: str) -> None:
-        from loom.cli.chat_undo import HELP
+        from loom.cli.repl.undo import HELP
 
         listed = dict(BUILTIN)
         last = {name: listed.pop(name) for name in ("/help", "/exit") if name in listed}
@@ -270,7 +270,7 @@ class SlashCommands:
             self.line("nothing to continue: the last turn finished", style="dim")
 
     async def cost(self, _arg: str) -> None:
-        from loom.cli.repl_status import usage_in_text
+        from loom.cli.repl.status import usage_in_text
         from loom.session import session_cost
 
         usage = self.repl.session.usage
@@ -316,7 +316,7 @@ class SlashCommands:
             self.line(f"New thread. The previous one is kept: loom resume {old}", style="dim")
 
     async def init(self, _arg: str) -> None:
-        from loom.cli.repl_init import INSTRUCTIONS_FILE, write_agents_md
+        from loom.cli.repl.init_file import INSTRUCTIONS_FILE, write_agents_md
 
         target = self.root / INSTRUCTIONS_FILE
         if target.exists() or target.is_symlink():

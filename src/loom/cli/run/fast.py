@@ -7,7 +7,7 @@ the same `run_headless` the Typer command calls. Anything else (`--help`, an unk
 repeated option, a value that starts with `-` (`-p -` among them), an empty value, a
 bad --output-format or --max-turns, no task at all) returns None and Typer handles it,
 with its usual messages. Without `-p` the task is read from stdin, as Typer's command
-reads it. The option names are the Typer command's (loom.cli.run_command);
+reads it. The option names are the Typer command's (loom.cli.run.command);
 tests/cli/test_run_fast.py checks the two agree.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from loom.cli.run import RunOptions
+    from loom.cli.run.headless import RunOptions
 
 VALUE_OPTIONS = {
     "-p": "prompt",
@@ -59,8 +59,8 @@ def try_fast_run(args: list[str]) -> int | None:
     given = parse(args)
     if given is None:
         return None
-    from loom.cli.output import OUTPUT_FORMATS
-    from loom.cli.run import RunOptions, read_prompt
+    from loom.cli.run.headless import RunOptions, read_prompt
+    from loom.cli.run.output import OUTPUT_FORMATS
 
     output_format = str(given.get("output_format", "text"))
     turns = given.get("max_turns")
@@ -150,7 +150,7 @@ def _text(value: str | bool | None) -> str | None:
 def _run(options: RunOptions) -> int:
     """`run_headless` as the Typer command runs it, with the same endings: a LoomError as
     one line (loom.cli.app.run_app), Ctrl-C and a closed pipe as Click ends a command."""
-    from loom.cli.run import run_headless
+    from loom.cli.run.headless import run_headless
     from loom.session import LoomError
 
     try:

@@ -36,7 +36,7 @@ class ReplCompleter(Completer):
             yield from self._paths(word)
 
     def _commands(self, typed: str) -> Iterable[Completion]:
-        from loom.cli.repl_commands import BUILTIN
+        from loom.cli.repl.commands import BUILTIN
 
         commands = self.repl.commands
         names = commands.names() if commands is not None else list(BUILTIN)

@@ -1,6 +1,6 @@
 """The REPL loop: read a line, run a turn or a slash command, show the events.
 
-The prompt appears before the session is open (see `loom.cli.repl_session`): a line
+The prompt appears before the session is open (see `loom.cli.repl.starter`): a line
 typed before then waits for it. Ctrl-C interrupts the running turn, not the program;
 Ctrl-D (or /exit) leaves with the thread saved. No exception at the prompt or at a
 permission question ends the REPL: it reports and reads input again.
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loom.cli.repl_session import SessionStarter, StartFailed
+from loom.cli.repl.starter import SessionStarter, StartFailed
 
 if TYPE_CHECKING:
     from loom.core.events import PermissionRequest, SessionEvent
@@ -32,8 +32,8 @@ class ChatRepl:
         self.prompt: Any = None  # prompt_toolkit PromptSession (interactive only)
         self.console: Any = None  # rich Console, once the session is open
         self.renderer: Any = None
-        self.status: Any = None  # the spinner line and toolbar text (loom.cli.repl_status)
-        self.commands: Any = None  # slash commands (loom.cli.repl_commands)
+        self.status: Any = None  # the spinner line and toolbar text (loom.cli.repl.status)
+        self.commands: Any = None  # slash commands (loom.cli.repl.commands)
         self._turn: asyncio.Task[str] | None = None
         self._interrupted = False  # "interrupted" said for this turn
         self._permission_lock = asyncio.Lock()
@@ -53,13 +53,13 @@ class ChatRepl:
 
     async def run(self) -> int:
         """The loop; returns the exit code (1: the session could not start)."""
-        from loom.cli.repl_status import Status
+        from loom.cli.repl.status import Status
 
         sys.stdout.write(INTRO + "\n")
         sys.stdout.flush()
         self.status = Status(self)
         if self.interactive:
-            from loom.cli.repl_prompt import make_prompt
+            from loom.cli.repl.prompt import make_prompt
 
             self.prompt = make_prompt(self)
         self.starter.on_ready(self._when_ready)
@@ -77,7 +77,7 @@ class ChatRepl:
     def _when_ready(self) -> None:
         """The session is open: set up the renderer, then show where things stand."""
         from loom.cli.chat_render import EventRenderer
-        from loom.cli.repl_commands import SlashCommands
+        from loom.cli.repl.commands import SlashCommands
         from loom.cli.terminal import SafeConsole
 
         config = self.starter.config
@@ -100,7 +100,7 @@ class ChatRepl:
         watch = asyncio.ensure_future(self.workspace.watch_repo())
         self._keep(watch)
         if self.prompt is not None:
-            from loom.cli.repl_prompt import apply_config
+            from loom.cli.repl.prompt import apply_config
 
             apply_config(self.prompt, config)
         self.print_above_prompt(self._show_header)
@@ -262,7 +262,7 @@ class ChatRepl:
 
     async def new_thread(self) -> bool:
         """/clear: close this session (its thread is kept) and open one on a new thread."""
-        from loom.cli.repl_session import SessionStarter, StartRequest
+        from loom.cli.repl.starter import SessionStarter, StartRequest
 
         old = self.starter
         request = StartRequest(

@@ -20,6 +20,9 @@ BARE_FLAGS = {
     "--yes": "yes",
     "--no-sandbox": "no_sandbox",
 }
+BARE_VALUES = {"-m": "model", "--model": "model", "-w": "worktree", "--worktree": "worktree",
+               "--effort": "effort"}  # fmt: skip
+# tests/cli/test_fast_argv.py checks both tables against the Typer app's own options
 
 
 def try_bare_repl(args: list[str]) -> int | None:
@@ -29,18 +32,15 @@ def try_bare_repl(args: list[str]) -> int | None:
     i = 0
     while i < len(args):
         arg = args[i]
+        value = args[i + 1] if i + 1 < len(args) else ""
         if arg in BARE_FLAGS:
             options[BARE_FLAGS[arg]] = True
-        elif arg in ("-m", "--model") and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            options["model"] = args[i + 1]
-            i += 1
         elif arg.startswith("--model=") and len(arg) > len("--model="):
             options["model"] = arg[len("--model=") :]
-        elif arg in ("-w", "--worktree") and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            options["worktree"] = args[i + 1]
-            i += 1
-        elif arg == "--effort" and i + 1 < len(args) and args[i + 1] in EFFORTS:
-            options["effort"] = args[i + 1]  # another value: the parser says what is allowed
+        elif arg in BARE_VALUES and value and not value.startswith("-"):
+            if BARE_VALUES[arg] == "effort" and value not in EFFORTS:
+                return None  # the parser says what is allowed
+            options[BARE_VALUES[arg]] = value
             i += 1
         else:
             return None
@@ -72,7 +72,7 @@ def start_chat(
     """Open the REPL (continuing `thread_id`, or with `continue_latest` the newest thread
     of this project); returns the exit code. The prompt appears at once; the session
     opens behind it."""
-    from loom.cli.repl_session import StartRequest
+    from loom.cli.repl.starter import StartRequest
 
     request = StartRequest(
         model=model,
@@ -128,8 +128,8 @@ def _project_folder(request: Any) -> Path:
 
 
 async def _chat(request: Any) -> int:
-    from loom.cli.repl import ChatRepl
-    from loom.cli.repl_session import SessionStarter
+    from loom.cli.repl.loop import ChatRepl
+    from loom.cli.repl.starter import SessionStarter
 
     cwd = await asyncio.to_thread(_project_folder, request)
     if sys.stdin.isatty() and (_project_files_above(cwd) or _maybe_home(cwd)):
@@ -154,7 +154,7 @@ async def _chat(request: Any) -> int:
         return 1 if repl.failure else code
     if not session.keeps_thread:
         return code
-    from loom.cli.repl_status import usage_in_text
+    from loom.cli.repl.status import usage_in_text
 
     say = repl.renderer.line
     usage = session.usage
@@ -210,7 +210,7 @@ def continue_thread(
     effort = effort or root.get("effort")
     mode = permission_flag.resolved(permission_mode or root.get("permission_mode"), yes)
     if prompt:
-        from loom.cli.run import RunOptions, check_output_format, run_headless
+        from loom.cli.run.headless import RunOptions, check_output_format, run_headless
 
         check_output_format(output_format)
         options = RunOptions(

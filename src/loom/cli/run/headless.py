@@ -1,7 +1,7 @@
 """`loom run -p PROMPT`: one task, no person, for scripts and CI.
 
 Output: `text` prints the final answer, `json` one result object, `stream-json` one
-event per line (see loom.cli.output.writers). Without `--yes`, a tool that would ask
+event per line (see loom.cli.run.output.writers). Without `--yes`, a tool that would ask
 for permission is refused: the model is told why, and stderr says how to allow it.
 Exit codes: 0 success, 1 error (setup, model, max turns), 2 usage.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from loom.cli.run_signals import StopSignals
+    from loom.cli.run.signals import StopSignals
     from loom.core.events import SessionEvent
     from loom.session import Session, Workspace
 
@@ -64,7 +64,7 @@ def check_effort_option(effort: str | None) -> str | None:
 
 
 def check_output_format(output_format: str) -> None:
-    from loom.cli.output import OUTPUT_FORMATS
+    from loom.cli.run.output import OUTPUT_FORMATS
 
     if output_format not in OUTPUT_FORMATS:
         import typer
@@ -80,7 +80,7 @@ def read_prompt(prompt: str | None) -> str:
         return prompt.strip()
     if sys.stdin is None or sys.stdin.isatty():
         return ""
-    from loom.cli.run_signals import terminate_interrupts
+    from loom.cli.run.signals import terminate_interrupts
 
     with terminate_interrupts():  # SIGTERM while waiting for stdin ends it as Ctrl-C does
         return sys.stdin.read().strip()
@@ -88,8 +88,8 @@ def read_prompt(prompt: str | None) -> str:
 
 async def run_headless(options: RunOptions, out: TextIO, err: TextIO) -> int:
     """Run one prompt to the end; returns the exit code. Ctrl-C and SIGTERM end it
-    wherever it waits (loom.cli.run_signals)."""
-    from loom.cli.run_signals import StopSignals
+    wherever it waits (loom.cli.run.signals)."""
+    from loom.cli.run.signals import StopSignals
 
     signals = StopSignals()
     try:
@@ -230,7 +230,7 @@ class HeadlessRun:
         started: float,
         cwd: Path,
     ) -> None:
-        from loom.cli.output import RunTally, make_writer
+        from loom.cli.run.output import RunTally, make_writer
         from loom.cli.terminal import raw_stream, safe_stream
 
         self.session = session
@@ -327,7 +327,7 @@ class HeadlessRun:
         return self.finish(answer, failure, session.get_history()[earlier:])
 
     def finish(self, answer: str, failure: str | None, history: list[Any]) -> int:
-        from loom.cli.output import RunResult
+        from loom.cli.run.output import RunResult
 
         if self.stopped:
             failure = f"stopped by {self.stopped[0]} before the task was done"
@@ -399,7 +399,7 @@ def refusal_line(refusal: Any, yes: bool = False) -> str:
 
 def refusals(history: list[Any]) -> list[dict[str, Any]]:
     """Tool calls in this history that were refused (Claude Code's permission_denials)."""
-    from loom.cli.output.result import denial, is_refusal
+    from loom.cli.run.output.result import denial, is_refusal
 
     refused = {m.tool_call_id for m in history if is_refusal(m)}
     return [

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from loom.cli.output.result import RunResult, RunTally
-from loom.cli.output.writers import JsonWriter, OutputWriter, StreamJsonWriter, TextWriter
+from loom.cli.run.output.result import RunResult, RunTally
+from loom.cli.run.output.writers import JsonWriter, OutputWriter, StreamJsonWriter, TextWriter
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
