@@ -16,7 +16,8 @@ leading outside (or a folder on the way swapped for one) is refused with
 `what_program_runs(root, rel)` says, for a trust fingerprint, what a program the project
 holds (`.venv/bin/python`) would run, reading it the same careful way.
 
-Only the standard library and `_beneath`, so config and every layer above can use it.
+Only the standard library, `_beneath` and `core.errors`, so config and every layer above can
+use it.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ import stat
 from pathlib import Path
 
 from loom import _beneath
+from loom.core.errors import LoomError
 
 DEFAULT_MAX_BYTES = 1_000_000
 HASHED_AT_MOST = 64 * 1024 * 1024  # a program larger is named by its size
 
 
-class OutsideProject(OSError):
+class OutsideProject(LoomError, OSError):
     """The project file is a symlink (or sits behind one) leading outside the project,
     or is not a regular file: Loom does not read it."""
 

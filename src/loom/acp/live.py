@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from acp.schema import (
     PermissionOption,
@@ -33,12 +33,21 @@ from loom.acp import updates
 from loom.acp.files import editor_files_for
 from loom.core.events import (
     ArchitectPlan,
+    ArchitectStep,
+    ContextCompacted,
+    ConversationRewound,
+    DecisionCascade,
+    FilesRestored,
     LlmRetry,
+    ModeChanged,
     NewMessage,
     Notice,
+    PermissionModeChanged,
     PermissionRequest,
     SessionError,
     SessionEvent,
+    SessionStatus,
+    SubagentMessage,
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
@@ -47,6 +56,7 @@ from loom.core.events import (
     ToolComplete,
     ToolExecuting,
     ToolProgress,
+    TurnComplete,
 )
 from loom.core.messages import AssistantMessage, ToolMessage
 from loom.core.permission_modes import PERMISSION_MODES
@@ -269,11 +279,13 @@ class LiveSession:
             await self._ask(event)
 
     def _updates_for(self, event: SessionEvent) -> list[Any]:
+        """The `session/update`s for `event` (none for most). Every event type has a
+        case: basedpyright fails on one without (`assert_never`)."""
         match event:
-            case TextDeltaEvent(text=text) if text:
-                return [updates.agent_text(text)]
-            case ThinkingDeltaEvent(text=text) if text:
-                return [updates.agent_thought(text)]
+            case TextDeltaEvent(text=text):
+                return [updates.agent_text(text)] if text else []
+            case ThinkingDeltaEvent(text=text):
+                return [updates.agent_thought(text)] if text else []
             case NewMessage(message=AssistantMessage() as message):
                 return [
                     updates.call_started(
@@ -284,8 +296,6 @@ class LiveSession:
                     )
                     for c in message.tool_calls
                 ]
-            case ToolExecuting(call_id=call_id):
-                return [updates.call_progress(call_id, "in_progress")]
             case NewMessage(message=ToolMessage() as message) if (
                 message.tool_call_id not in self._finished
             ):
@@ -294,6 +304,10 @@ class LiveSession:
                 status = "failed" if message.is_error is not False else "completed"
                 content = [updates.text_content(message.content)] if message.content else None
                 return [updates.call_progress(message.tool_call_id, status, content)]
+            case NewMessage():
+                return []  # the person's own message, a tool answer already sent
+            case ToolExecuting(call_id=call_id):
+                return [updates.call_progress(call_id, "in_progress")]
             case ToolComplete(call_id=call_id, result=result, is_error=failed):
                 self._finished.add(call_id)
                 content = self._result_content(call_id, result, failed)
@@ -311,18 +325,32 @@ class LiveSession:
                 return [updates.agent_text(note)]
             case SessionError(message=message):
                 return [updates.agent_text(f"\n[error: {message}]\n")]
-            case ToolProgress(call_id=call_id, message=message) if message:
+            case ToolProgress(call_id=call_id, message=message):
+                if not message:
+                    return []
                 # a sub-agent's steps (and any tool's progress) inside its call
                 return [updates.call_progress(call_id, "in_progress",
                                               [updates.text_content(message)])]  # fmt: skip
             case SubagentStatus(call_id=call_id, status="started") as started:
                 note = f"sub-agent thread {started.child_thread_id}"
                 return [updates.call_progress(call_id, "in_progress", [updates.text_content(note)])]
+            case SubagentStatus():
+                return []  # its end is the task call's result
             case Notice(source=source, text=text):
                 return [updates.agent_text(f"\n[{source or 'notice'}: {text}]\n")]
             case SyncError(message=message):
                 log.warning("sync: %s", message)  # not part of the conversation
-        return []
+                return []
+            case PermissionRequest():
+                return []  # asked by `_send` once the updates before it are out
+            case SessionStatus() | ModeChanged() | PermissionModeChanged() | ArchitectStep():
+                return []  # the editor follows the turn, its own mode and the todo plan
+            case FilesRestored() | ConversationRewound() | ContextCompacted():
+                return []
+            case DecisionCascade() | SubagentMessage() | TurnComplete():
+                return []  # a child's messages stay in its thread; the turn's end: the reply
+            case _:
+                assert_never(event)
 
     def _present(self, tool_name: str, args: dict[str, Any]) -> ToolPresentation:
         from loom.session import present_call

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from rich.console import Console
 from rich.text import Text
@@ -19,13 +19,19 @@ from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
     ContextCompacted,
+    ConversationRewound,
+    DecisionCascade,
+    FilesRestored,
     LlmRetry,
     ModeChanged,
     NewMessage,
     Notice,
     PermissionModeChanged,
+    PermissionRequest,
     SessionError,
     SessionEvent,
+    SessionStatus,
+    SubagentMessage,
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
@@ -34,6 +40,7 @@ from loom.core.events import (
     ToolComplete,
     ToolExecuting,
     ToolProgress,
+    TurnComplete,
 )
 from loom.core.messages import UserMessage
 from loom.session import ToolPresentation, edit_diff, present_call, read_text
@@ -177,9 +184,48 @@ class EventRenderer:
     def render(self, event: SessionEvent) -> None:
         if self.thinking.open and event.type != "thinking_delta":
             self._close_thinking()
-        handler = getattr(self, f"_on_{event.type}", None)  # `_on_text_delta`, ...
-        if handler is not None:
-            handler(event)
+        # every event type has a case: basedpyright fails on one without (assert_never)
+        match event:
+            case ThinkingDeltaEvent():
+                self._on_thinking_delta(event)
+            case TextDeltaEvent():
+                self._on_text_delta(event)
+            case NewMessage():
+                self._on_new_message(event)
+            case ToolExecuting():
+                self._on_tool_executing(event)
+            case ToolProgress():
+                self._on_tool_progress(event)
+            case ToolComplete():
+                self._on_tool_complete(event)
+            case LlmRetry():
+                self._on_llm_retry(event)
+            case SessionError():
+                self._on_error(event)
+            case Notice():
+                self._on_notice(event)
+            case SubagentStatus():
+                self._on_subagent_status(event)
+            case SyncError():
+                self._on_sync_error(event)
+            case ArchitectPlan():
+                self._on_architect_plan(event)
+            case TodoList():
+                self._on_todo_list(event)
+            case ArchitectStep():
+                self._on_architect_step(event)
+            case ContextCompacted():
+                self._on_context_compacted(event)
+            case ModeChanged():
+                self._on_mode_changed(event)
+            case PermissionModeChanged():
+                self._on_permission_mode_changed(event)
+            case PermissionRequest() | SessionStatus() | TurnComplete():
+                pass  # the REPL asks, its status line shows them, the turn's end is its own
+            case FilesRestored() | ConversationRewound() | DecisionCascade() | SubagentMessage():
+                pass  # said by the command that caused them, or not shown on a terminal
+            case _:
+                assert_never(event)
 
     def _on_thinking_delta(self, event: ThinkingDeltaEvent) -> None:
         if not self.show_messages:

@@ -6,6 +6,45 @@ builtin they replace (LookupError, ValueError, ...) so older `except` clauses st
 
     raise SetupError("no API key for openai", "set OPENAI_API_KEY or [providers.openai]")
 
+Everything a face (cli, web, acp, `loom mcp serve`) may catch is one of these. The tree
+(a subclass indented under its parent; a builtin base in brackets; where it lives):
+
+    LoomError
+        SetupError [ValueError]
+        NotFound [LookupError]
+            ThreadNotFound                      store/base.py
+            AmbiguousThreadId                   store/base.py
+            NoPendingPermission                 session/runtime/permission_gate.py
+            PageNotFound                        web/state.py
+        Busy [RuntimeError]
+            ThreadLocked                        store/base.py
+        BadInput [ValueError]
+            ThreadUnreadable                    store/base.py
+            ImageError                          core/images.py
+            MentionError                        session/runtime/mentions.py
+            PeekError                           session/runtime/file_peek.py
+            BadBody                             web/api.py
+            ProjectPathError                    web/project.py
+        Unavailable
+        ConfigError                             config.py
+        OutsideProject [OSError]                project_files.py
+        CheckpointError                         checkpoints/_git.py
+            NothingToRestore                    session/helpers/rewind.py
+            HandEdited                          session/helpers/rewind.py
+        CompactionError                         session/runtime/compaction.py
+        TurnError [RuntimeError]                session/runtime/ports.py
+        McpAdminError                           session/helpers/mcp_admin.py
+        RestoreError                            store/doctor.py
+        StartFailed                             cli/repl_session.py
+        BindError [OSError]                     web/server.py
+        IdentityError [ValueError]              server/identity.py
+        DatabaseNotMigrated [RuntimeError]      server/migrate.py
+
+Other exception classes under `src/loom` stay inside their package (a tool's `ToolError`
+becomes an error result, an `LlmError` a `SetupError` or an error event, a `StorageError`
+a `LoomError` in `ThreadsApi`); `tests/core/test_errors_tree.py` lists each and says
+where it is caught, and keeps this tree true.
+
 This module imports nothing: `loom list` reaches it on its fast path.
 """
 

@@ -10,12 +10,13 @@ from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from loom.core.clock import now_iso
+from loom.core.errors import LoomError
 from loom.server.models import ApiToken, Org, User
 
 TOKEN_PREFIX = "loom_"
 
 
-class IdentityError(ValueError):
+class IdentityError(LoomError, ValueError):
     """A user/token operation that cannot be done; the message says why."""
 
 

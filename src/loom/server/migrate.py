@@ -8,11 +8,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from loom.core.errors import LoomError
 from loom.server.db import make_engine
 from loom.server.settings import redact_url
 
 
-class DatabaseNotMigrated(RuntimeError):
+class DatabaseNotMigrated(LoomError, RuntimeError):
     """The database schema is older than this server (or missing)."""
 
 

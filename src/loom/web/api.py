@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from loom.core.errors import BadInput
 from loom.core.images import MAX_IMAGE_BYTES, ImageError, check_count, image_ref
 from loom.core.permission_modes import PermissionMode
 from loom.session import LoomError, SessionSpec
@@ -94,8 +95,8 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
         raise BadBody(f"bad request body ({problems}); send JSON like {_example(model)}") from exc
 
 
-class BadBody(ValueError):
-    pass
+class BadBody(BadInput):
+    """A request body that is not the JSON the route takes (answered 400)."""
 
 
 def _example(model: type[BaseModel]) -> str:

@@ -4,13 +4,14 @@ templates a page load uses."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
     ContextCompacted,
     ConversationRewound,
+    DecisionCascade,
     FilesRestored,
     LlmRetry,
     ModeChanged,
@@ -21,6 +22,7 @@ from loom.core.events import (
     SessionError,
     SessionEvent,
     SessionStatus,
+    SubagentMessage,
     SubagentStatus,
     SyncError,
     TextDeltaEvent,
@@ -52,8 +54,53 @@ class LiveSession(Protocol):
 
 
 def payload_for(live: LiveSession, event: SessionEvent) -> dict[str, Any] | None:
-    handler = _HANDLERS.get(event.type)
-    return handler(live, event) if handler is not None else None
+    """What a tab receives for `event`; None when the page shows nothing of it. Every
+    event type has a case: basedpyright fails on one without (`assert_never`)."""
+    match event:
+        case TextDeltaEvent():
+            return _delta(live, event)
+        case ThinkingDeltaEvent():
+            return _thinking(live, event)  # the model's reasoning, in a folded block
+        case NewMessage():
+            return _message(live, event)
+        case SessionStatus():
+            return _status(live, event)
+        case ToolExecuting():
+            return _tool_running(live, event)
+        case ToolProgress():
+            return _tool_progress(live, event)
+        case ToolComplete():
+            return _tool_done(live, event)
+        case PermissionRequest():
+            return _permission(live, event)
+        case ModeChanged():
+            return _mode(live, event)
+        case PermissionModeChanged():
+            return _permission_mode(live, event)
+        case LlmRetry():
+            return _retry(live, event)
+        case SessionError():
+            return _error(live, event)
+        case SyncError():
+            return _sync_error(live, event)
+        case ArchitectPlan() | ArchitectStep() | TodoList():
+            return _plan(live, event)  # the agent's todo list shares the plan panel
+        case TurnComplete():
+            return _turn_done(live, event)
+        case ContextCompacted():
+            return _compacted(live, event)
+        case FilesRestored():
+            return _restored(live, event)
+        case ConversationRewound():
+            return _rewound(live, event)
+        case Notice():
+            return _hook_notice(live, event)  # lifecycle hooks' warnings and messages
+        case SubagentStatus():
+            return _subagent(live, event)
+        case DecisionCascade() | SubagentMessage():
+            return None  # not shown live: a sub-agent's messages are on its own page
+        case _:
+            assert_never(event)
 
 
 def _delta(live: LiveSession, event: TextDeltaEvent) -> dict[str, Any]:
@@ -222,29 +269,3 @@ def _plan(live: LiveSession, event: ArchitectPlan | ArchitectStep | TodoList) ->
 
 def _turn_done(live: LiveSession, event: TurnComplete) -> dict[str, Any]:
     return {"type": "turn_done", "usage": usage_totals(live.session.thread.messages)}
-
-
-_HANDLERS = {
-    "text_delta": _delta,
-    "thinking_delta": _thinking,  # the model's reasoning, in a folded block
-    "new_message": _message,
-    "session_status": _status,
-    "tool_executing": _tool_running,
-    "tool_progress": _tool_progress,
-    "tool_complete": _tool_done,
-    "permission_request": _permission,
-    "mode_changed": _mode,
-    "permission_mode_changed": _permission_mode,
-    "llm_retry": _retry,
-    "error": _error,
-    "sync_error": _sync_error,
-    "architect_plan": _plan,
-    "architect_step": _plan,
-    "todo_list": _plan,  # the agent's todo list shares the plan panel
-    "turn_complete": _turn_done,
-    "context_compacted": _compacted,  # checkpoints/compaction (issue 13)
-    "files_restored": _restored,
-    "conversation_rewound": _rewound,
-    "notice": _hook_notice,  # lifecycle hooks' warnings and messages
-    "subagent_status": _subagent,
-}

@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from loom.core.errors import BadInput
 from loom.web.render import diff_html, highlight
 
 MAX_PREVIEW_BYTES = 512_000
@@ -17,7 +18,7 @@ MAX_UNTRACKED_DIFFS = 200
 MAX_DIFF_CHARS = 400_000
 
 
-class ProjectPathError(ValueError):
+class ProjectPathError(BadInput):
     """A path outside the project, or not a readable file."""
 
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from loom.core.errors import LoomError
 from loom.web.security import LOOPBACK, Guard
 
 if TYPE_CHECKING:
@@ -69,8 +70,8 @@ def _close_before_dying(close: Callable[[], None]) -> None:
         signal.signal(signal.SIGTERM, on_term)
 
 
-class BindError(OSError):
-    pass
+class BindError(LoomError, OSError):
+    """The page's address cannot be listened on (taken, or no such interface)."""
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from loom.core.errors import NotFound
 from loom.core.project_names import project_labels
 from loom.web.cost import CostCache
 from loom.web.live import Hub, LiveSession
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 PAGE_SIZE = 50
 
 
-class PageNotFound(LookupError):
+class PageNotFound(NotFound):
     """A page or API call names a session or thread this web face does not have (404)."""
 
 

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loom.core.errors import LoomError
+
 if TYPE_CHECKING:
     from loom.config import LoomConfig
     from loom.session import Session, Workspace
 
 
-class StartFailed(Exception):
+class StartFailed(LoomError):
     """The session could not start; the message says what to fix."""
 
 

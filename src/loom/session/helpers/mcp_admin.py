@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from loom.config import LoomConfig
+from loom.core.errors import LoomError
 from loom.paths import LoomPaths
 
 
-class McpAdminError(Exception):
+class McpAdminError(LoomError):
     """A request a person must correct; the message says how."""
 
 

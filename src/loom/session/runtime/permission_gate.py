@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from loom.core import state as sm
+from loom.core.errors import NotFound
 from loom.core.events import PermissionRequest, SessionError
 from loom.core.messages import ToolCall
 
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 RESPONSES = ("allow_once", "allow_always", "deny")
 
 
-class NoPendingPermission(LookupError):
-    pass
+class NoPendingPermission(NotFound):
+    """An answer came for a permission question that is not (or no longer) asked here."""
 
 
 class ParentGate:

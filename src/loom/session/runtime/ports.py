@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from loom.core.errors import LoomError
+
 if TYPE_CHECKING:
     from loom.core import state as sm
     from loom.core.messages import Usage
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from loom.tools.base import ToolRegistry
 
 
-class TurnError(RuntimeError):
+class TurnError(LoomError, RuntimeError):
     """The turn ended with an error (the model failed, or the session crashed and was
     restarted). The thread is saved and the session can take the next message."""
 

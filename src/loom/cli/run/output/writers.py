@@ -22,16 +22,34 @@ from __future__ import annotations
 import io
 import json
 import os
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, assert_never
 
 from loom.cli.run.output.result import RunResult, denial, is_refusal
 from loom.core.events import (
+    ArchitectPlan,
+    ArchitectStep,
+    ContextCompacted,
+    ConversationRewound,
+    DecisionCascade,
+    FilesRestored,
     LlmRetry,
+    ModeChanged,
     NewMessage,
+    Notice,
+    PermissionModeChanged,
+    PermissionRequest,
+    SessionError,
     SessionEvent,
+    SessionStatus,
     SubagentMessage,
+    SubagentStatus,
+    SyncError,
     TextDeltaEvent,
     ThinkingDeltaEvent,
+    TodoList,
+    ToolComplete,
+    ToolExecuting,
+    ToolProgress,
     TurnComplete,
 )
 from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
@@ -134,43 +152,67 @@ def _silence(out: TextIO) -> None:
 def stream_json_line(
     event: SessionEvent, *, partial_messages: bool = False
 ) -> dict[str, Any] | None:
-    """One session event as a stream-json line, or None when it has no line."""
+    """One session event as a stream-json line, or None when it has no line. Every event
+    type has a case: basedpyright fails on one without (`assert_never`)."""
     session_id = event.session_id
-    if isinstance(event, NewMessage):
-        return _message_line(event.message, session_id)
-    if isinstance(event, TextDeltaEvent | ThinkingDeltaEvent):
-        if not partial_messages:
-            return None
-        piece = (
-            {"type": "text_delta", "text": event.text}
-            if isinstance(event, TextDeltaEvent)
-            else {"type": "thinking_delta", "thinking": event.text}
-        )
-        delta = {"type": "content_block_delta", "index": 0, "delta": piece}
-        return {
-            "type": "stream_event",
-            "event": delta,
-            "parent_tool_use_id": None,
-            "session_id": session_id,
-        }
-    if isinstance(event, LlmRetry):
-        return {
-            "type": "system",
-            "subtype": "api_retry",
-            "attempt": event.attempt,
-            "retry_delay_ms": round(event.delay_seconds * 1000),
-            "error": event.error,
-            "session_id": session_id,
-        }
-    if isinstance(event, TurnComplete):
-        return None  # the result line says it
-    if isinstance(event, SubagentMessage):  # Claude Code's shape: under the task call
-        line = _message_line(event.message, session_id)
-        if line is not None:
-            line["parent_tool_use_id"] = event.call_id
-        return line
-    data = event.model_dump(mode="json")
-    return {**data, "type": f"loom.{data['type']}"}
+    match event:
+        case NewMessage():
+            return _message_line(event.message, session_id)
+        case TextDeltaEvent() | ThinkingDeltaEvent():
+            if not partial_messages:
+                return None
+            piece = (
+                {"type": "text_delta", "text": event.text}
+                if isinstance(event, TextDeltaEvent)
+                else {"type": "thinking_delta", "thinking": event.text}
+            )
+            delta = {"type": "content_block_delta", "index": 0, "delta": piece}
+            return {
+                "type": "stream_event",
+                "event": delta,
+                "parent_tool_use_id": None,
+                "session_id": session_id,
+            }
+        case LlmRetry():
+            return {
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": event.attempt,
+                "retry_delay_ms": round(event.delay_seconds * 1000),
+                "error": event.error,
+                "session_id": session_id,
+            }
+        case TurnComplete():
+            return None  # the result line says it
+        case SubagentMessage():  # Claude Code's shape: under the task call
+            line = _message_line(event.message, session_id)
+            if line is not None:
+                line["parent_tool_use_id"] = event.call_id
+            return line
+        case (
+            SessionStatus()
+            | ToolExecuting()
+            | ToolProgress()
+            | ToolComplete()
+            | PermissionRequest()
+            | ModeChanged()
+            | PermissionModeChanged()
+            | SessionError()
+            | ArchitectPlan()
+            | ArchitectStep()
+            | SyncError()
+            | FilesRestored()
+            | ConversationRewound()
+            | ContextCompacted()
+            | DecisionCascade()
+            | TodoList()
+            | Notice()
+            | SubagentStatus()
+        ):  # Loom's own: "loom.<type>" with the event's fields
+            data = event.model_dump(mode="json")
+            return {**data, "type": f"loom.{data['type']}"}
+        case _:
+            assert_never(event)
 
 
 def _message_line(message: Any, session_id: str) -> dict[str, Any] | None:
