@@ -75,7 +75,7 @@ def test_the_samples_cover_the_union() -> None:
 async def test_every_face_handles_every_event(tmp_path: Path) -> None:
     from loom.acp.live import LiveSession as AcpLive
     from loom.cli.chat_render import EventRenderer
-    from loom.cli.output.writers import StreamJsonWriter, stream_json_line
+    from loom.cli.run.output.writers import StreamJsonWriter, stream_json_line
     from loom.cli.terminal import SafeConsole
     from loom.web.live import Hub
     from loom.web.payloads import payload_for

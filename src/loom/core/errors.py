@@ -35,7 +35,7 @@ Everything a face (cli, web, acp, `loom mcp serve`) may catch is one of these. T
         TurnError [RuntimeError]                session/runtime/ports.py
         McpAdminError                           session/helpers/mcp_admin.py
         RestoreError                            store/doctor.py
-        StartFailed                             cli/repl_session.py
+        StartFailed                             cli/repl/starter.py
         BindError [OSError]                     web/server.py
         IdentityError [ValueError]              server/identity.py
         DatabaseNotMigrated [RuntimeError]      server/migrate.py
