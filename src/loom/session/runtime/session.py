@@ -70,6 +70,7 @@ from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
+    from concurrent.futures import Executor
 
     from loom.session.runtime.ports import PolicyPort
     from loom.store.base import ThreadStore
@@ -96,7 +97,7 @@ class Session:
         model: str,
         project_root: Path,
         options: SessionOptions | None = None,
-        save_executor: Any = None,
+        save_executor: Executor | None = None,
         gate: ParentGate | None = None,
         before_turn: Sequence[Callable[[], Awaitable[object]]] = (),
     ) -> None:

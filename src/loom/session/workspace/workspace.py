@@ -32,7 +32,7 @@ from loom.session.workspace.decisions_api import DecisionsApi
 from loom.session.workspace.grants_api import GrantsApi
 from loom.session.workspace.registry import Running, SessionRegistry, run_cleanups
 from loom.session.workspace.repo_api import RepoApi
-from loom.session.workspace.spec import ActiveSession, McpServerAsk, SessionSpec
+from loom.session.workspace.spec import ActiveSession, McpServerAsk, ParentLink, SessionSpec
 from loom.session.workspace.sync_api import SyncApi
 from loom.session.workspace.threads_api import ThreadsApi
 from loom.session.workspace.worktrees_api import WorktreesApi
@@ -42,10 +42,12 @@ if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.delegation import AgentCatalog, SkillCatalog
     from loom.llm.base import Provider
+    from loom.sandbox import Sandbox
     from loom.session.assembly.decisions_hook import SessionDecisions
     from loom.session.assembly.plugins import Plugin
     from loom.session.runtime.options import SessionOptions
     from loom.session.runtime.permission_gate import ParentGate
+    from loom.session.runtime.ports import PolicyPort
     from loom.session.runtime.session import Session
     from loom.session.workspace.session_options import SessionDefaults, SessionParts
     from loom.session.workspace.subagents import SubagentRunner
@@ -87,7 +89,7 @@ class Workspace:
             check_fields(self._option_overrides)  # TypeError names an unknown one
         self._defaults: SessionDefaults | None = None
         self._running = SessionRegistry()
-        self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
+        self._sandboxes: dict[Path, Sandbox] = {}  # project root -> its sandbox
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
@@ -238,7 +240,7 @@ class Workspace:
 
         return ToolSetup(project_root, self.config, self.paths, session_id)
 
-    def sandbox_for(self, project_root: Path | None = None) -> Any:
+    def sandbox_for(self, project_root: Path | None = None) -> Sandbox:
         """The sandbox agent commands run in for a project root ([sandbox]; the first
         call per process checks that the OS sandbox starts, ~10-20 ms)."""
         root = Path(project_root or self.project_root).resolve()
@@ -267,8 +269,8 @@ class Workspace:
         session_id: str = "",
         extra: Sequence[Tool] = (),
         *,
-        sandbox: Any = None,
-    ) -> tuple[ToolSetup, Any, ToolRegistry]:
+        sandbox: Sandbox | None = None,
+    ) -> tuple[ToolSetup, Sandbox, ToolRegistry]:
         """The tools agent calls use in `project_root`, with the sandbox their shell and
         git commands run in: (setup, sandbox, tools). Pass the sandbox to `permission_policy`
         (its rules sit on top of the permissions). Every face that runs tools for
@@ -537,7 +539,7 @@ class Workspace:
         model: str,
         root: Path,
         tools: ToolRegistry,
-        policy: Any,
+        policy: PolicyPort | None,
         options: SessionOptions,
         provider_factory: Callable[[str], Provider],
         running: Running,
@@ -577,7 +579,7 @@ class Workspace:
         self._running.add(running)
         return session
 
-    def _parent_sandbox(self, parent: Any, root: Path) -> Any:
+    def _parent_sandbox(self, parent: ParentLink | None, root: Path) -> Sandbox | None:
         """A sub-agent working in its parent's project shares the parent's sandbox (and
         so its temp folder); None for any other session."""
         if parent is None:
