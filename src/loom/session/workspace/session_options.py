@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,16 +55,15 @@ class SessionDefaults:
             options = replace(
                 options, lifecycle_hooks=LifecycleHooks.from_config(config.hooks) or None
             )
-        defaults = cls(options)
+        if overrides:
+            options = replace(options, **overrides)
+        repo_map: Callable[[Path], RepoMapHook] | None = None
         if config.repo.map_tokens > 0:
             from loom.session.runtime.repo_map import repointel_hook
 
             settings = repo_settings()
-            defaults.repo_map = lambda root: repointel_hook(root, settings)
-        defaults.checkpoints = lambda root: checkpointer_for(root, config, data_dir)
-        if overrides:
-            defaults.options = replace(options, **overrides)
-        return defaults
+            repo_map = partial(repointel_hook, settings=settings)
+        return cls(options, repo_map, lambda root: checkpointer_for(root, config, data_dir))
 
     def for_session(
         self,
