@@ -84,4 +84,10 @@ async def test_a_session_starts_with_every_collaborator(tmp_path: Path) -> None:
     runner = child.options.tool_services.subagents
     assert isinstance(runner, SubagentRunner) and runner.depth == 1 and runner.parent is child
     assert await child.send_message("hi") == "hello"
+    # a grandchild ([agents] max_depth 2) asks where the person's session asks, as itself
+    grandchild = await ws.start_session(
+        only(EchoTool(), parent=ParentLink(child, "call-2", "explore", 2), title="deeper")
+    )
+    assert isinstance(grandchild.gate, ParentGate) and grandchild.gate.parent is session.gate
+    assert grandchild.gate.label == "sub-agent explore (deeper)"
     await ws.shutdown()
