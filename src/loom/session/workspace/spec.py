@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from loom.session.runtime.headless import OnRefusal
 
 if TYPE_CHECKING:
+    from loom.mcp_client import ServerSpec
     from loom.session.runtime.options import PlanApproval
     from loom.session.runtime.session import Session
     from loom.tools.base import Tool
@@ -91,5 +92,5 @@ class McpServerAsk:
     details: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, spec: Any) -> McpServerAsk:
+    def of(cls, spec: ServerSpec) -> McpServerAsk:
         return cls(spec.name, str(spec.source), spec.describe(), tuple(spec.details()))

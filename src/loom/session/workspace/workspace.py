@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.delegation import AgentCatalog, SkillCatalog
     from loom.llm.base import Provider
+    from loom.mcp_client import ServerStatus
     from loom.sandbox import Sandbox
     from loom.session.assembly.decisions_hook import SessionDecisions
     from loom.session.assembly.plugins import Plugin
@@ -623,7 +624,7 @@ class Workspace:
         running.cleanups.append(mcp.hub.aclose)
         return (mcp.before_turn,)
 
-    def mcp_servers(self, session_id: str) -> list[Any]:
+    def mcp_servers(self, session_id: str) -> list[ServerStatus]:
         """This session's MCP servers as they stand: name, state (connecting, ready,
         needs approval, failed, ...), tool count, tokens, detail (loom.mcp_client
         ServerStatus rows); empty when it has none."""
