@@ -11,6 +11,7 @@ from loom.lsp.client import LspClient
 from loom.lsp.supervisor import LspSupervisor
 from loom.lsp.tools import lsp_tools
 from loom.tools.base import ToolContext, ToolError
+from loom.tools.services import ToolServices
 
 FAKE = str(Path(__file__).with_name("fake_lsp.py"))
 
@@ -29,7 +30,9 @@ def project(tmp_path: Path) -> Path:
 
 async def run_tool(supervisor: LspSupervisor, name: str, args: dict) -> str:
     tools = {t.name: t for t in lsp_tools(supervisor.root)}
-    ctx = ToolContext(project_root=supervisor.root, extras={"lsp_supervisor": supervisor})
+    ctx = ToolContext(
+        project_root=supervisor.root, services=ToolServices(lsp_supervisor=supervisor)
+    )
     return (await tools[name].run(args, ctx)).content
 
 

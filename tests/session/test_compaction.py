@@ -3,6 +3,7 @@ old turns, the thread keeps every original, and a failing summary never stops a 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,8 @@ async def test_a_failed_summary_is_tried_again_with_another_model(tmp_path) -> N
     for n in range(5):
         await session.send_message(f"question {n} " + "filler " * 600)
     assert len(agent.summary_requests) == 1
-    session.options.editor_model = ANY_MODEL  # another summary model
+    # another summary model (the options are frozen: a session with other ones)
+    session.options = dataclasses.replace(session.options, editor_model=ANY_MODEL)
     await session.send_message("question 5 " + "filler " * 600)
     assert len(agent.summary_requests) == 2
     await ws.shutdown()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from acp.schema import (
 from acp import PROTOCOL_VERSION, RequestError
 from loom import __version__
 from loom.acp import commands, updates
+from loom.acp.files import editor_files_for
 from loom.acp.live import LiveSession, config_options, mode_state
 from loom.acp.mcp_servers import loom_mcp_servers
 
@@ -267,6 +269,10 @@ class LoomAgent:
             on_mcp_notice=lambda line: log.warning("%s", line),
             asks_mcp_approval=True,  # the editor is asked before the first turn
             extra_tools=(),
+            # its file tools read and write the editor's buffers when the client offers them
+            editor_files=partial(
+                editor_files_for, self._client, capabilities=self._client_capabilities
+            ),
         )
         try:
             session = await workspace.start_session(spec)

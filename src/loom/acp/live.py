@@ -30,7 +30,6 @@ from acp.schema import (
 
 from acp import RequestError
 from loom.acp import updates
-from loom.acp.files import editor_files_for
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
@@ -155,13 +154,9 @@ class LiveSession:
         self._asked = False  # trust and MCP servers: asked before the first turn
 
     def _bind(self, session: Session) -> Callable[[], None]:
-        """Follow `session`'s events and give its file tools the editor's buffers; returns
-        the unsubscribe."""
+        """Follow `session`'s events (its file tools have the editor's buffers: the spec's
+        `editor_files`, `loom.acp.files.editor_files_for`); returns the unsubscribe."""
         self.session = session
-        files = editor_files_for(self.client, self.id, self.capabilities)
-        if files is not None:
-            options = session.options
-            options.tool_extras = {**options.tool_extras, "editor_files": files}
         return session.subscribe(self._on_event)
 
     # -- a turn ----------------------------------------------------------------------------

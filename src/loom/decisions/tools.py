@@ -1,7 +1,7 @@
 """The agent's decision tools: `decision_log` writes, `decision_query` reads.
 
-Both reach the session's `DecisionRecorder` through `ctx.extras["decisions"]` (the
-session puts it there). Logging writes only Loom's own data, so neither tool asks for
+Both reach the session's `DecisionRecorder` through `ctx.services.decisions` (the
+session's assembly puts it there). Logging writes only Loom's own data, so neither tool asks for
 permission (risk "read").
 """
 
@@ -27,7 +27,7 @@ QUERIES = ("goals", "recent", "pulse", "search", "node", "narrative")
 
 
 def recorder_from(ctx: ToolContext) -> DecisionRecorder:
-    recorder = ctx.extras.get("decisions")
+    recorder = ctx.services.decisions
     if not isinstance(recorder, DecisionRecorder):
         raise ToolError("the decision graph is not available in this session")
     return recorder

@@ -18,7 +18,6 @@ from loom.delegation.agents import (
 )
 from loom.delegation.skills import SkillCatalog, SkillDefinition, discover_skills
 from loom.delegation.task_tool import (
-    SUBAGENTS_KEY,
     SubagentRunner,
     TaskOutcome,
     TaskRequest,
@@ -27,7 +26,6 @@ from loom.delegation.task_tool import (
 
 __all__ = [
     "GENERAL",
-    "SUBAGENTS_KEY",
     "AgentCatalog",
     "AgentDefinition",
     "SkillCatalog",

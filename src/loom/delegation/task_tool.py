@@ -1,7 +1,7 @@
 """`task`: hand a piece of work to a sub-agent, a child session with its own context.
 
 The tool checks the call and says what agents there are; the session runs the child
-(`ctx.extras[SUBAGENTS_KEY]`, a `SubagentRunner`: loom.session assembles the child by
+(`ctx.services.subagents`, a `SubagentRunner`: loom.session assembles the child by
 the same path as any session, with the parent's permissions and sandbox). The child's
 final answer is this call's result, with the child's thread named, so the person can
 open it. The call itself never asks: the child's own calls do.
@@ -10,14 +10,13 @@ open it. The call itself never asks: the child's own calls do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from loom.delegation.agents import GENERAL, AgentCatalog, AgentDefinition
 from loom.tools.base import ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, schema
 from loom.tools.presentation import one_line
 
-SUBAGENTS_KEY = "subagents"  # ToolContext.extras: the session's SubagentRunner
 ISOLATIONS = ("worktree",)
 
 
@@ -38,6 +37,7 @@ class TaskOutcome:
     notes: list[str] = field(default_factory=list)  # e.g. where a worktree child left changes
 
 
+@runtime_checkable
 class SubagentRunner(Protocol):
     async def run_task(self, request: TaskRequest, ctx: ToolContext) -> TaskOutcome: ...
 
@@ -85,8 +85,8 @@ class TaskTool(BuiltinTool):
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        runner = ctx.extras.get(SUBAGENTS_KEY)
-        if runner is None:
+        runner = ctx.services.subagents
+        if not isinstance(runner, SubagentRunner):
             raise ToolError("sub-agents are not available here; do the work yourself")
         name = args.get("agent") or GENERAL
         agent = self.catalog.get(name)

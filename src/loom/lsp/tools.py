@@ -19,9 +19,9 @@ MAX_RESULTS = 200
 
 
 def supervisor_from(ctx: ToolContext, own: LspSupervisor | None = None) -> LspSupervisor:
-    """ctx.extras["lsp_supervisor"], else the tool's own (the session's, from `provide`),
+    """ctx.services.lsp_supervisor, else the tool's own (the session's, from `provide`),
     else the shared one of the project on this event loop."""
-    supervisor = ctx.extras.get("lsp_supervisor")
+    supervisor = ctx.services.lsp_supervisor
     if isinstance(supervisor, LspSupervisor):
         return supervisor
     return own or supervisor_for(Path(ctx.project_root))

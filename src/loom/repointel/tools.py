@@ -22,8 +22,8 @@ class _RepoTool(BuiltinTool):
         self.settings = settings
 
     def intel(self, ctx: ToolContext) -> RepoIntel:
-        """The session's RepoIntel (ctx.extras["repointel"]) or the shared one per root."""
-        intel = ctx.extras.get("repointel")
+        """The session's RepoIntel (ctx.services.repointel) or the shared one per root."""
+        intel = ctx.services.repointel
         if isinstance(intel, RepoIntel):
             return intel
         return RepoIntel.for_root(Path(ctx.project_root), self.settings)

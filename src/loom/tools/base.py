@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from loom.llm.base import ToolSpec
+from loom.tools.services import EditorFiles, ToolServices
 
 Risk = Literal["read", "write", "execute"]
 SubjectKind = Literal["path", "command", "exact"]
@@ -54,7 +55,7 @@ class ToolContext:
     thread_id: str = ""
     progress: ProgressCallback | None = None
     call_id: str = ""  # the model's id for this call (a sub-agent records it)
-    extras: dict[str, Any] = field(default_factory=dict)  # e.g. repo index, LSP supervisor
+    services: ToolServices = field(default_factory=ToolServices)
 
     async def report(self, fraction: float | None, message: str) -> None:
         if self.progress is not None:
@@ -63,19 +64,8 @@ class ToolContext:
                 await outcome
 
 
-class EditorFiles(Protocol):
-    """Files as an editor sees them (ACP `fs/read_text_file`, `fs/write_text_file`): a
-    face that drives Loom from an editor puts one in `ToolContext.extras["editor_files"]`
-    so file tools read unsaved buffers and land edits in them. Paths are absolute and
-    already confined to the project by the tool. `None`/`False`: use the disk."""
-
-    async def read_text(self, path: Path) -> str | None: ...
-
-    async def write_text(self, path: Path, text: str) -> bool: ...
-
-
 def editor_files(ctx: ToolContext) -> EditorFiles | None:
-    return ctx.extras.get("editor_files")
+    return ctx.services.editor_files
 
 
 @runtime_checkable

@@ -185,16 +185,14 @@ class SlashCommands:
     async def effort(self, arg: str) -> None:
         session = self.repl.session
         if not arg:
-            self.line(f"effort: {session.options.effort or 'the model family default'}")
+            self.line(f"effort: {session.effort or 'the model family default'}")
             return
         try:
             ignored = session.set_effort(None if arg == "default" else arg)
         except ValueError as exc:
             self.line(f"error: {exc}", style="bold red")
             return
-        self.line(
-            f"effort: {session.options.effort or 'the model family default'}", style="magenta"
-        )
+        self.line(f"effort: {session.effort or 'the model family default'}", style="magenta")
         if ignored:
             self.line(ignored, style="yellow")
 

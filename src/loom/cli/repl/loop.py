@@ -63,6 +63,7 @@ class ChatRepl:
 
             self.prompt = make_prompt(self)
         self.starter.on_ready(self._when_ready)
+        self.starter.asks_plans(self._approve_plan)
         self.starter.on_failed(self.on_start_failed)
         if not self.interactive:
             self.starter.start()
@@ -95,8 +96,6 @@ class ChatRepl:
         # Shift-Tab pressed while it opened (the header says the mode)
         self.session.set_permission_mode(self.starter.request.permission_mode)
         self.session.subscribe(self._on_event)
-        if not self.starter.request.auto_approve:  # --yes carries plans out unasked
-            self.session.options.plan_approval = self._approve_plan
         watch = asyncio.ensure_future(self.workspace.watch_repo())
         self._keep(watch)
         if self.prompt is not None:
@@ -275,6 +274,7 @@ class ChatRepl:
         await old.close()
         self.starter = SessionStarter(request)
         self.starter.on_ready(self._when_ready)
+        self.starter.asks_plans(self._approve_plan)
         self.starter.start()
         return bool(await self.ready())
 

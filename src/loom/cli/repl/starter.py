@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +50,12 @@ class SessionStarter:
         self._task: asyncio.Task[Session] | None = None
         self._on_ready: list[Callable[[], Any]] = []
         self._on_failed: list[Callable[[], Any]] = []
+        self._plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
+
+    def asks_plans(self, approve: Callable[[Any], Awaitable[tuple[str, str]]]) -> None:
+        """Architect plans are put to the person with `approve` (not with --yes, which
+        carries them out unasked); given to the session as it is built."""
+        self._plan_approval = approve
 
     @property
     def open_session(self) -> Session:
@@ -135,6 +141,7 @@ class SessionStarter:
                     cwd=self.cwd,
                     # on a terminal the REPL asked before the session started
                     asks_mcp_approval=sys.stdin.isatty(),
+                    plan_approval=None if self.request.auto_approve else self._plan_approval,
                 )
             )
         except LoomError as exc:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from loom.core.events import ArchitectPlan, ArchitectStep, DecisionCascade
 
 if TYPE_CHECKING:
+    from loom.core.thread import Thread
     from loom.decisions.index import NodeRow
     from loom.decisions.recorder import DecisionRecorder
     from loom.paths import LoomPaths
@@ -28,57 +29,76 @@ log = logging.getLogger(__name__)
 
 
 class SessionDecisions:
-    """Wires one session to the decision graph; `close()` when the session stops."""
+    """One session's decision graph, built before the session: its recorder (for the
+    tools, `ToolServices.decisions`), the zone's text (`context`) and the post-tools hook
+    (`after_tools`) go into its options; `attach(session)` once it is built follows its
+    events and saves; `close()` when the session stops."""
 
-    def __init__(self, session: Session, paths: LoomPaths) -> None:
-        from loom.decisions.context import build_decision_context
+    def __init__(self, thread: Thread, paths: LoomPaths) -> None:
         from loom.decisions.recorder import DecisionRecorder
 
-        self.session = session
+        self._thread = thread
+        self._session: Session | None = None
         self.loop = asyncio.get_running_loop()
         self.recorder: DecisionRecorder = DecisionRecorder(
-            thread=session.thread,
+            thread=thread,
             database=paths.database,
             threads_dir=paths.threads_dir,
             on_change=self._changed,
             on_cascade=self._cascade,
             git_meta=self._git_meta,
         )
-        options = session.options
-        options.tool_extras = {**options.tool_extras, "decisions": self.recorder}
-        options.decision_context = lambda budget: build_decision_context(
-            self.recorder.index(), self.recorder.workspace_root, budget
-        )
-        options.post_tools_hooks = [*options.post_tools_hooks, self._after_tools]
-        self._commits_seen = set(session.thread.git_commits)
+        self._commits_seen: set[str] = set(thread.git_commits)
         self._plan_goal: str | None = None
         self._step_actions: dict[int, str] = {}
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def context(self, budget: int) -> str:
+        """The decision zone's text within `budget` tokens (`SessionOptions.decision_context`)."""
+        from loom.decisions.context import build_decision_context
+
+        return build_decision_context(self.recorder.index(), self.recorder.workspace_root, budget)
+
+    def attach(self, session: Session) -> None:
+        """Follow the session built with this graph: its saves, its events, and the
+        commits it started with (none of them is this session's work)."""
+        self._session = session
+        self._commits_seen = set(session.thread.git_commits)
         self._unsubscribe = session.subscribe(self._on_event)
 
     def close(self) -> None:
-        self._unsubscribe()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    @property
+    def thread(self) -> Thread:
+        return self._session.thread if self._session is not None else self._thread
 
     # -- recorder callbacks (called from worker threads) --------------------------------
 
     def _changed(self) -> None:
-        self._threadsafe(self.session.request_save)
+        if self._session is not None:
+            self._threadsafe(self._session.request_save)
 
     def _cascade(self, node: NodeRow, uncertain: list[NodeRow]) -> None:
+        session = self._session
+        if session is None:
+            return
         event = DecisionCascade(
-            session_id=self.session.id,
+            session_id=session.id,
             node_id=node.id,
             title=node.title,
             confidence=node.confidence,
             uncertain=[{"id": n.id, "title": n.title, "node_type": n.node_type} for n in uncertain],
         )
-        self._threadsafe(self.session.publish, event)
+        self._threadsafe(session.publish, event)
 
     def _threadsafe(self, fn: Callable[..., Any], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has closed: the run is over
             self.loop.call_soon_threadsafe(fn, *args)
 
     def _git_meta(self) -> dict[str, Any]:
-        thread = self.session.thread
+        thread = self.thread
         meta: dict[str, Any] = {}
         if thread.git_branch:
             meta["branch"] = thread.git_branch
@@ -88,7 +108,8 @@ class SessionDecisions:
 
     # -- automatic entries ---------------------------------------------------------------
 
-    async def _after_tools(self, session: Session) -> None:
+    async def after_tools(self, session: Session) -> None:
+        """The post-tools hook: the round's new commits become outcomes."""
         # the tool runner has snapshotted git after each tool that can change the tree
         new = [sha for sha in session.thread.git_commits if sha not in self._commits_seen]
         if not new:

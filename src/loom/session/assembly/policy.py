@@ -5,13 +5,15 @@ for runs nobody can answer."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loom.core.errors import SetupError
 from loom.session.runtime.headless import HeadlessPolicy, OnRefusal
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
+    from loom.sandbox import Sandbox
+    from loom.session.runtime.policy_wrap import WrappablePolicy
 
 
 def permission_policy(
@@ -23,8 +25,8 @@ def permission_policy(
     permission_mode: str = "default",
     headless: bool = False,
     on_refusal: OnRefusal | None = None,
-    sandbox: Any = None,
-) -> Any:
+    sandbox: Sandbox | None = None,
+) -> WrappablePolicy:
     """The policy [permissions] configures, with the sandbox's rules on top (unconfined
     shell commands and commands asking for the network ask a person; see
     loom.session.assembly.sandboxing); SetupError for a malformed deny rule."""

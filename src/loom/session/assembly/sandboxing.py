@@ -13,11 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.config import LoomConfig
 from loom.paths import LoomPaths
+from loom.session.runtime.policy_wrap import WrappablePolicy, WrappedPolicy
 from loom.tools.base import subject_kind_of
+
+if TYPE_CHECKING:
+    from loom.permissions import Verdict
+    from loom.sandbox import Sandbox
 
 NO_SANDBOX_ASK = (
     "no sandbox confines shell commands here, so each one needs a person's approval "
@@ -32,7 +37,7 @@ NO_SANDBOX_HEADLESS = (
 
 def make_sandbox(
     config: LoomConfig, paths: LoomPaths | None = None, project_root: Path | None = None
-) -> Any:
+) -> Sandbox:
     """A `loom.sandbox.Sandbox` for `project_root` (default: the config's); detection
     runs once per process."""
     from loom.sandbox import Sandbox, policy_from_config
@@ -40,20 +45,20 @@ def make_sandbox(
     return Sandbox(policy_from_config(config, paths or LoomPaths.from_env(), project_root))
 
 
-def needs_approval_for_shell(sandbox: Any) -> bool:
+def needs_approval_for_shell(sandbox: Sandbox | None) -> bool:
     return sandbox is not None and not sandbox.active and sandbox.policy.mode != "off"
 
 
-class UnconfinedShellPolicy:
+class UnconfinedShellPolicy(WrappedPolicy):
     """Wraps a permission policy: a shell command that would be allowed without asking
     (a grant, `--yes`, auto_approve) asks instead, because nothing confines it. Headless,
     it is refused with a reason that names the way out (--no-sandbox)."""
 
-    def __init__(self, policy: Any, *, headless: bool) -> None:
-        self.policy = policy
+    def __init__(self, policy: WrappablePolicy, *, headless: bool) -> None:
+        super().__init__(policy)
         self.headless = headless
 
-    def check(self, tool: Any, args: dict[str, Any]) -> Any:
+    def check(self, tool: Any, args: dict[str, Any]) -> Verdict:
         from loom.permissions import Decision, Verdict
 
         verdict = self.policy.check(tool, args)
@@ -67,15 +72,6 @@ class UnconfinedShellPolicy:
             return Verdict(Decision.ASK, f"{verdict.reason}; {NO_SANDBOX_ASK}", verdict.subject)
         return Verdict(Decision.ASK, NO_SANDBOX_ASK, verdict.subject)
 
-    def decide(self, tool: Any, args: dict[str, Any]) -> Any:
-        return self.check(tool, args).decision
-
-    def record(self, *args: Any, **kwargs: Any) -> None:
-        self.policy.record(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:  # grants, scope_for, ... of the wrapped one
-        return getattr(self.policy, name)
-
 
 NETWORK_ASK = "asks for network access, which the sandbox keeps off otherwise"
 NETWORK_HEADLESS = (
@@ -85,16 +81,16 @@ NETWORK_HEADLESS = (
 )
 
 
-class NetworkRequestPolicy:
+class NetworkRequestPolicy(WrappedPolicy):
     """Wraps a permission policy: a shell command with `network: true` always asks a
     person (neither --yes nor a grant turns the network on by itself); headless, it is
     refused with the way to allow it. Only used while the sandbox keeps the network off."""
 
-    def __init__(self, policy: Any, *, headless: bool) -> None:
-        self.policy = policy
+    def __init__(self, policy: WrappablePolicy, *, headless: bool) -> None:
+        super().__init__(policy)
         self.headless = headless
 
-    def check(self, tool: Any, args: dict[str, Any]) -> Any:
+    def check(self, tool: Any, args: dict[str, Any]) -> Verdict:
         from loom.permissions import Decision, Verdict
 
         verdict = self.policy.check(tool, args)
@@ -110,17 +106,10 @@ class NetworkRequestPolicy:
             reason = f"{verdict.reason}; {NETWORK_ASK}"
         return Verdict(Decision.ASK, reason, verdict.subject)
 
-    def decide(self, tool: Any, args: dict[str, Any]) -> Any:
-        return self.check(tool, args).decision
 
-    def record(self, *args: Any, **kwargs: Any) -> None:
-        self.policy.record(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.policy, name)
-
-
-def guard_policy(policy: Any, sandbox: Any, *, headless: bool) -> Any:
+def guard_policy(
+    policy: WrappablePolicy, sandbox: Sandbox | None, *, headless: bool
+) -> WrappablePolicy:
     """The permission policy with the sandbox's rules on top (see the module doc)."""
     if needs_approval_for_shell(sandbox):
         return UnconfinedShellPolicy(policy, headless=headless)

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from loom.decisions.recorder import DecisionRecorder
     from loom.session.workspace.workspace import Workspace
 
 Decision = Literal["allow", "ask", "deny"]
@@ -69,7 +70,7 @@ class ToolAccess:
         # policy (with the sandbox's rules on top) decides what runs, asks or is refused.
         self.setup, self.sandbox, registry = workspace.confined_tools(root, "mcp-serve")
         self.registry = _without(registry, SESSION_ONLY)
-        self._decisions: Any = None
+        self._decisions: DecisionRecorder | None = None
         self.policy = permission_policy(
             config, workspace.paths.database, root, sandbox=self.sandbox
         )
@@ -145,13 +146,17 @@ class ToolAccess:
         from loom.core.secrets import redact
         from loom.session.runtime.tool_runner import run_tool
         from loom.tools.base import ToolContext
+        from loom.tools.services import ToolServices
 
         tool = self.registry.get(name)
         if tool is None:
             return f"There is no Loom tool named {name!r}.", True
-        ctx = ToolContext(project_root=self.workspace.project_root, session_id="mcp-serve")
-        if name == "decision_query":
-            ctx.extras["decisions"] = self._decision_reader()
+        services = ToolServices(
+            decisions=self._decision_reader() if name == "decision_query" else None
+        )
+        ctx = ToolContext(
+            project_root=self.workspace.project_root, session_id="mcp-serve", services=services
+        )
 
         async def execute(given: dict[str, Any]) -> tuple[str, bool]:
             result = await run_tool(tool, given, ctx, self.workspace.config.shell.timeout)
@@ -162,7 +167,7 @@ class ToolAccess:
         except LoomError as exc:  # its thread is locked (a `loom undo` right now)
             return f"{name} did not run: {exc}", True
 
-    def _decision_reader(self) -> Any:
+    def _decision_reader(self) -> DecisionRecorder:
         """The project's decision graph, read-only: a recorder over an unsaved, empty
         thread (decision_log is not offered here: its entries would belong to no thread).
         Private threads' decisions stay out unless `include_private`, like the threads."""

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from loom.session.runtime.policy_wrap import WrappablePolicy, WrappedPolicy
+
 if TYPE_CHECKING:
     from loom.permissions import Verdict
 
@@ -30,12 +32,12 @@ HEADLESS_REASON = (
 )
 
 
-class HeadlessPolicy:
+class HeadlessPolicy(WrappedPolicy):
     """A policy for runs without a person: what would ask is refused, with a reason the
     model reads, and `on_refusal` hears about it (stderr, the result's denials)."""
 
-    def __init__(self, policy: Any, on_refusal: OnRefusal | None) -> None:
-        self.policy = policy
+    def __init__(self, policy: WrappablePolicy, on_refusal: OnRefusal | None) -> None:
+        super().__init__(policy)
         self.on_refusal = on_refusal
 
     def check(self, tool: Any, args: dict[str, Any]) -> Verdict:
@@ -51,12 +53,3 @@ class HeadlessPolicy:
         if verdict.decision is Decision.DENY and self.on_refusal is not None:
             self.on_refusal(Refusal(tool.name, verdict.subject, why, unattended))
         return verdict
-
-    def decide(self, tool: Any, args: dict[str, Any]) -> Any:
-        return self.check(tool, args).decision
-
-    def record(self, *args: Any, **kwargs: Any) -> None:
-        self.policy.record(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:  # mode, set_mode, grants of the wrapped one
-        return getattr(self.policy, name)

@@ -243,7 +243,7 @@ class LlmCaller:
         """The session's effort; for a model that cannot reason, None, said once."""
         from loom.llm.effort import ignored_note
 
-        effort = self.session.options.effort
+        effort = self.session.effort
         note = ignored_note(*self.split(model), effort)
         if note is None:
             return effort

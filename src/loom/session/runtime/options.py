@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,9 +15,14 @@ from loom.llm.base import CacheTtl
 from loom.llm.retry import RetryPolicy
 from loom.providers import BUILTIN
 from loom.session.runtime.context import RepoMapHook
+from loom.tools.services import ToolServices
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
+    from loom.hooks import LifecycleHooks
+    from loom.prompts import ProjectInstructions
+    from loom.session.runtime.checkpointing import Checkpointer
+    from loom.store.images import ImageStore
 
 
 def _default(section: Any, key: str) -> Any:
@@ -25,8 +30,17 @@ def _default(section: Any, key: str) -> Any:
     return section.model_fields[key].default
 
 
-@dataclass
+# A post-tools hook: called with the Session after each round of tool calls; what it
+# returns (a string, or an awaitable of one) is a note for the model, None nothing.
+PostToolsHook = Callable[[Any], Any]
+PlanApproval = Callable[[Any], Awaitable[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
 class SessionOptions:
+    """Built whole before the session (`SessionDefaults.for_session`) and never changed
+    after: a session's collaborators come in here, typed, or through its constructor."""
+
     tool_timeout: float | None = 120.0  # seconds; a hung tool becomes an error result
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stall_timeout: float | None = 120.0  # seconds with nothing streamed: a transient error
@@ -35,9 +49,9 @@ class SessionOptions:
     reserved_output_tokens: int = _default(ContextSection, "reserved_output_tokens")
     max_context_tokens: int | None = None  # None: the model catalog's window
     rules: str | None = None  # instructions given as text; None: the project's files
-    # loom.prompts.ProjectInstructions read at start (AGENTS.md, CLAUDE.md, LOOM.md and
-    # the person's own); None: read from the project root when first needed
-    instructions: Any = None
+    # read at start (AGENTS.md, CLAUDE.md, LOOM.md and the person's own); None: read
+    # from the project root when first needed
+    instructions: ProjectInstructions | None = None
     cwd: Path | None = None  # where the person started Loom (instructions, environment)
     # (how commands run, whether they have the network) for the environment block
     sandbox_summary: tuple[str, str] = ("not known", "not known")
@@ -46,10 +60,11 @@ class SessionOptions:
     text_tool_calls: bool = False
     # [models."provider:model"] images: models told to take images (or not)
     image_models: dict[str, bool] = field(default_factory=dict)
-    # how hard a reasoning model thinks (loom.llm.effort): model.effort, --effort,
-    # an agent file's `effort:`, /effort; None: the model family's default
+    # how hard a reasoning model thinks at the start (loom.llm.effort): model.effort,
+    # --effort, an agent file's `effort:`; None: the model family's default. /effort
+    # changes `Session.effort`.
     effort: str | None = None
-    image_store: Any = None  # loom.store.images.ImageStore; None: images stay in memory
+    image_store: ImageStore | None = None  # attached images kept; None: in memory only
     rules_max_tokens: int = _default(ContextSection, "rules_max_tokens")
     repo_map: RepoMapHook | None = None  # (budget, focus files, identifiers) -> map text
     repo_map_tokens: int = _default(RepoSection, "map_tokens")  # 0 turns the map off
@@ -65,15 +80,16 @@ class SessionOptions:
     editor_model: str | None = None
     architect_plan_attempts: int = 3  # asks again this often when the plan is not JSON
     git_snapshot: bool = True  # after every tool that can change the tree, and at stop
-    post_tools_hooks: list[Callable[[Any], Any]] = field(default_factory=list)
-    lifecycle_hooks: Any = None  # loom.hooks.LifecycleHooks ([[hooks.EVENT]]); None: none
+    post_tools_hooks: Sequence[PostToolsHook] = ()
+    lifecycle_hooks: LifecycleHooks | None = None  # [[hooks.EVENT]]; None: none
     compaction: bool = False  # summarise old turns with the fast model (context.compaction)
     auto_commit: bool = False  # [git] auto_commit: commit the turn's changes when it ends
-    checkpointer: Any = None  # loom.session.runtime.checkpointing.Checkpointer: snapshots for undo
+    checkpointer: Checkpointer | None = None  # snapshots for undo
     # architect mode: asked with each plan before any step runs; answers ("yes", ""),
     # ("no", "") or ("edit", what to change). None (headless, --yes): carried out at once.
-    plan_approval: Callable[[Any], Awaitable[tuple[str, str]]] | None = None
-    tool_extras: dict[str, Any] = field(default_factory=dict)  # ToolContext.extras
+    plan_approval: PlanApproval | None = None
+    # the session's collaborators its tools reach (decision graph, sub-agents, editor)
+    tool_services: ToolServices = field(default_factory=ToolServices)
     # name -> value of every secret Loom knows; masked in each message before it is saved,
     # sent to a model or synced (`loom.core.secrets`)
     secrets: dict[str, str] = field(default_factory=lambda: secrets_in(os.environ))
@@ -81,7 +97,13 @@ class SessionOptions:
     @classmethod
     def from_config(cls, config: LoomConfig) -> SessionOptions:
         """The options [model], [context], [repo] and [shell] configure."""
-        options = cls(
+        # The shell tool stops its command at shell.timeout and kills it cleanly; the
+        # session's outer timeout must not fire first.
+        tool_timeout = cls.tool_timeout
+        if tool_timeout is not None:
+            tool_timeout = max(tool_timeout, config.shell.timeout + 15)
+        return cls(
+            tool_timeout=tool_timeout,
             retry=RetryPolicy(max_retries=config.model.max_retries),
             stall_timeout=config.model.stall_timeout,
             cache_ttl=config.model.cache_ttl,
@@ -93,23 +115,18 @@ class SessionOptions:
             decision_tokens=config.context.decision_tokens,
             repo_map_tokens=config.repo.map_tokens,
             secrets=known_secrets(config),
+            compaction=config.context.compaction,
+            effort=config.model.effort,
+            image_models={
+                name: said.images for name, said in config.models.items() if said.images is not None
+            },
+            text_tool_calls=any(
+                getattr(config.providers.for_provider(decl.name), "text_tool_calls", False)
+                for decl in BUILTIN
+                if decl.text_tool_calls
+            ),
+            auto_commit=config.git.auto_commit,  # [hooks] post_tools: SessionDefaults
         )
-        options.compaction = config.context.compaction
-        options.effort = config.model.effort
-        options.image_models = {
-            name: said.images for name, said in config.models.items() if said.images is not None
-        }
-        options.text_tool_calls = any(
-            getattr(config.providers.for_provider(decl.name), "text_tool_calls", False)
-            for decl in BUILTIN
-            if decl.text_tool_calls
-        )
-        options.auto_commit = config.git.auto_commit  # [hooks] post_tools: SessionDefaults
-        # The shell tool stops its command at shell.timeout and kills it cleanly; the
-        # session's outer timeout must not fire first.
-        if options.tool_timeout is not None:
-            options.tool_timeout = max(options.tool_timeout, config.shell.timeout + 15)
-        return options
 
 
 def known_secrets(config: LoomConfig) -> dict[str, str]:

@@ -80,6 +80,7 @@ class ModelPort(MachinePort, Protocol):
     thread: Thread  # its id keys the providers' prompt caches
     active_model: str
     mode: str
+    effort: str | None  # how hard the model reasons (loom.llm.effort); None: its default
     usage: Usage
     prompts: SessionPrompts
 

@@ -116,7 +116,7 @@ async def _run(session: Any, shell: Any, command: str) -> str:
         session_id=session.id,
         thread_id=session.thread.id,
         progress=lambda *_: None,
-        extras=session.options.tool_extras,
+        services=session.options.tool_services,
     )
     started = time.monotonic()
     result = await run_tool(shell, call.arguments_json, ctx, session.options.tool_timeout)

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -70,6 +70,7 @@ from loom.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
+    from concurrent.futures import Executor
 
     from loom.session.runtime.ports import PolicyPort
     from loom.store.base import ThreadStore
@@ -96,8 +97,14 @@ class Session:
         model: str,
         project_root: Path,
         options: SessionOptions | None = None,
-        save_executor: Any = None,
+        save_executor: Executor | None = None,
+        gate: ParentGate | None = None,
+        before_turn: Sequence[Callable[[], Awaitable[object]]] = (),
     ) -> None:
+        """`gate`: a sub-agent's, asking through its parent's (else one of its own over
+        `permissions`). `before_turn`: awaited at the start of each turn, inside it (so
+        interrupt() stops them): e.g. MCP servers still connecting, whose tools the model
+        should see."""
         self.id = session_id
         self.thread = thread
         self.store = store
@@ -108,6 +115,7 @@ class Session:
         self.options = options or SessionOptions()
         self.topic = topic_for(session_id)
         self.mode = "normal"
+        self.effort = self.options.effort  # /effort changes it (set_effort)
         self.restarts = 0
         self.usage = Usage(input_tokens=0, output_tokens=0, cost_usd=0.0)
         self.last_turn: sm.EndTurn | None = None
@@ -130,15 +138,12 @@ class Session:
         self._streamed: list[str] = []  # the running model call's text deltas
         self._turn_end: sm.EndTurn | None = None
         self.busy = False  # a multi-step turn (architect mode) is under way
-        # a sub-agent's asks through its parent's (ParentGate, set when it is assembled)
-        self.gate: PermissionGate | ParentGate = PermissionGate(self, permissions)
+        self.gate: PermissionGate | ParentGate = gate or PermissionGate(self, permissions)
         self._closed = False
         self.in_git_repo = self.options.git_snapshot and _inside_git_repo(project_root)
         self.state: sm.AgentState = sm.WaitingForUserInput()
         self._pending_restore = self._restore_from(thread)
-        # awaited at the start of each turn, inside the turn (so interrupt() stops them):
-        # e.g. MCP servers still connecting, whose tools the model should see
-        self.before_turn: list[Callable[[], Awaitable[Any]]] = []
+        self.before_turn = tuple(before_turn)
         self.hooks: SessionHooks | None = None  # [[hooks.EVENT]]: loom.session.runtime.hook_points
         if self.options.lifecycle_hooks:
             self.hooks = SessionHooks(self, self.options.lifecycle_hooks)
@@ -275,8 +280,8 @@ class Session:
         Returns the line saying the model in use ignores it, if it cannot reason."""
         from loom.llm.effort import check_effort, ignored_note
 
-        self.options.effort = check_effort(effort)
-        return ignored_note(*self.llm.split(self.active_model), self.options.effort)
+        self.effort = check_effort(effort)
+        return ignored_note(*self.llm.split(self.active_model), self.effort)
 
     def set_title(self, title: str) -> None:
         """Rename the thread (the session holds its writer lock, so it saves it)."""

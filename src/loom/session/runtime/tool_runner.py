@@ -167,7 +167,7 @@ async def execute_call(session: ToolPort, gate: Gate, call: ToolCall) -> sm.Agen
         session_id=session.id,
         thread_id=session.thread.id,
         progress=progress,
-        extras=session.options.tool_extras,
+        services=session.options.tool_services,
         call_id=call.id,
     )
     result = await run_tool(tool, args, ctx, session.options.tool_timeout)

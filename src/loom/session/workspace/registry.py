@@ -25,6 +25,8 @@ from loom.session.runtime.save_writer import SaveWriter
 from loom.session.workspace.spec import SessionSpec
 
 if TYPE_CHECKING:
+    from loom.mcp_client import McpHub
+    from loom.sandbox import Sandbox
     from loom.session.runtime.session import Session
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,9 @@ class Running:
     spec: SessionSpec = field(default_factory=SessionSpec)  # what it was started with
     lock: Any = None  # the store's writer lock on its thread
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
-    mcp: Any = None  # loom.mcp_client.McpHub, when the session has MCP servers
+    mcp: McpHub | None = None  # when the session has MCP servers
     parent_id: str | None = None  # a sub-agent's: the session that started it
-    sandbox: Any = None  # loom.sandbox.Sandbox its commands run in (a sub-agent may share it)
+    sandbox: Sandbox | None = None  # its commands run in it (a sub-agent may share it)
 
 
 class SessionRegistry:

@@ -133,6 +133,7 @@ class RepoApi:
         from loom.lsp.supervisor import LspSupervisor
         from loom.lsp.tools import LspDiagnostics
         from loom.tools.base import ToolContext, ToolError
+        from loom.tools.services import ToolServices
 
         severity = severity or "warning"
         if severity not in SEVERITIES:
@@ -141,7 +142,7 @@ class RepoApi:
             self.root, self._lsp_settings(), self._server_launch()
         )
         tool = LspDiagnostics(self.root)
-        ctx = ToolContext(project_root=self.root, extras={"lsp_supervisor": supervisor})
+        ctx = ToolContext(project_root=self.root, services=ToolServices(lsp_supervisor=supervisor))
         found = []
         try:
             for path in files:

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from loom.session.runtime.headless import OnRefusal
 
 if TYPE_CHECKING:
+    from loom.mcp_client import ServerSpec
+    from loom.session.runtime.options import PlanApproval
+    from loom.session.runtime.session import Session
     from loom.tools.base import Tool
+    from loom.tools.services import EditorFiles
 
 
 @dataclass(frozen=True)
@@ -18,7 +22,7 @@ class ParentLink:
     """A sub-agent's place in its family: the session that started it (its permissions
     and sandbox are the child's, never more) and the `task` call it answers."""
 
-    session: Any  # the parent Session
+    session: Session  # the parent
     call_id: str
     agent: str = ""  # the agent definition's name
     depth: int = 1  # the person's session is 0
@@ -50,6 +54,12 @@ class SessionSpec:
     # the face asks the person about the project's unapproved MCP servers itself (REPL,
     # web banner, ACP): no "not started, run loom mcp approve" line for them
     asks_mcp_approval: bool = False
+    # architect mode: the face asks the person about each plan (the REPL); None: carried
+    # out at once (SessionOptions.plan_approval)
+    plan_approval: PlanApproval | None = None
+    # an editor's files (ACP fs/*): the session's id -> what its file tools read and
+    # write through; None: the disk
+    editor_files: Callable[[str], EditorFiles | None] | None = None
     # -- a sub-agent (the `task` tool; loom.session.subagents) ---------------------------
     parent: ParentLink | None = None  # set: a child session of `parent.session`
     tools: Sequence[str] | None = None  # only these tools (exact names); None: all
@@ -82,5 +92,5 @@ class McpServerAsk:
     details: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, spec: Any) -> McpServerAsk:
+    def of(cls, spec: ServerSpec) -> McpServerAsk:
         return cls(spec.name, str(spec.source), spec.describe(), tuple(spec.details()))

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import secrets
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from loom.core.errors import LoomError
 from loom.core.events import Notice, SubagentMessage, SubagentStatus
@@ -28,8 +28,11 @@ from loom.delegation import TaskOutcome, TaskRequest
 from loom.session.runtime.ports import TurnError
 
 if TYPE_CHECKING:
+    from loom.config import LoomConfig
     from loom.core.thread import Thread
     from loom.delegation import AgentDefinition
+    from loom.paths import LoomPaths
+    from loom.session.runtime.permission_gate import ParentGate
     from loom.session.runtime.session import Session
     from loom.session.workspace.spec import ParentLink, SessionSpec
     from loom.tools.base import ToolContext, ToolRegistry
@@ -50,16 +53,33 @@ done or you are truly stuck."""
 _DESCRIBE_KEYS = ("path", "command", "pattern", "query", "url", "name", "description")
 
 
-class SubagentRunner:
-    """A session's children (`ToolContext.extras["subagents"]`, used by the task tool)."""
+class Sessions(Protocol):
+    """What the runner needs of the Workspace (which imports this module)."""
 
-    def __init__(self, workspace: Any, depth: int) -> None:
+    config: LoomConfig
+    paths: LoomPaths
+
+    async def start_session(
+        self, spec: SessionSpec | None = None, *, fresh: Thread | None = None
+    ) -> Session: ...
+
+    async def stop_session(self, session_id: str) -> None: ...
+
+
+class SubagentRunner:
+    """A session's children (`ToolServices.subagents`, used by the task tool). Built
+    before its session; `attach(session)` once that is built."""
+
+    def __init__(self, workspace: Sessions, depth: int) -> None:
         self.workspace = workspace
         self.depth = depth  # the session's own: 0 for a person's session
-        self.parent: Session | None = None  # set once the session is assembled
+        self.parent: Session | None = None  # the session it runs children for
         agents = workspace.config.agents
         self.max_depth = agents.max_depth
         self._slots = asyncio.Semaphore(agents.max_parallel)
+
+    def attach(self, session: Session) -> None:
+        self.parent = session
 
     async def run_task(self, request: TaskRequest, ctx: ToolContext) -> TaskOutcome:
         parent = self.parent
@@ -103,17 +123,18 @@ def narrowed(tools: ToolRegistry, spec: SessionSpec) -> ToolRegistry:
     return ToolRegistry(tool for tool in chosen if tool is not None)
 
 
-def adopt(workspace: Any, session: Session, parent: ParentLink | None) -> None:
-    """Give `session` its task tool's runner; a child's questions go through its parent."""
-    from loom.delegation import SUBAGENTS_KEY
-    from loom.session.runtime.permission_gate import ParentGate
+def child_gate(parent: ParentLink | None, thread: Thread) -> ParentGate | None:
+    """A child's gate: its questions go through its parent's; None for a person's session."""
+    if parent is None:
+        return None
+    from loom.session.runtime.permission_gate import ParentGate, PermissionGate
 
-    runner = SubagentRunner(workspace, parent.depth if parent is not None else 0)
-    runner.parent = session
-    session.options.tool_extras = {**session.options.tool_extras, SUBAGENTS_KEY: runner}
-    if parent is not None:
-        label = f"sub-agent {parent.agent or 'general'} ({session.thread.title})"
-        session.gate = ParentGate(parent.session.gate, label)
+    label = f"sub-agent {parent.agent or 'general'} ({thread.title})"
+    asks = parent.session.gate
+    if isinstance(asks, ParentGate):  # a grandchild asks where its parent asks
+        asks = asks.parent
+    assert isinstance(asks, PermissionGate)
+    return ParentGate(asks, label)
 
 
 def allowed_tools(agent: AgentDefinition, parent: ToolRegistry, may_delegate: bool) -> list[str]:
@@ -180,7 +201,7 @@ class _Child:
             root = self.worktree.path
         spec = SessionSpec(
             model=agent.model or parent.model,
-            effort=agent.effort or parent.options.effort,
+            effort=agent.effort or parent.effort,
             private=parent.thread.is_private,
             cwd=root or parent.options.cwd or parent.project_root,
             title=self.request.description,

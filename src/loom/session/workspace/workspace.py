@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from loom.session.workspace.decisions_api import DecisionsApi
 from loom.session.workspace.grants_api import GrantsApi
 from loom.session.workspace.registry import Running, SessionRegistry, run_cleanups
 from loom.session.workspace.repo_api import RepoApi
-from loom.session.workspace.spec import ActiveSession, McpServerAsk, SessionSpec
+from loom.session.workspace.spec import ActiveSession, McpServerAsk, ParentLink, SessionSpec
 from loom.session.workspace.sync_api import SyncApi
 from loom.session.workspace.threads_api import ThreadsApi
 from loom.session.workspace.worktrees_api import WorktreesApi
@@ -42,10 +42,16 @@ if TYPE_CHECKING:
     from loom.core.thread import Thread
     from loom.delegation import AgentCatalog, SkillCatalog
     from loom.llm.base import Provider
+    from loom.mcp_client import ServerStatus
+    from loom.sandbox import Sandbox
+    from loom.session.assembly.decisions_hook import SessionDecisions
     from loom.session.assembly.plugins import Plugin
     from loom.session.runtime.options import SessionOptions
+    from loom.session.runtime.permission_gate import ParentGate
+    from loom.session.runtime.ports import PolicyPort
     from loom.session.runtime.session import Session
-    from loom.session.workspace.session_options import SessionDefaults
+    from loom.session.workspace.session_options import SessionDefaults, SessionParts
+    from loom.session.workspace.subagents import SubagentRunner
     from loom.store.base import ThreadStore
     from loom.tools.base import Tool, ToolRegistry, ToolSetup
     from loom.worktrees import Worktree
@@ -84,7 +90,7 @@ class Workspace:
             check_fields(self._option_overrides)  # TypeError names an unknown one
         self._defaults: SessionDefaults | None = None
         self._running = SessionRegistry()
-        self._sandboxes: dict[Path, Any] = {}  # project root -> loom.sandbox.Sandbox
+        self._sandboxes: dict[Path, Sandbox] = {}  # project root -> its sandbox
         self.threads = ThreadsApi(self.paths, config, lambda: self._store)
         self.sync = SyncApi(self.paths, self.threads)
         self.grants = GrantsApi(self.paths)
@@ -235,7 +241,7 @@ class Workspace:
 
         return ToolSetup(project_root, self.config, self.paths, session_id)
 
-    def sandbox_for(self, project_root: Path | None = None) -> Any:
+    def sandbox_for(self, project_root: Path | None = None) -> Sandbox:
         """The sandbox agent commands run in for a project root ([sandbox]; the first
         call per process checks that the OS sandbox starts, ~10-20 ms)."""
         root = Path(project_root or self.project_root).resolve()
@@ -264,8 +270,8 @@ class Workspace:
         session_id: str = "",
         extra: Sequence[Tool] = (),
         *,
-        sandbox: Any = None,
-    ) -> tuple[ToolSetup, Any, ToolRegistry]:
+        sandbox: Sandbox | None = None,
+    ) -> tuple[ToolSetup, Sandbox, ToolRegistry]:
         """The tools agent calls use in `project_root`, with the sandbox their shell and
         git commands run in: (setup, sandbox, tools). Pass the sandbox to `permission_policy`
         (its rules sit on top of the permissions). Every face that runs tools for
@@ -383,7 +389,12 @@ class Workspace:
         from loom.session.assembly.decisions_hook import SessionDecisions
         from loom.session.assembly.policy import permission_policy
         from loom.session.assembly.providers import PrebuiltProvider
-        from loom.session.workspace.subagents import adopt, link_thread, narrowed
+        from loom.session.workspace.subagents import (
+            SubagentRunner,
+            child_gate,
+            link_thread,
+            narrowed,
+        )
 
         spec = spec or SessionSpec()
         if self.config.sandbox.mode == "on":
@@ -457,6 +468,12 @@ class Workspace:
             raise
         if spec.title:
             thread.metadata.title = spec.title
+        if spec.private and not thread.is_private:
+            from loom.core.thread import ThreadVisibility
+
+            # --private on resume: from now on this thread never leaves the machine
+            thread.is_private = True
+            thread.visibility = ThreadVisibility.PRIVATE
         running = Running(None, spec, cleanups=list(setup.cleanups), sandbox=sandbox)  # type: ignore[arg-type]
         try:
             if thread.id in self._running:
@@ -464,15 +481,23 @@ class Workspace:
             instructions = await asyncio.to_thread(
                 load_instructions, root, cwd, user_dir=self.paths.config
             )
+            # every collaborator is built before the session, which is whole when built
+            decisions = SessionDecisions(thread, self.paths)
+            running.cleanups.append(decisions.close)
+            runner = SubagentRunner(self, parent.depth if parent is not None else 0)
+            parts = self._session_parts(thread, spec, decisions, runner)
             options = self.session_defaults.for_session(
                 root,
                 spec,
                 instructions=instructions,
                 cwd=cwd,
                 sandbox_summary=sandbox_summary(sandbox, self.config),
+                parts=parts,
             )
+            before_turn = self._start_mcp(thread.id, tools, spec, running)
             session = await self._open(thread, model, root, tools, policy, options, prebuilt,
-                                       running)  # fmt: skip
+                                       running, gate=child_gate(parent, thread),
+                                       before_turn=before_turn)  # fmt: skip
         except BaseException as exc:
             await run_cleanups(running.cleanups, thread.id)
             if isinstance(exc, LoomError):  # ThreadLocked is one (Busy)
@@ -480,23 +505,34 @@ class Workspace:
             if isinstance(exc, ValueError | LookupError):
                 raise SetupError(str(exc)) from exc
             raise
-        if spec.private and not session.thread.is_private:
-            from loom.core.thread import ThreadVisibility
-
-            # --private on resume: from now on this thread never leaves the machine
-            session.thread.is_private = True
-            session.thread.visibility = ThreadVisibility.PRIVATE
-        from loom.store.images import image_store
-
-        session.options.image_store = image_store(self.paths.data)  # attached images
-        running.cleanups.append(SessionDecisions(session, self.paths).close)
-        adopt(self, session, parent)  # its task tool's runner; a child asks via its parent
-        if parent is None:  # a sub-agent uses its parent's MCP tools, never starts servers
-            self._start_mcp(session, tools, spec)
-        else:
-            running.parent_id = parent.session.id
+        decisions.attach(session)  # they follow it; nothing is set on the session
+        runner.attach(session)
         startup_gc.resume()  # the start-up's objects live as long as the process
         return session
+
+    def _session_parts(
+        self,
+        thread: Thread,
+        spec: SessionSpec,
+        decisions: SessionDecisions,
+        runner: SubagentRunner,
+    ) -> SessionParts:
+        """What a session's options carry that the Workspace builds: the store of attached
+        images, the decision graph (its recorder, zone and post-tools hook) and what its
+        tools reach (`ToolServices`)."""
+        from loom.session.workspace.session_options import SessionParts
+        from loom.store.images import image_store
+        from loom.tools.services import ToolServices
+
+        editor = spec.editor_files(thread.id) if spec.editor_files is not None else None
+        return SessionParts(
+            tool_services=ToolServices(
+                decisions=decisions.recorder, subagents=runner, editor_files=editor
+            ),
+            image_store=image_store(self.paths.data),
+            decision_context=decisions.context,
+            post_tools_hooks=(decisions.after_tools,),
+        )
 
     async def _open(
         self,
@@ -504,10 +540,13 @@ class Workspace:
         model: str,
         root: Path,
         tools: ToolRegistry,
-        policy: Any,
+        policy: PolicyPort | None,
         options: SessionOptions,
         provider_factory: Callable[[str], Provider],
         running: Running,
+        *,
+        gate: ParentGate | None = None,
+        before_turn: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> Session:
         """Build the Session on its thread (holding the thread's writer lock), start it
         and register it."""
@@ -528,6 +567,8 @@ class Workspace:
                 project_root=root.resolve(),
                 options=options,
                 save_executor=self._running.save_executor,
+                gate=gate,
+                before_turn=before_turn,
             )
             session.set_mode(running.spec.mode)
             await session.start()
@@ -539,7 +580,7 @@ class Workspace:
         self._running.add(running)
         return session
 
-    def _parent_sandbox(self, parent: Any, root: Path) -> Any:
+    def _parent_sandbox(self, parent: ParentLink | None, root: Path) -> Sandbox | None:
         """A sub-agent working in its parent's project shares the parent's sandbox (and
         so its temp folder); None for any other session."""
         if parent is None:
@@ -550,17 +591,40 @@ class Workspace:
         same = Path(root).resolve() == Path(parent.session.project_root).resolve()
         return running.sandbox if same else None
 
-    def _start_mcp(self, session: Session, tools: ToolRegistry, spec: SessionSpec) -> None:
-        """External MCP servers' tools join `tools` in the background (loom.mcp_client)."""
+    def _start_mcp(
+        self, session_id: str, tools: ToolRegistry, spec: SessionSpec, running: Running
+    ) -> tuple[Callable[[], Awaitable[None]], ...]:
+        """External MCP servers' tools join `tools`, the registry the session is built
+        with, in the background (loom.mcp_client); returns what its first turn awaits. A
+        sub-agent uses its parent's MCP tools and never starts servers."""
+        if spec.parent is not None:
+            running.parent_id = spec.parent.session.id
+            return ()
+        from loom.core.events import SessionEvent, topic_for
         from loom.session.assembly.mcp_wiring import start_session_mcp
 
-        hub = start_session_mcp(self, session, tools, spec)
-        if hub is not None:
-            running = self._running_or_fail(session.id)
-            running.mcp = hub
-            running.cleanups.append(hub.aclose)
+        topic = topic_for(session_id)
 
-    def mcp_servers(self, session_id: str) -> list[Any]:
+        def publish(event: SessionEvent) -> None:
+            self.bus.publish(topic, event)
+
+        mcp = start_session_mcp(
+            self.config,
+            self.paths,
+            tools,
+            session_id=session_id,
+            publish=publish,
+            servers=spec.mcp_servers,
+            on_notice=spec.on_mcp_notice,
+            face_asks_approval=spec.asks_mcp_approval,
+        )
+        if mcp is None:
+            return ()
+        running.mcp = mcp.hub
+        running.cleanups.append(mcp.hub.aclose)
+        return (mcp.before_turn,)
+
+    def mcp_servers(self, session_id: str) -> list[ServerStatus]:
         """This session's MCP servers as they stand: name, state (connecting, ready,
         needs approval, failed, ...), tool count, tokens, detail (loom.mcp_client
         ServerStatus rows); empty when it has none."""
