@@ -27,15 +27,15 @@ ARRAY = {
     "responses": b'"input":[',  # the Responses API (openai)
     "google": b'"contents":[',
 }
-# the newest wire messages that may differ in the next request: the context block's
-# (OpenAI: its own message; Gemini: a part of the last content) and, on Anthropic, the
-# messages whose last blocks carried the moving cache breakpoints
-MAY_CHANGE = {"anthropic": 3, "openai": 1, "responses": 1, "google": 1}
+# the newest wire messages that may differ in the next request: on Anthropic, the
+# messages whose last blocks carried the moving cache breakpoints; elsewhere none (a
+# context block stays in the history where it was sent, the same bytes)
+MAY_CHANGE = {"anthropic": 3, "openai": 0, "responses": 0, "google": 0}
 
 
 def message_offsets(request: RecordedRequest) -> tuple[int, list[int]]:
-    """(where the messages array starts, where each of its messages starts) in the raw
-    body: the body as bytes, exactly as the SDK sent it."""
+    """(where the messages array starts, where each of its messages starts, and last
+    where the array ends) in the raw body: the body as bytes, exactly as the SDK sent it."""
     raw = request.raw.decode()
     start = raw.index(ARRAY[request.format].decode()) + len(ARRAY[request.format])
     decoder, offsets, at = json.JSONDecoder(), [], start
@@ -43,6 +43,7 @@ def message_offsets(request: RecordedRequest) -> tuple[int, list[int]]:
         offsets.append(len(raw[:at].encode()))
         _, at = decoder.raw_decode(raw, at)
         at += raw[at] == ","
+    offsets.append(len(raw[:at].encode()))
     return len(raw[:start].encode()), offsets
 
 
@@ -89,20 +90,32 @@ def test_each_request_starts_with_the_bytes_of_the_one_before(
         assert after.raw[:head] == requests[0].raw[:head]
         # the conversation: everything before the newest messages, byte for byte
         _, offsets = message_offsets(before)
-        may_change = MAY_CHANGE[before.format]
+        may_change = MAY_CHANGE[before.format] + 1  # the array's end is the last offset
         kept = offsets[-may_change] if len(offsets) > may_change else offsets[0]
         assert after.raw.startswith(before.raw[:kept]), name
         if len(offsets) > may_change:
             assert kept > head  # the history is there, not just the head
-    assert len(message_offsets(requests[-1])[1]) > 6
+    assert len(message_offsets(requests[-1])[1]) > 7
 
 
-def _context_text(request: RecordedRequest) -> str:
+def _texts(request: RecordedRequest) -> list[str]:
+    """Every text of the request's conversation, in order."""
     body = request.json
     if request.format == "google":
-        return body["contents"][-1]["parts"][-1]["text"]
-    last = body["input" if request.format == "responses" else "messages"][-1]
-    return last["content"] if isinstance(last["content"], str) else last["content"][-1]["text"]
+        return [p["text"] for c in body["contents"] for p in c["parts"] if "text" in p]
+    found = []
+    for item in body["input" if request.format == "responses" else "messages"]:
+        content = item.get("content")
+        if isinstance(content, str):
+            found.append(content)
+        elif isinstance(content, list):
+            found += [b["text"] for b in content if isinstance(b, dict) and "text" in b]
+    return found
+
+
+def _blocks(request: RecordedRequest) -> list[str]:
+    """The context blocks the model reads in a request, oldest first."""
+    return [text for text in _texts(request) if text.startswith("<loom-context>")]
 
 
 @pytest.mark.parametrize("name", ["anthropic", "openai", "google"])
@@ -114,15 +127,19 @@ def test_the_model_sees_what_changes_after_the_conversation(
     first = body.get("system") or body.get("systemInstruction") or body.get("instructions")
     system = json.dumps(first or body["messages"][0])
     assert "clean working tree" in system  # the snapshot of the session's start
-    for request in requests:
-        text = _context_text(request)
-        assert text.startswith("<loom-context>") and "# Repository map" in text
-        assert "# Repository map" not in system
-    # the file written by the second call: the calls after it hear of it, the system
-    # text stays as it was
-    assert "Since the session started" not in _context_text(requests[1])
-    news = _context_text(requests[2])
+    assert "# Repository map" not in system
+    for before, request in pairwise(requests):
+        # every call sees a map; a block once sent stays in the history as it was
+        blocks = _blocks(request)
+        assert any("# Repository map" in block for block in blocks)
+        assert blocks[: len(_blocks(before))] == _blocks(before)
+    assert "# Repository map" in _blocks(requests[0])[-1]
+    # the file written by the second call: the calls after it hear of it (once, and it
+    # stays in the history), the system text stays as it was
+    assert not any("Since the session started" in b for b in _blocks(requests[1]))
+    news = _blocks(requests[2])[-1]
     assert "Since the session started" in news and "new.py" in news
+    assert sum("Since the session started" in b for b in _blocks(requests[-1])) == 1
     assert system in json.dumps(requests[-1].json)
 
 
