@@ -11,9 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, RecordedRequest, Turn
+from tests.fakes.llm_server import (
+    FakeLlmServer,
+    FakeToolCall,
+    RecordedRequest,
+    Turn,
+    first_user_text,
+)
 from tests.support.git import init_repo
 from tests.support.loom_cli import loom_in_process
+from tests.support.wire import system_of
 
 MODELS = {
     "anthropic": "anthropic:claude-sonnet-4-5",
@@ -186,3 +193,40 @@ def test_a_bad_budget_is_refused_plainly(server: FakeLlmServer, survey_project: 
     done = loom_in_process(["run", "-p", "x", "--max-budget-usd", "lots"], survey_project, server)
     assert done.returncode == 2 and "Invalid value for '--max-budget-usd'" in done.stderr
     assert not server.requests
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai", "google"])
+def test_a_general_sub_agent_starts_from_its_parents_cached_prefix(
+    name: str, server: FakeLlmServer, survey_project: Path
+) -> None:
+    brief = "Read mod_1.py and say what it adds"
+    task = FakeToolCall("task", {"description": "read it", "prompt": brief})
+    server.add(
+        Turn(tool_calls=[FakeToolCall("file_read", {"path": "mod_0.py"})]),
+        Turn(tool_calls=[task]),
+        Turn(text="It adds numbers."),
+    )
+    read = FakeToolCall("file_read", {"path": "mod_1.py"})
+    server.for_first_message(brief, Turn(tool_calls=[read]), Turn(text="mod_1 adds k."))
+    done = loom_in_process(
+        ["run", "-p", "Survey it", "--yes", "-o", "json", "-m", MODELS[name]],
+        survey_project,
+        server,
+        LOOM_MAP_TOKENS="300",
+        GEMINI_API_KEY="test-key",
+        GOOGLE_GEMINI_BASE_URL=server.google_base_url,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    requests = server.requests
+    child = [r for r in requests if brief in first_user_text(r.format, r.json)]
+    parent = [r for r in requests if r not in child]
+    assert len(child) == 2 and len(parent) == 3
+    # the same tools and system text as its parent, byte for byte: the brief (and that
+    # it cannot delegate further) comes in its first context block instead
+    head, _ = message_offsets(parent[0])
+    assert child[0].raw[:head] == parent[0].raw[:head]
+    blocks = _blocks(child[0])
+    assert "# You are a sub-agent" in blocks[-1] and "cannot start sub-agents" in blocks[-1]
+    assert "# You are a sub-agent" not in system_of(child[0])
+    # so the parent's cache serves the child's first call
+    assert child[0].billed is not None and child[0].billed[0].read > 0

@@ -150,15 +150,16 @@ class ContextWindow:
         decisions: str = "",
         summary: str = "",
         notes: str = "",
+        brief: str = "",
     ) -> BuiltContext:
         """The request's system text, messages and context block. `repo_map` is the map
         for this call (already fetched by the caller); it is cut to the zone's budget.
         `decisions` is the decision graph's zone, already fitted to its own budget by its
         builder. `summary` stands in for older turns a compaction folded
         (session.compaction). `notes` are other news for this call (the environment
-        since the session started)."""
+        since the session started); `brief` what a sub-agent is told of its role."""
         self._extend(conversation)
-        zones = self._zones(tools, repo_map, decisions, summary, notes)
+        zones = self._zones(tools, repo_map, decisions, summary, notes, brief)
         end = len(conversation)
         start = min(self._start, end)
         # the blocks earlier calls sent are history too (a cut may keep any of them)
@@ -229,30 +230,39 @@ class ContextWindow:
         decisions: str = "",
         summary: str = "",
         notes: str = "",
+        brief: str = "",
     ) -> int:
         """About how many characters `build` (with the same arguments) has still to
         count: none when the history fits for sure, else the messages not counted yet.
         The caller sends big work to a worker thread."""
         self._extend(conversation)
         end = len(conversation)
-        budget = self._zones(tools, repo_map, decisions, summary, notes).budget
+        budget = self._zones(tools, repo_map, decisions, summary, notes, brief).budget
         if self._ceilings[end] - self._ceilings[min(self._start, end)] <= budget:
             return 0
         return sum(len(m.content) + 200 for m in self._seen[len(self._prefix) - 1 : end])
 
     def _zones(
-        self, tools: Sequence[ToolSpec], repo_map: str, decisions: str, summary: str, notes: str
+        self,
+        tools: Sequence[ToolSpec],
+        repo_map: str,
+        decisions: str,
+        summary: str,
+        notes: str,
+        brief: str = "",
     ) -> _Zones:
         """The system text, the context block's parts and the budget left for history
         (the last call's, when its zones are the same: `counting_work` and `build` both
         ask)."""
-        key = (tuple(tools), repo_map, decisions, summary, notes)
+        key = (tuple(tools), repo_map, decisions, summary, notes, brief)
         if self._zones_cache is not None and self._zones_cache[0] == key:
             return self._zones_cache[1]
         system_parts = [self.system_prompt]
         if self.rules:
             system_parts.append(f"# Project rules (LOOM.md)\n\n{self.rules}")
-        context_parts = [("decisions", decisions)] if decisions else []
+        context_parts = [("brief", brief)] if brief else []
+        if decisions:
+            context_parts.append(("decisions", decisions))
         repo_map_text = ""
         if repo_map and self.repo_map_tokens > 0:
             repo_map_text = fit_to_tokens(repo_map.strip(), self.repo_map_tokens)
@@ -269,6 +279,7 @@ class ContextWindow:
         fixed += self.reserved_output + summary_tokens
         fixed += estimate_tokens(decisions) if decisions else 0
         fixed += estimate_tokens(notes) if notes else 0
+        fixed += estimate_tokens(brief) if brief else 0
         fixed += estimate_tokens(CONTEXT_HEADING + CONTEXT_END) if context_parts else 0
         budget = max(0, self.context_window - fixed - self._note_tokens)
         system = "\n\n".join(part for part in system_parts if part)

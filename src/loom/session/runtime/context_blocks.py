@@ -28,7 +28,7 @@ CONTEXT_HEADING = (
     "changes; a part not repeated here is as the last <loom-context> block showed it.)"
 )
 CONTEXT_END = "</loom-context>"
-PARTS = ("omitted", "decisions", "map", "notes")  # in the order a block shows them
+PARTS = ("brief", "omitted", "decisions", "map", "notes")  # in the order a block shows them
 MAP_DRIFT = 0.5  # share of the map's ranked files that differ before it is sent again
 MAP_REFRESH_CALLS = 12  # a changed map is sent after this many answers in any case
 

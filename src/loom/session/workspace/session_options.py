@@ -80,9 +80,11 @@ class SessionDefaults:
             options.max_tool_rounds = max(spec.max_turns - 1, 0)
         if spec.effort is not None:  # --effort, a custom agent's `effort:`
             options.effort = spec.effort
-        if spec.system_base is not None or spec.brief:  # a sub-agent's system text
+        if spec.system_base is not None:  # a custom agent's system text, its brief after
             options.system_base = spec.system_base
             options.extra_system = spec.brief
+        elif spec.brief:  # the parent's system text as it is; the brief in the context block
+            options.context_brief = spec.brief
         return options
 
 
