@@ -141,3 +141,22 @@ def test_a_cut_that_drops_the_block_with_the_map_sends_the_map_again() -> None:
         sent = [m for m in built.messages if m.content.startswith(CONTEXT_HEADING)]
         assert all(m in blocks_in(built) for m in (s.content for s in sent))
     assert cuts >= 2  # the history was cut more than once, the map sent again each time
+
+
+def test_one_long_turn_past_the_window_keeps_only_the_blocks_of_its_kept_rounds() -> None:
+    ctx = window(5_000)
+    the_map = repo_map("a.py", "b.py")
+    conversation: list[Message] = [UserMessage(content="read everything")]
+    trims = 0
+    for n in range(40):
+        built = ctx.build(conversation, repo_map=the_map)
+        assert "def a()" in newest(built, "Repository map"), n  # always seen
+        messages = built.messages
+        if built.budget.omitted_messages:
+            trims += 1
+            # the question, then the newest rounds: a block sent before them went with
+            # the rounds they followed (its place was cut anyway), never kept alone
+            assert messages[0] is conversation[0]
+            assert isinstance(messages[1], AssistantMessage)
+        conversation += round_(n, size=120)
+    assert trims > 10

@@ -184,13 +184,9 @@ class ContextWindow:
         parts = dict(zones.context_parts)
         if omitted:
             parts["omitted"] = OMITTED_NOTE.format(count=omitted)
-
-        def sent(index: int) -> bool:
-            return any(low <= index < high for low, high in ranges)
-
-        shown = self._blocks.shown(sent, end)
+        shown = self._blocks.shown(ranges[-1][0], end)
         new = self._blocks.news(parts, shown, self._answers_since)
-        context = self._blocks.record(end, new, ranges[0][0])
+        context = self._blocks.record(end, new, ranges[-1][0])
         messages = _interleave(conversation, ranges, shown)
         if summary:
             messages.insert(0, self._summary_message(summary))
@@ -371,18 +367,15 @@ class ContextWindow:
 def _interleave(
     conversation: Sequence[Message], ranges: Sequence[tuple[int, int]], shown: Sequence[SentBlock]
 ) -> list[Message]:
-    """The messages of `ranges`, each block of `shown` right after the message it followed."""
+    """The messages of `ranges`, each block of `shown` (all in the last range) right after
+    the message it followed."""
     messages: list[Message] = []
-    blocks = iter(shown)
-    block = next(blocks, None)
-    for low, high in ranges:
-        at = low
-        while block is not None and block.at <= high:
-            if block.at > at:
-                messages += conversation[at : block.at]
-                at = block.at
-            if block.at > low:
-                messages.append(block.message)
-            block = next(blocks, None)
-        messages += conversation[at:high]
+    for low, high in ranges[:-1]:
+        messages += conversation[low:high]
+    at, end = ranges[-1]
+    for block in shown:
+        messages += conversation[at : block.at]
+        messages.append(block.message)
+        at = block.at
+    messages += conversation[at:end]
     return messages

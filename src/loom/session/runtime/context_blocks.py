@@ -73,10 +73,11 @@ class SentBlocks:
     def clear(self) -> None:
         self._blocks = []
 
-    def shown(self, sent: Callable[[int], bool], end: int) -> list[SentBlock]:
-        """The blocks in a request that sends the messages `sent` says it sends (of the
-        first `end`): each right after the message it followed."""
-        return [b for b in self._blocks if b.at < end and sent(b.at - 1)]
+    def shown(self, start: int, end: int) -> list[SentBlock]:
+        """The blocks in a request that sends the messages from `start` to `end` (after
+        the current turn's question, when only its newest rounds are sent: a block
+        between them goes with the rounds cut), each right after the message it followed."""
+        return [b for b in self._blocks if start < b.at < end]
 
     def tokens_after(self, start: int, end: int) -> int:
         return sum(b.tokens for b in self._blocks if start < b.at < end)
@@ -103,7 +104,7 @@ class SentBlocks:
 
     def record(self, at: int, parts: dict[str, str], start: int) -> str:
         """The block sent after the first `at` messages (none when `parts` is empty);
-        blocks before `start` (cut off) and from `at` on (a call made again) are
+        blocks up to `start` (cut off) and from `at` on (a call made again) are
         forgotten."""
         self._blocks = [b for b in self._blocks if start < b.at < at]
         text = context_block([parts[name] for name in PARTS if name in parts])
