@@ -5,7 +5,11 @@ The child is a thread of its own (it records its parent's thread and the call; t
 parent's result names the child's thread), with its own context: the brief is its first
 message. It has the parent's permission policy (its questions reach the person through
 the parent's gate, `ParentGate`), the parent's sandbox rules, and at most the parent's
-tools (an agent's `tools:` narrows them; `task` itself only below `[agents] max_depth`).
+tools (an agent's `tools:` narrows them, `task` itself only below `[agents] max_depth`).
+A general child sends what its parent sends first (the same tools in the same order,
+`task` too, which refuses past the depth limit; the same system text and environment
+snapshot; the same prompt cache key), so the parent's cached prefix serves it; its
+brief comes in its first context block.
 Several calls of one answer run at the same time, at most `[agents] max_parallel`.
 Cancelling the parent's turn cancels its children; a child that fails or crashes is an
 error result for the parent, never the parent's crash. Faces see the child on the
