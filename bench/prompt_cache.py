@@ -55,7 +55,7 @@ MODELS = {
     "google": "google:gemini-2.5-flash",
 }
 READS = 40
-WINDOW = 40_000  # the overflowing session's window: its history is cut twice
+WINDOW = 40_000  # the overflowing session's window: its history is cut 2-3 times
 MAP_TOKENS = [1024]  # --map-tokens
 
 
@@ -359,7 +359,16 @@ def main() -> None:
                     session, requests = measure(tree, name, project, home, window)
                     show(f"loom {label}", session)
                 if name in PEERS:  # modelled on the last tree's session (the same results)
-                    show(f"{PEERS[name][0]} (model)", peer(name, requests))
+                    modelled = peer(name, requests)
+                    show(f"{PEERS[name][0]} (model)", modelled)
+                    # what any client sends new per call (the file read, the answer) bounds
+                    # the share a prefix of Loom's size can reach
+                    bound = 1 - modelled.mean_new / session.mean_input
+                    print(
+                        f"  bound: {modelled.mean_new:,.0f} tokens a call are new for the "
+                        f"peer too -> at most {bound * 100:.1f}% cached for Loom's "
+                        f"{session.mean_input:,.0f}-token calls"
+                    )
             if args.no_subagent:
                 continue
             for label, tree in trees.items():
