@@ -17,7 +17,32 @@ prints per provider and tree:
 
 `--before` is a tree to compare (default: `main`'s `src/`, exported with git archive),
 `--after` the tree under test (default: this one); both run the same sessions against
-the same fakes in this one run.
+the same fakes in this one run. Beside them, the peers modelled (`peer`): the same
+conversation (Loom's tool results and answers) sent with Claude Code's 28.7k-token
+prefix on Anthropic and Codex's 9.7k on OpenAI, billed by the same fakes; and a general
+sub-agent's first call, served from its parent's cache or not (`subagent`).
+
+Measured 2026-12-02 (before: the context block re-sent in full on every call; after:
+the block kept in the history where it was sent, a new one only with what changed, the
+map when its files moved; Anthropic's 4th breakpoint on it; sub-agents on the parent's
+prefix). Cached share of calls 2..41, billed cost of the whole session:
+
+    survey        anthropic             openai                google
+    loom before   93.1%  $0.784         93.0%  $0.315         93.1%  $0.074
+    loom after    95.4%  $0.713         95.3%  $0.284         95.4%  $0.067
+    peer (model)  97.3%  $1.082 Claude  95.9%  $0.312 Codex   -
+    bound         95.6%                 95.4%
+    overflowing (40k window, history cut 2-3 times)
+    loom before   86.3%  $0.701         84.0%  $0.291         84.2%  $0.068
+    loom after    88.1%  $0.642         87.8%  $0.244         88.1%  $0.057
+    peer (model)  94.7%  $1.011         90.7%  $0.271         -
+    sub-agent's first call read from the parent's cache: 0 -> 2,848 / 2,944 / 2,876 tokens
+
+Loom's reported cost is within 0.0% / +0.2% / +1.4% of the bill (the fakes' reasoning
+tokens). The share is bounded by the arithmetic, not by the prefix: each call adds a
+file of ~1.6k tokens that no client can have cached (the peer's own not-from-cache
+tokens a call), which is 4.4% of Loom's ~38k-token calls and 2.7% of Claude Code's
+~62k; Loom is within 0.2 points of that bound and bills less than either peer.
 """
 
 from __future__ import annotations
