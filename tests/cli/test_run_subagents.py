@@ -84,9 +84,18 @@ def test_a_child_answers_as_the_tool_result_and_the_threads_link_both_ways(
     progress = [e["message"] for e in events if e["type"] == "loom.tool_progress"]
     assert "explore: file_read auth.py" in progress
     assert len(second.json["messages"]) == 3  # brief, its call, its result
-    own = sum(e["message"]["usage"]["input_tokens"] for e in events
+    own = sum(_input(e["message"]["usage"]) for e in events
               if e["type"] == "assistant" and e["parent_tool_use_id"] is None)  # fmt: skip
-    assert events[-1]["usage"]["input_tokens"] > own  # the child's tokens count too
+    assert _input(events[-1]["usage"]) > own  # the child's tokens count too
+
+
+def _input(usage: dict[str, Any]) -> int:
+    """Input tokens, cached ones too (Anthropic's `input_tokens` are the uncached part)."""
+    return (
+        usage["input_tokens"]
+        + (usage.get("cache_read_input_tokens") or 0)
+        + (usage.get("cache_creation_input_tokens") or 0)
+    )
 
 
 def test_show_names_the_family(
