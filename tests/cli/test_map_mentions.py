@@ -24,18 +24,21 @@ def many_files(project: Path) -> Path:
     return project
 
 
-def context_text(request: object) -> str:
-    """The call's context block: the last text block of its last message (the repo map
-    changes per call, so it comes after the conversation, never in the system text)."""
+def context_blocks(request: object) -> list[str]:
+    """The context blocks the model reads in a request, oldest first: each stays in the
+    history where it was sent (the repo map changes per call, so it comes after the
+    conversation, never in the system text)."""
     body = request.json  # type: ignore[attr-defined]
     assert "# Repository map" not in json.dumps(body["system"])
-    return body["messages"][-1]["content"][-1]["text"]
+    texts = [b.get("text", "") for m in body["messages"] for b in m["content"]]
+    return [text for text in texts if text.startswith("<loom-context>")]
 
 
 def repo_map(request: object) -> str:
-    text = context_text(request)
-    assert "# Repository map" in text, text[:2000]
-    return text.split("# Repository map", 1)[1]
+    """The newest repo map the model sees in a request."""
+    maps = [text for text in context_blocks(request) if "# Repository map" in text]
+    assert maps, context_blocks(request)
+    return maps[-1].split("# Repository map", 1)[1]
 
 
 def run(project: Path, server: FakeLlmServer, prompt: str) -> None:

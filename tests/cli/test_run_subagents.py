@@ -84,9 +84,18 @@ def test_a_child_answers_as_the_tool_result_and_the_threads_link_both_ways(
     progress = [e["message"] for e in events if e["type"] == "loom.tool_progress"]
     assert "explore: file_read auth.py" in progress
     assert len(second.json["messages"]) == 3  # brief, its call, its result
-    own = sum(e["message"]["usage"]["input_tokens"] for e in events
+    own = sum(_input(e["message"]["usage"]) for e in events
               if e["type"] == "assistant" and e["parent_tool_use_id"] is None)  # fmt: skip
-    assert events[-1]["usage"]["input_tokens"] > own  # the child's tokens count too
+    assert _input(events[-1]["usage"]) > own  # the child's tokens count too
+
+
+def _input(usage: dict[str, Any]) -> int:
+    """Input tokens, cached ones too (Anthropic's `input_tokens` are the uncached part)."""
+    return (
+        usage["input_tokens"]
+        + (usage.get("cache_read_input_tokens") or 0)
+        + (usage.get("cache_creation_input_tokens") or 0)
+    )
 
 
 def test_show_names_the_family(
@@ -157,7 +166,11 @@ def test_a_child_has_the_parents_permissions_never_more(
     assert "loom: refused file_write out.txt: it needs approval and nobody can" in done.stderr
     child_request = requests_of(server, brief)[-1]
     assert "nobody can approve it in a headless run" in tool_results(child_request)[0]
-    assert "task" not in tool_names(requests_of(server, brief)[0])  # max_depth 1: no grandchildren
+    # max_depth 1: no grandchildren. The general agent keeps its parent's tool list (the
+    # parent's cached prefix serves it), `task` too, and is told the tool refuses
+    first = requests_of(server, brief)[0]
+    assert tool_names(first) == tool_names(server.requests[0])
+    assert "cannot start sub-agents of your own here" in json.dumps(first.json)
 
     server.add(Turn(tool_calls=[task("Write it now")]), Turn(text="written"))
     server.for_first_message("Write it now", Turn(tool_calls=[write]), Turn(text="done"))
@@ -173,11 +186,17 @@ def test_depth_limit_and_grandchildren(
     server.add(Turn(tool_calls=[task("Level one")]), Turn(text="top done"))
     server.for_first_message("Level one", Turn(tool_calls=[task("Level two")]),
                              Turn(text="one done"))  # fmt: skip
-    server.for_first_message("Level two", Turn(text="two done"))
+    server.for_first_message("Level two", Turn(tool_calls=[task("Level three")]),
+                             Turn(text="two done"))  # fmt: skip
     done = cli(["run", "-p", "go", "-o", "json"], project, server)
     assert done.returncode == 0, done.stderr
     assert "task" in tool_names(requests_of(server, "Level one")[0])
-    assert "task" not in tool_names(requests_of(server, "Level two")[0])
+    assert "cannot start" not in json.dumps(requests_of(server, "Level one")[0].json)
+    # past the depth limit the tool is there (its parent's tool list) but refuses
+    assert "cannot start sub-agents" in json.dumps(requests_of(server, "Level two")[0].json)
+    refused = tool_results(requests_of(server, "Level two")[-1])[0]
+    assert refused.startswith("A sub-agent cannot start sub-agents of its own here")
+    assert not requests_of(server, "Level three")
     grandchild = tool_results(requests_of(server, "Level one")[-1])[0]
     assert grandchild.startswith("two done")
     grandchild_id = grandchild.rsplit("thread ", 1)[1].rstrip("]")
@@ -356,7 +375,8 @@ def test_a_project_may_lower_the_sub_agent_limits_never_raise_them(
     assert done.returncode == 0, done.stderr
     for key in ("agents.max_depth", "agents.max_parallel"):
         assert f"'{key}' is ignored in a project file (a project may lower" in done.stderr
-    assert "task" not in tool_names(requests_of(server, "Level one")[0])  # max_depth 1 holds
+    # max_depth 1 holds: the child's task tool refuses, and it is told so
+    assert "cannot start sub-agents" in json.dumps(requests_of(server, "Level one")[0].json)
 
     (project / ".loom.toml").write_text("[agents]\nmax_depth = 0\n")
     server.add(Turn(text="did it myself"))

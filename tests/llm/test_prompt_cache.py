@@ -63,7 +63,9 @@ async def test_anthropic_breakpoints_move_with_the_conversation_and_are_read_bac
             m == ({"type": "ephemeral"} | ({"ttl": "1h"} if ttl == "1h" else {})) for m in marks
         )
         last = body["messages"][-1]["content"]
-        assert last[-1] == {"type": "text", "text": "<loom-context>the map</loom-context>"}
+        # the context block last, marked too (kept in the history, the next call reads it)
+        assert last[-1] == {"type": "text", "text": "<loom-context>the map</loom-context>",
+                            "cache_control": marks[-1]}  # fmt: skip
         assert "cache_control" in last[-2]  # the newest result, before the context block
     assert not usages[0].cache_read_tokens and usages[0].cache_write_tokens
     for usage in usages[1:]:  # each call reads what the one before wrote

@@ -14,7 +14,7 @@ def child_results(server: FakeLlmServer, brief: str) -> list[dict]:
     """The tool results the child with this brief got back, in order."""
     found = []
     for request in server.requests:
-        if first_user_text(request.format, request.json) != brief:
+        if not first_user_text(request.format, request.json).startswith(brief):  # then its context
             continue
         for message in request.json.get("messages", []):
             content = message.get("content")

@@ -91,8 +91,9 @@ def anthropic_units(message: Message, model: str = "") -> list[Unit]:
 # breakpoint at the end of the stable prefix (tools, then system) and one on the last
 # block of each of the newest two groups of the conversation, moving with it: the newest
 # is where the next call reads from; the one before is where the previous call wrote,
-# read back even when more blocks than the API's look-back (20) came since. 3 of the 4
-# allowed. The call's context block comes after them, so it is never cached.
+# read back even when more blocks than the API's look-back (20) came since. The call's
+# context block, when it has one, carries the 4th: the block stays in the history where
+# it was sent (loom.session.runtime.context_blocks), so the next call reads it back.
 MOVING_BREAKPOINTS = 2
 
 
@@ -199,9 +200,10 @@ class AnthropicProvider:
         """The JSON body of a streamed Messages API request, with prompt-cache
         breakpoints (MOVING_BREAKPOINTS) and the call's context block last."""
         control = cache_control(request.cache_ttl)
-        after = [("user", dumps({"type": "text", "text": request.context}))]
+        mark = _marked(control)
+        after = [("user", mark(dumps({"type": "text", "text": request.context})))]
         wire, system_texts = self._history_for(request.model).encode(
-            request.messages, after=after if request.context else (), mark=_marked(control)
+            request.messages, after=after if request.context else (), mark=mark
         )
         thinking = self._thinking(request)
         head: dict[str, Any] = {

@@ -127,7 +127,7 @@ class LlmCaller:
             max_tokens=window.reserved_output,
             effort=self._effort(model),
             context=built.context,
-            cache_key=session.thread.id,
+            cache_key=options.cache_key or session.thread.id,
             cache_ttl=options.cache_ttl,
         )
         parts: list[str] = []
@@ -217,13 +217,14 @@ class LlmCaller:
         # Cancel and signals; the usual few new messages are counted here, without the
         # thread hop (milliseconds per call on a busy machine).
         zones = (specs, repo_map, decisions)
-        work = window.counting_work(view.messages, *zones, view.summary, notes)
+        brief = self.session.options.context_brief
+        work = window.counting_work(view.messages, *zones, view.summary, notes, brief)
         if work > INLINE_COUNTING_CHARS:
             built = await asyncio.to_thread(
-                window.build, list(view.messages), *zones, view.summary, notes
+                window.build, list(view.messages), *zones, view.summary, notes, brief
             )
         else:
-            built = window.build(view.messages, *zones, view.summary, notes)
+            built = window.build(view.messages, *zones, view.summary, notes, brief)
         if not built.budget.omitted_messages or not compactor.should_try(conversation):
             return built
         from loom.session.runtime.compaction import CompactionError
@@ -236,7 +237,7 @@ class LlmCaller:
         if folded is None:
             return built
         return await asyncio.to_thread(
-            window.build, list(folded.messages), *zones, folded.summary, notes
+            window.build, list(folded.messages), *zones, folded.summary, notes, brief
         )
 
     def _effort(self, model: str) -> str | None:

@@ -56,6 +56,12 @@ class SessionOptions:
     # (how commands run, whether they have the network) for the environment block
     sandbox_summary: tuple[str, str] = ("not known", "not known")
     extra_system: str = ""  # more system text after the environment (a sub-agent's brief)
+    # a sub-agent's brief sent in its first context block instead, so its system text is
+    # its parent's, byte for byte (the parent's cached prefix serves it)
+    context_brief: str = ""
+    # what routes requests to a provider's prompt cache (OpenAI's prompt_cache_key); "":
+    # the thread's id. A sub-agent's is its parent's, whose prefix it shares.
+    cache_key: str = ""
     # [providers.openai-compatible] text_tool_calls: <tool_call> blocks in the text are calls
     text_tool_calls: bool = False
     # [models."provider:model"] images: models told to take images (or not)

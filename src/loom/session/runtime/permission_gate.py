@@ -51,11 +51,11 @@ class ParentGate:
             self.parent.cancel()
 
     async def check(
-        self, tool: Any, call: ToolCall, hook_decision: str | None = None
+        self, tool: Any, call: ToolCall, hook_decision: str | None = None, on_behalf: str = ""
     ) -> sm.AgentEvent | None:
         self._mine.add(call.id)
-        try:
-            return await self.parent.check(tool, call, hook_decision, self.label)
+        try:  # a grandchild's call is asked about in its own name
+            return await self.parent.check(tool, call, hook_decision, on_behalf or self.label)
         finally:
             self._mine.discard(call.id)
 

@@ -111,6 +111,16 @@ class SessionPrompts:
             )
         return self._environment
 
+    def share_environment(self, parent: SessionPrompts) -> None:
+        """Start from `parent`'s environment snapshot (a sub-agent in its parent's
+        folders): the system text is then the parent's, byte for byte, and the parent's
+        cached prefix serves it; what changed since that snapshot is news for the first
+        call (`news`)."""
+        same = (parent.project_root, parent.options.cwd) == (self.project_root, self.options.cwd)
+        if same and parent._environment is not None:
+            self._environment = parent._environment
+            self._files_changed = True
+
     def files_may_have_changed(self) -> None:
         """A tool that may edit files ran: the git state is read again before the next
         call (`news`)."""

@@ -93,9 +93,11 @@ class SessionDefaults:
             changes["max_tool_rounds"] = max(spec.max_turns - 1, 0)
         if spec.effort is not None:  # --effort, a custom agent's `effort:`
             changes["effort"] = spec.effort
-        if spec.system_base is not None or spec.brief:  # a sub-agent's system text
+        if spec.system_base is not None:  # a custom agent's system text, its brief after
             changes["system_base"] = spec.system_base
             changes["extra_system"] = spec.brief
+        elif spec.brief:  # the parent's system text as it is; the brief in the context block
+            changes["context_brief"] = spec.brief
         if spec.plan_approval is not None:  # the face asks about architect plans
             changes["plan_approval"] = spec.plan_approval
         if parts is not None:

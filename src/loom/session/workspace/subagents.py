@@ -5,7 +5,11 @@ The child is a thread of its own (it records its parent's thread and the call; t
 parent's result names the child's thread), with its own context: the brief is its first
 message. It has the parent's permission policy (its questions reach the person through
 the parent's gate, `ParentGate`), the parent's sandbox rules, and at most the parent's
-tools (an agent's `tools:` narrows them; `task` itself only below `[agents] max_depth`).
+tools (an agent's `tools:` narrows them, `task` itself only below `[agents] max_depth`).
+A general child sends what its parent sends first (the same tools in the same order,
+`task` too, which refuses past the depth limit; the same system text and environment
+snapshot; the same prompt cache key), so the parent's cached prefix serves it; its
+brief comes in its first context block.
 Several calls of one answer run at the same time, at most `[agents] max_parallel`.
 Cancelling the parent's turn cancels its children; a child that fails or crashes is an
 error result for the parent, never the parent's crash. Faces see the child on the
@@ -50,6 +54,10 @@ with your tools. Your final message is all the other agent receives: make it com
 and self-contained (what you found or changed, `path:line` references, what you could
 not do or are unsure of). Do not ask for confirmation; do not stop before the task is
 done or you are truly stuck."""
+NO_GRANDCHILDREN = (
+    "You cannot start sub-agents of your own here (the task tool refuses): do every part "
+    "of the task yourself."
+)
 _DESCRIBE_KEYS = ("path", "command", "pattern", "query", "url", "name", "description")
 
 
@@ -115,11 +123,14 @@ def narrowed(tools: ToolRegistry, spec: SessionSpec) -> ToolRegistry:
     from loom.tools.base import ToolRegistry
 
     wanted = set(spec.tools or ())
-    chosen = [tool for name in tools.names() if name in wanted and (tool := tools.get(name))]
+    # in the order they were registered, as the parent has them: the same tool list
+    # (the start of every request) lets the parent's cached prefix serve the child
+    ordered = [t.name for t in tools.specs()]
+    chosen = [tool for name in ordered if name in wanted and (tool := tools.get(name))]
     if spec.parent is not None:
         theirs = spec.parent.session.tools
-        chosen += [theirs.get(name) for name in theirs.names()
-                   if name in wanted and name not in tools]  # fmt: skip
+        chosen += [theirs.get(t.name) for t in theirs.specs()
+                   if t.name in wanted and t.name not in tools]  # fmt: skip
     return ToolRegistry(tool for tool in chosen if tool is not None)
 
 
@@ -138,8 +149,10 @@ def child_gate(parent: ParentLink | None, thread: Thread) -> ParentGate | None:
 
 
 def allowed_tools(agent: AgentDefinition, parent: ToolRegistry, may_delegate: bool) -> list[str]:
-    """The child's tools: the agent's `tools:` (names or globs) among the parent's, or all
-    of the parent's; never `task` below the depth limit. ValueError names what a custom
+    """The child's tools: the agent's `tools:` (names or globs) among the parent's, without
+    `task` below the depth limit; or all of the parent's, `task` too (the same tool list
+    as the parent's, so its cached prefix serves the child; the runner refuses a `task`
+    call past the depth limit, and the brief says so). ValueError names what a custom
     agent lists that does not exist."""
     from loom.delegation.agents import unknown_tools
 
@@ -155,7 +168,7 @@ def allowed_tools(agent: AgentDefinition, parent: ToolRegistry, may_delegate: bo
                 f"{', '.join(unknown)}. The tools are: {', '.join(names)}. Fix its `tools:` "
                 "line, or use another agent"
             )
-    if not may_delegate:
+    if not may_delegate and agent.tools is not None:
         chosen.discard("task")
     return sorted(chosen)
 
@@ -183,6 +196,12 @@ class _Child:
     def agent(self) -> AgentDefinition:
         return self.request.agent
 
+    def _brief(self) -> str:
+        runner = self.runner
+        if "task" in self.tools and runner.depth + 1 >= runner.max_depth:
+            return f"{SUBAGENT_BRIEF}\n\n{NO_GRANDCHILDREN}"
+        return SUBAGENT_BRIEF
+
     async def run(self) -> TaskOutcome:
         from loom.session.workspace.spec import ParentLink, SessionSpec
 
@@ -208,7 +227,7 @@ class _Child:
             parent=ParentLink(parent, self.request.call_id, agent.name, self.runner.depth + 1),
             tools=self.tools,
             system_base=agent.prompt or None,
-            brief=SUBAGENT_BRIEF,
+            brief=self._brief(),
             root=root,
         )
         try:

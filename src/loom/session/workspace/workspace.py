@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -494,6 +495,9 @@ class Workspace:
                 sandbox_summary=sandbox_summary(sandbox, self.config),
                 parts=parts,
             )
+            if parent is not None:  # a child reads its parent's cached prefix (same key)
+                theirs = parent.session
+                options = replace(options, cache_key=theirs.options.cache_key or theirs.thread.id)
             before_turn = self._start_mcp(thread.id, tools, spec, running)
             session = await self._open(thread, model, root, tools, policy, options, prebuilt,
                                        running, gate=child_gate(parent, thread),
@@ -507,6 +511,9 @@ class Workspace:
             raise
         decisions.attach(session)  # they follow it; nothing is set on the session
         runner.attach(session)
+        if parent is not None:  # the parent's environment snapshot: its system text exactly
+            session.prompts.share_environment(parent.session.prompts)
+
         startup_gc.resume()  # the start-up's objects live as long as the process
         return session
 
