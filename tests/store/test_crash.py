@@ -20,8 +20,7 @@ from loom.core.thread import Thread
 from loom.store import doctor
 from loom.store.local import LocalThreadStore
 
-KILLS = 220
-TIME_LIMIT_S = 40.0
+KILLS = 200  # a count, not a time: a loaded machine takes longer, never fewer kills
 MAX_MESSAGES = 1500
 
 
@@ -68,8 +67,7 @@ def test_sigkill_during_saves_never_corrupts_or_loses(loom_home) -> None:
     rng = random.Random(1234)
     acked = seen = thread.version
     kills = 0
-    started = time.monotonic()
-    while kills < KILLS and time.monotonic() - started < TIME_LIMIT_S:
+    while kills < KILLS:
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -101,7 +99,6 @@ def test_sigkill_during_saves_never_corrupts_or_loses(loom_home) -> None:
 
     temps = len(os.listdir(store.paths.data / "tmp"))
     print(f"kills={kills} final version={seen} temp files left by kills={temps}")
-    assert kills >= 200, f"only {kills} kills in {TIME_LIMIT_S} s"
     assert seen > thread.version + 20  # the children did make progress
     final = LocalThreadStore()
     assert final.search("crash")[0].summary.id == thread.id
