@@ -19,6 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from loom.core.clock import now_iso
+from loom.core.events import SessionEvent
 from loom.core.ids import new_call_id, new_message_id
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.core.thread import Thread
@@ -55,7 +56,7 @@ class ServedCalls:
 
     # -- what the hook points and the checkpointer call -------------------------------
 
-    def publish(self, event: Any) -> None:
+    def publish(self, event: SessionEvent) -> None:
         """A hook's warning or a failed checkpoint: nobody watches a bus here, so the
         server's log says it."""
         text = getattr(event, "text", None) or getattr(event, "message", None)

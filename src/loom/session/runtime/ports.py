@@ -16,6 +16,7 @@ from loom.core.errors import LoomError
 
 if TYPE_CHECKING:
     from loom.core import state as sm
+    from loom.core.events import SessionEvent
     from loom.core.messages import Usage
     from loom.core.thread import Thread
     from loom.core.todos import TodoItem
@@ -50,7 +51,7 @@ class EventPort(Protocol):
 
     id: str
 
-    def publish(self, event: Any) -> None: ...
+    def publish(self, event: SessionEvent) -> None: ...
 
     async def flush(self) -> None: ...
 

@@ -32,6 +32,7 @@ from loom.core.events import (
     NewMessage,
     PermissionModeChanged,
     SessionError,
+    SessionEvent,
     SessionStatus,
     TextDeltaEvent,
     TodoList,
@@ -668,7 +669,7 @@ class Session:
         origin: Any = str(error.origin)
         self.publish(SessionError(session_id=self.id, origin=origin, message=error.message))
 
-    def publish(self, event: Any) -> None:
+    def publish(self, event: SessionEvent) -> None:
         if type(event) is TextDeltaEvent:
             self._streamed.append(event.text)
         self.bus.publish(self.topic, event)
