@@ -91,7 +91,7 @@ def _not_in(messages: list[Any], keys: list[str]) -> list[Any]:
     it must not be appended a second time.
     """
     remaining = Counter(keys)
-    kept = []
+    kept: list[Any] = []
     for message in messages:
         key = message_key(message)
         if remaining[key] > 0:

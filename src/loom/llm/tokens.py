@@ -30,8 +30,9 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
+
+from loom.core.jsonish import is_json_object
 
 # One alternation, matched left to right; each branch is costed in estimate_tokens.
 _PIECE = re.compile(
@@ -208,7 +209,7 @@ def estimate_message_tokens(message: Any) -> int:
     total += IMAGE_TOKENS * len(get("images", None) or ())
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
-        arguments = call_get("arguments_json") or {}
+        arguments: object = call_get("arguments_json") or {}
         total += MESSAGE_OVERHEAD_TOKENS + estimate_tokens(str(call_get("tool_name") or ""))
         total += estimate_tokens(_JSON_TEXT.encode(arguments))
     return total
@@ -229,7 +230,7 @@ def message_tokens_ceiling(message: Any) -> int:
     total += IMAGE_TOKENS * len(get("images", None) or ())
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
-        arguments = call_get("arguments_json") or {}
+        arguments: object = call_get("arguments_json") or {}
         total += MESSAGE_OVERHEAD_TOKENS + len(str(call_get("tool_name") or ""))
         total += len(_JSON_TEXT.encode(arguments))
     return total
@@ -238,17 +239,22 @@ def message_tokens_ceiling(message: Any) -> int:
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
-def _getter(item: Any) -> Callable[..., Any]:
+class _Get(Protocol):
+    def __call__(self, key: str, default: Any = None, /) -> Any: ...
+
+
+def _getter(item: object) -> _Get:
     """`get(key, default=None)` over a dict, or over an object's attributes. A pydantic
     model's are read from its fields and the extra fields it keeps, which is where
     `getattr` finds them, without the AttributeError (~5 us) a name the model lacks
     costs: a user message has no `tool_name`, no `tool_calls`."""
-    if isinstance(item, dict):
+    if is_json_object(item):
         return item.get
-    extra: Any = getattr(item, "__pydantic_extra__", False)
+    extra: object = getattr(item, "__pydantic_extra__", False)
     if extra is not False:  # a pydantic model
-        fields, extra = item.__dict__, extra or {}
-        return lambda key, default=None: fields[key] if key in fields else extra.get(key, default)
+        fields: dict[str, Any] = item.__dict__
+        kept: dict[str, Any] = extra if is_json_object(extra) else {}
+        return lambda key, default=None: fields[key] if key in fields else kept.get(key, default)
     return lambda key, default=None: getattr(item, key, default)
 
 
