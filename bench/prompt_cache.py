@@ -198,7 +198,7 @@ def show(label: str, session: Session) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", type=Path, help="a tree with src/ (default: main's)")
     parser.add_argument("--after", type=Path, default=ROOT, help="default: this tree")
     parser.add_argument("--providers", default=",".join(MODELS))
