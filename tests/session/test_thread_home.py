@@ -60,4 +60,3 @@ async def test_open_for_a_thread_reads_its_projects_configuration(tmp_path: Path
     subprocess.run(["rm", "-rf", str(a)], check=True)
     with pytest.raises(SetupError, match="which no longer exists"):
         Workspace.open(b, thread=thread_id)
-
