@@ -30,6 +30,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from loom.core.jsonish import is_json_object
@@ -191,7 +192,7 @@ def _estimate_by_piece(text: str) -> float:
 IMAGE_TOKENS = 1_600
 
 
-def estimate_message_tokens(message: Any) -> int:
+def estimate_message_tokens(message: object) -> int:
     """Estimate the tokens one conversation message costs in a request.
 
     Accepts a `loom.core.messages` model (or any object with `content`, and optionally
@@ -215,7 +216,7 @@ def estimate_message_tokens(message: Any) -> int:
     return total
 
 
-def message_tokens_ceiling(message: Any) -> int:
+def message_tokens_ceiling(message: object) -> int:
     """At least `estimate_message_tokens(message)`, from lengths alone: no piece of text
     is counted more tokens than it has characters (a word of n letters 1 + (n - 7) / 8,
     three digits one, any other character at most one). A history whose ceiling fits
@@ -239,6 +240,17 @@ def message_tokens_ceiling(message: Any) -> int:
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
+class SpecLike(Protocol):
+    """What a tool spec offers (`loom.llm.base.ToolSpec`; not imported: it costs pydantic)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+
 class _Get(Protocol):
     def __call__(self, key: str, default: Any = None, /) -> Any: ...
 
@@ -258,7 +270,7 @@ def _getter(item: object) -> _Get:
     return lambda key, default=None: getattr(item, key, default)
 
 
-def estimate_tool_specs_tokens(specs: Any) -> int:
+def estimate_tool_specs_tokens(specs: Iterable[SpecLike]) -> int:
     """Tokens of the tool specs a request sends (objects with name, description and
     parameters), as the context budget counts them: their JSON list."""
     listed = [{"name": s.name, "description": s.description, "parameters": s.parameters}
@@ -266,7 +278,7 @@ def estimate_tool_specs_tokens(specs: Any) -> int:
     return estimate_tokens(json.dumps(listed)) if listed else 0
 
 
-def estimate_messages_tokens(messages: Any) -> int:
+def estimate_messages_tokens(messages: Iterable[object]) -> int:
     """Sum of `estimate_message_tokens` over an iterable of messages."""
     return sum(estimate_message_tokens(message) for message in messages)
 
