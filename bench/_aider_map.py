@@ -30,7 +30,7 @@ class CharModel:
 
 def main() -> None:
     root, tokens = sys.argv[1], int(sys.argv[2])
-    from aider.repomap import RepoMap
+    from aider.repomap import RepoMap  # pyright: ignore[reportMissingImports]  (in its own venv)
 
     files = subprocess.run(
         ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True

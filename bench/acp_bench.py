@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 PYTHON = sys.executable
 
@@ -42,7 +42,7 @@ def spawn_time(args: list[str], runs: int, env: dict[str, str]) -> list[float]:
 
 
 async def acp_start(env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    from acp import PROTOCOL_VERSION, spawn_agent_process
+    from acp import PROTOCOL_VERSION, Client, spawn_agent_process
 
     class Quiet:
         async def session_update(self, **_: Any) -> None:
@@ -56,7 +56,7 @@ async def acp_start(env: dict[str, str], cwd: Path) -> tuple[float, float]:
 
     start = time.perf_counter()
     async with spawn_agent_process(
-        lambda _a: Quiet(), PYTHON, "-m", "loom", "acp", env=env, cwd=cwd
+        lambda _a: cast("Client", Quiet()), PYTHON, "-m", "loom", "acp", env=env, cwd=cwd
     ) as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         initialized = time.perf_counter() - start
@@ -70,6 +70,8 @@ async def chunk_overhead(chunks: int, cwd: Path) -> tuple[list[float], list[floa
     from acp.agent.connection import AgentSideConnection
     from acp.client.connection import ClientSideConnection
 
+    from acp import Agent
+    from acp import Client as AcpClient
     from loom.acp.live import LiveSession
     from loom.core.events import TextDeltaEvent
     from loom.llm.scripted import ScriptedProvider
@@ -112,8 +114,11 @@ async def chunk_overhead(chunks: int, cwd: Path) -> tuple[list[float], list[floa
 
     to_client_r, to_client_w = await pipe_pair()
     to_agent_r, to_agent_w = await pipe_pair()
-    agent_conn = AgentSideConnection(lambda _c: None, to_client_w, to_agent_r, listening=True)
-    ClientSideConnection(Client(), to_agent_w, to_client_r)
+    # the agent side only sends here, and the client answers only what the bench needs
+    agent_conn = AgentSideConnection(
+        lambda _c: cast("Agent", None), to_client_w, to_agent_r, listening=True
+    )
+    ClientSideConnection(cast("AcpClient", Client()), to_agent_w, to_client_r)
     live = LiveSession(workspace, session, agent_conn, None)
     for i in range(chunks):  # one at a time: latency, not queueing behind a burst
         text = f"chunk {i} "

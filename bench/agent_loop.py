@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 # LOOM_BENCH_SRC: the source tree to measure (set by --before for the "before" run).
@@ -51,7 +52,8 @@ from loom.core.messages import UserMessage  # noqa: E402
 from loom.llm.base import LlmRequest, collect  # noqa: E402
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call  # noqa: E402
 from loom.session import SessionSpec, Workspace  # noqa: E402
-from loom.tools.base import ToolContext, ToolResult  # noqa: E402
+from loom.store.base import ThreadStore  # noqa: E402
+from loom.tools.base import Risk, ToolContext, ToolResult  # noqa: E402
 
 MODEL = "anthropic:claude-sonnet-4-6"
 # The loop alone, as this bench has always measured it: no project instructions, git
@@ -65,7 +67,7 @@ class NoopTool:
     name = "noop"
     description = "does nothing"
     parameters = {"type": "object", "properties": {}}  # noqa: RUF012
-    risk = "read"
+    risk: Risk = "read"
 
     def permission_subject(self, args: dict) -> None:
         return None
@@ -111,7 +113,8 @@ async def run_session(
     from loom.store.local import LocalThreadStore
 
     provider = script(steps)
-    store = LocalThreadStore() if persist else NullStore()
+    # NullStore is a partial store: it saves nothing
+    store = LocalThreadStore() if persist else cast("ThreadStore", NullStore())
     ws = Workspace(
         load_config(root, project_root=root),
         provider_factory=lambda m: provider,
@@ -162,7 +165,7 @@ async def run_bare(steps: int, root: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true")

@@ -19,7 +19,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent / "src"))
@@ -29,9 +31,10 @@ from loom.checkpoints import CheckpointStore  # noqa: E402
 from repomap_django import ensure_django  # noqa: E402
 
 EDITED = "django/utils/text.py"
+T = TypeVar("T")
 
 
-def timed(fn) -> tuple[float, object]:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     started = time.perf_counter()
     value = fn()
     return time.perf_counter() - started, value

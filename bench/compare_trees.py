@@ -83,7 +83,7 @@ def compare(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="e.g. a worktree of main")
     parser.add_argument("--after", type=Path, default=ROOT)
     parser.add_argument("--home", type=Path, default=Path("/tmp/loom-bench"))

@@ -29,7 +29,7 @@ SHORT = PROMPT + " Keep it short."  # 100 bytes
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--kib", type=int, default=100)
     args = parser.parse_args()

@@ -145,7 +145,7 @@ def generate(home: Path, threads: int, messages: int, seed: int = 7) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--home", type=Path, default=Path("/tmp/loom-bench"))
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--messages", type=int, default=50)

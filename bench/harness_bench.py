@@ -131,7 +131,7 @@ def web_fetch_cost(repeat: int) -> None:
     body = _page(2_000_000)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:

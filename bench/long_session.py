@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from _fake_proc import FakeServerProcess, run_on_tree, source_trees
 
@@ -70,14 +70,15 @@ async def start_session(name: str, server: str, project: Path, save: bool = Fals
     from loom.config import load_config
     from loom.llm.registry import create_provider
     from loom.session import SessionSpec, Workspace
+    from loom.store.base import ThreadStore
     from loom.store.local import LocalThreadStore
-    from loom.tools.base import ToolContext, ToolResult
+    from loom.tools.base import Risk, ToolContext, ToolResult
 
     class LookupTool:
         name = "lookup"
         description = "Look a key up."
         parameters = {"type": "object", "properties": {"key": {"type": "string"}}}  # noqa: RUF012
-        risk = "read"
+        risk: Risk = "read"
 
         def permission_subject(self, args: dict) -> None:
             return None
@@ -109,7 +110,7 @@ async def start_session(name: str, server: str, project: Path, save: bool = Fals
         "max_context_tokens": 50_000_000,
         "reserved_output_tokens": 4096,
     }
-    store = LocalThreadStore() if save else NullStore()
+    store = LocalThreadStore() if save else cast("ThreadStore", NullStore())  # partial fake
     ws = Workspace(load_config(project, project_root=project), store=store,
                    provider_factory=lambda m: provider, session_options=options)  # fmt: skip
     spec = SessionSpec(
@@ -151,7 +152,7 @@ def child(args: argparse.Namespace) -> None:
     gc.callbacks.append(gc_timer)
     server = args.server_url
 
-    async def run() -> dict[str, list[float]]:
+    async def run() -> dict[str, list[float] | dict[str, int]]:
         name = args.provider
         ws, session = await start_session(name, server, Path(args.project), save=args.save)
         times: list[float] = []
@@ -168,7 +169,7 @@ def child(args: argparse.Namespace) -> None:
             (await replay_client.post(script_url, json=turn_script(n))).raise_for_status()
             current["turn"] = n
             profiled = profiler is not None and n > args.turns - args.profile
-            if profiled:
+            if profiled and profiler is not None:
                 profiler.enable()
             start, start_cpu = time.perf_counter(), time.process_time()
             start_loop = time.thread_time()
@@ -178,14 +179,14 @@ def child(args: argparse.Namespace) -> None:
             cpu.append(time.process_time() - start_cpu)
             loop_cpu.append(time.thread_time() - start_loop)
             gc_times.append(gc_spent[0])
-            if profiled:
+            if profiled and profiler is not None:
                 profiler.disable()
             current["turn"] = 0
             if n in captured:
                 # The replay, right after the turn it copies (the same moment's load): the
                 # same bodies, the same scripted answers, plain httpx2.
                 (await replay_client.post(script_url, json=turn_script(n))).raise_for_status()
-                if profiled:
+                if profiled and replay_profiler is not None:
                     replay_profiler.enable()
                 start, start_cpu = time.perf_counter(), time.process_time()
                 for url, headers, body in captured[n]:
@@ -196,7 +197,7 @@ def child(args: argparse.Namespace) -> None:
                             pass
                 replay[n] = time.perf_counter() - start
                 replay_cpu[n] = time.process_time() - start_cpu
-                if profiled:
+                if profiled and replay_profiler is not None:
                     replay_profiler.disable()
         await replay_client.aclose()
         if profiler is not None:
@@ -204,7 +205,8 @@ def child(args: argparse.Namespace) -> None:
             if os.environ.get("LOOM_BENCH_PROFILE_OUT"):  # kept for a closer look
                 profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"])
                 # the replay of the same turns, to subtract: what Loom adds to the wire's cost
-                replay_profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"] + ".replay")
+                if replay_profiler is not None:
+                    replay_profiler.dump_stats(os.environ["LOOM_BENCH_PROFILE_OUT"] + ".replay")
             stats = pstats.Stats(str(Path(args.project) / "profile.out"), stream=sys.stderr)
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(40)
@@ -289,7 +291,7 @@ def report(label: str, result: dict, turns: int) -> dict[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--providers", default=",".join(PROVIDERS))
     parser.add_argument("--before", type=Path, help="a source tree to measure in the same run")

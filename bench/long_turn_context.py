@@ -43,7 +43,7 @@ def per_step_us(rounds: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--before", type=Path, help="a source tree to measure in the same run")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

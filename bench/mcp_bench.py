@@ -94,7 +94,7 @@ async def bench_round_trip(project: Path, calls: int) -> None:
     assert hub is not None
     await hub.wait_ready(60)
     direct, through = registry.get("file_read"), registry.get("mcp__loom__file_read")
-    assert through is not None, hub.notices
+    assert direct is not None and through is not None, hub.notices
     ctx = ToolContext(project_root=project)
     args = {"path": "data.txt"}
     samples: dict[str, list[float]] = {"direct": [], "mcp": []}
@@ -112,7 +112,7 @@ async def bench_round_trip(project: Path, calls: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--calls", type=int, default=200)
     options = parser.parse_args()

@@ -73,7 +73,7 @@ def first_request(server: FakeLlmServer, project: Path, home: str, stdin: str) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--kib", type=int, default=100)
     args = parser.parse_args()

@@ -338,7 +338,7 @@ def subagent(tree: Path, name: str, project: Path, home: Path) -> tuple[int, int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", type=Path, help="a tree with src/ (default: main's)")
     parser.add_argument("--after", type=Path, default=ROOT, help="default: this tree")
     parser.add_argument("--providers", default=",".join(MODELS))

@@ -63,6 +63,7 @@ def one_launch(model: str, env: dict[str, str], project: Path) -> tuple[float, f
     )  # fmt: skip
     child.expect(PROMPT)
     prompt_at = time.perf_counter() - started
+    assert isinstance(child.before, str)  # encoding="utf-8": text
     ready_first = READY.search(child.before)  # a REPL that opens the session first
     child.send("x")
     child.expect("x")  # echoed: the line can be edited

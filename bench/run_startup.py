@@ -185,7 +185,7 @@ def report(label: str, provider: str, times: list[float], cpus: list[float]) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--provider", choices=sorted(MODELS), default="anthropic")
     parser.add_argument(

@@ -107,6 +107,7 @@ async def main(runs: int, files: int) -> None:
             for name, sandbox in sandboxes.items():
                 times[name].append(await once(project, sandbox))
     backend = sandboxes["sandboxed (all)"].backend
+    assert backend is not None  # every sandbox here is active (checked above)
     print(
         f"`bash -c true` via run_process, {runs} runs each, interleaved ({backend.name}); "
         f"project: git repository with {files} files"
@@ -128,7 +129,7 @@ async def main(runs: int, files: int) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--files", type=int, default=2000)
     arguments = parser.parse_args()

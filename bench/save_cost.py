@@ -69,7 +69,7 @@ def child(saves: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--saves", type=int, default=200)
     parser.add_argument("--before", type=Path, help="a source tree to measure in the same run")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -16,7 +16,9 @@ import asyncio
 import random
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
+
+from sqlalchemy import Table
 
 from loom.core.clock import format_iso
 from loom.core.ids import new_thread_id
@@ -43,7 +45,7 @@ USERS_PER_ORG = 10
 
 def vocabulary(size: int = 6000, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    words = list(BASE_WORDS)
+    words: list[str] = list(BASE_WORDS)
     consonants, vowels = "bcdfghjklmnprstvz", "aeiou"
     while len(words) < size:
         syllables = rng.randint(2, 4)
@@ -72,11 +74,10 @@ class Generator:
     def thread(self, index: int, start: float) -> Thread:
         rng = self.rng
         messages: list[dict[str, Any]] = []
-        for turn in range(rng.randint(2, 6)):
+        for _ in range(rng.randint(2, 6)):
             messages.append({"role": "user", "content": self.sentence(8, 30)})
             messages.append({"role": "assistant", "content": self.sentence(20, 80)})
-            if turn == 0:
-                title = messages[0]["content"][:80]
+        title = messages[0]["content"][:80]
         moment = start + index * 30 + rng.random() * 20
         stamp = format_iso(datetime.fromtimestamp(moment, UTC))
         visibility = rng.choices(["organization", "private", "public"], [8, 1, 1])[0]
@@ -155,7 +156,7 @@ async def bulk_load(url: str, batch: list[dict[str, Any]]) -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as conn:
-            await conn.execute(ThreadRow.__table__.insert(), batch)
+            await conn.execute(cast("Table", ThreadRow.__table__).insert(), batch)
     finally:
         await engine.dispose()
 

@@ -35,14 +35,14 @@ from loom.config import load_config  # noqa: E402
 from loom.llm.base import LlmRequest  # noqa: E402
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_call  # noqa: E402
 from loom.session import SessionSpec, Workspace  # noqa: E402
-from loom.tools.base import ToolContext, ToolResult  # noqa: E402
+from loom.tools.base import Risk, ToolContext, ToolResult  # noqa: E402
 
 
 class EchoTool:
     name = "echo"
     description = "echo the text back"
     parameters = {"type": "object", "properties": {"text": {"type": "string"}}}  # noqa: RUF012
-    risk = "read"
+    risk: Risk = "read"
 
     def permission_subject(self, args: dict) -> None:
         return None
@@ -112,7 +112,7 @@ async def run(sessions: int, trips: int, root: Path) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--trips", type=int, default=20)
     args = parser.parse_args()

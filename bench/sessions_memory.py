@@ -79,7 +79,7 @@ def child(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--before", type=Path)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -67,7 +67,7 @@ def count(provider: str, src: Path | None) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--provider", choices=sorted(MODELS), default="openai")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--before", type=Path)

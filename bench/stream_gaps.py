@@ -202,7 +202,7 @@ def child(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--chunks", type=int, default=400)
     parser.add_argument("--provider", default="openai", choices=sorted(MODELS))

@@ -22,7 +22,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.server.support import LiveServer, add_user, migrate, postgres_database
+from tests.support.server import LiveServer, add_user, migrate, postgres_database
 
 from loom.core.messages import AssistantMessage, UserMessage
 from loom.core.thread import Thread

@@ -160,7 +160,7 @@ def lists(src: Path, home: Path, runs: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--home", type=Path, default=Path("/tmp/loom-100k"))
     parser.add_argument("--threads", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=7)

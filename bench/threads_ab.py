@@ -57,7 +57,7 @@ def _home(corpus: Path, where: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="src/ of the old tree")
     parser.add_argument("--after", type=Path, required=True, help="src/ of the new tree")
     parser.add_argument("--corpus", type=Path, default=Path("/tmp/loom-bench"))

@@ -28,8 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -87,7 +88,7 @@ def median_ms(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def run_async(make: Callable[[], Awaitable[object]]) -> Callable[[], object]:
+def run_async(make: Callable[[], Coroutine[Any, Any, object]]) -> Callable[[], object]:
     return lambda: asyncio.run(make())
 
 

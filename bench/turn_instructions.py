@@ -111,7 +111,7 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--providers", default=",".join(PROVIDERS))
     parser.add_argument("--before", type=Path, help="a source tree to count alongside")
     parser.add_argument("--first", type=int, default=8)

@@ -420,7 +420,7 @@ def _timed(fn: Any, runs: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--observers", type=int, default=4)
     parser.add_argument("--chunks", type=int, default=150)

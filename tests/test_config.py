@@ -67,7 +67,7 @@ def test_provider_keys_from_environment_and_file(tmp_path: Path, paths: LoomPath
         '[providers.anthropic]\napi_key = "from-file"\n',
     )
     config = load_config(tmp_path, environ={"ANTHROPIC_API_KEY": "from-env"})
-    assert config.providers.anthropic.api_key == "from-env"
+    assert config.providers.for_provider("anthropic").api_key == "from-env"
     assert config.providers.for_provider("openai-compatible").base_url == "http://127.0.0.1:9/v1"
     assert config.providers.for_provider("nope").api_key is None
 

@@ -51,7 +51,7 @@ def test_the_issue_s_powerful_keys_are_declared_powerful() -> None:
 
 
 def test_a_project_cannot_loosen_the_sandbox_but_can_tighten_it() -> None:
-    person = {("sandbox", "mode"): "off", ("sandbox", "network"): True,
+    person: dict[tuple[str, ...], Any] = {("sandbox", "mode"): "off", ("sandbox", "network"): True,
               ("sandbox", "writable"): ["/srv", "/data"]}  # fmt: skip
 
     def lookup(path: tuple[str, ...]) -> Any:

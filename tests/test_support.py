@@ -78,6 +78,8 @@ def test_test_modules_take_shared_helpers_only_from_support_and_fakes() -> None:
                 names = [node.module]
             elif isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
+            else:
+                continue
             for name in names:
                 parts = name.split(".")
                 if parts[0] == "tests" and len(parts) > 1 and parts[1] not in ("support", "fakes"):

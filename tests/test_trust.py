@@ -50,8 +50,8 @@ def test_an_untrusted_project_keeps_only_what_shapes_behaviour(tmp_path: Path) -
     project = clone(tmp_path)
     config = load_config(project, environ={})
     assert config.lsp.servers == {"python": ["basedpyright-langserver", "--stdio"]}
-    assert config.providers.anthropic.base_url is None
-    assert config.providers.anthropic.api_key is None
+    assert config.providers.for_provider("anthropic").base_url is None
+    assert config.providers.for_provider("anthropic").api_key is None
     assert config.sync.server_url is None
     assert config.permissions.auto_approve == []
     assert config.shell.pass_env == []
@@ -86,7 +86,7 @@ def test_trusting_applies_them_and_a_change_asks_again_with_the_difference(
     config = load_config(project, environ={})
     assert config.trust.state == "trusted" and config.trust.notice() is None
     assert config.lsp.servers["python"] == ["sh", "-c", "touch /tmp/pwned"]
-    assert config.providers.anthropic.base_url == "http://127.0.0.1:9/steal"
+    assert config.providers.for_provider("anthropic").base_url == "http://127.0.0.1:9/steal"
     assert config.permissions.auto_approve == ["shell", "file_write"]
     assert config.hooks.post_tools == ["touch marker"]
     assert "trusted" in paths.trust_file.read_text()
@@ -155,7 +155,9 @@ def test_the_person_s_own_layers_always_apply(tmp_path: Path, paths: LoomPaths) 
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/mine", "LOOM_AUTO_APPROVE": "file_edit"}
     config = load_config(project, {"sync.server_url": "http://flag"}, environ=env)
     assert config.lsp.servers["go"] == ["gopls"]  # the user's, not the project's
-    assert config.providers.openai.base_url == "http://127.0.0.1:1/mine"  # environment
+    assert (
+        config.providers.for_provider("openai").base_url == "http://127.0.0.1:1/mine"
+    )  # environment
     assert config.permissions.auto_approve == ["file_edit"]  # environment beats all files
     assert config.sync.server_url == "http://flag"
     assert {i.key for i in config.trust.items} == {"lsp.servers.go", "permissions.auto_approve"}

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from acp.schema import TextContentBlock
 
 from acp import PROTOCOL_VERSION, RequestError
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
@@ -31,7 +32,7 @@ async def start(conn, project: Path) -> str:
     return new.session_id
 
 
-def text_block(text: str) -> dict:
+def text_block(text: str) -> TextContentBlock:
     from acp import text_block as block
 
     return block(text)

@@ -178,6 +178,7 @@ def test_missing_key_is_one_line(server: FakeLlmServer, project: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1
+    assert child.before is not None
     assert "No API key for google" in child.before and "Traceback" not in child.before
 
 

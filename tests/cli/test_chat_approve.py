@@ -41,6 +41,7 @@ def test_the_question_shows_the_change_the_command_and_the_grant(
     child.send("y")
     child.expect("● file_edit calc.py")
     child.expect("Create long.txt")
+    assert child.before is not None
     assert "return b + a" not in child.before  # the question showed the diff: not again
     child.expect("line 30")
     child.expect(r"… 50 more lines \(\[v\] shows them all\)")

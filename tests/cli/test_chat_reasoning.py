@@ -25,6 +25,7 @@ def test_thinking_is_folded_then_shown_and_effort_changes(
     )
     child.expect("Take option A.")
     child.expect(PROMPT)
+    assert child.before is not None
     assert "Option A is simpler" not in child.before  # folded: only its first line
     assert server.requests[-1].json["reasoning"]["effort"] == "high"
 

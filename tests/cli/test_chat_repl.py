@@ -4,13 +4,18 @@ slash commands with Tab completion, custom commands, Markdown answers, early typ
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.fakes.llm_server import FakeLlmServer, FakeToolCall, Turn
 from tests.support.chat_pty import PROMPT, saved_thread, spawn
 from tests.support.loom_cli import loom_in_process
 from tests.support.mcp import define_helper_server
+
+if TYPE_CHECKING:
+    from pexpect import EOF
 
 PLAN = {
     "summary": "Add a greeting module",
@@ -135,6 +140,7 @@ def test_slash_commands_tab_completion_and_custom_commands(
     child.expect("print\\('hi'\\)")  # Markdown: the code, without its fences
     child.expect("Done")
     child.expect(PROMPT)
+    assert child.before is not None
     assert "```" not in child.before
 
     child.send("/di\t")  # Tab completes the command...
@@ -166,6 +172,7 @@ def test_slash_commands_tab_completion_and_custom_commands(
     child.expect(PROMPT)
     child.sendline("/clear")
     child.expect(r"New thread\. The previous one is kept: loom resume (T-[0-9a-f-]+)")
+    assert isinstance(child.match, re.Match)
     old_thread = child.match.group(1)
     child.expect(PROMPT)
     server.add(Turn(text="fresh start"))
@@ -195,6 +202,7 @@ def test_decisions_command_shows_the_graph(server: FakeLlmServer, project: Path)
     child.expect(PROMPT)
     child.sendline("/decisions")
     child.expect(r"(D-[0-9a-f]+)\s+goal\s+70\s+Ship it")
+    assert isinstance(child.match, re.Match)
     node = child.match.group(1)
     child.expect(PROMPT)
     child.sendline(f"/decisions {node}")
@@ -210,7 +218,7 @@ def test_decisions_command_shows_the_graph(server: FakeLlmServer, project: Path)
     child.expect_exact(pexpect_eof())
 
 
-def pexpect_eof() -> object:
+def pexpect_eof() -> type[EOF]:
     import pexpect
 
     return pexpect.EOF
@@ -233,6 +241,7 @@ def test_a_projects_mcp_server_is_asked_about_then_approved_with_slash_mcp(
     child.expect("Not trusted: Loom ignores these settings here")
     child.expect(r"ignored mcpServers.helper \(.mcp.json\); review and trust")  # header
     child.expect(PROMPT)
+    assert child.before is not None
     assert "not started:" not in child.before  # said once, not again by the session
     child.sendline("/mcp")
     child.expect(r"helper\s+needs approval")

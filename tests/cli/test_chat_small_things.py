@@ -38,10 +38,12 @@ def test_tool_lines_spinner_diff_and_help(server: FakeLlmServer, project: Path) 
     child.send("y")
     # the spinner's progress: no ", " after a command that printed nothing yet
     child.expect(r"\(sleep 3 && echo hi: 2 s[^)]*\)", timeout=20)
+    assert isinstance(child.after, str)
     assert child.after.endswith(": 2 s)"), child.after
     child.expect(r"⎿ hi[^\n]*\n", timeout=20)
     assert "lines)" not in child.after  # the `[exit code 0]` line is not output
     child.expect(r"\[n\] deny")
+    assert child.before is not None
     shown_at_the_question = plain(child.before)
     child.send("y")
     child.expect("Done.")
@@ -75,6 +77,7 @@ def test_the_resume_recap_shows_markdown_rendered_and_long_messages_folded(
     child.timeout = 90  # a loaded machine: the first session start imports the SDK
     child.expect(r"you: (?:\x1b\[[0-9;]*m)*explain")
     child.expect(r"… [\d,]+ more characters")  # the long paste, folded
+    assert child.before is not None
     assert plain(child.before).count("line of a long paste") <= 20
     child.expect("loom:")
     child.expect(PROMPT)

@@ -36,6 +36,7 @@ def test_a_long_paragraph_shows_as_it_arrives(server: FakeLlmServer, project: Pa
     child.expect(PROMPT, timeout=90)
     child.sendline("tell me")
     child.expect(r"Intro \S*paragraph\S*\.", timeout=90)  # start-up on a busy machine
+    assert isinstance(child.after, str)
     assert "**" not in child.after  # rendered as Markdown (bold, not stars)
     child.expect(r"writing \d+\.\ds")  # the spinner, while the next block is awaited
     # the open paragraph shows long before it ends (its end comes 46 s after the intro)
@@ -92,6 +93,7 @@ def test_an_unknown_price_is_unknown_on_the_spinner_and_in_cost(
     child.expect(PROMPT)
     child.sendeof()
     saved_thread(child)
+    assert child.before is not None
     assert "$0.0" not in child.before
 
 
@@ -111,6 +113,7 @@ def test_a_refused_connection_and_a_missing_key_are_said_once_without_retry_advi
     child.sendline("hello")
     child.expect("connection refused")
     child.expect("No thread is kept until the model answers; fix that and send it again.")
+    assert child.before is not None
     assert "Could not connect" not in child.before  # said once
     assert "retry" not in child.before  # no advice that cannot help
     child.expect(PROMPT)

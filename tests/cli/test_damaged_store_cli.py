@@ -163,7 +163,7 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
 
     # Every history command still works (a traceback fails `loom()`), and whatever
     # the damage, `loom doctor --repair` leaves a sound database holding every thread.
-    said = []
+    said: list[str] = []
 
     def run(*args: str) -> Done:
         result = loom(*args)
@@ -183,9 +183,9 @@ def test_a_partly_corrupted_database_is_rebuilt_from_the_files(seed: int, tmp_pa
     assert len(json.loads(found.stdout)) == len([i for i in range(40) if i % 6 == 1])
     # Grants: kept when their table could be read, and any loss was said out loud.
     kept = _grants(project)
-    said = "\n".join(said)
+    told = "\n".join(said)
     if kept != [f"make target{i}" for i in range(5)]:
-        assert "LOST" in said or "permission_grants" in said, said
+        assert "LOST" in told or "permission_grants" in told, told
 
 
 def test_a_schema_byte_that_is_not_text_leads_to_the_rebuild(tmp_path: Path) -> None:

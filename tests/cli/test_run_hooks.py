@@ -257,6 +257,7 @@ def test_hooks_in_the_repl(server: FakeLlmServer, project: Path, tmp_path: Path)
     child.expect(PROMPT)
     child.sendline("write out.txt")
     child.expect(r"PreToolUse hook `.*` failed \(exit 1: the linter crashed\)")
+    assert child.before is not None
     assert not child.before.endswith("PreToolUse hook: ")  # the hook named once
     child.expect("wrote it")
     child.expect(PROMPT)

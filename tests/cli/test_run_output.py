@@ -10,6 +10,7 @@ from loom.core.events import (
     LlmRetry,
     NewMessage,
     PermissionRequest,
+    SessionEvent,
     TextDeltaEvent,
     ToolComplete,
     ToolExecuting,
@@ -20,7 +21,7 @@ from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, Usage, U
 SID = "T-session"
 
 
-def conversation() -> list[object]:
+def conversation() -> list[SessionEvent]:
     call = ToolCall(id="call_1", tool_name="file_read", arguments_json={"path": "a.py"})
     return [
         NewMessage(session_id=SID, message=UserMessage(content="fix a.py")),

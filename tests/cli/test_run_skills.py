@@ -163,6 +163,7 @@ def test_slash_agents_lists_the_built_in_ones_once_bracketed(
     child.sendline("/agents")
     child.expect(r"general .*\n")
     line = child.after
+    assert isinstance(line, str)
     child.expect(PROMPT)
     child.sendeof()
     assert "(built in" in line and "((built in" not in line, line

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -313,6 +314,7 @@ def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
     child.expect(PROMPT)
     child.sendline("extend the notes")
     child.expect(r"sub-agent general started: extend notes  \[(T-[0-9a-f-]+)\]")
+    assert isinstance(child.match, re.Match)
     child_thread = child.match.group(1)
     child.expect("sub-agent general \\(extend notes\\) asks")
     child.expect(r"\[y\] once")

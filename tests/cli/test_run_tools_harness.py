@@ -55,7 +55,7 @@ def test_todo_write_bad_list_is_a_clear_tool_error(
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def do_GET(self) -> None:

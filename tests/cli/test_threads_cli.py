@@ -138,6 +138,7 @@ def test_resume_prints_the_seed_summary(saved: list, capsys, tmp_path: Path) -> 
     a, _ = saved
     store = LocalThreadStore()
     thread = store.load(a.id)
+    assert thread is not None
     thread.git_current_commit_sha = "a1b2c3d4e5f6a7b8"
     thread.git_end_dirty = True
     thread.workspace_root = str(tmp_path)
@@ -172,8 +173,10 @@ def test_doctor_reports_bad_files_and_repairs(saved: list, capsys) -> None:
 def test_remote_options_hand_over_to_the_sync_module(monkeypatch, capsys) -> None:
     calls = []
     fake = types.ModuleType("loom.cli.remote")
-    fake.remote_list = lambda limit, as_json: calls.append(("list", limit, as_json))
-    fake.remote_search = lambda q, limit, as_json: calls.append(("search", q, limit, as_json))
+    vars(fake).update(
+        remote_list=lambda limit, as_json: calls.append(("list", limit, as_json)),
+        remote_search=lambda q, limit, as_json: calls.append(("search", q, limit, as_json)),
+    )
     monkeypatch.setitem(sys.modules, "loom.cli.remote", fake)
     assert run(["list", "--remote", "--limit", "5"], capsys)[0] == 0
     assert run(["search", "login", "flow", "--remote", "--json"], capsys)[0] == 0

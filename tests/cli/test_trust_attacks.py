@@ -41,7 +41,7 @@ class Capture:
 
             do_GET = do_POST = do_PUT = do_DELETE = _record
 
-            def log_message(self, *args: object) -> None:
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -334,6 +334,7 @@ def test_the_repl_asks_once_and_a_yes_applies_the_projects_settings(
     assert (project / "RAN").exists()
     again = spawn([], project, server)  # asked once: not again
     again.expect(PROMPT)
+    assert again.before is not None
     assert "Trust this project" not in again.before
     again.sendeof()
     again.expect("Thread saved|$")

@@ -24,6 +24,7 @@ def test_the_repl_says_a_corrupt_trust_store_once(server: FakeLlmServer, project
     asked = child.before
     child.sendline("")  # no
     child.expect(PROMPT)
+    assert child.before is not None
     seen = " ".join((asked + child.before).split())  # the pty wraps long lines
     child.sendeof()
     child.expect(pexpect.EOF)

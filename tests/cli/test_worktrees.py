@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -181,6 +182,7 @@ def test_the_repl_opens_in_the_worktree(server: FakeLlmServer, repo: Path) -> No
                Turn(text="on the branch"))  # fmt: skip
     child = spawn(["--worktree", "spike", "--yes"], repo, server)
     child.expect(r"worktree spike \(branch loom/spike\): (\S+)")
+    assert isinstance(child.match, re.Match)
     place = Path(child.match.group(1))
     child.expect(PROMPT)
     child.sendline("which branch?")

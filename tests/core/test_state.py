@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from loom.core.state import (
     INTERRUPTED_RESULT,
     CallingLlm,
@@ -56,6 +56,11 @@ def with_calls(*ids: str, text: str = "") -> AssistantMessage:
     return AssistantMessage(content=text, tool_calls=[call(i) for i in ids])
 
 
+def tool_message(message: Message) -> ToolMessage:
+    assert isinstance(message, ToolMessage), message
+    return message
+
+
 def user(text: str = "hi") -> UserInput:
     return UserInput(UserMessage(content=text))
 
@@ -100,13 +105,15 @@ def test_tools_run_one_at_a_time_pending_running_completed() -> None:
     assert status_of(state) == "executing_tool"
 
     state, _ = transition(state, ToolStarted("a", at=1.0))
-    assert isinstance(state.executions[0], Running)
+    assert isinstance(state, ExecutingTools) and isinstance(state.executions[0], Running)
     state, step = transition(state, ToolProgressed("a", ToolProgressInfo(0.5, "half"), at=2.0))
     assert isinstance(state, ExecutingTools)  # progress is not a state change
-    assert state.executions[0].progress == ToolProgressInfo(0.5, "half")
+    running = state.executions[0]
+    assert isinstance(running, Running) and running.progress == ToolProgressInfo(0.5, "half")
     assert step == [PublishProgress(call("a"), ToolProgressInfo(0.5, "half"))]
 
     state, step = transition(state, ToolCompleted("a", ToolOutcome("A"), at=3.0))
+    assert isinstance(state, ExecutingTools)
     done = state.executions[0]
     assert isinstance(done, Completed) and (done.started_at, done.completed_at) == (1.0, 3.0)
     assert step[-1] == ExecuteTool(call("b"))
@@ -117,7 +124,7 @@ def test_tools_run_one_at_a_time_pending_running_completed() -> None:
     state, step = run(state, ToolStarted("b"), ToolCompleted("b", ToolOutcome("B", is_error=True)))
     assert isinstance(state, PostToolsHook)
     assert [c.call.id for c in state.completed_tools] == ["a", "b"]
-    assert state.conversation[-1].is_error is True
+    assert tool_message(state.conversation[-1]).is_error is True
     assert isinstance(step[-1], RunPostToolsHook)
 
     state, step = transition(state, PostToolsHookDone())
@@ -128,7 +135,7 @@ def test_permission_denied_answers_the_call_with_an_error() -> None:
     state, _ = run(WaitingForUserInput(), user(), LlmResponded(with_calls("a")))
     state, _ = transition(state, PermissionDenied("a", subject="a.py"))
     assert isinstance(state, PostToolsHook)
-    result = state.conversation[-1]
+    result = tool_message(state.conversation[-1])
     assert result.tool_call_id == "a" and result.is_error
     assert "Permission denied" in result.content and "a.py" in result.content
 
@@ -204,7 +211,8 @@ def test_round_limit_answers_calls_and_stops() -> None:
     )
     state, step = transition(state, LlmResponded(with_calls("b")), config)
     assert isinstance(state, WaitingForUserInput)
-    assert state.conversation[-1].tool_call_id == "b" and state.conversation[-1].is_error
+    last = tool_message(state.conversation[-1])
+    assert last.tool_call_id == "b" and last.is_error
     assert any(isinstance(a, EndTurn) and a.error for a in step)
 
 
@@ -212,7 +220,8 @@ def test_shutdown_mid_tool_records_answers_then_saves() -> None:
     state, _ = run(WaitingForUserInput(), user(), LlmResponded(with_calls("a")))
     state, step = transition(state, Shutdown())
     assert isinstance(state, ShuttingDown)
-    assert isinstance(step[0], RecordMessage) and step[0].message.tool_call_id == "a"
+    assert isinstance(step[0], RecordMessage)
+    assert tool_message(step[0].message).tool_call_id == "a"
     assert isinstance(step[-1], SaveThread)
     assert transition(state, user())[0] is state
 
@@ -248,10 +257,11 @@ def test_restore_mid_tool_answers_as_interrupted_never_reruns() -> None:
         ToolCompleted("a", ToolOutcome("A")),
     )
     snap = snapshot(state)
+    assert isinstance(state, ExecutingTools)
     saved_messages = list(state.conversation)
     restored, actions = restore(snap, saved_messages)
     assert isinstance(restored, WaitingForUserInput)
-    assert restored.conversation[-1].tool_call_id == "b"
+    assert tool_message(restored.conversation[-1]).tool_call_id == "b"
     assert restored.conversation[-1].content == INTERRUPTED_RESULT
     assert [type(a).__name__ for a in actions] == ["RecordMessage", "SaveThread"]
     assert not any(isinstance(a, ExecuteTool) for a in actions)
@@ -260,12 +270,14 @@ def test_restore_mid_tool_answers_as_interrupted_never_reruns() -> None:
 def test_restore_catches_calls_saved_without_results_even_if_snapshot_is_stale() -> None:
     messages = [UserMessage(content="q"), with_calls("x")]
     restored, actions = restore(snapshot(WaitingForUserInput()), messages)
-    assert restored.conversation[-1].tool_call_id == "x"
+    assert isinstance(restored, WaitingForUserInput)
+    assert tool_message(restored.conversation[-1]).tool_call_id == "x"
     assert isinstance(actions[0], RecordMessage)
 
 
 def test_restore_error_state_keeps_the_error() -> None:
     state, _ = run(WaitingForUserInput(), user(), LlmFailed("bad request", transient=False))
+    assert isinstance(state, Error)
     restored, actions = restore(snapshot(state), list(state.conversation))
     assert isinstance(restored, Error) and restored.error.message == "bad request"
     assert actions == []

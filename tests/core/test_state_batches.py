@@ -6,12 +6,15 @@ from __future__ import annotations
 from loom.core import loop_guard
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.core.state import (
+    AgentAction,
     CallingLlm,
+    EndTurn,
     ExecuteTool,
     ExecuteTools,
     LlmResponded,
     PostToolsHook,
     PostToolsHookDone,
+    RecordMessage,
     ToolCompleted,
     ToolOutcome,
     ToolStarted,
@@ -55,19 +58,22 @@ def test_read_runs_batch_writes_alone_in_order() -> None:
 
 def test_fifth_failure_of_the_same_call_ends_the_turn() -> None:
     state: object = CallingLlm((UserMessage(content="go"),))
+    actions: list[AgentAction] = []
     for attempt in range(1, loop_guard.STOP_AT + 1):
         bad = call(f"c{attempt}", path="missing.py")
         state, _ = transition(state, LlmResponded(AssistantMessage(tool_calls=[bad])))
         state, actions = transition(state, ToolCompleted(bad.id, ToolOutcome("no", True)))
-        result = actions[0].message.content
+        record = actions[0]
+        assert isinstance(record, RecordMessage)
+        result = record.message.content
         assert ("Change approach" in result) == (attempt >= loop_guard.WARN_AT)
         if attempt < loop_guard.STOP_AT:
             assert not isinstance(state, WaitingForUserInput)
             assert isinstance(state, PostToolsHook)
             state, _ = transition(state, PostToolsHookDone())
     assert isinstance(state, WaitingForUserInput)
-    end = next(a for a in actions if type(a).__name__ == "EndTurn")
-    assert "5 times in a row" in end.error.message
+    end = next(a for a in actions if isinstance(a, EndTurn))
+    assert end.error is not None and "5 times in a row" in end.error.message
 
 
 def test_a_success_resets_the_streak() -> None:

@@ -43,7 +43,8 @@ def _thread_with_graph(root: str, goal: str, decision: str, **fields: object) ->
         DecisionNode(node_type="goal", title=goal, thread_id=thread.id),
         DecisionNode(node_type="decision", title=decision, thread_id=thread.id),
     ]
-    edges = [DecisionEdge(from_id=nodes[0].id, to_id=nodes[1].id, edge_type="leads_to")]
+    edge = {"from": nodes[0].id, "to": nodes[1].id, "edge_type": "leads_to"}
+    edges = [DecisionEdge.model_validate(edge)]
     thread.decision_graph = DecisionLog(nodes=nodes, edges=edges)
     return thread
 

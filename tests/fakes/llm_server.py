@@ -213,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         raw = self._read_body()
         try:
-            body = json.loads(raw) if raw else None
+            body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
         fmt, gemini_model = _classify(parts.path)
@@ -425,9 +425,8 @@ class FakeLlmServer:
 def load_script(path: Path) -> tuple[list[Turn], Turn | None, dict[str, list[Turn]]]:
     """Read a script file: a JSON list of turns or {"turns": [...], "default": {...},
     "by_first_message": {"text": [...]}}."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(data, list):
-        data = {"turns": data}
+    found = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = {"turns": found} if isinstance(found, list) else found
     turns = [Turn.from_dict(turn) for turn in data.get("turns", [])]
     default = Turn.from_dict(data["default"]) if data.get("default") else None
     by_first = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from loom.llm.base import (
     RAW_ARGUMENTS_KEY,
     LlmRequest,
@@ -25,7 +25,7 @@ READ_SPEC = ToolSpec(
 )
 
 
-def request(*messages: object, tools: tuple[ToolSpec, ...] = (READ_SPEC,)) -> LlmRequest:
+def request(*messages: Message, tools: tuple[ToolSpec, ...] = (READ_SPEC,)) -> LlmRequest:
     history = list(messages) or [UserMessage(content="hello")]
     return LlmRequest(model="test-model", messages=history, system="You are Loom.", tools=tools)
 

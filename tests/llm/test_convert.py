@@ -41,6 +41,7 @@ def test_results_follow_their_calls_in_call_order_and_strays_become_notes() -> N
     ]
     assert "orphan output" in out[0].content
     assert [out[2].content, out[3].content, out[4].content] == ["A", MISSING_RESULT, "C"]
+    assert isinstance(out[3], ToolMessage)
     assert out[3].is_error
     assert "stray" in out[5].content and out[6].content == "next"
 

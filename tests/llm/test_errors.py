@@ -102,6 +102,8 @@ def test_an_unknown_host_fails_at_once() -> None:
             raise ConnectError(str(lookup)) from lookup
     except ConnectError as error:
         mapped = map_sdk_error(error, provider="openai", endpoint="https://no-such-host.invalid")
+    else:
+        pytest.fail("no-such-host.invalid resolved")
     if "unknown host" not in str(mapped):
         pytest.skip(f"this machine's resolver answers differently: {mapped}")
     assert not mapped.transient

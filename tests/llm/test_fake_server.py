@@ -31,14 +31,19 @@ def test_non_streaming_replies_parse_in_each_sdk(server: FakeLlmServer) -> None:
     message = anthropic.Anthropic(api_key="k", base_url=server.base_url).messages.create(
         model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}]
     )
-    assert message.content[1].input == {"path": "a.py"} and message.stop_reason == "tool_use"
+    used = message.content[1]
+    assert isinstance(used, anthropic.types.ToolUseBlock)
+    assert used.input == {"path": "a.py"} and message.stop_reason == "tool_use"
     client = openai.OpenAI(api_key="k", base_url=server.openai_base_url)
     completion = client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "x"}]
     )
-    assert completion.choices[0].message.tool_calls[0].function.arguments == '{"path": "a.py"}'
+    tool_calls = completion.choices[0].message.tool_calls
+    assert tool_calls is not None and tool_calls[0].type == "function"
+    assert tool_calls[0].function.arguments == '{"path": "a.py"}'
     gemini = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=server.base_url))
     response = gemini.models.generate_content(model="m", contents="x")
+    assert response.function_calls is not None
     assert response.function_calls[0].args == {"path": "a.py"} and response.text == "hi"
     assert [r.stream for r in server.requests] == [False, False, False]
     assert [r.format for r in server.requests] == ["anthropic", "openai", "google"]

@@ -84,6 +84,7 @@ async def test_a_long_history_is_joined_from_a_few_runs(name: str, server: FakeL
 
     provider = provider_for(name, server)
     history: list[Message] = []
+    wire = None
     for n in range(260):  # 1,040 messages: past several runs of `_wire.RUN`
         history += _long_turn(n)
         request = LlmRequest(model="m", system="sys", messages=list(history))
@@ -98,7 +99,9 @@ async def test_a_long_history_is_joined_from_a_few_runs(name: str, server: FakeL
             assert server.requests[-1].json == json.loads(fresh)
     # the oldest messages come as runs that merge like a binary counter: a request is
     # a few dozen pieces to join at most, not one per message
-    assert len(wire) <= _wire.RUN + (len(history) // _wire.RUN).bit_length() + 2
+    assert (
+        wire is not None and len(wire) <= _wire.RUN + (len(history) // _wire.RUN).bit_length() + 2
+    )
     assert provider.history.encoded == len(history)  # type: ignore[attr-defined]
 
 

@@ -26,7 +26,7 @@ def read() -> dict | None:
         name, _, value = line.decode().partition(":")
         if name.lower() == "content-length":
             length = int(value)
-    return json.loads(sys.stdin.buffer.read(length))
+    return json.loads(sys.stdin.buffer.read(-1 if length is None else length))
 
 
 def send(message: dict) -> None:

@@ -41,12 +41,14 @@ def test_mcp_json_entries_and_env_expansion(proj: Path, monkeypatch: pytest.Monk
     specs = {spec.name: spec for spec in load_server_specs(load_config(proj))}
     assert specs["gh"].headers == {"X": "abc"} and specs["gh"].transport == "http"
     assert specs["fs"].args == ("-y", "srv", ".") and specs["fs"].needs_approval
+    assert specs["bad"].problem is not None
     assert "neither command nor url" in specs["bad"].problem
 
 
 def test_broken_mcp_json_is_one_problem(proj: Path) -> None:
     (proj / ".mcp.json").write_text("{not json")
     (spec,) = load_server_specs(load_config(proj))
+    assert spec.problem is not None
     assert "cannot read it" in spec.problem and "fix the JSON" in spec.problem
 
 
@@ -84,6 +86,7 @@ def test_malformed_session_servers_are_problems_not_crashes() -> None:
     specs = session_specs([{"name": "a", "args": 5, "command": "x"}, "garbage", {"name": "b"}])
     assert [spec.name for spec in specs] == ["a", "#2", "b"]
     assert all(spec.problem for spec in specs)
+    assert specs[0].problem is not None and specs[2].problem is not None
     assert "malformed" in specs[0].problem and "neither command nor url" in specs[2].problem
 
 

@@ -99,7 +99,9 @@ def test_http_needs_the_bearer_token(proj: Path) -> None:
     port = free_port()
     process, announced = serve_http(proj, port)
     try:
-        token = re.search(r"Bearer (\S+)`", announced).group(1)
+        found = re.search(r"Bearer (\S+)`", announced)
+        assert found is not None, announced
+        token = found.group(1)
         url = f"http://127.0.0.1:{port}/mcp"
         assert url in announced
         denied = inspect([url], "--method", "tools/list", ok=False)

@@ -36,6 +36,7 @@ def test_list_and_revoke(project: Path, tmp_path: Path) -> None:
     assert str(project.resolve()) in out
     code, out = loom("permissions", "list", "--json", "--project", str(project))
     rows = json.loads(out)
+    assert first is not None
     assert [(r["id"], r["tool"], r["scope"]) for r in rows] == [(first.id, "shell", "pytest")]
     code, out = loom("permissions", "revoke", str(first.id))
     assert code == 0 and f"Revoked grant {first.id}" in out

@@ -13,9 +13,10 @@ import pytest
 
 from loom.config import load_config
 from loom.llm.tokens import estimate_tokens, estimate_tool_specs_tokens
-from loom.prompts import FAMILIES, build_system_prompt, detect_environment
+from loom.prompts import FAMILIES, Family, build_system_prompt, detect_environment
 from loom.session import Workspace
 from tests.support.sandbox import require_sandbox
+from tests.support.tools import tool_named
 
 # ~3k, plus the ~150 tokens of background commands (issue 36: shell's `background`,
 # shell_output, shell_kill), measured at 3,130 for the largest family.
@@ -39,13 +40,13 @@ def session_specs_tokens(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     _, sandbox, tools = Workspace(load_config(project)).confined_tools(project, "s-1")
     assert sandbox.active
     assert set(tools.names()) >= SESSION_TOOLS
-    assert "network" in tools.get("shell").parameters["properties"]  # the sandbox's note
+    assert "network" in tool_named(tools, "shell").parameters["properties"]  # the sandbox's note
     return project, estimate_tool_specs_tokens(tools.specs())
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_prompt_and_a_sessions_tool_specs_fit_the_budget(
-    session_specs_tokens: tuple[Path, int], family: str
+    session_specs_tokens: tuple[Path, int], family: Family
 ) -> None:
     project, specs = session_specs_tokens
     env = detect_environment(project, sandbox="run sandboxed (bubblewrap)", network="off",

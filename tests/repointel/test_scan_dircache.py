@@ -76,7 +76,7 @@ def test_a_file_edited_in_place_shows_without_listing(git_repo: Path) -> None:
     assert again.files["pkg/sub/deep.py"].size == len("z = 3\nw = 4\n")
 
 
-Change = Callable[[Path], None]
+Change = Callable[[Path], object]  # what it returns is not used
 CHANGES: dict[str, Change] = {
     "new file": lambda r: write(r, "pkg/sub/new.py", "n = 1\n"),
     "deleted file": lambda r: (r / "pkg/mod.py").unlink(),

@@ -12,6 +12,7 @@ from loom.session.assembly.toolset import default_registry
 from loom.tools.base import ToolContext, ToolError
 from tests.support.files import write
 from tests.support.loom_cli import Done, loom_in_process
+from tests.support.tools import tool_named
 
 
 def loom(*args: str, cwd: Path) -> Done:
@@ -31,16 +32,16 @@ async def test_tools_are_in_the_default_registry_and_answer(shop: Path) -> None:
         assert name in registry
     ctx = ToolContext(project_root=shop)
     try:
-        result = await registry.get("repo_map").run(
+        result = await tool_named(registry, "repo_map").run(
             {"tokens": 200, "mentioned_identifiers": ["renderCart"]}, ctx
         )
         assert result.content.startswith("web/render.js:") and not result.is_error
-        hits = await registry.get("symbol_search").run({"query": "find_prod"}, ctx)
+        hits = await tool_named(registry, "symbol_search").run({"query": "find_prod"}, ctx)
         assert hits.content.startswith("shop/catalog.py:10  function  find_product")
         with pytest.raises(ToolError, match="no definition named"):
-            await registry.get("symbol_search").run({"query": "zzz_nothing"}, ctx)
+            await tool_named(registry, "symbol_search").run({"query": "zzz_nothing"}, ctx)
         with pytest.raises(ToolError):
-            await registry.get("repo_map").run({"tokens": "lots"}, ctx)
+            await tool_named(registry, "repo_map").run({"tokens": "lots"}, ctx)
     finally:
         RepoIntel.forget(shop)
 

@@ -18,8 +18,10 @@ from loom.session.assembly.sandboxing import (
     needs_approval_for_shell,
 )
 from loom.session.assembly.toolset import default_registry
+from loom.tools.base import ReportsSandbox
 from tests.support.sandbox import require_sandbox
 from tests.support.sessions import make_workspace
+from tests.support.tools import tool_named
 
 
 async def _permission_request(tmp_path: Path, command: str):
@@ -84,6 +86,7 @@ def test_a_command_asking_for_the_network_always_asks(tmp_path: Path) -> None:
     require_sandbox()
     sandbox = Sandbox(build_policy(tmp_path))
     shell = default_registry(tmp_path, launcher=sandbox).get("shell")
+    assert shell is not None
     assert "network" in shell.parameters["properties"]
     policy = PermissionPolicy(GrantStore(tmp_path, database=tmp_path / "db"), auto_approve_all=True)
     guarded = guard_policy(policy, sandbox, headless=False)
@@ -94,11 +97,14 @@ def test_a_command_asking_for_the_network_always_asks(tmp_path: Path) -> None:
         shell, {"command": "curl x", "network": True}
     )
     assert refused.decision is Decision.DENY and "network = true" in refused.reason
+    assert isinstance(shell, ReportsSandbox)
     assert shell.sandbox_status({"command": "x", "network": True})[1].endswith("network on")
     # with the network on for every command there is nothing to ask for
     open_net = Sandbox(build_policy(tmp_path, network=True))
     assert guard_policy(policy, open_net, headless=False) is policy
     assert (
         "network"
-        not in default_registry(tmp_path, launcher=open_net).get("shell").parameters["properties"]
+        not in tool_named(default_registry(tmp_path, launcher=open_net), "shell").parameters[
+            "properties"
+        ]
     )

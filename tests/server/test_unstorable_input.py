@@ -81,7 +81,11 @@ def test_unstorable_bodies_are_4xx_and_the_connection_stays_usable(live) -> None
     statuses = []
     for kind, value, where in CASES:
         thread_id, raw = _good_body()
-        body = _replace_version(raw, value) if kind == "version" else _with_text(raw, where, value)
+        if kind == "version":
+            body = _replace_version(raw, value)
+        else:
+            assert where is not None  # every text case names where the text goes
+            body = _with_text(raw, where, value)
         for method, path in (("PUT", f"/api/threads/{thread_id}"), ("POST", "/api/threads")):
             status, payload = send(method, path, body)
             statuses.append(status)

@@ -79,6 +79,7 @@ async def test_plan_then_steps_with_file_tools(tmp_path) -> None:
     assert seen[2].outcome == "Created a.py."
 
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     messages = saved.messages
     assert all(getattr(m, "mode", None) == "architect" for m in messages if m.role != "tool")
     planning = messages[1]
@@ -181,6 +182,7 @@ async def test_interrupting_a_step_stops_the_plan_and_keeps_the_thread_consisten
     steps = [(e.index, e.status) for e in events.drain() if e.type == "architect_step"]
     assert steps == [(1, "started"), (1, "interrupted")]
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     assert session.active_model == ANY_MODEL
     await ws.shutdown()

@@ -12,6 +12,7 @@ from loom.llm.base import LlmError, LlmRequest
 from loom.llm.scripted import ScriptedProvider, ScriptedTurn, tool_turn
 from loom.llm.tokens import estimate_message_tokens, estimate_tokens
 from loom.session.runtime.compaction import SUMMARY_SYSTEM, compact_now
+from loom.session.runtime.compaction import records as compaction_records
 from tests.support.sessions import ANY_MODEL, EchoTool, make_workspace, only
 
 EDITOR = "openai:gpt-5-mini"
@@ -85,7 +86,7 @@ async def test_old_turns_are_summarised_and_the_thread_keeps_them(tmp_path) -> N
     everything = sum(estimate_message_tokens(m) for m in history)
     assert _tokens(last) < everything
 
-    records = session.thread.compactions
+    records = compaction_records(session.thread)
     assert records[-1]["model"] == EDITOR and records[-1]["message_ids"]
     kept = records[-1]["first_kept_message_id"]
     assert any(m.id == kept for m in history)
@@ -144,7 +145,7 @@ async def test_a_summary_model_without_a_key_is_tried_again_once_it_has_one(tmp_
     providers[EDITOR] = ScriptedProvider([agent] * 50)  # the key is set
     await session.send_message("question 6 " + "filler " * 600)
     assert agent.summary_requests  # tried again at once
-    assert session.thread.compactions
+    assert compaction_records(session.thread)
     await ws.shutdown()
 
 
@@ -193,8 +194,8 @@ async def test_without_model_editor_the_summary_model_follows_the_sessions_provi
     session = await ws.start_session(only(EchoTool(), model="openai:gpt-4.1"))
     for n in range(5):
         await session.send_message(f"question {n} " + "filler " * 600)
-    assert agent.summary_requests and session.thread.compactions
-    assert session.thread.compactions[-1]["model"] == "openai:gpt-5-mini"
+    assert agent.summary_requests and compaction_records(session.thread)
+    assert compaction_records(session.thread)[-1]["model"] == "openai:gpt-5-mini"
     await ws.shutdown()
 
 

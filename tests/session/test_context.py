@@ -40,11 +40,14 @@ def test_a_history_that_fits_for_sure_is_not_counted(monkeypatch) -> None:
     monkeypatch.setattr(context, "estimate_message_tokens", lambda m: counted.append(m) or real(m))
     ctx = window(100_000)
     conversation: list = []
+    built = None
     for n in range(5):
         conversation += turn(n)
         built = ctx.build(conversation)
         assert built.messages == conversation and built.budget.omitted_messages == 0
-    assert counted == []  # its length in characters bounds its tokens: nothing to count
+    assert (
+        built is not None and counted == []
+    )  # its length in characters bounds its tokens: nothing to count
     assert ctx.counting_work(conversation) == 0
     assert built.budget.history_used == sum(real(m) for m in conversation)  # when asked
     small = window(1_500)  # the same history does not fit here: counted, once each
@@ -157,6 +160,7 @@ def test_a_long_turn_past_the_window_counts_each_message_once(monkeypatch) -> No
     monkeypatch.setattr(context, "estimate_message_tokens", lambda m: counted.append(m) or real(m))
     ctx = window(3_000)
     conversation: list = [UserMessage(content="run the whole migration")]
+    built = None
     for n in range(400):  # an autonomous run: one turn, many tool rounds
         call = ToolCall(id=f"m{n}", tool_name="echo")
         conversation += [
@@ -165,7 +169,7 @@ def test_a_long_turn_past_the_window_counts_each_message_once(monkeypatch) -> No
         ]
         built = ctx.build(conversation)
     # before: the turn's cut counted every message of the turn again on every step
-    assert len(counted) == len(conversation)
+    assert built is not None and len(counted) == len(conversation)
     assert built.messages[0] is conversation[0] and built.messages[-1] is conversation[-1]
     assert 2 < len(built.messages) < 100
 

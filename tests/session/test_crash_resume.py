@@ -56,9 +56,11 @@ def test_sigkill_mid_turn_then_resume(tmp_path, loom_home) -> None:
     try:
         thread_id = None
         for _ in range(30):  # let it run a few dozen tool round trips
+            assert child.stdout is not None
             line = child.stdout.readline()
             assert line.startswith("DONE"), f"child said {line!r}"
             thread_id = line.split()[1]
+        assert thread_id is not None
         child.send_signal(signal.SIGKILL)
         child.wait(10)
     finally:
@@ -88,6 +90,7 @@ def test_sigkill_mid_turn_then_resume(tmp_path, loom_home) -> None:
     history = asyncio.run(resume())
     assert unanswered_calls(history) == []
     resumed_disk = store.load(thread_id)
+    assert resumed_disk is not None
     assert [m.role for m in resumed_disk.messages] == [m.role for m in history]
     assert resumed_disk.messages[: len(saved.messages)] == saved.messages  # nothing rewritten
     tail = history[len(saved.messages) :]

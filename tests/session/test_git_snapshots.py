@@ -51,6 +51,7 @@ async def test_git_state_follows_the_session(tmp_path) -> None:
     second = git(tmp_path, "rev-parse", "HEAD")
     await ws.stop_session(session.id)
     saved = LocalThreadStore().load(thread.id)
+    assert saved is not None
     assert saved.git_commits == [head, second]
     assert saved.git_current_commit_sha == second and saved.git_end_dirty is False
     assert saved.git_initial_commit_sha == head

@@ -71,8 +71,7 @@ def test_mentioned_files_lead_the_repo_map_focus(root: Path) -> None:
     from loom.core.messages import UserMessage
 
     out = expand_mentions("why does @src/app.py call parse_config", root)
-    message = UserMessage(content=out.text)
-    message.mentions = out.files
+    message = UserMessage.model_validate({"content": out.text, "mentions": out.files})
     files, mentions = focus_of([message])
     # a named file is a mention (ranked first, never dropped as "already seen")
     assert files == []

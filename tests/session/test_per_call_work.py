@@ -50,4 +50,5 @@ async def test_images_of_a_resumed_or_rewound_history_are_loaded(tmp_path: Path)
     assert loader.looked_at == 1 and grown[2].images[0].data == png(seed=3)
     rewound = [reference()]  # another history (a rewind): looked at from the start
     await loader.load(rewound, store)
+    assert rewound[0].images is not None
     assert loader.looked_at == 1 and rewound[0].images[0].data == png(seed=3)

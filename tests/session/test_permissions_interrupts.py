@@ -36,10 +36,12 @@ async def test_ask_then_allow_once_runs_the_tool(tmp_path) -> None:
     request = await next_event(events, "permission_request")
     assert (request.tool_name, request.tool_path, request.call_id) == ("write_file", "a.txt", "c1")
     assert request.reason == "needs your approval"
+    assert session.pending_permission is not None
     assert session.pending_permission.id == "c1"
     assert not (tmp_path / "a.txt").exists()
     # the thread is on disk before we wait on a person
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert saved.agent_state.kind is AgentStateKind.EXECUTING_TOOLS
     assert [c.id for c in saved.agent_state.pending_tool_calls] == ["c1"]
 
@@ -107,9 +109,11 @@ async def test_interrupt_mid_tool_answers_the_call_and_saves(tmp_path) -> None:
     assert session.interrupt() is True
     assert await turn == ""
     assert hang.cancelled
+    assert session.last_turn is not None
     assert session.last_turn.interrupted
     assert session.get_status() == "idle"
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert [m.role for m in saved.messages] == ["user", "assistant", "tool"]
     assert saved.messages[-1].tool_call_id == "h1"
     assert saved.messages[-1].content == INTERRUPTED_RESULT
@@ -132,6 +136,7 @@ async def test_interrupt_while_waiting_for_permission(tmp_path) -> None:
     assert await turn == ""
     assert session.pending_permission is None
     last = session.get_history()[-1]
+    assert isinstance(last, ToolMessage)
     assert last.tool_call_id == "c1" and last.content == INTERRUPTED_RESULT
     await ws.shutdown()
 
@@ -176,6 +181,7 @@ async def test_a_hung_tool_times_out_into_an_error_result(tmp_path) -> None:
     session = await ws.start_session(only(hang))
     assert await session.send_message("x") == "gave up"
     result = session.get_history()[2]
+    assert isinstance(result, ToolMessage)
     assert result.is_error and "did not finish within 0.05 s" in result.content
     await ws.shutdown()
 

@@ -32,6 +32,7 @@ async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:
     assert session.get_status() == "idle"
 
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert [m.role for m in saved.messages] == ["user", "assistant"]
     assert saved.messages[1].content == answer and saved.messages[1].model == ANY_MODEL
     assert saved.agent_state.kind is AgentStateKind.WAITING_FOR_USER_INPUT
@@ -56,6 +57,7 @@ async def test_tool_round_trip_records_call_and_result(tmp_path) -> None:
 
     history = session.get_history()
     assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert isinstance(history[1], AssistantMessage)
     assert history[1].tool_calls[0].id == "call_1"
     assert history[2] == ToolMessage(
         tool_call_id="call_1",
@@ -75,6 +77,7 @@ async def test_tool_round_trip_records_call_and_result(tmp_path) -> None:
     assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "tool"]
     assert [t.name for t in provider.requests[0].tools] == ["echo"]
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert [m.role for m in saved.messages] == ["user", "assistant", "tool", "assistant"]
     await ws.shutdown()
 
@@ -141,7 +144,9 @@ async def test_retries_are_bounded_and_permanent_errors_end_the_turn(tmp_path) -
     errors = [e for e in events.drain() if e.type == "error"]
     assert [e.origin for e in errors] == ["Llm", "Llm"]
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert saved.agent_state.kind is AgentStateKind.ERROR
+    assert saved.agent_state.last_error is not None
     assert "401" in saved.agent_state.last_error
     # the session goes on
     assert await session.send_message("three") == "Back again."
@@ -164,9 +169,11 @@ async def test_usage_and_cost_are_tracked_per_session(tmp_path) -> None:
     await session.send_message("two")
     assert (session.usage.input_tokens, session.usage.output_tokens) == (2000, 1000)
     # claude-sonnet-4-6 is priced in the catalog
+    assert session.usage.cost_usd is not None
     assert session.usage.cost_usd > 0
     answer = session.get_history()[-1]
-    assert isinstance(answer, AssistantMessage) and answer.usage.cost_usd > 0
+    assert isinstance(answer, AssistantMessage) and answer.usage is not None
+    assert answer.usage.cost_usd is not None and answer.usage.cost_usd > 0
     await ws.shutdown()
 
 
@@ -180,7 +187,8 @@ async def test_update_model_validates_and_switches(tmp_path) -> None:
     assert await session.send_message("hi") == "from b"
     assert b.requests[0].model == "gpt-4o"
     assert (session.thread.provider, session.thread.model) == ("openai", "gpt-4o")
-    assert session.get_history()[-1].model == "openai:gpt-4o"
+    answer = session.get_history()[-1]
+    assert isinstance(answer, AssistantMessage) and answer.model == "openai:gpt-4o"
     await ws.shutdown()
 
 
@@ -230,6 +238,7 @@ async def test_a_failed_save_is_reported_and_retried_without_losing_anything(tmp
     assert [e.origin for e in errors] == ["Io"] and "disk is full" in errors[0].message
     assert await session.send_message("second") == "two"
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert [m.content for m in saved.messages] == ["first", "one", "second", "two"]
     await ws.shutdown()
 
@@ -250,7 +259,9 @@ async def test_duplicate_or_missing_call_ids_from_a_model_are_made_unique(tmp_pa
     ws = make_workspace(tmp_path, provider)
     session = await ws.start_session(only(EchoTool()))
     assert await session.send_message("go") == "ok"
-    calls = session.get_history()[1].tool_calls
+    answer = session.get_history()[1]
+    assert isinstance(answer, AssistantMessage)
+    calls = answer.tool_calls
     ids = [c.id for c in calls]
     assert ids[0] == "same" and len(set(ids)) == 3 and all(ids)
     results = [m for m in session.get_history() if isinstance(m, ToolMessage)]

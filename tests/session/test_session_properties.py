@@ -78,6 +78,7 @@ async def play(entries) -> None:
             await session.flush()
             history = session.get_history()
             saved = LocalThreadStore().load(session.thread.id)
+            assert saved is not None
             assert saved.messages == history
             assert unanswered_calls(history) == []
             check_pairing(history)

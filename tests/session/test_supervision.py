@@ -14,6 +14,7 @@ from loom.llm.scripted import ScriptedProvider, tool_turn
 from loom.session import NotFound, SetupError, TurnError
 from loom.store.local import LocalThreadStore
 from tests.support.sessions import CrashTool, EchoTool, HangTool, make_workspace, only
+from tests.support.threads import stored
 
 
 async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
@@ -51,6 +52,7 @@ async def test_ten_sessions_one_crashing_one_hanging_tool(tmp_path) -> None:
         else:
             assert all(r.is_error and "did not finish" in r.content for r in results)
         saved = LocalThreadStore().load(session.thread.id)
+        assert saved is not None
         assert len(saved.messages) == 6
     assert {s.status for s in ws.list_active()} == {"idle"}
     await ws.shutdown()
@@ -80,7 +82,7 @@ async def test_a_crashing_session_restarts_from_its_last_save(tmp_path) -> None:
     # the conversation is what was saved, settled: the call has its result, nothing is lost
     history = session.get_history()
     assert [m.role for m in history] == ["user", "assistant", "user", "assistant", "tool"]
-    assert [m.role for m in LocalThreadStore().load(session.thread.id).messages] == [
+    assert [m.role for m in stored(LocalThreadStore(), session.thread.id).messages] == [
         m.role for m in history
     ]
     crash_events = [e for e in events.drain() if e.type == "error" and e.origin == "Session"]
@@ -115,6 +117,7 @@ async def test_resume_carries_on_with_the_saved_history(tmp_path) -> None:
         "user",
     ]
     saved = LocalThreadStore().load(thread_id)
+    assert saved is not None
     assert [m.content for m in saved.messages if m.role == "user"] == ["one", "two"]
     await resumed_ws.shutdown()
 
@@ -134,6 +137,7 @@ async def test_resume_of_a_thread_killed_mid_tool_answers_the_call(tmp_path) -> 
     ws = make_workspace(tmp_path, provider)
     session = await ws.start_session(only(EchoTool(), thread=thread.id))
     saved = LocalThreadStore().load(thread.id)
+    assert saved is not None
     assert saved.messages[-1].tool_call_id == "c9"
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     assert saved.agent_state.kind is AgentStateKind.WAITING_FOR_USER_INPUT
@@ -166,6 +170,7 @@ async def test_stop_mid_tool_answers_the_call(tmp_path) -> None:
     await ws.stop_session(session.id)
     assert await turn == ""
     saved = LocalThreadStore().load(session.thread.id)
+    assert saved is not None
     assert saved.messages[-1].content == INTERRUPTED_RESULT
     with pytest.raises(RuntimeError, match="stopped"):
         await session.send_message("more")
@@ -188,9 +193,11 @@ async def test_sessions_start_with_the_configured_options_and_policy(tmp_path) -
     assert session.options.architect_model == "openai:gpt-4o"
     assert session.options.editor_model == "openai:gpt-4o-mini"
     assert session.options.reserved_output_tokens == 1234
+    assert session.options.tool_timeout is not None
     assert session.options.tool_timeout >= 600
     # the policy [permissions] configures: a write the config approves runs unasked
     write = session.tools.get("write_file")
+    assert session.permissions is not None
     verdict = session.permissions.check(write, {"path": "a.txt", "content": ""})
     assert verdict.decision is Decision.ALLOW
     assert session.thread.metadata.title == "My title"
@@ -257,6 +264,7 @@ async def test_continue_turn_picks_up_where_a_crash_left_off(tmp_path) -> None:
     assert not session.can_continue
     assert await session.continue_turn() == ""  # nothing left to carry on
     saved = LocalThreadStore().load(thread.id)
+    assert saved is not None
     assert saved.messages[-1].content == "It echoed x."
     await ws.shutdown()
 

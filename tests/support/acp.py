@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from acp import spawn_agent_process
+from acp import Client, spawn_agent_process
 from tests.fakes.llm_server import FakeLlmServer
 from tests.support.loom_cli import provider_env
 
@@ -67,6 +67,13 @@ async def acp_agent(
 ) -> AsyncIterator[tuple[Any, Any]]:
     env = {**os.environ, **provider_env(fake)}
     async with spawn_agent_process(
-        lambda _agent: client, sys.executable, "-m", "loom", "acp", *args, env=env, cwd=root
+        lambda _agent: cast("Client", client),  # answers what Loom asks of a client here
+        sys.executable,
+        "-m",
+        "loom",
+        "acp",
+        *args,
+        env=env,
+        cwd=root,
     ) as (conn, process):
         yield conn, process

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def spawn(
 def saved_thread(child: pexpect.spawn) -> dict:
     """Wait for the REPL to end and read the thread it says it saved."""
     child.expect(r"Thread saved: (T-[0-9a-f-]+)")
+    assert isinstance(child.match, re.Match)
     thread_id = child.match.group(1)
     child.expect(pexpect.EOF)
     child.close()

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from loom.config import load_config
 from loom.llm.scripted import ScriptedProvider
 from loom.session import SessionSpec, Workspace
-from loom.tools.base import Tool, ToolContext, ToolError, ToolResult
+from loom.tools.base import Risk, Tool, ToolContext, ToolError, ToolResult
 
 ANY_MODEL = "anthropic:claude-sonnet-4-6"
 
 
 class _Base:
     description = "a test tool"
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
-    risk = "read"
+    # not ClassVar: the Tool protocol reads `parameters` as an instance's (read-only) member
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
+    risk: Risk = "read"
 
     def permission_subject(self, args: dict[str, Any]) -> str | None:
         return args.get("path")
@@ -25,7 +26,7 @@ class _Base:
 
 class EchoTool(_Base):
     name = "echo"
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {  # noqa: RUF012
         "type": "object",
         "properties": {"text": {"type": "string"}},
         "required": ["text"],
@@ -47,9 +48,9 @@ class WriteTool(_Base):
     """Writes a file under the project root (risk "write": asks unless approved)."""
 
     name = "write_file"
-    risk = "write"
+    risk: Risk = "write"
     subject_kind = "path"
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {  # noqa: RUF012
         "type": "object",
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"],

@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Protocol
 
 from loom.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from loom.core.thread import Thread
+
+
+class ThreadLoader(Protocol):
+    def load(self, thread_id: str) -> Thread | None: ...
 
 
 def make_thread(title: str = "Add error handling to login", messages: int = 3, **fields) -> Thread:
@@ -78,3 +83,10 @@ def save_big_message_thread(workspace: Path, size: int = 50_000_000) -> str:
     store.save(thread)
     store.close()
     return thread.id
+
+
+def stored(store: ThreadLoader, thread_id: str) -> Thread:
+    """The thread `store` holds under `thread_id`; fails the test when it holds none."""
+    thread = store.load(thread_id)
+    assert thread is not None, f"no thread {thread_id} in the store"
+    return thread

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loom.tools.base import ToolContext, ToolRegistry, ToolResult
+from loom.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 
 class Runner:
@@ -21,3 +21,10 @@ class Runner:
         found = self.registry.get(tool)
         assert found is not None, tool
         return await found.run(args, self.ctx)
+
+
+def tool_named(registry: ToolRegistry, name: str) -> Tool:
+    """The registry's tool `name`; fails the test when it has none."""
+    found = registry.get(name)
+    assert found is not None, f"no tool {name} in {registry.names()}"
+    return found

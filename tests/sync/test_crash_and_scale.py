@@ -88,10 +88,12 @@ def test_two_server_processes_on_one_database(database: str, tmp_path: Path, mac
         a.store.save_and_sync(thread)
         assert b.store.pull().pulled == 1  # read through the second
         ours = b.store.load(thread.id)
+        assert ours is not None
         ours.append(UserMessage(content="via the second server"))
         ours.touch()
         b.store.save_and_sync(ours)
         stale = a.store.load(thread.id)
+        assert stale is not None
         stale.append(UserMessage(content="via the first server"))
         stale.touch()
         a.store.save_and_sync(stale)  # 409 from the first server, merged, accepted

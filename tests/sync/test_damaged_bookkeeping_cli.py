@@ -138,6 +138,7 @@ def test_damaged_acknowledged_versions_never_break_sync(server, kind: str) -> No
     acked.write_bytes(bad)
     store = LocalThreadStore(LoomPaths.from_env())
     thread = store.load(ids[0])
+    assert thread is not None
     thread.metadata.title = "changed after the damage"
     thread.touch()
     store.save(thread)  # a local change the server has not seen

@@ -14,7 +14,7 @@ from loom.store.pending import PendingSyncQueue
 from loom.store.sync_client import SyncUnavailable
 from tests.support.server import free_port
 from tests.support.sync import make_machine
-from tests.support.threads import thread_with
+from tests.support.threads import stored, thread_with
 
 
 def server_copy(server, token: str, thread_id: str) -> dict | None:
@@ -100,7 +100,8 @@ def test_save_and_sync_blocks_until_the_server_has_it(server, tmp_path: Path, ma
     machines.append(machine)
     thread = thread_with("share me now")
     machine.store.save_and_sync(thread)
-    assert server_copy(server, token, thread.id)["version"] == thread.version
+    copy = server_copy(server, token, thread.id)
+    assert copy is not None and copy["version"] == thread.version
     assert len(machine.store.queue) == 0
 
 
@@ -121,7 +122,7 @@ def test_two_machines_edit_one_thread_no_message_is_lost(
     token, a, b = two_machines(server, tmp_path, machines)
     thread = thread_with("shared start")
     a.store.save_and_sync(thread)
-    b_copy = a.store.load(thread.id).model_copy(deep=True)
+    b_copy = stored(a.store, thread.id).model_copy(deep=True)
     b.store.local.save(b_copy)
     b.store.acked.update({thread.id: thread.version})
 
@@ -145,6 +146,7 @@ def test_two_machines_edit_one_thread_no_message_is_lost(
     conflicts = a.transport.statuses.count(409) + b.transport.statuses.count(409)
     assert conflicts == 1
     final = server_copy(server, token, thread.id)
+    assert final is not None
     contents = [m["content"] for m in final["conversation"]["messages"]]
     assert contents[0] == "shared start"
     assert sorted(contents[1:]) == ["from laptop A", "from laptop B"]
@@ -154,7 +156,7 @@ def test_two_machines_edit_one_thread_no_message_is_lost(
     event = loser.notices[0].as_event("session-1")
     assert event.type == "sync_error" and event.thread_id == thread.id
     # The loser's local file has the merged history too.
-    assert len(loser.store.load(thread.id).messages) == 3
+    assert len(stored(loser.store, thread.id).messages) == 3
 
 
 def test_a_stale_session_copy_cannot_drop_merged_messages(
@@ -167,6 +169,7 @@ def test_a_stale_session_copy_cannot_drop_merged_messages(
     a.store.save_and_sync(thread)
     b.store.pull()
     remote_edit = b.store.load(thread.id)
+    assert remote_edit is not None
     remote_edit.append(UserMessage(content="from B"))
     remote_edit.touch()
     b.store.save_and_sync(remote_edit)
@@ -174,10 +177,12 @@ def test_a_stale_session_copy_cannot_drop_merged_messages(
     # the second (still without B's message) must not drop it either.
     session_copy = a.store.load(thread.id)
     for text in ("A one", "A two"):
+        assert session_copy is not None
         session_copy.append(UserMessage(content=text))
         session_copy.touch()
         a.store.save_and_sync(session_copy)
     final = server_copy(server, token, thread.id)
+    assert final is not None
     contents = [m["content"] for m in final["conversation"]["messages"]]
     assert contents == ["base", "from B", "A one", "A two"]
 
@@ -192,7 +197,7 @@ def test_pull_brings_in_changes_from_another_machine(
     a.store.save_and_sync(thread)
     report = b.store.pull()
     assert report.pulled == 1
-    assert b.store.load(thread.id).messages[0].content == "written on A"
+    assert stored(b.store, thread.id).messages[0].content == "written on A"
     assert b.store.pull().pulled == 0  # nothing new the second time
 
 
@@ -247,5 +252,6 @@ def test_replaying_a_push_the_server_already_has_changes_nothing(
     assert report.pushed == 1 and not report.notices
     assert machine.transport.statuses == [201, 409]  # the replay met the same copy
     assert machine.store.acked.get(thread.id) == thread.version
-    assert server_copy(server, token, thread.id)["version"] == thread.version
+    copy = server_copy(server, token, thread.id)
+    assert copy is not None and copy["version"] == thread.version
     assert len(machine.store.queue) == 0

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from loom.tools.base import Tool, ToolError, ToolRegistry
-from tests.support.tools import Runner
+from loom.tools.base import RiskByArguments, Tool, ToolError, ToolRegistry
+from tests.support.tools import Runner, tool_named
 
 BUILTINS = [
     "content_search",
@@ -84,17 +84,19 @@ async def test_an_argument_the_schema_does_not_name_is_refused(
 
 
 def test_permission_subjects(registry: ToolRegistry, root) -> None:  # type: ignore[no-untyped-def]
-    assert registry.get("file_write").permission_subject({"path": "./src/../a.py"}) == "a.py"
-    assert registry.get("file_read").permission_subject({"path": str(root / "b" / "c.txt")}) == (
-        "b/c.txt"
-    )
-    assert registry.get("shell").permission_subject({"command": "pytest -x"}) == "pytest -x"
-    assert registry.get("git").permission_subject({"subcommand": "commit"}) == "git commit"
-    assert registry.get("file_read").permission_subject({"path": 5}) is None
+    def subject(tool: str, args: dict[str, Any]) -> str | None:
+        return tool_named(registry, tool).permission_subject(args)
+
+    assert subject("file_write", {"path": "./src/../a.py"}) == "a.py"
+    assert subject("file_read", {"path": str(root / "b" / "c.txt")}) == "b/c.txt"
+    assert subject("shell", {"command": "pytest -x"}) == "pytest -x"
+    assert subject("git", {"subcommand": "commit"}) == "git commit"
+    assert subject("file_read", {"path": 5}) is None
 
 
 def test_git_risk_depends_on_subcommand(registry: ToolRegistry) -> None:
     git = registry.get("git")
+    assert isinstance(git, RiskByArguments)
     assert git.risk_for({"subcommand": "status"}) == "read"
     assert git.risk_for({"subcommand": "stash", "args": ["list"]}) == "read"
     assert git.risk_for({"subcommand": "stash"}) == "write"

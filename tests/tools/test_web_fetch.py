@@ -91,7 +91,7 @@ class _Site(http.server.BaseHTTPRequestHandler):
 
     release = threading.Event()
 
-    def log_message(self, *args: object) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def do_GET(self) -> None:

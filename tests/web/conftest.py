@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -18,7 +18,7 @@ from tests.support.git import init_repo
 from tests.support.web import CHROMIUM, CHROMIUM_ARGS, WebServer, start_web, stop_web
 
 
-def _missing(what: str) -> None:
+def _missing(what: str) -> NoReturn:
     message = f"{what}; run scripts/setup (it installs chromium and playwright)"
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(message)

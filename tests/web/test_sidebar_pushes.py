@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from loom.web import live as live_module
 from loom.web.live import Client, Hub
 
 
-def run(body: Callable[[], Awaitable[None]]) -> None:
+def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
     worker = threading.Thread(target=lambda: asyncio.run(body()))
     worker.start()
     worker.join()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -17,6 +17,9 @@ from loom.web.cost import CostCache
 from loom.web.live import Hub
 from loom.web.render import diff_html, markdown, snippet_html, unified_diff
 from loom.web.security import Guard
+
+if TYPE_CHECKING:
+    from loom.session import Session
 
 
 def test_guard_host_origin_token() -> None:
@@ -144,10 +147,15 @@ class FakeSession:
             listener(event)
 
 
+def as_session(fake: FakeSession) -> Session:
+    """The fake where the hub takes a Session: it has the parts the hub uses."""
+    return cast("Session", fake)
+
+
 def test_hub_replays_exactly_what_a_render_missed() -> None:
     hub = Hub()
     session = FakeSession()
-    live = hub.add(session)
+    live = hub.add(as_session(session))
     session.publish(SessionStatus(session_id="S1", status="thinking"))
     for word in ("one ", "two "):
         session.publish(TextDeltaEvent(session_id="S1", text=word))
@@ -184,7 +192,7 @@ def test_hub_asks_for_a_reload_when_too_much_was_missed() -> None:
 
     hub = Hub()
     session = FakeSession()
-    live = hub.add(session)
+    live = hub.add(as_session(session))
     live.log = live_module.deque(maxlen=3)
     for i in range(6):
         session.publish(TextDeltaEvent(session_id="S1", text=str(i)))
@@ -242,7 +250,7 @@ def test_retries_errors_and_sync_problems_become_notices() -> None:
     from loom.core.events import LlmRetry, SessionError, SyncError
     from loom.web.payloads import payload_for
 
-    live = Hub().add(FakeSession())
+    live = Hub().add(as_session(FakeSession()))
     retry = payload_for(
         live, LlmRetry(session_id="S1", attempt=2, delay_seconds=1.5, error="529 overloaded")
     )
@@ -305,7 +313,7 @@ def test_compaction_and_restores_become_notices() -> None:
     from loom.core.events import ContextCompacted, ConversationRewound, FilesRestored
     from loom.web.payloads import payload_for
 
-    live = Hub().add(FakeSession())
+    live = Hub().add(as_session(FakeSession()))
     summarised = payload_for(
         live,
         ContextCompacted(
@@ -340,7 +348,7 @@ def test_an_attachment_the_model_cannot_take_is_one_plain_notice(
         async def send_message(self, text: str, images: Any = None) -> str:
             raise ImageError(said)
 
-    live = Hub().add(NoImages())
+    live = Hub().add(as_session(NoImages()))
     # its own thread: Playwright keeps an event loop running in this one
     worker = threading.Thread(target=lambda: asyncio.run(live._send("see @shot.png")))
     worker.start()

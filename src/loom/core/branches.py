@@ -12,23 +12,34 @@ from typing import Any
 
 from loom.core.clock import now_iso
 from loom.core.extras import extra_field
+from loom.core.jsonish import is_json_list, is_json_object
 
 FIELD = "side_branches"
 
 
-def side_branches(thread: Any) -> list[dict[str, Any]]:
-    branches = extra_field(thread, FIELD)
-    return branches if isinstance(branches, list) else []
+def side_branches(thread: object) -> list[object]:
+    """The records as the thread holds them (read from a file: each one may be damaged)."""
+    branches: object = extra_field(thread, FIELD)
+    return branches if is_json_list(branches) else []
 
 
-def hidden_indexes(thread: Any) -> set[int]:
+def hidden_indexes(thread: object) -> set[int]:
     hidden: set[int] = set()
     for branch in side_branches(thread):
-        try:
-            hidden.update(range(int(branch["start"]), int(branch["end"])))
-        except (KeyError, TypeError, ValueError):
+        if not is_json_object(branch):
             continue  # a damaged record hides nothing
+        try:
+            hidden.update(range(_index(branch["start"]), _index(branch["end"])))
+        except (KeyError, TypeError, ValueError):
+            continue  # nor does one with damaged bounds
     return hidden
+
+
+def _index(value: object) -> int:
+    """`int(value)` for what a JSON record can hold; TypeError for the rest."""
+    if not isinstance(value, int | float | str):
+        raise TypeError(value)
+    return int(value)
 
 
 def visible_messages(thread: Any) -> list[Any]:

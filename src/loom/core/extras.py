@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from loom.core.jsonish import is_json_object
 
-def extra_field(model: Any, name: str) -> Any:
+
+def extra_field(model: object, name: str) -> Any:
     """`getattr(model, name, None)`, read where pydantic keeps the field, without the
     AttributeError (~5 us) that `getattr` costs when the model has none (most threads:
     the compaction view asks on every model call; every message entering a thread)."""
-    extra: Any = getattr(model, "__pydantic_extra__", False)
+    extra: object = getattr(model, "__pydantic_extra__", False)
     if extra is False:  # not a pydantic model
         return getattr(model, name, None)
-    values = model.__dict__
-    return values[name] if name in values else (extra or {}).get(name)
+    values: dict[str, Any] = model.__dict__
+    if name in values:
+        return values[name]
+    return extra.get(name) if is_json_object(extra) else None

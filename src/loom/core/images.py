@@ -46,6 +46,14 @@ class ImageRef(BaseModel):
         """The bytes, when loaded (from the file, or the image store)."""
         return self._data
 
+    @classmethod
+    def holding(cls, name: str, media_type: str, data: bytes) -> ImageRef:
+        """A reference to `data`, with the bytes attached."""
+        ref = cls(name=name, media_type=media_type, size=len(data),
+                  sha256=hashlib.sha256(data).hexdigest())  # fmt: skip
+        ref._data = data
+        return ref
+
     def with_data(self, data: bytes) -> ImageRef:
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise ImageError(f"{self.name}: the stored image does not match its hash")
@@ -77,10 +85,7 @@ def image_ref(name: str, data: bytes) -> ImageRef:
             f"{name} is {len(data):,} bytes; images up to {MAX_IMAGE_BYTES:,} bytes can be "
             "sent. Crop or scale it down (or save it as JPEG) and attach it again"
         )
-    ref = ImageRef(name=name, media_type=media_type, size=len(data),
-                   sha256=hashlib.sha256(data).hexdigest())  # fmt: skip
-    ref._data = data
-    return ref
+    return ImageRef.holding(name, media_type, data)
 
 
 def check_count(count: int) -> None:

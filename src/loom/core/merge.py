@@ -17,9 +17,11 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from loom.core.thread import Thread
+
+T = TypeVar("T")
 
 
 class MergeKind(StrEnum):
@@ -76,7 +78,7 @@ def common_prefix_length(a: list[str], b: list[str]) -> int:
     return n
 
 
-def _union(first: list[Any], second: list[Any]) -> list[Any]:
+def _union(first: list[T], second: list[T]) -> list[T]:
     out = list(first)
     for item in second:
         if item not in out:
@@ -84,14 +86,14 @@ def _union(first: list[Any], second: list[Any]) -> list[Any]:
     return out
 
 
-def _not_in(messages: list[Any], keys: list[str]) -> list[Any]:
+def _not_in(messages: list[T], keys: list[str]) -> list[T]:
     """`messages` minus those already in `keys`, counting repeats (multiset difference).
 
     A copy that was merged before and then extended carries the other tail already;
     it must not be appended a second time.
     """
     remaining = Counter(keys)
-    kept = []
+    kept: list[T] = []
     for message in messages:
         key = message_key(message)
         if remaining[key] > 0:

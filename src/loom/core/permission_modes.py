@@ -3,7 +3,7 @@ each mode lets run is decided in loom.permissions (modes.py, policy.py)."""
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (
@@ -32,4 +32,4 @@ def next_permission_mode(mode: str) -> PermissionMode:
     """The mode after `mode` in the cycle (Shift-Tab in the REPL)."""
     if mode not in CYCLE:
         return "default"
-    return CYCLE[(CYCLE.index(cast("PermissionMode", mode)) + 1) % len(CYCLE)]
+    return CYCLE[(CYCLE.index(mode) + 1) % len(CYCLE)]

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from loom.core.jsonish import is_json_list, is_json_object
+
 ACTIONS = ("create", "edit", "delete", "read", "run")
 
 PLAN_FORMAT = (
@@ -56,14 +58,14 @@ class Plan:
 
 def parse_plan(text: str, *, max_steps: int = 50) -> Plan:
     data = _find_json(text)
-    if isinstance(data, list):
+    if is_json_list(data):
         data = {"summary": "", "steps": data}
-    if not isinstance(data, dict):
+    if not is_json_object(data):
         raise PlanError(
             f"Your plan must be a JSON object, not {type(data).__name__}. {PLAN_FORMAT}"
         )
     steps_raw = data.get("steps")
-    if not isinstance(steps_raw, list) or not steps_raw:
+    if not is_json_list(steps_raw) or not steps_raw:
         raise PlanError(f'Your plan has no "steps" list (or it is empty). {PLAN_FORMAT}')
     if len(steps_raw) > max_steps:
         raise PlanError(
@@ -75,8 +77,8 @@ def parse_plan(text: str, *, max_steps: int = 50) -> Plan:
     return Plan(str(summary).strip(), tuple(steps))
 
 
-def _step(number: int, raw: Any) -> PlanStep:
-    if not isinstance(raw, dict):
+def _step(number: int, raw: object) -> PlanStep:
+    if not is_json_object(raw):
         raise PlanError(
             f"Step {number} must be an object with file, action and description. {PLAN_FORMAT}"
         )
@@ -94,7 +96,7 @@ def _step(number: int, raw: Any) -> PlanStep:
     return PlanStep(file.strip(), action, description.strip())
 
 
-def _find_json(text: str) -> Any:
+def _find_json(text: str) -> object:
     """The first JSON object or array in `text` (inside code fences or prose)."""
     stripped = text.strip()
     try:
@@ -111,6 +113,6 @@ def _find_json(text: str) -> Any:
         except ValueError as exc:
             last_error = str(exc)
             continue
-        if isinstance(value, dict | list):
+        if is_json_object(value) or is_json_list(value):
             return value
     raise PlanError(f"Your plan is not valid JSON ({last_error}). {PLAN_FORMAT}")

@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from loom.core.jsonish import is_json_list, is_json_object
+
 # Values shorter than this are not masked: "1" or "true" would blot out ordinary text.
 MIN_SECRET_CHARS = 8
 
@@ -121,7 +123,7 @@ def redact(text: str, secrets: Mapping[str, str]) -> str:
         sorted(
             (name, value.strip())
             for name, value in secrets.items()
-            if isinstance(value, str) and len(value.strip()) >= MIN_SECRET_CHARS
+            if len(value.strip()) >= MIN_SECRET_CHARS
         )
     )
     if not items or not any(value in text for _, value in items):
@@ -130,13 +132,13 @@ def redact(text: str, secrets: Mapping[str, str]) -> str:
     return pattern.sub(lambda match: f"[redacted:{names[match.group(0)]}]", text)
 
 
-def redact_value(value: Any, secrets: Mapping[str, str]) -> Any:
+def redact_value(value: object, secrets: Mapping[str, str]) -> object:
     """`value` (text, or JSON-like lists and dicts of it) with secrets masked."""
     if isinstance(value, str):
         return redact(value, secrets)
-    if isinstance(value, list):
+    if is_json_list(value):
         return [redact_value(item, secrets) for item in value]
-    if isinstance(value, dict):
+    if is_json_object(value):
         return {key: redact_value(item, secrets) for key, item in value.items()}
     return value
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from loom.core.ids import is_thread_id
+from loom.core.jsonish import is_json_list, is_json_object
 
 __all__ = [
     "is_absolute_path",
@@ -58,13 +59,17 @@ def is_absolute_path(value: object) -> bool:
     return _CONTROL.search(value) is None and ".." not in value.split("/")
 
 
+def _is_thread_id(value: object) -> bool:
+    return isinstance(value, str) and is_thread_id(value)
+
+
 # field -> (check, what it must be); None is always allowed for these optional fields
 _TOP_LEVEL = {
     "git_initial_commit_sha": (is_commit_id, "a commit id"),
     "git_current_commit_sha": (is_commit_id, "a commit id"),
     "git_branch": (is_branch_name, "a branch name"),
     "git_initial_branch": (is_branch_name, "a branch name"),
-    "parent_thread_id": (is_thread_id, "a thread id (T-<uuidv7>)"),
+    "parent_thread_id": (_is_thread_id, "a thread id (T-<uuidv7>)"),
     "workspace_root": (is_absolute_path, "an absolute path"),
     "cwd": (is_absolute_path, "an absolute path"),
 }
@@ -85,12 +90,12 @@ def shape_problem(data: dict[str, object]) -> str | None:
         value = data.get(key)
         if value is not None and not check(value):
             return f"the field {key} is not {what}: {_shown(value)}"
-    commits = data.get("git_commits") or []
-    for value in commits if isinstance(commits, list) else []:
+    commits = data.get("git_commits")
+    for value in commits if is_json_list(commits) else []:
         if not is_commit_id(value):
             return f"git_commits holds something that is not a commit id: {_shown(value)}"
     worktree = data.get("worktree")
-    if isinstance(worktree, dict):
+    if is_json_object(worktree):
         for key, (check, what) in _WORKTREE.items():
             value = worktree.get(key)
             if value is not None and not check(value):

@@ -230,7 +230,10 @@ def transition(
             return CallingLlm(state.conversation), [CallLlm(state.conversation)]
         case PostToolsHook(), PostToolsHookDone():
             return _hooks_done(state, event)
-    return state, [Ignored(f"{type(event).__name__} does not apply to {type(state).__name__}")]
+        case _:
+            return state, [
+                Ignored(f"{type(event).__name__} does not apply to {type(state).__name__}")
+            ]
 
 
 def _responded(
@@ -408,10 +411,18 @@ def _with_execution(
     return replace(state, executions=executions)
 
 
-def _interrupt(state: AgentState, event: Interrupted) -> Step:
+def _interrupt(
+    state: WaitingForUserInput
+    | CallingLlm
+    | ProcessingLlmResponse
+    | ExecutingTools
+    | PostToolsHook
+    | Error,
+    event: Interrupted,
+) -> Step:
     if isinstance(state, WaitingForUserInput):
         return state, [Ignored("nothing to interrupt")]
-    conversation = state.conversation  # type: ignore[union-attr]
+    conversation = state.conversation
     actions: list[AgentAction] = []
     if isinstance(state, ExecutingTools):
         answers = [

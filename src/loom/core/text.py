@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `loom list` prints through this module
-if TYPE_CHECKING:
-    from typing import Any
+from loom.core.jsonish import is_json_list, is_json_object
 
 REPLACEMENT = "\ufffd"
 MAX_JSON_DEPTH = 64
@@ -36,15 +34,15 @@ def clean_text(text: str) -> str:
     return text
 
 
-def clean_json(value: Any, depth: int = 0) -> Any:
+def clean_json(value: object, depth: int = 0) -> object:
     """A JSON value with its strings (keys too) cleaned; TooDeep past MAX_JSON_DEPTH."""
     if isinstance(value, str):
         return clean_text(value)
     if depth >= MAX_JSON_DEPTH and isinstance(value, dict | list):
         raise TooDeep(f"nested more than {MAX_JSON_DEPTH} levels deep")
-    if isinstance(value, dict):
+    if is_json_object(value):
         return {clean_text(str(k)): clean_json(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
+    if is_json_list(value):
         return [clean_json(v, depth + 1) for v in value]
     return value
 

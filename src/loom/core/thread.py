@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 from loom.core.clock import now_iso
 from loom.core.decisions import DecisionLog
 from loom.core.ids import new_thread_id
+from loom.core.jsonish import is_json_object
 from loom.core.messages import AssistantMessage, Message, ToolCall, UserMessage, clean_message
 from loom.core.schema import SCHEMA_VERSION
 from loom.core.todos import TodoItem
@@ -110,7 +111,7 @@ class Thread(_Open):
         # a thread that logged no decisions is written exactly as schema 1 wrote it
         data = handler(self)
         graph = data.get("decision_graph")
-        if isinstance(graph, dict) and not any(graph.get(k) for k in ("nodes", "edges", "changes")):
+        if is_json_object(graph) and not any(graph.get(k) for k in ("nodes", "edges", "changes")):
             data.pop("decision_graph")
         for key in OPTIONAL_FIELDS:  # nor one that never kept a todo list, had a parent...
             if data.get(key) is None:

@@ -8,9 +8,11 @@ keeps the latest list (`Thread.todos`); architect plans are shown as the same li
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from loom.core.jsonish import is_json_list, is_json_object
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 STATUSES: tuple[TodoStatus, ...] = ("pending", "in_progress", "completed")
@@ -30,7 +32,7 @@ class TodoError(ValueError):
     """The list the model sent is not usable; the message says how to send it right."""
 
 
-def parse_todos(raw: Any) -> list[TodoItem]:
+def parse_todos(raw: object) -> list[TodoItem]:
     """The model's `todos` argument as items. A JSON string holding the list (some models
     send one) is accepted; extra keys of an item (`id`, `activeForm`) are ignored."""
     if isinstance(raw, str):
@@ -38,13 +40,13 @@ def parse_todos(raw: Any) -> list[TodoItem]:
             raw = json.loads(raw)
         except ValueError:
             raise TodoError("todos must be a list of {content, status} objects") from None
-    if not isinstance(raw, list):
+    if not is_json_list(raw):
         raise TodoError(f"todos must be a list, got {type(raw).__name__}")
     if len(raw) > MAX_TODOS:
         raise TodoError(f"keep the list short: at most {MAX_TODOS} items (got {len(raw)})")
     items: list[TodoItem] = []
     for number, entry in enumerate(raw, 1):
-        if not isinstance(entry, dict):
+        if not is_json_object(entry):
             raise TodoError(f"item {number} must be an object with content and status")
         content = entry.get("content")
         if not isinstance(content, str) or not content.strip():

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from loom.core.messages import Usage
 
 
 @dataclass
@@ -20,7 +23,7 @@ class UsageTotals:
     cache_write_tokens: int = 0
     cost_usd: float | None = 0.0  # None: a call of a model with no known price counts in it
 
-    def add(self, usage: Any) -> None:
+    def add(self, usage: Usage | None) -> None:
         """Count one call's `loom.core.messages.Usage` (None: nothing)."""
         if usage is None:
             return
@@ -50,7 +53,7 @@ class UsageTotals:
         return f"cache {share * 100:.0f}%" if share and self.cache_read_tokens else ""
 
 
-def usage_totals(messages: Iterable[Any]) -> UsageTotals:
+def usage_totals(messages: Iterable[object]) -> UsageTotals:
     """The summed usage of the messages that carry one (the assistant's answers)."""
     totals = UsageTotals()
     for message in messages:

@@ -12,6 +12,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from loom.core.jsonish import is_json_object
 from loom.llm import loop_share
 from loom.llm.base import LlmError
 from loom.llm.guard import ModelRequestBlocked, find_cause, open_responses
@@ -81,9 +82,9 @@ def _status_of(error: BaseException) -> int | None:
             value = int(value)
         if isinstance(value, int) and 100 <= value <= 599 and value != 200:
             return value
-    body = getattr(error, "body", None)
-    inner = body.get("error", body) if isinstance(body, dict) else None
-    if isinstance(inner, dict):
+    body: object = getattr(error, "body", None)
+    inner = body.get("error", body) if is_json_object(body) else None
+    if is_json_object(inner):
         for key in ("type", "status", "code"):
             status = _ERROR_TYPE_STATUS.get(str(inner.get(key)))
             if status is not None:
@@ -104,10 +105,10 @@ def _mid_stream_error(error: BaseException) -> bool:
 def _server_message(error: BaseException) -> str:
     """The provider's own error message, if the body had one."""
     message = getattr(error, "message", None)
-    body = getattr(error, "body", None) or getattr(error, "details", None)
-    if isinstance(body, dict):
+    body: object = getattr(error, "body", None) or getattr(error, "details", None)
+    if is_json_object(body):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
+        if is_json_object(inner) and inner.get("message"):
             return str(inner["message"])
     if isinstance(message, str) and message:
         return message

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from loom.core.jsonish import is_json_list, is_json_object
 
-def obj(value: Any) -> dict[str, Any]:
+
+def obj(value: object) -> dict[str, Any]:
     """`value` if it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
+    return value if is_json_object(value) else {}
 
 
-def objs(value: Any) -> list[dict[str, Any]]:
+def objs(value: object) -> list[dict[str, Any]]:
     """The JSON objects in `value` if it is an array, else none."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+    return [item for item in value if is_json_object(item)] if is_json_list(value) else []
 
 
 def text(value: Any) -> str:

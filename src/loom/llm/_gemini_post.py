@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx2
 
+from loom.core.jsonish import is_json_object
 from loom.llm._sse import loads, sse_events
 
 Template = tuple[httpx2.URL, httpx2.Headers, dict[str, Any]]  # url, headers, extensions
@@ -141,6 +142,6 @@ def _load(data: bytes) -> Any:
 
 
 async def _raise_if_error(chunk: Any, response: Any) -> None:
-    if isinstance(chunk, dict) and isinstance(chunk.get("error"), dict):
-        code = chunk["error"].get("code")
+    if is_json_object(chunk) and is_json_object(error := chunk.get("error")):
+        code = error.get("code")
         await _errors().APIError.raise_error_async(code, chunk, response)

@@ -9,7 +9,7 @@ from typing import Any
 from loom.core.images import ImageRef
 
 
-def images_of(message: Any) -> list[ImageRef]:
+def images_of(message: object) -> list[ImageRef]:
     return list(getattr(message, "images", None) or ())
 
 

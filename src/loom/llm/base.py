@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from loom.core.jsonish import is_json_object
 from loom.core.messages import Message, ReasoningPart, ToolCall, Usage
 
 
@@ -168,10 +169,10 @@ def parse_tool_arguments(text: str) -> dict[str, Any]:
         value = _leading_object(text)
     if isinstance(value, str):  # arguments encoded twice: a JSON string of an object
         value = _leading_object(value)
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: text}
+    return value if is_json_object(value) else {RAW_ARGUMENTS_KEY: text}
 
 
-def _leading_object(text: str) -> Any:
+def _leading_object(text: str) -> dict[str, object] | None:
     """The JSON object a model sent before trailing garbage (`{"a": 1}}`, `{...} done`,
     the same object twice), or None when the text does not start with one."""
     import json
@@ -180,7 +181,7 @@ def _leading_object(text: str) -> Any:
         value, _end = json.JSONDecoder().raw_decode(text.strip())
     except ValueError:
         return None
-    return value if isinstance(value, dict) else None
+    return value if is_json_object(value) else None
 
 
 def invalid_arguments_text(call: ToolCall) -> str | None:

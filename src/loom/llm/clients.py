@@ -23,7 +23,9 @@ _clients: dict[tuple[Any, ...], Any] = {}
 _ssl: list[Any] = []
 
 
-def client_key(provider: str, base_url: str | None, api_key: str | None, *rest: Any) -> tuple:
+def client_key(
+    provider: str, base_url: str | None, api_key: str | None, *rest: Any
+) -> tuple[Any, ...]:
     """The cache key; the API key enters it hashed, so it is kept in one place only."""
     digest = hashlib.sha256((api_key or "").encode()).hexdigest()
     return (provider, base_url or "", digest, *rest)

@@ -36,7 +36,7 @@ ANTHROPIC_MIN_BUDGET = 1024  # the API refuses less
 ANTHROPIC_ANSWER_ROOM = 1024  # max_tokens keeps at least this above the budget
 
 
-def check_effort(value: Any, where: str = "effort") -> str | None:
+def check_effort(value: object, where: str = "effort") -> str | None:
     """`value` as an effort name (None stays None); a ValueError names what is allowed."""
     if value is None or value == "":
         return None

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from loom.core.jsonish import is_json_object
 from loom.core.messages import (
     AssistantMessage,
     Message,
@@ -154,15 +155,15 @@ class GoogleProvider:
         finish: str | None = None
         seen_candidate = False
         async for chunk in chunks:
-            if not isinstance(chunk, dict):
+            if not is_json_object(chunk):
                 raise unreadable(
                     self.name,
                     "a stream event that is not a JSON object",
                     self.endpoint,
                     transient=False,
                 )
-            if isinstance(chunk.get("usageMetadata"), dict):
-                _set_usage(usage, chunk["usageMetadata"])
+            if is_json_object(metadata := chunk.get("usageMetadata")):
+                _set_usage(usage, metadata)
             for candidate in objs(chunk.get("candidates")):
                 seen_candidate = True
                 finish = text(candidate.get("finishReason")) or finish
@@ -200,10 +201,10 @@ def _tool_call(part: dict[str, Any]) -> ToolCall:
     signature = part.get("thoughtSignature")
     if isinstance(signature, str) and signature:
         extra["thought_signature"] = signature
-    args = function_call.get("args")
+    args: object = function_call.get("args")
     if args is None:
         args = {}
-    elif not isinstance(args, dict):
+    elif not is_json_object(args):
         args = parse_tool_arguments(json.dumps(args))
     return ToolCall(
         id=str(function_call.get("id") or f"call_{uuid.uuid4().hex[:24]}"),

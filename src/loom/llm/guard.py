@@ -55,7 +55,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def check_model_request(url: Any) -> None:
+def check_model_request(url: object) -> None:
     """Raise ModelRequestBlocked if the guard is on and `url` is not loopback.
 
     `url` is an httpx2/httpx URL or a string.

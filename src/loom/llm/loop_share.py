@@ -29,7 +29,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 TURN_BUDGET_S = 0.008
@@ -51,7 +51,7 @@ def streams_running() -> int:
 
 
 @contextmanager
-def streaming() -> Iterator[None]:
+def streaming() -> Generator[None]:
     """Counts a stream among the ones sharing the loop while it runs."""
     global _streams
     with _lock:

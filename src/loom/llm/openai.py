@@ -12,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from loom.core.jsonish import is_json_object
 from loom.core.messages import AssistantMessage, Message, ToolCall, ToolMessage, Usage
 from loom.llm._convert import normalize_stop_reason, system_text
 from loom.llm._direct import DirectPost
@@ -270,7 +271,7 @@ async def _chunks(response: Any) -> AsyncIterator[Any]:
                 await drain(body)
                 return
             chunk = loads(data)
-            if isinstance(chunk, dict) and chunk.get("error"):
+            if is_json_object(chunk) and chunk.get("error"):
                 raise _stream_error(chunk["error"], response)
             yield chunk
     finally:
@@ -278,11 +279,11 @@ async def _chunks(response: Any) -> AsyncIterator[Any]:
         await body.aclose()
 
 
-def _stream_error(error: Any, response: Any) -> Exception:
+def _stream_error(error: object, response: Any) -> Exception:
     """The SDK's error for an error chunk inside a 200 stream."""
     import openai
 
-    message = error.get("message") if isinstance(error, dict) else None
+    message = error.get("message") if is_json_object(error) else None
     if not isinstance(message, str) or not message:
         message = "An error occurred during streaming"
     return openai.APIError(message=message, request=response.request, body=error)

@@ -47,7 +47,7 @@ def _known_list() -> str:
     return ", ".join(provider_names())
 
 
-def parse_model_name(name: str) -> tuple[str, str]:
+def parse_model_name(name: object) -> tuple[str, str]:
     """Split `provider:model-id` into (provider, model_id).
 
     Only the first colon separates, so local ids such as `openai-compatible:llama3.1:8b`

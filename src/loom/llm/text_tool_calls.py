@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from loom.core.ids import new_call_id
+from loom.core.jsonish import is_json_object
 from loom.core.messages import ToolCall
 from loom.llm.base import RAW_ARGUMENTS_KEY, parse_tool_arguments
 
@@ -44,15 +44,15 @@ def extract_text_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
 
 def _call(block: str) -> ToolCall:
     body = block.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-    data: Any = parse_tool_arguments(body)
-    name = data.get("name") if isinstance(data, dict) else None
+    data = parse_tool_arguments(body)
+    name = data.get("name")
     if not isinstance(name, str) or not name:
         # no usable name: an unknown-tool error tells the model what it sent
         return ToolCall(id=new_call_id(), tool_name="(unnamed)",
                         arguments_json={RAW_ARGUMENTS_KEY: block})  # fmt: skip
-    args = data.get("arguments", data.get("parameters", {}))
+    args: object = data.get("arguments", data.get("parameters", {}))
     if isinstance(args, str):
         args = parse_tool_arguments(args)
-    if not isinstance(args, dict):
+    if not is_json_object(args):
         args = {RAW_ARGUMENTS_KEY: json.dumps(args)}
     return ToolCall(id=new_call_id(), tool_name=name, arguments_json=args)

@@ -30,8 +30,10 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from loom.core.jsonish import is_json_object
 
 # One alternation, matched left to right; each branch is costed in estimate_tokens.
 _PIECE = re.compile(
@@ -190,7 +192,7 @@ def _estimate_by_piece(text: str) -> float:
 IMAGE_TOKENS = 1_600
 
 
-def estimate_message_tokens(message: Any) -> int:
+def estimate_message_tokens(message: object) -> int:
     """Estimate the tokens one conversation message costs in a request.
 
     Accepts a `loom.core.messages` model (or any object with `content`, and optionally
@@ -211,13 +213,13 @@ def estimate_message_tokens(message: Any) -> int:
         total += estimate_tokens(part_get("text", "") or "") + _opaque_tokens(part_get)
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
-        arguments = call_get("arguments_json") or {}
+        arguments: object = call_get("arguments_json") or {}
         total += MESSAGE_OVERHEAD_TOKENS + estimate_tokens(str(call_get("tool_name") or ""))
         total += estimate_tokens(_JSON_TEXT.encode(arguments))
     return total
 
 
-def message_tokens_ceiling(message: Any) -> int:
+def message_tokens_ceiling(message: object) -> int:
     """At least `estimate_message_tokens(message)`, from lengths alone: no piece of text
     is counted more tokens than it has characters (a word of n letters 1 + (n - 7) / 8,
     three digits one, any other character at most one). A history whose ceiling fits
@@ -235,7 +237,7 @@ def message_tokens_ceiling(message: Any) -> int:
         total += len(part_get("text", "") or "") + _opaque_tokens(part_get)
     for call in get("tool_calls", None) or ():
         call_get = _getter(call)
-        arguments = call_get("arguments_json") or {}
+        arguments: object = call_get("arguments_json") or {}
         total += MESSAGE_OVERHEAD_TOKENS + len(str(call_get("tool_name") or ""))
         total += len(_JSON_TEXT.encode(arguments))
     return total
@@ -251,21 +253,37 @@ def _opaque_tokens(part_get: Callable[..., Any]) -> int:
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
-def _getter(item: Any) -> Callable[..., Any]:
+class SpecLike(Protocol):
+    """What a tool spec offers (`loom.llm.base.ToolSpec`; not imported: it costs pydantic)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+
+class _Get(Protocol):
+    def __call__(self, key: str, default: Any = None, /) -> Any: ...
+
+
+def _getter(item: object) -> _Get:
     """`get(key, default=None)` over a dict, or over an object's attributes. A pydantic
     model's are read from its fields and the extra fields it keeps, which is where
     `getattr` finds them, without the AttributeError (~5 us) a name the model lacks
     costs: a user message has no `tool_name`, no `tool_calls`."""
-    if isinstance(item, dict):
+    if is_json_object(item):
         return item.get
-    extra: Any = getattr(item, "__pydantic_extra__", False)
+    extra: object = getattr(item, "__pydantic_extra__", False)
     if extra is not False:  # a pydantic model
-        fields, extra = item.__dict__, extra or {}
-        return lambda key, default=None: fields[key] if key in fields else extra.get(key, default)
+        fields: dict[str, Any] = item.__dict__
+        kept: dict[str, Any] = extra if is_json_object(extra) else {}
+        return lambda key, default=None: fields[key] if key in fields else kept.get(key, default)
     return lambda key, default=None: getattr(item, key, default)
 
 
-def estimate_tool_specs_tokens(specs: Any) -> int:
+def estimate_tool_specs_tokens(specs: Iterable[SpecLike]) -> int:
     """Tokens of the tool specs a request sends (objects with name, description and
     parameters), as the context budget counts them: their JSON list."""
     listed = [{"name": s.name, "description": s.description, "parameters": s.parameters}
@@ -273,7 +291,7 @@ def estimate_tool_specs_tokens(specs: Any) -> int:
     return estimate_tokens(json.dumps(listed)) if listed else 0
 
 
-def estimate_messages_tokens(messages: Any) -> int:
+def estimate_messages_tokens(messages: Iterable[object]) -> int:
     """Sum of `estimate_message_tokens` over an iterable of messages."""
     return sum(estimate_message_tokens(message) for message in messages)
 
