@@ -379,11 +379,12 @@ def main() -> None:
             for title, window in sessions:
                 print(f" {title}")
                 requests: list[RecordedRequest] = []
+                session = None
                 for label, tree in trees.items():
                     home = work / f"home-{label}-{name}-{window}"
                     session, requests = measure(tree, name, project, home, window)
                     show(f"loom {label}", session)
-                if name in PEERS:  # modelled on the last tree's session (the same results)
+                if name in PEERS and session is not None:  # modelled on the last tree's run
                     modelled = peer(name, requests)
                     show(f"{PEERS[name][0]} (model)", modelled)
                     # what any client sends new per call (the file read, the answer) bounds

@@ -59,7 +59,7 @@ def test_an_unchanged_map_is_sent_once_and_stays_where_it_was_sent() -> None:
         conversation, repo_map=repo_map("a.py", "b.py", "c.py", "e.py", "f.py", "g.py")
     )
     assert "# Repository map" in first.context and "def a()" in first.context
-    before = first
+    before = built = first
     for n in range(4):
         conversation += round_(n)
         # re-ranked: the same files in another order, then one file of many swapped

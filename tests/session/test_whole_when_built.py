@@ -51,7 +51,7 @@ def _assignments_into_sessions(path: Path) -> list[str]:
             )
             owner_is_self = isinstance(target.value, ast.Name) and target.value.id == "self"
             if into_options or (target.attr in SESSION_PARTS and not owner_is_self):
-                found.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(target)}")
+                found.append(f"{path.relative_to(SRC)}:{target.lineno} {ast.unparse(target)}")
     return found
 
 

@@ -243,11 +243,12 @@ def message_tokens_ceiling(message: object) -> int:
     return total
 
 
-def _opaque_tokens(part_get: Callable[..., Any]) -> int:
+def _opaque_tokens(part_get: _Get) -> int:
     """A reasoning part's opaque payload (Claude's redacted thinking, OpenAI's encrypted
     reasoning: base64 of reasoning no one sees) at a token per 4 characters, an upper
     bound: providers drop some earlier turns' reasoning, a window must not overflow."""
-    return len(part_get("data", "") or "") // 4
+    data = part_get("data", "")
+    return len(data) // 4 if isinstance(data, str) else 0
 
 
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
