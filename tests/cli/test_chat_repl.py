@@ -96,7 +96,7 @@ def test_resume_without_an_id_picks_from_a_list(server: FakeLlmServer, project: 
     server.add(Turn(text="back to apples"))
     child = spawn(["resume"], project, server)
     child.expect("Resume which thread")
-    child.expect("tell me about pears")  # newest first
+    child.expect(r"tell me about pears  \(.*, 2 messages\)")  # newest first
     child.send("appl")  # type to filter
     child.expect("1 of 2 threads")
     child.send("\r")

@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from loom.cli._output import say, warn
+from loom.cli._output import error_line, say, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +37,7 @@ def trust_command(
     try:
         config = load_config(Path.cwd())
     except ConfigError as exc:
-        say(f"loom: error: {exc}", err=True)
+        say(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in config.warnings:
         warn(f"loom: warning: {warning}")
@@ -46,7 +46,7 @@ def trust_command(
         try:
             found = trust.revoke()
         except OSError as exc:
-            said = f"loom: error: cannot forget the decision ({exc}); nothing changed"
+            said = error_line(f"cannot forget the decision ({exc}); nothing changed")
             say(said, err=True)
             raise typer.Exit(1) from exc
         say(
@@ -122,7 +122,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     try:
         config = load_config(cwd, overrides)
     except ConfigError as exc:
-        err.print(f"loom: error: {exc}", markup=False)
+        err.print(error_line(exc), markup=False)
         return 1
     trust = config.trust
     for said in trust.problems if trust is not None else ():  # the trust store's, once:
@@ -162,7 +162,10 @@ def refuse_unasked(cwd: Path, err: Any) -> int | None:
     if problem is None:
         return None
     err.write(
-        f"loom: error: {problem}; run Loom in a project folder (or `loom run -p TASK "
-        f"--project-root {root}` to use it anyway)\n"
+        error_line(
+            f"{problem}; run Loom in a project folder (or `loom run -p TASK "
+            f"--project-root {root}` to use it anyway)"
+        )
+        + "\n"
     )
     return 2
