@@ -120,7 +120,7 @@ def test_the_repl_asks_the_threads_project_its_trust_question(
     index = child.expect([r"Trust this project\? \[y/N\]", PROMPT])
     assert index == 0, "no trust question: the folder's settings were used"
     assert "permissions.auto_approve: these tools run without asking: shell" in child.before
-    child.sendline("n")
+    child.send("n")  # one key answers
     child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)

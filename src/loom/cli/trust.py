@@ -104,12 +104,12 @@ def decide(trust: Any, *, trusted: bool) -> tuple[bool, str]:
     return True, "Not trusted: Loom ignores these settings here. Later: `loom trust`."
 
 
-def ask_yes_no(question: str) -> bool:
-    try:
-        answer = input(question)
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+def ask_yes_no(question: str, dialog: Any = None) -> bool:
+    """One key answers, as at a permission question: y yes; n, Enter, Esc or Ctrl-D no
+    (`y⏎` is a yes too); Ctrl-C stops. `dialog`: the questions asked one after another."""
+    from loom.cli.permission_keys import Dialog, ask_key
+
+    return ask_key(question, {"y": "yes", "n": "no"}, dialog or Dialog(), enter="no") == "yes"
 
 
 def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | None:
@@ -127,6 +127,9 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     trust = config.trust
     for said in trust.problems if trust is not None else ():  # the trust store's, once:
         err.print(f"loom: warning: {said}", markup=False)  # the session will not repeat it
+    from loom.cli.permission_keys import Dialog
+
+    dialog = Dialog()
     problem = not_a_project(config.project_root)
     if problem is not None:
         err.print(
@@ -134,7 +137,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
             "able to write here.",
             markup=False,
         )
-        if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] "):
+        if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] ", dialog):
             err.print("Not started: `cd` into a project folder and run `loom` there.")
             return 1
     if trust is None or not trust.needs_question:
@@ -145,7 +148,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
         "Trusting lets these run and apply; otherwise Loom ignores them (everything else works).",
         markup=False,
     )
-    _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] "))
+    _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] ", dialog))
     err.print(said, markup=False)
     return None
 
