@@ -54,7 +54,7 @@ def test_changes_count_what_the_session_changed_and_a_saved_diff_keeps_its_conte
 
     page.get_by_role("tab", name="Changes").click()
     changes = page.locator("#tab-changes")
-    expect(changes).to_contain_text("1 file changed")
+    expect(changes).to_contain_text("1 file changed by this thread")
     expect(changes).to_contain_text("hello.py")
     expect(changes).not_to_contain_text("my-notes.txt")
     page.screenshot(path=str(shots / "39-changes-own-files.png"))
