@@ -123,7 +123,7 @@ def test_a_local_vision_model_told_in_config_gets_the_image(
     # the setting is checked: a value that is not true/false, or a name with no model
     for bad, said in [
         ('[models."openai-compatible:llava"]\nimages = "yes"\n', "images"),
-        ("[models.llava]\nimages = true\n", "names no model"),
+        ('[models.llava]\nimages = true\n', "names no model"),
     ]:
         user_config(bad)
         wrong = cli(args, project, server, **env)
