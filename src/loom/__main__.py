@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _fail(line: str) -> None:
-    from loom.core.text import visible  # a folder's name: shown as text
+    from loom.cli.errors import error_line  # a folder's name: shown as text
 
-    sys.stderr.write(f"loom: error: {visible(line)}\n")
+    sys.stderr.write(error_line(line) + "\n")
     raise SystemExit(1)
 
 

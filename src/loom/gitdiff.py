@@ -10,7 +10,7 @@ fsmonitor runs while the person looks at a diff.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +51,14 @@ class _GitFailed(Exception):
 
 
 def changes_since(
-    root: Path, base: str | None, *, max_untracked: int = MAX_UNTRACKED_DIFFS
+    root: Path,
+    base: str | None,
+    *,
+    max_untracked: int = MAX_UNTRACKED_DIFFS,
+    only: Collection[str] | None = None,
 ) -> Changes:
-    """Per-file diffs of the working tree in `root` against commit `base`."""
+    """Per-file diffs of the working tree in `root` against commit `base` (`only`: of
+    these project-relative paths alone)."""
     if not base:
         return Changes(
             [], "no starting commit is recorded (not a git repository, or no commit yet)"
@@ -69,6 +74,9 @@ def changes_since(
         return Changes([], f"git diff failed: {exc}")
     files = _split(tracked)
     untracked = [p for p in listed.split("\0") if p]
+    if only is not None:
+        files = [f for f in files if f.path in only]
+        untracked = [p for p in untracked if p in only]
     for rel in untracked[:max_untracked]:
         try:
             text = _git(root, keys, "-c", "core.quotepath=off", "diff", *_NO_PROGRAMS,

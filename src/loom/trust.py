@@ -313,12 +313,26 @@ class ProjectTrust:
         """What trusting would enable, each item spelled out, and what changed since
         the last decision."""
         lines = [f"The project {self.root} sets what only a trusted project may:"]
-        for item in self.items:
-            shown = item.lines()
-            lines.append(f"  {shown[0]}   [{item.source}]")
-            lines.extend(f"  {line}" for line in shown[1:])
+        for group in self._item_groups():
+            lines.extend(f"  {line}" for line in group)
         lines.extend(self.difference())
         return [visible(line) for line in lines]  # a folder name may hold anything too
+
+    def question_groups(self) -> list[list[str]]:
+        """The same question as groups of lines, one per item (its first line names it:
+        a hook with all its commands is one), then what changed since the last decision."""
+        groups = self._item_groups()
+        difference = self.difference()
+        if difference:
+            groups.append(difference)
+        return [[visible(line) for line in group] for group in groups]
+
+    def _item_groups(self) -> list[list[str]]:
+        groups = []
+        for item in self.items:
+            shown = item.lines()
+            groups.append([f"{shown[0]}   [{item.source}]", *shown[1:]])
+        return groups
 
     def difference(self) -> list[str]:
         """Added, changed and removed items since the recorded decision."""

@@ -145,3 +145,37 @@ def test_loom_show_hides_the_side_branch_unless_all(server: FakeLlmServer, proje
     assert "4 rewound message(s)" in shown.stdout
     everything = loom_in_process(["show", "--all", thread["id"]], project, server)
     assert "second task" in everything.stdout and "side branch" in everything.stdout
+
+
+def test_rewind_and_overwrite_take_one_key_as_permission_questions_do(
+    server: FakeLlmServer, project: Path
+) -> None:
+    _write_turn(server, "a.txt", "A")
+    _write_turn(server, "b.txt", "B")
+    child = spawn([], project, server)
+    child.expect(PROMPT)
+    child.sendline("first task")
+    _allow(child, "a.txt")
+    child.sendline("second task")
+    _allow(child, "b.txt")
+    (project / "b.txt").write_text("mine")
+    child.sendline("/rewind")
+    child.expect(r"Rewind to before which turn\? \(1-2; Enter or Esc cancels\)")
+    child.send("2")  # no Enter
+    child.expect("→ turn 2")
+    child.expect(r"Restore \[b\]oth")
+    child.send("c")
+    child.expect("→ code")
+    child.expect(r"Overwrite them\? \[y/N\]")
+    child.send("y")
+    child.expect("Rewound: 1 file")
+    child.expect(PROMPT)
+    assert not (project / "b.txt").exists() and (project / "a.txt").read_text() == "A"
+    child.sendline("/rewind")
+    child.expect("Rewind to before which turn")
+    child.send("\x1b")  # Esc cancels
+    child.expect(PROMPT)
+    assert (project / "a.txt").exists()
+    child.sendeof()
+    thread = saved_thread(child)
+    assert not thread.get("side_branches")  # code only: the conversation is as it was

@@ -34,6 +34,9 @@ def test_header_names_agents_md_and_the_checklist_shows_progress(
     child.expect("instructions: AGENTS.md")
     child.expect(PROMPT)
     child.sendline("what does notes.txt say?")
+    child.expect(r"● todo_write ([^\r\n]*)\r?\n")  # the call, as its items, not its JSON
+    assert isinstance(child.match, re.Match)
+    assert child.match.group(1) == "0/2 done: [~] Read notes.txt · [ ] Answer the question"
     child.expect(r"Todo \(0/2 done\)")
     child.expect(item("[~]", "Read notes.txt"))
     child.expect(item("[ ]", "Answer the question"))

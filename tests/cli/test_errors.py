@@ -49,3 +49,39 @@ def test_a_broken_config_is_one_line(server: FakeLlmServer, project: Path) -> No
         done = loom(args, project, server)
         assert done.returncode == 1
         assert done.stderr.startswith("loom: error: ") and ".loom.toml" in done.stderr
+
+
+def test_mcp_and_resume_errors_have_the_same_prefix(server: FakeLlmServer, project: Path) -> None:
+    (project / ".loom.toml").write_text("[model\n")
+    done = loom(["mcp", "list"], project, server)
+    assert done.returncode == 2 and done.stderr.startswith("loom: error: "), done.stderr
+    done = loom(["resume"], project, server, stdin="")  # no terminal for the picker
+    assert done.returncode == 2
+    assert done.stderr == "loom: error: give a thread ID (see `loom list`); the picker needs a " \
+        "terminal.\n"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["show"], "loom: error: Missing argument 'REF'."),
+        (["list", "--bogus"], "loom: error: No such option: --bogus."),
+        (["run", "--effort", "huge", "-p", "x"], "loom: error: Invalid value for --effort"),
+        (["nosuchcommand"], "loom: error: No such command 'nosuchcommand'."),
+    ],
+)
+def test_a_usage_error_ends_in_the_same_error_line(
+    project: Path, args: list[str], says: str
+) -> None:
+    done = loom(args, project, None)
+    assert done.returncode == 2
+    *usage, said = done.stderr.strip().splitlines()
+    assert said.startswith(says) and usage[0].startswith("Usage: loom")
+    assert "╭" not in done.stderr and "Error" not in done.stderr  # no panel, one prefix
+
+
+def test_help_names_an_argument_as_a_word() -> None:
+    done = loom(["show", "--help"], Path.cwd(), None)
+    assert "Usage: loom show [OPTIONS] REF" in done.stdout and "{ref}" not in done.stdout
+    done = loom(["resume", "--help"], Path.cwd(), None)
+    assert "Usage: loom resume [OPTIONS] [REF]" in done.stdout

@@ -110,6 +110,31 @@ def test_a_headless_refusal_is_one_line_for_the_person_and_an_event(
     assert events[-1]["permission_denials"] == [entry]
 
 
+def test_stream_json_orders_events_as_claude_code_does(
+    server: FakeLlmServer, project: Path
+) -> None:
+    (project / "a.txt").write_text("hi\n")
+    call = FakeToolCall("file_read", {"path": "a.txt"}, id="call_1")
+    server.add(Turn(text="Reading.", tool_calls=[call]), Turn(text="Done."))
+    done = loom_in_process(["run", "-p", "read a", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    kinds = [e["type"] + ":" + e.get("status", "") for e in lines(done.stdout)]
+    assert kinds == [
+        "system:",
+        "user:",  # the prompt
+        "loom.session_status:thinking",
+        "assistant:",  # the message holding the call, before the call runs
+        "loom.session_status:executing_tool",
+        "loom.tool_executing:",
+        "loom.tool_complete:",
+        "user:",  # its result
+        "loom.session_status:thinking",
+        "assistant:",  # the final answer, then idle and the result
+        "loom.session_status:idle",
+        "result:",
+    ]
+
+
 def test_auto_approve_from_config_allows_without_yes(server: FakeLlmServer, project: Path) -> None:
     (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["file_write"]\n')
     write = FakeToolCall("file_write", {"path": "x.txt", "content": "x"})

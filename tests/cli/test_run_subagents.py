@@ -29,6 +29,9 @@ def task(prompt: str, agent: str | None = None, description: str = "look into it
     return FakeToolCall("task", args)
 
 
+STYLED_LINE = r"[\r\n](?:\x1b\[[0-9;?]*[A-Za-z])*"  # a line start, its erase and style codes
+
+
 def thread_file(thread_id: str) -> dict[str, Any]:
     path = Path(os.environ["LOOM_HOME"]) / "data" / "threads" / f"{thread_id}.json"
     return json.loads(path.read_text())
@@ -316,9 +319,11 @@ def test_a_sub_agent_in_the_repl_shows_its_steps_and_asks_there(
     child.expect(r"sub-agent general started: extend notes  \[(T-[0-9a-f-]+)\]")
     assert isinstance(child.match, re.Match)
     child_thread = child.match.group(1)
+    child.expect(STYLED_LINE + r"    ● file_edit notes\.txt")  # its step, under the task line
     child.expect("sub-agent general \\(extend notes\\) asks")
     child.expect(r"\[y\] once")
     child.send("y")
+    child.expect(STYLED_LINE + "    appended two")  # what it said
     child.expect("sub-agent general completed: extend notes")
     child.expect("The helper extended it.")
     child.expect(PROMPT)

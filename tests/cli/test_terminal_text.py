@@ -130,3 +130,5 @@ def test_the_thread_picker_shows_a_row_as_text() -> None:
     row = row_text(thread, 10_000)
     assert_text_only(row)
     assert "\n" not in row and row.startswith("fixes \\x1b]52")
+    assert ", 2 messages)" in row
+    assert ", 1 message)" in row_text(SimpleNamespace(**{**vars(thread), "message_count": 1}), 999)

@@ -121,7 +121,7 @@ def test_the_repl_asks_the_threads_project_its_trust_question(
     assert index == 0, "no trust question: the folder's settings were used"
     assert child.before is not None
     assert "permissions.auto_approve: these tools run without asking: shell" in child.before
-    child.sendline("n")
+    child.send("n")  # one key answers
     child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)

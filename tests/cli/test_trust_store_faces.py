@@ -1,5 +1,6 @@
 """A trust store that is corrupt or cannot be written, as the person meets it in a face:
-said once (never lost between the REPL's question and its session), never a traceback."""
+said once (never lost between the REPL's question and its session), never a traceback;
+and the REPL's trust question, answered with one key."""
 
 from __future__ import annotations
 
@@ -51,3 +52,21 @@ def test_a_trust_store_that_cannot_be_written_is_one_line_not_a_traceback(
     added = loom(["mcp", "add", "p", "--project", "--", "srv"], project, server)
     assert added.returncode == 0 and "Traceback" not in added.stderr, added.stderr
     assert "cannot keep the project trusted" in added.stderr and "loom trust" in added.stderr
+
+
+def test_the_repls_trust_question_takes_one_key(server: FakeLlmServer, project: Path) -> None:
+    from tests.support.chat_pty import PROMPT, spawn
+
+    (project / ".loom.toml").write_text('[permissions]\nauto_approve = ["shell"]\n')
+    child = spawn([], project, server)
+    child.expect(r"Trust this project\? \[y/N\]")
+    child.send("y")  # no Enter, as at a permission question
+    child.expect("Trusted ")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    again = spawn([], project, server)  # answered: not asked again
+    index = again.expect([r"Trust this project\?", PROMPT])
+    assert index == 1
+    again.sendeof()
+    again.expect(pexpect.EOF)

@@ -191,3 +191,13 @@ def test_the_repl_opens_in_the_worktree(server: FakeLlmServer, repo: Path) -> No
     child.sendeof()
     child.expect(r"Thread saved: (T-[0-9a-f-]+)")
     assert place.is_dir() and "loom/spike" in json.dumps(server.requests[1].json["messages"])
+
+
+def test_the_repl_refuses_a_bad_name_as_a_usage_error(server: FakeLlmServer, repo: Path) -> None:
+    import pexpect
+
+    child = spawn(["--worktree", "a..b"], repo, server)
+    child.expect("'a..b' is not a worktree name")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2 and not server.requests  # as `loom run -w a..b` exits

@@ -24,7 +24,8 @@ async def test_text_turn_streams_saves_and_returns(tmp_path) -> None:
 
     assert answer == "Hello there, friend."
     seen = events.drain()
-    assert kinds(seen)[0] == "session_status" and seen[0].status == "thinking"
+    # the person's message, then thinking (Claude Code's order)
+    assert kinds(seen)[:2] == ["new_message", "session_status"] and seen[1].status == "thinking"
     deltas = [e.text for e in seen if e.type == "text_delta"]
     assert "".join(deltas) == answer and len(deltas) == 4
     assert [e.message.role for e in seen if e.type == "new_message"] == ["user", "assistant"]

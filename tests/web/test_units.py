@@ -293,13 +293,25 @@ def test_changes_since_the_start_include_new_files_and_preview_stays_inside(
     base = git("rev-parse", "HEAD").strip()
     (root / "a.py").write_text("x = 2\n")
     (root / "new.txt").write_text("hello\n")
-    files, problem = changes(root, base)
+    (root / "mine.txt").write_text("the person's own, untracked\n")
+    from types import SimpleNamespace
+
+    from loom.core.messages import AssistantMessage, ToolCall
+
+    edits = [
+        ToolCall(id="c1", tool_name="file_edit", arguments_json={"path": "a.py"}),
+        ToolCall(id="c2", tool_name="file_write", arguments_json={"path": "new.txt"}),
+    ]
+    thread = SimpleNamespace(git_initial_commit_sha=base,
+                             messages=[AssistantMessage(content="", tool_calls=edits)])  # fmt: skip
+    files, problem = changes(root, thread)
     assert problem is None
     by_path = {f.path: f for f in files}
-    assert set(by_path) == {"a.py", "new.txt"}
+    assert set(by_path) == {"a.py", "new.txt"}  # not mine.txt: the session never touched it
     assert (by_path["a.py"].added, by_path["a.py"].removed) == (1, 1)
     assert by_path["new.txt"].added == 1 and "+hello" in by_path["new.txt"].html
-    assert changes(root, None)[1] is not None  # no starting commit: says why
+    no_start = SimpleNamespace(git_initial_commit_sha=None, messages=[])
+    assert changes(root, no_start)[1] is not None  # no starting commit: says why
 
     (tmp_path / "secret.txt").write_text("outside")
     (root / "link.txt").symlink_to(tmp_path / "secret.txt")

@@ -261,6 +261,17 @@ class CheckpointStore:
         )
         return sorted(_decode(raw) for raw in out.split(b"\0") if raw)
 
+    def read(self, commit: str, path: str, limit: int) -> bytes | None:
+        """The file `path` as checkpoint `commit` kept it (None: it had none, or it is over
+        `limit` bytes)."""
+        if not is_sha(commit) or not path or path.startswith(("/", "-")):
+            return None
+        spec = f"{_commit_id(commit)}:{path}"
+        done = self.git.run("cat-file", "-s", "--end-of-options", spec, check=False)
+        if not done.strip().isdigit() or int(done) > limit:
+            return None
+        return self.git.run("cat-file", "blob", "--end-of-options", spec)
+
     def exists(self, commit: str) -> bool:
         """Whether the checkpoint is still in the store (gc may have removed it)."""
         if not is_sha(commit):

@@ -10,15 +10,9 @@ from typing import Any, NoReturn
 
 import typer
 
-ERROR_PREFIX = "loom: error: "
+from loom.cli.errors import ERROR_PREFIX, error_line
 
-
-def error_line(message: object) -> str:
-    """The one line an error is shown as, wherever it comes from (a file's or a key's
-    name in it is shown as text: its escape sequences are written out, never run)."""
-    from loom.core.text import visible
-
-    return ERROR_PREFIX + visible(" ".join(str(message).split()))
+__all__ = ["ERROR_PREFIX", "emit", "error_line", "fail", "person_errors", "say", "warn"]
 
 
 def fail(message: object, as_json: bool = False, code: int = 1) -> NoReturn:

@@ -42,7 +42,7 @@ from loom.core.events import (
     ToolProgress,
     TurnComplete,
 )
-from loom.core.messages import UserMessage
+from loom.core.messages import AssistantMessage, ToolMessage, UserMessage
 from loom.session import ToolPresentation, edit_diff, present_call, read_text
 
 PREVIEW_CHARS = 160
@@ -129,6 +129,7 @@ class EventRenderer:
         self._asked_with: dict[str, str] = {}  # call id -> the diff/content its question showed
         self._running: dict[str, str] = {}  # call id -> how it was shown, until it finishes
         self._last_started: str | None = None  # the call whose line was printed last
+        self._children: dict[str, str] = {}  # task call id -> its sub-agent's description
         self.show_tool_output = show_tool_output
         self.show_messages = show_messages  # False: only activity (loom run --verbose)
         self._streamed = False  # text of the current model message went out as deltas
@@ -222,7 +223,9 @@ class EventRenderer:
                 self._on_permission_mode_changed(event)
             case PermissionRequest() | SessionStatus() | TurnComplete():
                 pass  # the REPL asks, its status line shows them, the turn's end is its own
-            case FilesRestored() | ConversationRewound() | DecisionCascade() | SubagentMessage():
+            case SubagentMessage():
+                self._on_subagent_message(event)
+            case FilesRestored() | ConversationRewound() | DecisionCascade():
                 pass  # said by the command that caused them, or not shown on a terminal
             case _:
                 assert_never(event)
@@ -396,6 +399,28 @@ class EventRenderer:
         style = {"started": "magenta", "completed": "green"}.get(event.status, "red")
         detail = f" ({event.detail})" if event.detail else ""
         self.line(f"  ↳ {who} {event.status}{what}  [{event.child_thread_id}]{detail}", style=style)
+        if event.status == "started":
+            self._children[event.call_id] = event.description
+        else:
+            self._children.pop(event.call_id, None)
+
+    def _on_subagent_message(self, event: SubagentMessage) -> None:
+        """A sub-agent's step, under its task line, dimmed: what it says (a line), each
+        call it makes, each call that failed. Named when several children run at once."""
+        name = self._children.get(event.call_id, "")
+        indent = f"    [{name}] " if name and len(self._children) > 1 else "    "
+        message = event.message
+        if isinstance(message, AssistantMessage):
+            said = " ".join(message.content.split())
+            if said:
+                cut = said if len(said) <= PREVIEW_CHARS else said[: PREVIEW_CHARS - 1] + "…"
+                self.line(f"{indent}{cut}", style="dim")
+            for call in message.tool_calls:
+                shown = present_call(self.tools, call.tool_name, call.arguments_json)
+                described = describe_call(call.tool_name, call.arguments_json, shown)
+                self.line(f"{indent}● {described}", style="dim")
+        elif isinstance(message, ToolMessage) and message.is_error:
+            self.line(f"{indent}  ⎿ error: {preview(message.content)}", style="dim red")
 
     def _on_sync_error(self, event: SyncError) -> None:
         self.line(f"sync: {event.message} (saved locally; will retry)", style="yellow")

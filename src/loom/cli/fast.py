@@ -154,7 +154,10 @@ def run_search(
 
     out = out or _stdout()
     if not has_search_words(query):
-        sys.stderr.write("loom: error: the query has no words to search for; try a word or an id\n")
+        from loom.cli.errors import error_line
+
+        said = "the query has no words to search for; try a word or an id"
+        sys.stderr.write(error_line(said) + "\n")
         return 1
     hits = _answer(lambda index: index.search(query, limit), search=True)
     if as_json:

@@ -67,9 +67,56 @@ def _no_such_option(error: Any) -> str:
 def apply_to_errors() -> None:
     """Only the error message's adjustment: what a command that prints no help needs
     (the help ones load typer's rich help module and rich's tables, ~0.15 s of start-up)."""
+    from typer import core
     from typer._click import exceptions
 
     exceptions.NoSuchOption.format_message = _no_such_option  # type: ignore[method-assign]
+    core.TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign]
+    core.TyperArgument.get_error_hint = _argument_hint  # type: ignore[method-assign]
+    exceptions.ClickException.show = _show_error  # type: ignore[method-assign]
+    exceptions.UsageError.show = _show_error  # type: ignore[method-assign]
+    if not getattr(core._main, "plain_errors", False):
+        core._main = _plain_errors(core._main)
+
+
+def _argument_hint(param: Any) -> str:
+    """An argument named in an error as the usage line names it (`'REF'`)."""
+    return repr(_usage_name(param).strip("[]"))
+
+
+def _plain_errors(main: Any) -> Any:
+    """Typer's command runner, its errors shown by `_show_error` (not in a rich panel)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return main(*args, **{**kwargs, "rich_markup_mode": None})  # only errors read it
+
+    run.plain_errors = True  # type: ignore[attr-defined]
+    return run
+
+
+def _show_error(error: Any, file: Any = None) -> None:
+    """A usage error as every Loom error is shown: the usage line, where help is, and one
+    `loom: error: ...` line (exit 2 still says it was the command line's fault)."""
+    import sys
+
+    from loom.cli.errors import error_line
+
+    ctx = getattr(error, "ctx", None)
+    lines = []
+    if ctx is not None:
+        lines.append(ctx.get_usage())
+        if ctx.command.get_help_option(ctx) is not None:
+            lines.append(f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.")
+    lines.append(error_line(error.format_message()))
+    (file or sys.stderr).write("\n".join(lines) + "\n")
+
+
+def _usage_name(param: Any) -> str:
+    """An argument in a usage line as a person reads one: `REF`, `[REF]` when it may be
+    left out (typer writes a required one as `{ref}`)."""
+    name = str(param.metavar or param.name or "").upper()
+    name = name if param.required else f"[{name}]"
+    return name + ("..." if param.nargs != 1 else "")
 
 
 def apply() -> None:

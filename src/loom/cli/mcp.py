@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from loom.cli._output import warn
+from loom.cli._output import error_line, warn
 
 if TYPE_CHECKING:
     from loom.config import LoomConfig
@@ -37,7 +37,7 @@ def _config(project: Path | None = None) -> LoomConfig:
     try:
         config = load_config(project or Path.cwd())
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(error_line(exc), err=True)
         raise typer.Exit(2) from exc
     for warning in config.warnings:
         warn(f"warning: {warning}")
@@ -48,7 +48,7 @@ def _config(project: Path | None = None) -> LoomConfig:
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(error_line(message), err=True)
     return typer.Exit(code)
 
 

@@ -59,7 +59,9 @@ def open_project(path: Path | None):  # -> loom.session.RepoApi
     try:
         repo = RepoApi.at(path)
     except LoomError as exc:
-        sys.stderr.write(visible_block(f"loom: error: {exc}\n"))
+        from loom.cli.errors import error_line
+
+        sys.stderr.write(error_line(exc) + "\n")
         raise SystemExit(2) from exc
     for warning in repo.warnings:
         sys.stderr.write(visible_block(f"loom: warning: {warning}\n"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from loom.cli._output import warn
+from loom.cli._output import error_line, warn
 
 sandbox_app = typer.Typer(
     help="The sandbox for the agent's shell and git commands: see what is enforced.",
@@ -30,7 +30,7 @@ def check_command(
     try:
         workspace = Workspace.open(Path.cwd())
     except LoomError as exc:
-        typer.echo(f"loom: error: {exc}", err=True)
+        typer.echo(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in workspace.warnings:
         warn(f"loom: warning: {warning}")

@@ -29,7 +29,9 @@ def row_text(thread: Any, width: int) -> str:
     # shown, never acted on (a bidi override would reorder the row)
     age = humanize_age(thread.last_activity_at)
     branch = f" · {visible(thread.git_branch)}" if thread.git_branch else ""
-    head = f"{visible(thread.title)}  ({age}{branch}, {thread.message_count} msgs)"
+    count = thread.message_count
+    said = f"{count} message" + ("" if count == 1 else "s")
+    head = f"{visible(thread.title)}  ({age}{branch}, {said})"
     first = " ".join(str(thread.first_words or "").split())
     words = visible(first) if thread.first_words != thread.title else ""
     text = f"{head}  {words}" if words else head

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from loom.cli import permission_flag
-from loom.cli._output import person_errors
+from loom.cli._output import error_line, person_errors
 from loom.cli.render_thread import print_resume_summary
 from loom.cli.terminal import SafeConsole as Console  # a thread's text shown as text
 
@@ -210,7 +210,8 @@ def _pick_thread() -> str | None:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         typer.echo(
-            "error: give a thread ID (see `loom list`); the picker needs a terminal.", err=True
+            error_line("give a thread ID (see `loom list`); the picker needs a terminal."),
+            err=True,
         )
         raise typer.Exit(2)
     threads = recent_threads()

@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from loom.cli._output import say, warn
+from loom.cli._output import error_line, say, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +37,7 @@ def trust_command(
     try:
         config = load_config(Path.cwd())
     except ConfigError as exc:
-        say(f"loom: error: {exc}", err=True)
+        say(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in config.warnings:
         warn(f"loom: warning: {warning}")
@@ -46,7 +46,7 @@ def trust_command(
         try:
             found = trust.revoke()
         except OSError as exc:
-            said = f"loom: error: cannot forget the decision ({exc}); nothing changed"
+            said = error_line(f"cannot forget the decision ({exc}); nothing changed")
             say(said, err=True)
             raise typer.Exit(1) from exc
         say(
@@ -104,12 +104,12 @@ def decide(trust: Any, *, trusted: bool) -> tuple[bool, str]:
     return True, "Not trusted: Loom ignores these settings here. Later: `loom trust`."
 
 
-def ask_yes_no(question: str) -> bool:
-    try:
-        answer = input(question)
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+def ask_yes_no(question: str, dialog: Any = None) -> bool:
+    """One key answers, as at a permission question: y yes; n, Enter, Esc or Ctrl-D no
+    (`y⏎` is a yes too); Ctrl-C stops. `dialog`: the questions asked one after another."""
+    from loom.cli.permission_keys import Dialog, ask_key
+
+    return ask_key(question, {"y": "yes", "n": "no"}, dialog or Dialog(), enter="no") == "yes"
 
 
 def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | None:
@@ -122,11 +122,14 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
     try:
         config = load_config(cwd, overrides)
     except ConfigError as exc:
-        err.print(f"loom: error: {exc}", markup=False)
+        err.print(error_line(exc), markup=False)
         return 1
     trust = config.trust
     for said in trust.problems if trust is not None else ():  # the trust store's, once:
         err.print(f"loom: warning: {said}", markup=False)  # the session will not repeat it
+    from loom.cli.permission_keys import Dialog
+
+    dialog = Dialog()
     problem = not_a_project(config.project_root)
     if problem is not None:
         err.print(
@@ -134,7 +137,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
             "able to write here.",
             markup=False,
         )
-        if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] "):
+        if not ask_yes_no(f"Use {config.project_root} as the project anyway? [y/N] ", dialog):
             err.print("Not started: `cd` into a project folder and run `loom` there.")
             return 1
     if trust is None or not trust.needs_question:
@@ -145,7 +148,7 @@ def ask_before_session(cwd: Path, overrides: dict[str, Any], err: Any) -> int | 
         "Trusting lets these run and apply; otherwise Loom ignores them (everything else works).",
         markup=False,
     )
-    _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] "))
+    _ok, said = decide(trust, trusted=ask_yes_no("Trust this project? [y/N] ", dialog))
     err.print(said, markup=False)
     return None
 
@@ -162,7 +165,10 @@ def refuse_unasked(cwd: Path, err: Any) -> int | None:
     if problem is None:
         return None
     err.write(
-        f"loom: error: {problem}; run Loom in a project folder (or `loom run -p TASK "
-        f"--project-root {root}` to use it anyway)\n"
+        error_line(
+            f"{problem}; run Loom in a project folder (or `loom run -p TASK "
+            f"--project-root {root}` to use it anyway)"
+        )
+        + "\n"
     )
     return 2

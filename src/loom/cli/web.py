@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from loom.cli._output import warn
+from loom.cli._output import error_line, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -47,7 +47,7 @@ def web_command(
     try:
         ws = Workspace.open(cwd=Path.cwd(), overrides=overrides or None)
     except LoomError as exc:
-        typer.echo(f"loom: error: {exc}", err=True)
+        typer.echo(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     for warning in getattr(ws.config, "warnings", []):
         warn(f"loom: {warning}")
@@ -65,7 +65,7 @@ def web_command(
     try:
         asyncio.run(serve(ws, host.strip(), port, open_browser=not no_open))
     except BindError as exc:
-        typer.echo(f"loom: error: {exc}", err=True)
+        typer.echo(error_line(exc), err=True)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         pass

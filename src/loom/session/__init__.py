@@ -48,7 +48,11 @@ if TYPE_CHECKING:
         present_call,
         read_text,
     )
-    from loom.session.helpers.changes import changes_since, changes_since_start
+    from loom.session.helpers.changes import (
+        changes_since,
+        changes_since_start,
+        texts_before_edits,
+    )
     from loom.session.helpers.lookup import (
         RecentThread,
         model_names,
@@ -152,6 +156,7 @@ _EXPORTS = {  # name -> the module that defines it
     "price_known": "loom.session.helpers.usage",
     "changes_since": "loom.session.helpers.changes",
     "changes_since_start": "loom.session.helpers.changes",
+    "texts_before_edits": "loom.session.helpers.changes",
     "ToolAccess": "loom.session.helpers.tool_access",
     "McpAdminError": "loom.session.helpers.mcp_admin",
     "add_mcp_server": "loom.session.helpers.mcp_admin",
@@ -256,6 +261,7 @@ __all__ = [
     "sandbox_report",
     "session_cost",
     "session_usage",
+    "texts_before_edits",
     "thread_project",
     "unapproved_mcp_servers",
 ]

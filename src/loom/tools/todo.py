@@ -12,8 +12,10 @@ from typing import Any
 from loom.core.todos import MAX_TODOS, STATUSES, TodoError, checklist, parse_todos, progress
 from loom.tools.base import Risk, ToolContext, ToolError, ToolResult
 from loom.tools.builtin import BuiltinTool, schema
+from loom.tools.presentation import ToolPresentation
 
 TODOS_KEY = "todos"  # ToolResult.metadata key: the new list, as dicts
+SUBJECT_CHARS = 120
 
 
 class TodoWrite(BuiltinTool):
@@ -41,6 +43,17 @@ class TodoWrite(BuiltinTool):
     )
     risk: Risk = "read"  # only the session's own list changes
     parallel_safe = False  # two lists in one answer must land in the order they were sent
+
+    def present(self, args: dict[str, Any]) -> ToolPresentation:
+        """The call as its items (`1/2 done: [x] Read notes · [~] Answer`), never as
+        the list's JSON: the line a face shows for it."""
+        try:
+            items = parse_todos(args.get("todos"))
+        except TodoError:
+            return super().present(args)  # the run says what is wrong with it
+        said = " · ".join(checklist(items).splitlines())
+        subject = f"{progress(items)}: {said}" if items else "cleared"
+        return ToolPresentation(title="Todo list", kind=self.kind, subject=_cut(subject))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if isinstance(args, dict) and isinstance(args.get("todos"), str):
@@ -74,3 +87,12 @@ def _as_list(text: str) -> Any:
             "todo_write: `todos` must be a JSON array of {content, status} objects, not a "
             "string that is not JSON"
         ) from None
+
+
+def _cut(text: str, limit: int = SUBJECT_CHARS) -> str:
+    """`text` within `limit` characters, cut between words."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ·") + "…"

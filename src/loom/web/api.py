@@ -302,7 +302,7 @@ async def thread_changes(request: Request) -> JSONResponse:
 async def _changes_since_start(root: Any, thread: Any) -> JSONResponse:
     """`git diff` of the working tree against the commit the thread started from."""
     base = thread.git_initial_commit_sha
-    files, problem = await asyncio.to_thread(changes, root, base)
+    files, problem = await asyncio.to_thread(changes, root, thread)
     return JSONResponse({"html": fragment("changes", files, base, problem), "count": len(files)})
 
 

@@ -99,6 +99,27 @@ def args_diff(preview: EditPreview | None) -> Markup | None:
     return diff_html(text) if text else None
 
 
+def saved_diffs(
+    messages: list[Any], befores: dict[str, str], tools: Any = None
+) -> dict[str, Markup | None]:
+    """The diffs of a thread's edits with their context lines, as the live cards showed
+    them: each applied to the file as its checkpoint kept it before the call
+    (`befores`, from `texts_before_edits`)."""
+    found: dict[str, Markup | None] = {}
+    for message in messages:
+        for call in getattr(message, "tool_calls", None) or ():
+            before = befores.get(call.id)
+            if before is None:
+                continue
+            shown = present_call(tools, call.tool_name, dict(call.arguments_json or {}))
+            preview = shown.preview
+            after = preview.applied_to(before) if preview is not None else None
+            if after is not None and shown.path:
+                text = unified_diff(shown.path, before, after)
+                found[call.id] = diff_html(text) if text else None
+    return found
+
+
 def disk_diff(
     project_root: Path, tool_name: str, args: dict[str, Any], tools: Any = None
 ) -> Markup | None:
@@ -140,11 +161,17 @@ def chat_items(
     durations: dict[str, float] | None = None,
     diffs: dict[str, Markup | None] | None = None,
     tools: Any = None,
+    notices: list[tuple[int, ChatItem]] | None = None,
 ) -> list[ChatItem]:
-    """The thread's messages as chat items; tool results fill their call's card."""
+    """The thread's messages as chat items; tool results fill their call's card.
+    `notices`: (how many messages the thread held when it came, the notice), each put
+    where it was shown live."""
     items: list[ChatItem] = []
     cards: dict[str, ToolCard] = {}
-    for message in messages:
+    waiting = sorted(notices or (), key=lambda pair: pair[0])
+    for index, message in enumerate(messages):
+        while waiting and waiting[0][0] <= index:
+            items.append(waiting.pop(0)[1])
         role = getattr(message, "role", "")
         extra = getattr(message, "model_extra", None) or {}
         if role == "user" and extra.get("architect_step"):
@@ -176,6 +203,7 @@ def chat_items(
             card = cards.get(message.tool_call_id)
             if card is not None:
                 fill_result(card, message.content, message.is_error)
+    items.extend(notice for _at, notice in waiting)
     return items
 
 

@@ -73,7 +73,7 @@ class LiveSession:
         self.status = "idle"
         # the panel: an architect plan and its steps' states, or the agent's todo list
         self.plan: dict[str, Any] | None = todo_panel(session.todos) if session.todos else None
-        self.notices: list[dict[str, str]] = []
+        self.notices: list[dict[str, Any]] = []
         self.mcp_asks: list[Any] = []  # the project's MCP servers awaiting approval
         self.tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: Callable[[], None] = session.subscribe(self._on_event)
@@ -184,7 +184,8 @@ class LiveSession:
         data = json.dumps(payload, ensure_ascii=False)
         self.log.append((seq, data))
         if payload["type"] == "notice":
-            shown = {"level": payload["level"], "text": payload["text"]}
+            at = len(self.session.thread.messages)  # where a fresh render puts it
+            shown = {"level": payload["level"], "text": payload["text"], "at": at}
             self.notices = [*self.notices[-19:], shown]
         for client in list(self.clients):
             client.offer(seq, data)

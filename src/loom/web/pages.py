@@ -16,8 +16,8 @@ from starlette.routing import Route
 
 from loom.config import default_model
 from loom.core.permission_modes import PERMISSION_MODES
-from loom.session import LoomError
-from loom.web.cards import ChatItem, chat_items, usage_totals
+from loom.session import LoomError, texts_before_edits
+from loom.web.cards import DISK_DIFF_BYTES, ChatItem, chat_items, saved_diffs, usage_totals
 from loom.web.live import LiveSession, pending_permission
 from loom.web.payloads import permission_modal
 from loom.web.render import code_css
@@ -45,11 +45,12 @@ async def _common(state: WebState, view: str, session_id: str | None) -> dict[st
     }
 
 
-def trust_question(ws: Any) -> list[str] | None:
-    """The project's trust question as lines for the banner, while it waits for an
-    answer (its settings spelled out, secrets masked, what changed since)."""
+def trust_question(ws: Any) -> list[list[str]] | None:
+    """The project's trust question for the banner, one group of lines per setting (a
+    bullet each), while it waits for an answer (its settings spelled out, secrets
+    masked, what changed since)."""
     trust = ws.trust
-    return trust.question_lines()[1:] if trust is not None and trust.needs_question else None
+    return trust.question_groups() if trust is not None and trust.needs_question else None
 
 
 def _new_context(state: WebState, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -103,8 +104,11 @@ async def session_page(request: Request) -> Response:
             thread = await asyncio.to_thread(state.ws.threads.load, ref)
         except LoomError as exc:
             return await _not_found_page(state, exc)
+    befores = await asyncio.to_thread(
+        texts_before_edits, thread.workspace_root, thread, DISK_DIFF_BYTES
+    )
     context.update(
-        items=chat_items(thread.messages),
+        items=chat_items(thread.messages, diffs=saved_diffs(thread.messages, befores)),
         model=f"{thread.provider}:{thread.model}",
         mode="normal",
         permission_mode="default",
@@ -142,9 +146,15 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
     """Everything the stream has shown so far, and the number of its last event: the
     page's EventSource asks for what comes after it. Synchronous on purpose."""
     session = live.session
-    items = chat_items(session.thread.messages, live.durations, live.diffs, live.tools)
+    notices = [
+        (int(n.get("at", len(session.thread.messages))),
+         ChatItem("notice", text=n["text"], level=n["level"]))
+        for n in live.notices
+    ]  # fmt: skip
+    items = chat_items(
+        session.thread.messages, live.durations, live.diffs, live.tools, notices=notices
+    )
     _mark_running(items, live)
-    notices = [ChatItem("notice", text=n["text"], level=n["level"]) for n in live.notices]
     permission = None
     if live.permission is not None and pending_permission(session) is not None:
         permission = permission_modal(live, live.permission)
@@ -152,7 +162,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         view="live",
         session_id=live.id,
         live=state.live_list(),
-        items=items + notices,
+        items=items,
         model=session.model,
         mode=session.get_mode(),
         permission_mode=session.permission_mode,

@@ -84,12 +84,13 @@ class FileChange:
     html: Markup
 
 
-def changes(project_root: Path, base: str | None) -> tuple[list[FileChange], str | None]:
-    """Per-file diffs of the working tree against `base`, untracked files included.
-    Returns (changes, problem) where problem says why there are none to show."""
-    from loom.session import changes_since
+def changes(project_root: Path, thread: Any) -> tuple[list[FileChange], str | None]:
+    """Per-file diffs of the files the thread's session changed (new ones included)
+    against the commit it started from. Returns (changes, problem) where problem says why
+    there are none to show."""
+    from loom.session import changes_since_start
 
-    found = changes_since(project_root, base, max_untracked=MAX_UNTRACKED_DIFFS)
+    found = changes_since_start(project_root, thread, max_untracked=MAX_UNTRACKED_DIFFS)
     if found.problem is not None:
         return [], f"{found.problem[:1].upper()}{found.problem[1:]}."
     result = [

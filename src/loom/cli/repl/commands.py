@@ -18,7 +18,7 @@ BUILTIN = {
     "/shells": "[kill ID]  the agent's background commands: id, state, running time, command",
     "/mode": "[NAME]  the permission mode: default, acceptEdits, plan, bypassPermissions "
     "(Shift-Tab cycles the first three)",
-    "/diff": "what changed in the project since this thread's starting commit",
+    "/diff": "what this thread changed in the project since its starting commit",
     "/cost": "tokens and cost of this session",
     "/clear": "start a new thread (this one is kept: loom resume ID)",
     "/init": "write a starting AGENTS.md for this project from the repo map",
@@ -295,9 +295,9 @@ class SlashCommands:
             self.line(f"cannot show the changes: {found.problem}", style="red")
             return
         if not found.files:
-            self.line(f"nothing changed since {start[:10]} (the thread's starting commit)")
+            self.line(f"this thread changed nothing since {start[:10]} (its starting commit)")
             return
-        self.line(f"changes since {start[:10]} (the thread's starting commit):", style="bold")
+        self.line(f"this thread's changes since {start[:10]} (its starting commit):", style="bold")
         text = "".join(change.text for change in found.files)
         if len(text.splitlines()) > DIFF_PAGE_LINES and self.repl.interactive:
             import pydoc

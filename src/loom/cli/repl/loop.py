@@ -39,6 +39,7 @@ class ChatRepl:
         self._permission_lock = asyncio.Lock()
         self._background: set[asyncio.Future[Any]] = set()
         self.failure: str | None = None
+        self.failure_code = 1  # the exit code when the session could not start
 
     @property
     def session(self) -> Session:
@@ -71,9 +72,10 @@ class ChatRepl:
             await self._loop()
         finally:
             self.status.stop()
-        if self.starter.done and not self.starter.ready and self.failure is None:
+        settled = self.starter.done or not self.interactive  # (piped input may end first)
+        if settled and not self.starter.ready and self.failure is None:
             await self.ready()  # it failed while the prompt was up: say why
-        return 1 if self.failure else 0
+        return self.failure_code if self.failure else 0
 
     def _when_ready(self) -> None:
         """The session is open: set up the renderer, then show where things stand."""
@@ -188,6 +190,7 @@ class ChatRepl:
             sys.stdout.flush()
             return None
         except StartFailed as exc:
+            self.failure_code = exc.code
             self._fail(str(exc))
             return False
         except Exception as exc:  # never a traceback for a person
@@ -202,10 +205,10 @@ class ChatRepl:
         return True
 
     def _fail(self, message: str) -> None:
-        from loom.core.text import visible
+        from loom.cli.errors import error_line
 
         self.failure = message
-        sys.stderr.write(f"loom: error: {visible(message)}\n")
+        sys.stderr.write(error_line(message) + "\n")
         sys.stderr.flush()
 
     def on_start_failed(self) -> None:

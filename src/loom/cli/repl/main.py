@@ -151,7 +151,7 @@ async def _chat(request: Any) -> int:
         session = starter.session
         await starter.close()  # stops the session (the thread is saved) and the workspace
     if session is None:
-        return 1 if repl.failure else code
+        return repl.failure_code if repl.failure else code
     if not session.keeps_thread:
         return code
     from loom.cli.repl.status import usage_in_text

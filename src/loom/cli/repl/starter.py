@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 
 class StartFailed(LoomError):
-    """The session could not start; the message says what to fix."""
+    """The session could not start; the message says what to fix, `code` is the exit
+    code (2: a usage error, such as a bad --worktree name)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -123,7 +128,7 @@ class SessionStarter:
             await self.workspace.shutdown()
 
     async def _open(self) -> Session:
-        from loom.session import LoomError, SessionSpec
+        from loom.session import BadInput, LoomError, SessionSpec
 
         try:
             self.workspace = workspace = await asyncio.to_thread(self._prepare)
@@ -145,7 +150,7 @@ class SessionStarter:
                 )
             )
         except LoomError as exc:
-            raise StartFailed(str(exc)) from exc
+            raise StartFailed(str(exc), 2 if isinstance(exc, BadInput) else 1) from exc
         self.session = session
         for callback in self._on_ready:
             callback()

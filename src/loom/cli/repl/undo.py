@@ -10,6 +10,8 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any, Literal
 
+from loom.cli.permission_keys import Dialog, read_answer
+
 if TYPE_CHECKING:
     from loom.session import Session
 
@@ -20,6 +22,8 @@ HELP = {  # for /help, in the same columns as the other commands
     "/rewind": "pick a turn: restore the code, the conversation, or both to before it",
     "/compact": "[focus]  summarise older turns now to free context (focus: what to keep)",
 }
+RESTORE_KEYS = {"b": "both", "c": "code", "o": "conversation"}
+ONE_KEY_TURNS = 9  # up to this many turns one digit picks one
 
 
 async def run_slash(repl: Any, name: str, arg: str) -> None:
@@ -64,24 +68,29 @@ async def _rewind(repl: Any, session: Session) -> None:
         first = " ".join(typed.split())[:70]  # without @-mention attachments
         marks = " [files changed]" if turn.has_checkpoint and not turn.undone else ""
         repl.renderer.line(f"  {number}. {first}{marks}")
-    answer = (await ask(repl, "Rewind to before which turn? (number, Enter to cancel) ")).strip()
-    if not answer:
+    dialog = Dialog()
+    picked = await _pick_turn(repl, len(turns), dialog)
+    if picked is None:
         return
-    if not answer.isdigit() or not 1 <= int(answer) <= len(turns):
-        repl.renderer.line(f"/rewind: pick a number from 1 to {len(turns)}", style="yellow")
+    turn = turns[picked - 1]
+    what = await read_answer(
+        "Restore [b]oth, [c]ode only or c[o]nversation only? [b] ",
+        RESTORE_KEYS,
+        interactive=repl.interactive,
+        dialog=dialog,
+        enter="both",
+    )
+    if what not in RESTORE_KEYS.values():  # Esc, Ctrl-C, Ctrl-D
+        repl.renderer.line("rewind cancelled; nothing was changed", style="dim")
         return
-    turn = turns[int(answer) - 1]
-    what = (await ask(repl, "Restore [b]oth, [c]ode only or c[o]nversation only? [b] ")).strip()
-    code = what.lower() in ("", "b", "c")
-    conversation = what.lower() in ("", "b", "o")
-    if not (code or conversation):
-        repl.renderer.line("/rewind: answer b, c or o", style="yellow")
-        return
+    repl.renderer.line(f"  → {what}", style="dim")
+    code = what in ("both", "code")
+    conversation = what in ("both", "conversation")
     message_id = turn.message.id or ""
     try:
         outcome = await rewind_in_session(session, message_id, code=code, conversation=conversation)
     except HandEdited as exc:
-        if not await _confirm_overwrite(repl, exc.paths):
+        if not await _confirm_overwrite(repl, exc.paths, dialog):
             repl.renderer.line("rewind cancelled; nothing was changed", style="dim")
             return
         outcome = await rewind_in_session(
@@ -99,12 +108,42 @@ async def _rewind(repl: Any, session: Session) -> None:
         )
 
 
-async def _confirm_overwrite(repl: Any, paths: list[str]) -> bool:
+async def _pick_turn(repl: Any, count: int, dialog: Dialog) -> int | None:
+    """The turn to rewind to (None: cancelled): up to ONE_KEY_TURNS turns a digit answers,
+    as at a permission question; more need a number and Enter."""
+    if count > ONE_KEY_TURNS:
+        question = f"Rewind to before which turn? (1-{count}, Enter to cancel) "
+        answer = (await ask(repl, question)).strip()
+        if answer and (not answer.isdigit() or not 1 <= int(answer) <= count):
+            repl.renderer.line(f"/rewind: pick a number from 1 to {count}", style="yellow")
+            return None
+        return int(answer) if answer else None
+    keys = {str(number): str(number) for number in range(1, count + 1)}
+    answer = await read_answer(
+        f"Rewind to before which turn? (1-{count}; Enter or Esc cancels) ",
+        keys,
+        interactive=repl.interactive,
+        dialog=dialog,
+        enter="cancel",
+    )
+    if answer not in keys:
+        return None
+    repl.renderer.line(f"  → turn {answer}", style="dim")
+    return int(answer)
+
+
+async def _confirm_overwrite(repl: Any, paths: list[str], dialog: Dialog | None = None) -> bool:
     repl.renderer.line("These files were changed by hand since the agent's turn:", style="yellow")
     for path in paths:
         repl.renderer.line(f"  {path}", style="yellow")
-    answer = await ask(repl, "Overwrite them? [y/N] ")
-    return answer.strip().lower() in ("y", "yes")
+    answer = await read_answer(
+        "Overwrite them? [y/N] ",
+        {"y": "yes", "n": "no"},
+        interactive=repl.interactive,
+        dialog=dialog or Dialog(),
+        enter="no",
+    )
+    return answer == "yes"
 
 
 def print_restore(repl: Any, report: Any) -> None:

@@ -156,7 +156,7 @@ def _run(options: RunOptions) -> int:
     try:
         return asyncio.run(run_headless(options, sys.stdout, sys.stderr))
     except LoomError as exc:
-        from loom.cli._output import error_line
+        from loom.cli.errors import error_line
 
         sys.stderr.write(error_line(exc) + "\n")
         return 1

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from loom.cli.errors import error_line
+
 if TYPE_CHECKING:
     from loom.cli.run.signals import StopSignals
     from loom.core.events import SessionEvent
@@ -112,7 +114,7 @@ async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: 
     cwd = (options.cwd or Path.cwd()).resolve()
     named = options.project_root
     if named is not None and not named.is_dir():
-        err.write(f"loom: error: --project-root {named} is not a folder\n")
+        err.write(error_line(f"--project-root {named} is not a folder") + "\n")
         return 2
     try:
         sandbox_mode = "off" if options.no_sandbox else None
@@ -125,7 +127,7 @@ async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: 
             thread=options.thread_id,  # a resumed thread: its own project's settings
         )
     except LoomError as exc:
-        err.write(f"loom: error: {exc}\n")
+        err.write(error_line(exc) + "\n")
         return 2 if isinstance(exc, BadInput) else 1  # a bad --worktree name: a usage error
     if workspace.worktree is not None:
         wt = workspace.worktree
@@ -134,8 +136,11 @@ async def _run_headless(options: RunOptions, out: TextIO, err: TextIO, signals: 
     problem = None if named is not None else not_a_project(workspace.project_root)
     if problem is not None:  # nobody to ask: refused unless the person named it
         err.write(
-            f"loom: error: {problem}; run Loom in a project folder, or pass "
-            f"--project-root {workspace.project_root} to use it anyway\n"
+            error_line(
+                f"{problem}; run Loom in a project folder, or pass "
+                f"--project-root {workspace.project_root} to use it anyway"
+            )
+            + "\n"
         )
         signals.finishing()
         await workspace.shutdown()
@@ -204,7 +209,7 @@ async def _start(
     try:
         session = await workspace.start_session(spec)
     except LoomError as exc:
-        err.write(f"loom: error: {exc}\n")
+        err.write(error_line(exc) + "\n")
         return None
     notice = workspace.sandbox_notice()
     if notice:
@@ -357,7 +362,7 @@ class HeadlessRun:
         if not result.is_error:
             return 0
         thread_id = self.session.thread.id
-        self.err.write(f"loom: error: {failure}\n")
+        self.err.write(error_line(failure) + "\n")
         if self.session.keeps_thread:  # else nothing was said, or nothing answered
             self.err.write(
                 f"loom: the thread is saved; continue it with `loom resume {thread_id}`\n"

@@ -547,30 +547,39 @@ class Session:
 
     async def _apply(self, event: sm.AgentEvent) -> list[Any]:
         self.state, actions = sm.transition(self.state, event, self.machine_config)
-        self._set_status(sm.status_of(self.state))
-        return await self._perform_all(actions)
+        return await self._perform_all(actions, status=sm.status_of(self.state))
 
     def apply_now(self, event: sm.AgentEvent) -> None:
         """Apply an event whose actions need no waiting (stream started, tool progress,
         a failed save)."""
         self.state, actions = sm.transition(self.state, event, self.machine_config)
-        self._set_status(sm.status_of(self.state))
         for action in actions:
             pending = self._interpret(action)
             if pending is not None:  # a bug in the machine: log it, never block here
                 pending.close()
                 log.error("%s after %s needs waiting; ignored", type(action).__name__, event)
+        self._set_status(sm.status_of(self.state))
 
-    async def _perform_all(self, actions: list[sm.AgentAction]) -> list[Any]:
-        """Carry out `actions` in order; returns the events they produced to feed next."""
+    async def _perform_all(
+        self, actions: list[sm.AgentAction], *, status: str | None = None
+    ) -> list[Any]:
+        """Carry out `actions` in order; returns the events they produced to feed next.
+        The new `status` is published once the messages the step records are out, as
+        Claude Code orders them (the call's message, then the tool runs; the last
+        answer, then idle), and before anything is awaited."""
         follow: list[Any] = []
         for action in actions:
             pending = self._interpret(action)
+            if pending is not None and status is not None:
+                self._set_status(status)
+                status = None
             result = await pending if pending is not None else None
             if isinstance(result, list):  # a batch of calls: their outcomes, in order
                 follow.extend(result)
             elif result is not None:
                 follow.append(result)
+        if status is not None:
+            self._set_status(status)
         return follow
 
     def _interpret(self, action: sm.AgentAction) -> Coroutine[Any, Any, Any] | None:

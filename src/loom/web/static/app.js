@@ -418,10 +418,13 @@ function setupComposer() {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape" && !$("dialog[open]")) {
-    if ($("#modal-root .modal")) return; // Esc never answers a permission question
-    cancelTurn().catch(() => {});
+  if (event.key !== "Escape" || $("dialog[open]")) return;
+  const deny = $("#modal-root [data-answer=deny]");
+  if (deny) {
+    deny.click(); // as in the terminal: Esc denies the call, the turn goes on
+    return;
   }
+  cancelTurn().catch(() => {});
 });
 
 // permission answers (the modal arrives rendered; answer with its buttons)
