@@ -71,6 +71,7 @@ from loom.tools.base import ToolRegistry
 if TYPE_CHECKING:
     from collections.abc import Coroutine
 
+    from loom.session.runtime.context_view import ContextView
     from loom.session.runtime.ports import PolicyPort
     from loom.store.base import ThreadStore
 
@@ -310,6 +311,10 @@ class Session:
         if after != before:
             self.publish(PermissionModeChanged(session_id=self.id, permission_mode=after))
         return after
+
+    async def context_view(self) -> ContextView:
+        """Where the context window goes on the next call (`/context` in every face)."""
+        return await self.llm.preview(sm.to_send(sm.conversation_of(self.state)))
 
     def background_commands(self) -> list[background.BackgroundView]:
         """The background commands this session started (shell with background: true)."""
