@@ -65,3 +65,25 @@ def test_sigterm_ends_the_background_commands_too(server: FakeLlmServer, project
     err = _stop_mid_turn(server, project, "31338", signal.SIGTERM)
     assert "Traceback" not in err, err
     assert _alive("31338") == []
+
+
+def test_stream_json_tells_each_background_command_start_output_end_and_exit(
+    server: FakeLlmServer, project: Path
+) -> None:
+    quick = FakeToolCall("shell", {"command": "echo hi", "background": True}, id="c1")
+    slow = FakeToolCall("shell", {"command": "sleep 31339", "background": True}, id="c2")
+    read = FakeToolCall("shell_output", {"id": "b1", "wait": 10})
+    server.add(Turn(tool_calls=[quick, slow]), Turn(tool_calls=[read]), Turn(text="ok"))
+    done = loom(["run", "-p", "go", "--yes", "-o", "stream-json"], project, server)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    told = [
+        (line["command_id"], line["change"], line["exit_code"])
+        for line in lines
+        if line["type"] == "loom.background_command"
+    ]
+    assert ("b1", "started", None) in told and ("b2", "started", None) in told
+    assert ("b1", "output_ended", None) in told and ("b1", "exited", 0) in told
+    assert told.index(("b1", "started", None)) < told.index(("b1", "exited", 0))
+    assert not any(change == "exited" for cid, change, _ in told if cid == "b2")
+    assert _alive("31339") == []

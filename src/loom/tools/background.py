@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import os
 import re
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from loom._timeouts import within
 from loom.tools._launcher import CommandLauncher, start_launch
 from loom.tools._process import _signal_group, _stop_group, tool_env
 from loom.tools.base import ToolError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LIMIT = 4
 DEFAULT_BUFFER_BYTES = 1024 * 1024
@@ -84,8 +87,17 @@ class BackgroundCommands:
         self.limit = limit
         self.buffer_bytes = buffer_bytes
         self.commands: dict[str, BackgroundCommand] = {}
+        # told of each change: (command, "started" | "output_ended" | "exited" | "killed")
+        self.listener: Callable[[BackgroundCommand, str], None] | None = None
         self._next = 1
         self._closed = False
+
+    def _tell(self, job: BackgroundCommand, change: str) -> None:
+        if self.listener is not None:
+            try:
+                self.listener(job, change)
+            except Exception:  # a face's bug never stops the command's bookkeeping
+                log.exception("the background commands' listener failed")
 
     def running(self) -> list[BackgroundCommand]:
         return [c for c in self.commands.values() if c.state == "running"]
@@ -134,6 +146,7 @@ class BackgroundCommands:
         self.commands[job.id] = job
         job.tasks.append(asyncio.ensure_future(self._pump(job)))
         job.tasks.append(asyncio.ensure_future(self._wait(job, launch.finish)))
+        self._tell(job, "started")
         return job
 
     async def _pump(self, job: BackgroundCommand) -> None:
@@ -142,6 +155,7 @@ class BackgroundCommands:
         while chunk := await stream.read(65536):
             job.output.add(chunk)
             job.changed.set()
+        self._tell(job, "output_ended")
 
     async def _wait(self, job: BackgroundCommand, finish: object) -> None:
         job.exit_code = await job.process.wait()
@@ -150,6 +164,7 @@ class BackgroundCommands:
             if callable(finish):
                 await asyncio.to_thread(finish)
         job.changed.set()
+        self._tell(job, job.state)
 
     def get(self, command_id: str) -> BackgroundCommand:
         job = self.commands.get(command_id.strip())

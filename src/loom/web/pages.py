@@ -163,6 +163,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         badge=live.badge,
         busy=live.status != "idle" or bool(live.tasks),
         plan=live.plan,
+        shells=session.background_commands(),
         partial=live.partial,
         permission=permission,
         mcp_asks=live.mcp_asks,

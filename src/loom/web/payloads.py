@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
+    BackgroundCommandChanged,
     ContextCompacted,
     ConversationRewound,
     FilesRestored,
@@ -220,6 +221,12 @@ def _plan(live: LiveSession, event: ArchitectPlan | ArchitectStep | TodoList) ->
     return payload
 
 
+def _shells(live: LiveSession, event: BackgroundCommandChanged) -> dict[str, Any]:
+    """The background commands panel, redrawn from the session's list at each change."""
+    shells = live.session.background_commands()
+    return {"type": "shells", "html": fragment("shells_panel", shells)}
+
+
 def _turn_done(live: LiveSession, event: TurnComplete) -> dict[str, Any]:
     return {"type": "turn_done", "usage": usage_totals(live.session.thread.messages)}
 
@@ -247,4 +254,5 @@ _HANDLERS = {
     "conversation_rewound": _rewound,
     "notice": _hook_notice,  # lifecycle hooks' warnings and messages
     "subagent_status": _subagent,
+    "background_command": _shells,
 }

@@ -144,6 +144,7 @@ class Session:
         if self.options.lifecycle_hooks:
             self.hooks = SessionHooks(self, self.options.lifecycle_hooks)
         self._stop_continuations = 0  # Stop hooks that made this turn go on
+        background.publish_changes(tools, session_id, self.publish)
 
     async def start(self) -> None:
         """Settle a resumed thread (answer calls left open by a crash) and record the
