@@ -33,6 +33,7 @@ from loom.acp import updates
 from loom.acp.files import editor_files_for
 from loom.core.events import (
     ArchitectPlan,
+    BackgroundCommandChanged,
     LlmRetry,
     NewMessage,
     Notice,
@@ -320,6 +321,8 @@ class LiveSession:
                 return [updates.call_progress(call_id, "in_progress", [updates.text_content(note)])]
             case Notice(source=source, text=text):
                 return [updates.agent_text(f"\n[{source or 'notice'}: {text}]\n")]
+            case BackgroundCommandChanged(command_id=cid, command=command, change=change) as bg:
+                return [updates.background(cid, command, change, bg.exit_code)]
             case SyncError(message=message):
                 log.warning("sync: %s", message)  # not part of the conversation
         return []
