@@ -367,7 +367,13 @@ async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -
                 break
             await asyncio.sleep(0.02)
         listed = [u for _, u in client.updates if u.session_update == "available_commands_update"]
-        assert {c.name for c in listed[0].available_commands} == {"undo", "redo", "compact"}
+        assert {c.name for c in listed[0].available_commands} == {
+            "undo",
+            "redo",
+            "compact",
+            "context",
+            "shells",
+        }
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("/undo")])
         assert reply.stop_reason == "end_turn"
         assert (project / "notes.txt").read_text() == "one\n"
@@ -598,6 +604,15 @@ async def test_background_commands_are_tool_calls_of_their_own(
         assert rest[-1].status == "completed" and rest[-1].raw_output["exit_code"] == 0
         (slow_start,) = background("background-b2")
         assert slow_start.status == "in_progress" and alive("31361")
+        await conn.prompt(session_id=session_id, prompt=[text_block("/shells")])
+        assert "- b1 exited (0)" in client.text(session_id)
+        assert "- b2 running" in client.text(session_id)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/context")])
+        assert "Context window of" in client.text(session_id)
+        assert "- messages: " in client.text(session_id)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/shells kill b2")])
+        assert "[b2 killed: sleep 31361]" in client.text(session_id)
+        assert len(server.requests) == 2  # the commands never reached the model
     for _ in range(200):
         if not alive("31361"):
             break
