@@ -87,3 +87,17 @@ def test_stream_json_tells_each_background_command_start_output_end_and_exit(
     assert told.index(("b1", "started", None)) < told.index(("b1", "exited", 0))
     assert not any(change == "exited" for cid, change, _ in told if cid == "b2")
     assert _alive("31339") == []
+
+
+def test_the_model_hears_of_an_ended_command_in_its_next_request_within_the_turn(
+    server: FakeLlmServer, project: Path
+) -> None:
+    start = FakeToolCall("shell", {"command": "echo ended-early", "background": True}, id="c1")
+    pause = FakeToolCall("shell", {"command": "sleep 1"}, id="c2")  # b1 ends meanwhile
+    server.add(Turn(tool_calls=[start]), Turn(tool_calls=[pause]), Turn(text="ok"))
+    done = loom(["run", "-p", "go", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    said = "[b1 exited with code 0: echo ended-early]"
+    assert said not in json.dumps(server.requests[0].json)
+    told = json.dumps(server.requests[2].json)
+    assert "[background commands that ended]" in told and said in told

@@ -208,6 +208,15 @@ class BackgroundCommands:
         _signal_group(job.process.pid, signal.SIGKILL)
         return describe(job)
 
+    def ended_unread(self) -> list[str]:
+        """One line per command that ended and the model was not told yet (kept until it
+        is: `take_finished` or a read of its output)."""
+        return [
+            describe(job)
+            for job in self.commands.values()
+            if job.state != "running" and not job.reported
+        ]
+
     def take_finished(self) -> list[str]:
         """One line per command that ended since the model was last told (once each)."""
         lines = []

@@ -50,6 +50,15 @@ def finished_notes(tools: Any) -> list[Attachment]:
     return [Attachment(kind="loom", label="background commands that ended", text=text)]
 
 
+def ended_note(tools: Any) -> str:
+    """For each model call's context block: the background commands that ended and the
+    model was not told yet, so it hears of them in its next request, not only at the
+    person's next message (which then keeps them in the thread: `finished_notes`)."""
+    registry = registry_of(tools)
+    lines = registry.ended_unread() if registry is not None else []
+    return "[background commands that ended]\n" + "\n".join(lines) if lines else ""
+
+
 def publish_changes(tools: Any, session_id: str, publish: Any) -> None:
     """Publish a BackgroundCommandChanged on the session's bus for each change of its
     background commands (started, output ended, exited, killed)."""

@@ -35,6 +35,7 @@ from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.providers import declaration
+from loom.session.runtime import background
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
@@ -204,7 +205,9 @@ class LlmCaller:
         decisions = await fetch_decision_context(
             options.decision_context, options.decision_tokens, options.repo_map_timeout
         )
-        return repo_map, decisions, await session.prompts.news()
+        news = await session.prompts.news()
+        ended = background.ended_note(session.tools)
+        return repo_map, decisions, "\n\n".join(part for part in (news, ended) if part)
 
     async def preview(self, conversation: Sequence[Message]) -> ContextView:
         """Where the window would go on the next call (`/context`): the request built
