@@ -80,6 +80,7 @@ class ModelPort(MachinePort, Protocol):
     mode: str
     usage: Usage
     prompts: SessionPrompts
+    tools: ToolRegistry  # the whole set (its shell owns the background commands)
 
     def count_usage(self, usage: Usage) -> None: ...
 
