@@ -101,3 +101,17 @@ def test_the_model_hears_of_an_ended_command_in_its_next_request_within_the_turn
     assert said not in json.dumps(server.requests[0].json)
     told = json.dumps(server.requests[2].json)
     assert "[background commands that ended]" in told and said in told
+
+
+def test_ctrl_c_ends_the_background_commands_too(server: FakeLlmServer, project: Path) -> None:
+    err = _stop_mid_turn(server, project, "31371", signal.SIGINT)
+    assert "Traceback" not in err, err
+    assert _alive("31371") == []
+
+
+def test_a_killed_loom_leaves_no_background_command(server: FakeLlmServer, project: Path) -> None:
+    # SIGKILL: no clean-up of Loom's runs; the parent-death signal of the spawn and
+    # bwrap's --die-with-parent take the sandbox and everything in it along
+    for marker in ("31372", "31373", "31374"):
+        _stop_mid_turn(server, project, marker, signal.SIGKILL)
+        assert _alive(marker) == [], marker

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import signal
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,7 @@ class BackgroundCommands:
                 start_new_session=True,
                 env=tool_env(extra_env, pass_env),
                 pass_fds=launch.fds,
+                preexec_fn=_dies_with_loom(),
             )
         except BaseException:
             launch.finish()
@@ -238,6 +240,32 @@ class BackgroundCommands:
             for task in job.tasks:
                 task.cancel()
             await asyncio.gather(*job.tasks, return_exceptions=True)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _dies_with_loom() -> Callable[[], None] | None:
+    """Linux: run in the child before exec, so the command (the sandbox's bwrap, which
+    takes its namespace along) gets SIGKILL when Loom dies without cleaning up (SIGKILL,
+    a crash). Set before exec, it closes the window in which bwrap has not armed its own
+    --die-with-parent yet; a Loom already gone by then ends the child at once."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return arm
 
 
 def describe(job: BackgroundCommand) -> str:
