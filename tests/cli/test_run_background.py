@@ -115,3 +115,35 @@ def test_a_killed_loom_leaves_no_background_command(server: FakeLlmServer, proje
     for marker in ("31372", "31373", "31374"):
         _stop_mid_turn(server, project, marker, signal.SIGKILL)
         assert _alive(marker) == [], marker
+
+
+def test_a_sessions_commands_share_one_loopback_and_one_temp_folder(
+    server: FakeLlmServer, project: Path
+) -> None:
+    """A server started in the background answers a later command of the same session
+    (one network namespace and /tmp per session); the host cannot reach it."""
+    port = 38765
+    serve = (
+        f"echo shared-temp > /tmp/marker.txt && cd /tmp && "
+        f"exec python3 -m http.server {port} --bind 127.0.0.1"
+    )
+    fetch = (
+        'python3 -c "import time, urllib.request\n'
+        "for _ in range(100):\n"
+        "    try:\n"
+        f"        url = 'http://127.0.0.1:{port}/marker.txt'\n"
+        "        print(urllib.request.urlopen(url).read().decode()); break\n"
+        "    except OSError: time.sleep(0.1)\n"
+        '"; cat /tmp/marker.txt'
+    )
+    started = FakeToolCall("shell", {"command": serve, "background": True}, id="c1")
+    fetched = FakeToolCall("shell", {"command": fetch}, id="c2")
+    server.add(Turn(tool_calls=[started]), Turn(tool_calls=[fetched]), Turn(text="ok"))
+    done = loom(["run", "-p", "go", "--yes", "-o", "json"], project, server)
+    assert done.returncode == 0, done.stderr
+    result = json.dumps(server.requests[2].json["messages"][-1])
+    assert result.count("shared-temp") == 2, result  # over loopback, and from /tmp
+    import socket
+
+    with socket.socket() as probe:  # the host's loopback is another one
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
