@@ -147,3 +147,4 @@ def test_a_sessions_commands_share_one_loopback_and_one_temp_folder(
 
     with socket.socket() as probe:  # the host's loopback is another one
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+    assert _alive("--unshare-net --ro-bind / / --info-fd") == []  # the holder ended too
