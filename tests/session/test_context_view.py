@@ -70,3 +70,20 @@ def test_mcp_tools_are_counted_per_server_and_suggested_by_name() -> None:
     assert "[mcp.servers.github]" in said
     small = ContextView("x:y", 10_000, (*parts[:2], ContextPart("free", "free", 9_700)), None)
     assert suggestion_for(small) is None
+
+
+def test_tools_are_grouped_by_mcp_server() -> None:
+    from loom.llm.base import ToolSpec
+    from loom.session.runtime.context_view import tool_groups
+
+    def spec(name: str) -> ToolSpec:
+        return ToolSpec(name=name, description="d", parameters={"type": "object"})
+
+    names = ["shell", "mcp__github__issues", "file_read", "mcp__db__query", "mcp__github__prs"]
+    groups = {key: [s.name for s in found] for key, _label, found in tool_groups(
+        [spec(n) for n in names])}  # fmt: skip
+    assert groups == {
+        "tools": ["shell", "file_read"],
+        "tools:mcp:db": ["mcp__db__query"],
+        "tools:mcp:github": ["mcp__github__issues", "mcp__github__prs"],
+    }
