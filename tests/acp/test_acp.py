@@ -368,7 +368,13 @@ async def test_undo_and_redo_as_commands(server: FakeLlmServer, project: Path) -
                 break
             await asyncio.sleep(0.02)
         listed = [u for _, u in client.updates if u.session_update == "available_commands_update"]
-        assert {c.name for c in listed[0].available_commands} == {"undo", "redo", "compact"}
+        assert {c.name for c in listed[0].available_commands} == {
+            "undo",
+            "redo",
+            "compact",
+            "context",
+            "shells",
+        }
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("/undo")])
         assert reply.stop_reason == "end_turn"
         assert (project / "notes.txt").read_text() == "one\n"
@@ -567,3 +573,49 @@ async def test_the_permission_mode_is_an_option_and_plan_refuses_a_write(
     assert reply.stop_reason == "end_turn"
     assert not (project / "new.txt").exists()
     assert "plan mode" in json.dumps(server.requests[-1].json["messages"])
+
+
+async def test_background_commands_are_tool_calls_of_their_own(
+    server: FakeLlmServer, project: Path
+) -> None:
+    from tests.support.processes import alive
+
+    quick = FakeToolCall("shell", {"command": "echo hi", "background": True}, id="c1")
+    slow = FakeToolCall("shell", {"command": "sleep 31361", "background": True}, id="c2")
+    server.add(Turn(tool_calls=[quick, slow]), Turn(text="both started"))
+    client = RecordingClient()
+
+    def background(call_id: str) -> list:
+        return [u for _, u in client.updates if getattr(u, "tool_call_id", "") == call_id]
+
+    async with acp_agent(server, project, client) as (conn, _process):
+        session_id = await start(conn, project)
+        await conn.set_config_option(
+            config_id="permission_mode", session_id=session_id, value="bypassPermissions"
+        )
+        reply = await conn.prompt(session_id=session_id, prompt=[text_block("start")])
+        assert reply.stop_reason == "end_turn"
+        for _ in range(200):  # the quick one's exit may land after the turn's end
+            if any(u.status == "completed" for u in background("background-b1")):
+                break
+            await asyncio.sleep(0.05)
+        first, *rest = background("background-b1")
+        assert first.session_update == "tool_call" and first.kind == "execute"
+        assert first.status == "in_progress" and "echo hi" in first.title
+        assert rest[-1].status == "completed" and rest[-1].raw_output["exit_code"] == 0
+        (slow_start,) = background("background-b2")
+        assert slow_start.status == "in_progress" and alive("31361")
+        await conn.prompt(session_id=session_id, prompt=[text_block("/shells")])
+        assert "- b1 exited (0)" in client.text(session_id)
+        assert "- b2 running" in client.text(session_id)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/context")])
+        assert "Context window of" in client.text(session_id)
+        assert "- messages: " in client.text(session_id)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/shells kill b2")])
+        assert "[b2 killed: sleep 31361]" in client.text(session_id)
+        assert len(server.requests) == 2  # the commands never reached the model
+    for _ in range(200):
+        if not alive("31361"):
+            break
+        await asyncio.sleep(0.05)
+    assert alive("31361") == []  # the agent's end ended it

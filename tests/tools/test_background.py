@@ -66,3 +66,42 @@ async def test_close_ends_the_whole_group(tmp_path: Path) -> None:
     assert _gone(child)
     with pytest.raises(ToolError, match="the session is ending"):
         await _start(registry, "true", tmp_path)
+
+
+HOLDER = """
+import asyncio, sys
+from pathlib import Path
+from loom.tools.background import BackgroundCommands
+
+async def main():
+    registry = BackgroundCommands()
+    command = "exec sleep 3138" + "1"  # so this script's own command line does not name it
+    await registry.start("x", ["/bin/sh", "-c", command], cwd=Path("."), launcher=None)
+    print("started", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_command_dies_with_a_killed_loom_even_without_a_sandbox(tmp_path: Path) -> None:
+    """SIGKILL leaves Loom no clean-up: the parent-death signal set in the spawn path
+    ends the command (its own session, so no terminal signal would reach it)."""
+    import signal
+    import sys
+
+    from tests.support.processes import alive
+
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HOLDER, cwd=tmp_path, stdout=asyncio.subprocess.PIPE
+    )
+    assert holder.stdout is not None
+    assert await asyncio.wait_for(holder.stdout.readline(), 30) == b"started\n"
+    assert alive("sleep 31381")
+    holder.send_signal(signal.SIGKILL)
+    await holder.wait()
+    for _ in range(100):
+        if not alive("sleep 31381"):
+            break
+        await asyncio.sleep(0.05)
+    assert alive("sleep 31381") == []

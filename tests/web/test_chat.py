@@ -52,7 +52,9 @@ def test_edit_with_permission_end_to_end(
     expect(page.locator("#badge")).to_have_text("Ready")
     expect(page.locator("#usage")).to_contain_text("tokens")
 
-    expect(page.get_by_role("tab")).to_have_text(["Files", "Changes", "Terminal", "Graph"])
+    expect(page.get_by_role("tab")).to_have_text(
+        ["Files", "Changes", "Terminal", "Graph", "Context"]
+    )
     page.get_by_role("tab", name="Changes").click()
     changes = page.locator("#tab-changes")
     expect(changes).to_contain_text("hello.py")

@@ -1,5 +1,6 @@
 """Loom's slash commands in an ACP editor: `/undo`, `/redo` (files the agent changed in
-its last turn, back or again) and `/compact [focus]`. The editor lists them (the
+its last turn, back or again), `/compact [focus]`, `/context` (where the window goes) and
+`/shells [kill ID]` (the background commands). The editor lists them (the
 `available_commands_update`); a prompt that starts with one runs it instead of a turn.
 Files edited by hand since the agent's turn are only overwritten after the person says
 so, through the editor's permission question."""
@@ -22,7 +23,10 @@ COMMANDS = {
     "undo": "Put back the files the agent changed in its last turn",
     "redo": "Reapply what /undo took back",
     "compact": "Summarise the older turns now, to free the context (optional: focus words)",
+    "context": "Where the context window goes: system, tools, instructions, map, messages",
+    "shells": "The agent's background commands (kill ID ends one)",
 }
+HINTS = {"compact": "focus words", "shells": "kill ID"}
 OVERWRITE = [
     PermissionOption(option_id="overwrite", name="Overwrite my edits", kind="allow_once"),
     PermissionOption(option_id="keep", name="Keep my edits", kind="reject_once"),
@@ -35,8 +39,8 @@ def available_commands() -> Any:
             AvailableCommand(
                 name=name,
                 description=description,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint="focus words"))
-                if name == "compact"
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=HINTS[name]))
+                if name in HINTS
                 else None,
             )
             for name, description in COMMANDS.items()
@@ -64,9 +68,42 @@ async def run(live: Any, name: str, argument: str) -> str:
             view = await compact_now(live.session, argument)
             count = view.start if view is not None else 0
             return f"Compacted {count} older message(s) into a summary; the thread keeps them."
+        if name == "context":
+            return context_text(await live.session.context_view())
+        if name == "shells":
+            return await _shells(live.session, argument)
         return await _restore(live, name)
     except LoomError as exc:
         return f"{exc}."
+
+
+def context_text(view: Any) -> str:
+    lines = [f"Context window of {view.model}: {view.window:,} tokens"]
+    lines += [
+        f"- {part.label}: {part.tokens:,} ({view.percent(part)}%)"
+        for part in view.parts
+        if part.tokens or part.key in ("messages", "free")
+    ]
+    if view.suggestion:
+        lines.append(f"Suggestion: {view.suggestion}")
+    return "\n".join(lines)
+
+
+async def _shells(session: Any, argument: str) -> str:
+    words = argument.split()
+    if words[:1] == ["kill"] and len(words) == 2:
+        try:
+            return await session.kill_background(words[1])
+        except ValueError as exc:
+            return f"{exc}."
+    found = session.background_commands()
+    if not found:
+        return "No background commands in this session."
+    return "\n".join(
+        f"- {job.id} {job.state}{'' if job.exit_code is None else f' ({job.exit_code})'}, "
+        f"{int(job.running_s)} s: {job.command}"
+        for job in found
+    )
 
 
 async def _restore(live: Any, action: str) -> str:

@@ -33,6 +33,7 @@ from loom.acp import updates
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
+    BackgroundCommandChanged,
     ContextCompacted,
     ConversationRewound,
     DecisionCascade,
@@ -333,6 +334,8 @@ class LiveSession:
                 return []  # its end is the task call's result
             case Notice(source=source, text=text):
                 return [updates.agent_text(f"\n[{source or 'notice'}: {text}]\n")]
+            case BackgroundCommandChanged(command_id=cid, command=command, change=change) as bg:
+                return [updates.background(cid, command, change, bg.exit_code)]
             case SyncError(message=message):
                 log.warning("sync: %s", message)  # not part of the conversation
                 return []

@@ -98,6 +98,33 @@ def permission_call(
     )
 
 
+def background_call_id(command_id: str) -> str:
+    return f"background-{command_id}"
+
+
+def background(command_id: str, command: str, change: str, exit_code: int | None) -> Any:
+    """A background command as a tool call of its own (ACP has no other place for a process
+    that outlives the call that started it): in_progress from its start, then completed
+    (exit 0) or failed (another exit, killed). Client terminals (`terminal/create`) would
+    run the command on the editor's side, outside Loom's sandbox, so they are not used."""
+    call_id = background_call_id(command_id)
+    if change == "started":
+        return ToolCallStart(
+            session_update="tool_call",
+            tool_call_id=call_id,
+            title=f"{command} (background {command_id})",
+            kind="execute",
+            status="in_progress",
+            raw_input={"command": command, "id": command_id},
+        )
+    if change == "output_ended":
+        return call_progress(call_id, "in_progress", [text_content("(its output ended)")])
+    said = f"killed: {command}" if change == "killed" else f"exited with code {exit_code}"
+    status: ToolCallStatus = "completed" if change == "exited" and exit_code == 0 else "failed"
+    raw = {"id": command_id, "state": change, "exit_code": exit_code}
+    return call_progress(call_id, status, [text_content(f"[{command_id} {said}]")], raw)
+
+
 def agent_text(text: str) -> AgentMessageChunk:
     return helpers.update_agent_message_text(text)
 

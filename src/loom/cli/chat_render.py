@@ -18,6 +18,7 @@ from loom.cli.thinking_view import ThinkingView
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
+    BackgroundCommandChanged,
     ContextCompacted,
     ConversationRewound,
     DecisionCascade,
@@ -225,6 +226,8 @@ class EventRenderer:
                 pass  # the REPL asks, its status line shows them, the turn's end is its own
             case SubagentMessage():
                 self._on_subagent_message(event)
+            case BackgroundCommandChanged():
+                self._on_background_command(event)
             case FilesRestored() | ConversationRewound() | DecisionCascade():
                 pass  # said by the command that caused them, or not shown on a terminal
             case _:
@@ -460,6 +463,12 @@ class EventRenderer:
                 "the thread keeps them all)",
                 style="dim",
             )
+
+    def _on_background_command(self, event: BackgroundCommandChanged) -> None:
+        if event.change == "exited":  # a kill is said by whoever killed it (/shells kill)
+            command = visible_block(event.command)[:120]
+            self.line(f"background {event.command_id} exited with code {event.exit_code}: "
+                      f"{command}", style="dim")  # fmt: skip
 
     def _on_mode_changed(self, event: ModeChanged) -> None:
         self.line(f"mode: {event.mode}", style="magenta")

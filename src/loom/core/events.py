@@ -220,6 +220,18 @@ class SubagentMessage(_Event):
     message: Message
 
 
+class BackgroundCommandChanged(_Event):
+    """A background command of this session (`shell` with background: true) started, its
+    output ended (it closed its stdout), or it ended: exited (with `exit_code`) or was
+    killed. Faces list them from these; stream-json prints `loom.background_command`."""
+
+    type: Literal["background_command"] = "background_command"
+    command_id: str
+    command: str
+    change: Literal["started", "output_ended", "exited", "killed"]
+    exit_code: int | None = None
+
+
 class TurnComplete(_Event):
     type: Literal["turn_complete"] = "turn_complete"
     text: str = ""
@@ -249,6 +261,7 @@ SessionEvent = Annotated[
     | Notice
     | SubagentStatus
     | SubagentMessage
+    | BackgroundCommandChanged
     | TurnComplete,
     Field(discriminator="type"),
 ]

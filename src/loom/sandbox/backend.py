@@ -29,6 +29,7 @@ from loom.sandbox.refusals import explain_refusal, swept_note
 from loom.sandbox.sweep import Sweeper, started, take_away_new
 
 if TYPE_CHECKING:
+    from loom.sandbox.session_net import SessionNet
     from loom.sandbox.session_temp import SessionTemp
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,9 @@ class Sandbox:
         self._limits_group: CommandGroup | None = None
         self._group_lock = threading.Lock()
         self._temp: SessionTemp | None = None  # for_session's, removed by close()
+        self._shares_net = False  # for_session's: one network namespace (session_net.py)
+        self._net: SessionNet | None = None
+        self._net_failed = False
         if sweepers is not None:
             self._sweepers = sweepers
         else:
@@ -213,6 +217,7 @@ class Sandbox:
             return self._derived(self.policy)
         sandbox = self._derived(dataclasses.replace(self.policy, temp=temp.path))
         sandbox._temp = temp
+        sandbox._shares_net = self.backend.name == "bubblewrap"
         return sandbox
 
     def _derived(self, policy: SandboxPolicy) -> Sandbox:
@@ -225,8 +230,11 @@ class Sandbox:
             temp.close()
         with self._group_lock:
             group, self._limits_group = self._limits_group, None
+            net, self._net, self._shares_net = self._net, None, False
         if group is not None:
             group.close()
+        if net is not None:
+            net.close()
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], tuple[int, ...]]:
         """(argv to spawn, descriptors to pass to it; the caller closes them after)."""
@@ -290,6 +298,9 @@ class Sandbox:
             policy = dataclasses.replace(policy, memory_by_cgroup=True)
         if group is not None and cgroup_parents().caps_processes:
             policy = dataclasses.replace(policy, processes_by_cgroup=True)
+        net = self._session_net() if not policy.network else None
+        if net is not None:
+            policy = dataclasses.replace(policy, shared_net=tuple(net.prefix()))
         wrapped, fds = self.backend.wrap(policy, argv, cwd)
         if group is not None:
             wrapped = join_then_exec(group, wrapped)
@@ -298,6 +309,28 @@ class Sandbox:
     def _prepare_sweepers(self) -> None:
         for sweeper in self._sweepers:
             sweeper.prepare()
+
+    def _session_net(self) -> SessionNet | None:
+        """The session's network namespace, its holder started on first use (again if it
+        died); None for one namespace per command (not a session's sandbox, or no
+        holder could start: said once)."""
+        if not self._shares_net or self.backend is None:
+            return None
+        with self._group_lock:
+            if self._net is not None and self._net.alive:
+                return self._net
+            if self._net_failed:
+                return None
+            from loom.sandbox.session_net import SessionNet
+
+            executable = getattr(self.backend, "executable", "bwrap")
+            try:
+                self._net = SessionNet(executable)
+            except OSError as exc:
+                self._net_failed = True
+                log.warning("each command gets a network namespace of its own: %s", exc)
+                return None
+            return self._net
 
     def _group(self) -> CommandGroup | None:
         """This sandbox's cgroup (see limits.py), made on first use; None where none can

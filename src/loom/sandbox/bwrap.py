@@ -122,7 +122,10 @@ class Bubblewrap:
         if self.disable_userns:
             args.append("--disable-userns")
         if not policy.network:
-            args.append("--unshare-net")
+            if policy.shared_net:  # the session's namespace, entered before bwrap starts
+                args = [*policy.shared_net, *args]
+            else:
+                args.append("--unshare-net")
             fd = filter_fd()  # no Unix sockets either (see seccomp.py)
             if fd is not None:
                 args += ["--seccomp", str(fd)]
@@ -158,7 +161,7 @@ class Bubblewrap:
             "on (the host's network)"
             if policy.network
             else "off: a private network namespace (no TCP, UDP, DNS or abstract Unix "
-            "sockets; its loopback is the sandbox's own)"
+            "sockets; its loopback is the session's own, shared by its commands)"
         )
         if not policy.network:
             if unix_socket_filter() is not None:

@@ -61,6 +61,9 @@ class SandboxPolicy:
     nested_git: tuple[Path, ...] = ()  # `.git` of repositories inside the project
     own_install: tuple[Path, ...] = ()  # Loom's own Python under /tmp (`own_install_in_temp`)
     temp: Path | None = None  # the session's own temp folder (None: one per command)
+    # the argv prefix entering the session's network namespace (`session_net.py`); ():
+    # one namespace per command
+    shared_net: tuple[str, ...] = ()
 
     def writable_paths(self) -> list[Path]:
         return [root.path for root in self.writable]

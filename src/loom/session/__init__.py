@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from loom.session.runtime.bus import EventBus, Subscription
     from loom.session.runtime.compaction import compact_now
     from loom.session.runtime.context import BuiltContext, ContextBudget, ContextWindow
+    from loom.session.runtime.context_view import ContextPart, ContextView
     from loom.session.runtime.file_peek import PeekError, peek
     from loom.session.runtime.mentions import project_files
     from loom.session.runtime.options import SessionOptions
@@ -123,6 +124,8 @@ _EXPORTS = {  # name -> the module that defines it
     "BuiltContext": "loom.session.runtime.context",
     "ContextBudget": "loom.session.runtime.context",
     "ContextWindow": "loom.session.runtime.context",
+    "ContextPart": "loom.session.runtime.context_view",
+    "ContextView": "loom.session.runtime.context_view",
     "SessionOptions": "loom.session.runtime.options",
     "NoPendingPermission": "loom.session.runtime.permission_gate",
     "compact_now": "loom.session.runtime.compaction",
@@ -196,6 +199,8 @@ __all__ = [
     "BuiltContext",
     "Busy",
     "ContextBudget",
+    "ContextPart",
+    "ContextView",
     "ContextWindow",
     "EditPreview",
     "EventBus",

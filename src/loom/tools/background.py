@@ -9,18 +9,22 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import os
 import re
 import signal
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from loom._timeouts import within
-from loom.tools._launcher import CommandLauncher, start_launch
+from loom.tools._launcher import CommandLauncher, Launch, start_launch
 from loom.tools._process import _signal_group, _stop_group, tool_env
 from loom.tools.base import ToolError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LIMIT = 4
 DEFAULT_BUFFER_BYTES = 1024 * 1024
@@ -84,8 +88,17 @@ class BackgroundCommands:
         self.limit = limit
         self.buffer_bytes = buffer_bytes
         self.commands: dict[str, BackgroundCommand] = {}
+        # told of each change: (command, "started" | "output_ended" | "exited" | "killed")
+        self.listener: Callable[[BackgroundCommand, str], None] | None = None
         self._next = 1
         self._closed = False
+
+    def _tell(self, job: BackgroundCommand, change: str) -> None:
+        if self.listener is not None:
+            try:
+                self.listener(job, change)
+            except Exception:  # a face's bug never stops the command's bookkeeping
+                log.exception("the background commands' listener failed")
 
     def running(self) -> list[BackgroundCommand]:
         return [c for c in self.commands.values() if c.state == "running"]
@@ -108,7 +121,7 @@ class BackgroundCommands:
                 f"{self.limit} background commands are running already ({ids}), the most "
                 "a session may run ([shell] max_background); end one with shell_kill first"
             )
-        launch = start_launch(argv, cwd, launcher)
+        launch = await _launch_off_loop(argv, cwd, launcher)
         try:
             process = await asyncio.create_subprocess_exec(
                 *launch.argv,
@@ -119,6 +132,7 @@ class BackgroundCommands:
                 start_new_session=True,
                 env=tool_env(extra_env, pass_env),
                 pass_fds=launch.fds,
+                preexec_fn=_dies_with_loom(),
             )
         except BaseException:
             launch.finish()
@@ -134,6 +148,7 @@ class BackgroundCommands:
         self.commands[job.id] = job
         job.tasks.append(asyncio.ensure_future(self._pump(job)))
         job.tasks.append(asyncio.ensure_future(self._wait(job, launch.finish)))
+        self._tell(job, "started")
         return job
 
     async def _pump(self, job: BackgroundCommand) -> None:
@@ -142,6 +157,7 @@ class BackgroundCommands:
         while chunk := await stream.read(65536):
             job.output.add(chunk)
             job.changed.set()
+        self._tell(job, "output_ended")
 
     async def _wait(self, job: BackgroundCommand, finish: object) -> None:
         job.exit_code = await job.process.wait()
@@ -150,6 +166,7 @@ class BackgroundCommands:
             if callable(finish):
                 await asyncio.to_thread(finish)
         job.changed.set()
+        self._tell(job, job.state)
 
     def get(self, command_id: str) -> BackgroundCommand:
         job = self.commands.get(command_id.strip())
@@ -193,6 +210,15 @@ class BackgroundCommands:
         _signal_group(job.process.pid, signal.SIGKILL)
         return describe(job)
 
+    def ended_unread(self) -> list[str]:
+        """One line per command that ended and the model was not told yet (kept until it
+        is: `take_finished` or a read of its output)."""
+        return [
+            describe(job)
+            for job in self.commands.values()
+            if job.state != "running" and not job.reported
+        ]
+
     def take_finished(self) -> list[str]:
         """One line per command that ended since the model was last told (once each)."""
         lines = []
@@ -214,6 +240,54 @@ class BackgroundCommands:
             for task in job.tasks:
                 task.cancel()
             await asyncio.gather(*job.tasks, return_exceptions=True)
+
+
+async def _launch_off_loop(
+    argv: Sequence[str], cwd: Path, launcher: CommandLauncher | None
+) -> Launch:
+    """`start_launch` on a worker thread: the sandbox's preparation (its seccomp table, the
+    temp mounts, the first walk of the project) took 20-50 ms of the loop per command when
+    an answer started many. A cancelled start closes the descriptors it made."""
+    task = asyncio.ensure_future(asyncio.to_thread(start_launch, argv, cwd, launcher))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_discard_launch)
+        raise
+
+
+def _discard_launch(task: asyncio.Future[Launch]) -> None:
+    if task.cancelled() or task.exception() is not None:
+        return
+    for fd in task.result().fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _dies_with_loom() -> Callable[[], None] | None:
+    """Linux: run in the child before exec, so the command (the sandbox's bwrap, which
+    takes its namespace along) gets SIGKILL when Loom dies without cleaning up (SIGKILL,
+    a crash). Set before exec, it closes the window in which bwrap has not armed its own
+    --die-with-parent yet; a Loom already gone by then ends the child at once."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return arm
 
 
 def describe(job: BackgroundCommand) -> str:

@@ -276,6 +276,23 @@ async def set_model(request: Request) -> JSONResponse:
     return JSONResponse({"model": live.session.model})
 
 
+async def kill_shell(request: Request) -> JSONResponse:
+    """End one background command of a live session (the panel's Kill button)."""
+    live = _state(request).require_live(request.path_params["session_id"])
+    try:
+        said = await live.session.kill_background(request.path_params["command_id"])
+    except ValueError as exc:
+        return _error(404, str(exc))
+    return JSONResponse({"text": said})
+
+
+async def context_view(request: Request) -> JSONResponse:
+    """Where the live session's context window goes (the Context tab, `/context`)."""
+    live = _state(request).require_live(request.path_params["session_id"])
+    view = await live.session.context_view()
+    return JSONResponse({**view.to_dict(), "html": fragment("context_view", view)})
+
+
 async def stop(request: Request) -> JSONResponse:
     session_id = request.path_params["session_id"]
     state = _state(request)
@@ -472,6 +489,8 @@ routes = [
     Route("/api/sessions/{session_id}/mcp/{name}/approve", approve_mcp, methods=["POST"]),
     Route("/api/trust", answer_trust, methods=["POST"]),
     Route("/api/sessions/{session_id}/stop", stop, methods=["POST"]),
+    Route("/api/sessions/{session_id}/shells/{command_id}/kill", kill_shell, methods=["POST"]),
+    Route("/api/sessions/{session_id}/context", context_view, methods=["GET"]),
     Route("/api/sessions/{session_id}/changes", session_changes, methods=["GET"]),
     Route("/api/threads/{ref}/changes", thread_changes, methods=["GET"]),
     Route("/api/threads/{ref}/terminal", terminal, methods=["GET"]),

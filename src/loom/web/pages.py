@@ -173,6 +173,7 @@ def _live_context(state: WebState, live: LiveSession, context: dict[str, Any]) -
         badge=live.badge,
         busy=live.status != "idle" or bool(live.tasks),
         plan=live.plan,
+        shells=session.background_commands(),
         partial=live.partial,
         thinking=live.thinking,
         permission=permission,

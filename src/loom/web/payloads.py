@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
+    BackgroundCommandChanged,
     ContextCompacted,
     ConversationRewound,
     DecisionCascade,
@@ -97,6 +98,8 @@ def payload_for(live: LiveSession, event: SessionEvent) -> dict[str, Any] | None
             return _hook_notice(live, event)  # lifecycle hooks' warnings and messages
         case SubagentStatus():
             return _subagent(live, event)
+        case BackgroundCommandChanged():
+            return _shells(live, event)
         case DecisionCascade() | SubagentMessage():
             return None  # not shown live: a sub-agent's messages are on its own page
         case _:
@@ -265,6 +268,12 @@ def _plan(live: LiveSession, event: ArchitectPlan | ArchitectStep | TodoList) ->
         item = ChatItem("plan", plan={"summary": event.summary, "steps": event.steps})
         payload["answer_html"] = fragment("chat_item", item)
     return payload
+
+
+def _shells(live: LiveSession, event: BackgroundCommandChanged) -> dict[str, Any]:
+    """The background commands panel, redrawn from the session's list at each change."""
+    shells = live.session.background_commands()
+    return {"type": "shells", "html": fragment("shells_panel", shells)}
 
 
 def _turn_done(live: LiveSession, event: TurnComplete) -> dict[str, Any]:

@@ -20,6 +20,7 @@ BUILTIN = {
     "(Shift-Tab cycles the first three)",
     "/diff": "what this thread changed in the project since its starting commit",
     "/cost": "tokens and cost of this session",
+    "/context": "where the context window goes: system, tools, instructions, map, messages",
     "/clear": "start a new thread (this one is kept: loom resume ID)",
     "/init": "write a starting AGENTS.md for this project from the repo map",
     "/permissions": "[revoke ID]  the 'allow always' grants of this project",
@@ -103,6 +104,7 @@ class SlashCommands:
             "/continue": self.carry_on,
             "/diff": self.diff,
             "/cost": self.cost,
+            "/context": self.context,
             "/clear": self.clear,
             "/init": self.init,
             "/permissions": self.permissions,
@@ -280,6 +282,16 @@ class SlashCommands:
             f"This session: {usage_in_text(usage)}, {usage.output_tokens:,} out"
             f"{thought}; cost {cost} ({self.repl.session.model})"
         )
+
+    async def context(self, _arg: str) -> None:
+        view = await self.repl.session.context_view()
+        self.line(f"Context window of {_printable(view.model)}: {view.window:,} tokens")
+        for part in view.parts:
+            if part.tokens or part.key in ("messages", "free"):
+                share = 100 * view.share(part)
+                self.line(f"  {_printable(part.label):<34} {part.tokens:>9,}  {share:5.1f}%")
+        if view.suggestion:
+            self.line(f"Suggestion: {_printable(view.suggestion)}", style="yellow")
 
     async def diff(self, _arg: str) -> None:
         from loom.cli.approve import styled_body

@@ -303,17 +303,18 @@ class HeadlessRun:
 
     async def run(self, signals: StopSignals) -> int:
         session, options = self.session, self.options
-        self.writer.start(
-            {
-                "session_id": session.id,
-                "tools": session.tools.names(),
-                "model": session.model,
-                "cwd": str(self.cwd),
-                "permissionMode": session.permission_mode,
-                "thread_id": session.thread.id,
-                "instructions": session.prompts.instructions.labels,
-            }
-        )
+        init = {
+            "session_id": session.id,
+            "tools": session.tools.names(),
+            "model": session.model,
+            "cwd": str(self.cwd),
+            "permissionMode": session.permission_mode,
+            "thread_id": session.thread.id,
+            "instructions": session.prompts.instructions.labels,
+        }
+        if options.output_format != "text":  # where the window goes (/context)
+            init["context"] = (await session.context_view()).to_dict()
+        self.writer.start(init)
         unsubscribe = session.subscribe(self.on_event)
         earlier = len(session.get_history())  # a resumed thread's messages are not this run's
         answer, failure = "", None

@@ -35,6 +35,7 @@ from loom.llm.catalog import cost_usd, model_info
 from loom.llm.registry import parse_model_name
 from loom.llm.retry import is_transient
 from loom.providers import declaration
+from loom.session.runtime import background
 from loom.session.runtime.compaction import Compactor
 from loom.session.runtime.context import BuiltContext, ContextWindow
 from loom.session.runtime.decision_zone import fetch_decision_context
@@ -45,6 +46,7 @@ from loom.session.runtime.stall_watch import until_stalled
 INLINE_COUNTING_CHARS = 200_000  # new text up to this is counted on the loop (~10 ms)
 
 if TYPE_CHECKING:
+    from loom.session.runtime.context_view import ContextView
     from loom.session.runtime.ports import ModelPort
 
 
@@ -108,13 +110,7 @@ class LlmCaller:
             return sm.LlmFailed(str(exc), transient=False)
         specs = session.active_tools.specs() if self.system_prompt is None else []
         options = session.options
-        repo_map = await fetch_repo_map(
-            options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
-        )
-        decisions = await fetch_decision_context(
-            options.decision_context, options.decision_tokens, options.repo_map_timeout
-        )
-        notes = await session.prompts.news()
+        repo_map, decisions, notes = await self._per_call(window, conversation)
         await loop_share.room()
         built = await self._build(window, conversation, specs, repo_map, decisions, notes)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
@@ -197,6 +193,39 @@ class LlmCaller:
         tools = session.active_tools
         parallel = frozenset(c.id for c in calls if runs_in_parallel(tools, c))
         return sm.LlmResponded(message, parallel)
+
+    async def _per_call(
+        self, window: ContextWindow, conversation: Sequence[Message]
+    ) -> tuple[str, str, str]:
+        """What changes per call: (the repo map, the decision zone, the environment news)."""
+        session, options = self.session, self.session.options
+        repo_map = await fetch_repo_map(
+            options.repo_map, window.repo_map_tokens, conversation, options.repo_map_timeout
+        )
+        decisions = await fetch_decision_context(
+            options.decision_context, options.decision_tokens, options.repo_map_timeout
+        )
+        news = await session.prompts.news()
+        ended = background.ended_note(session.tools)
+        return repo_map, decisions, "\n\n".join(part for part in (news, ended) if part)
+
+    async def preview(self, conversation: Sequence[Message]) -> ContextView:
+        """Where the window would go on the next call (`/context`): the request built
+        from the same pieces as `call`, without compacting or calling the model."""
+        from loom.session.runtime.context_view import context_view
+
+        session = self.session
+        model = session.active_model
+        system = await session.prompts.agent(model)
+        window = self.window(model, system)
+        specs = session.active_tools.specs()
+        repo_map, decisions, notes = await self._per_call(window, conversation)
+        view = self.compactor.view(conversation)
+        # on the loop, like most calls' builds: a build on a worker thread at the same time
+        # as a call's would share the window's cut state
+        built = window.build(view.messages, specs, repo_map, decisions, view.summary, notes)
+        instructions = await session.prompts.instructions_text_soon()
+        return context_view(model, built, specs, instructions, decisions)
 
     async def _build(
         self,

@@ -84,6 +84,7 @@ class ModelPort(MachinePort, Protocol):
     effort: str | None  # how hard the model reasons (loom.llm.effort); None: its default
     usage: Usage
     prompts: SessionPrompts
+    tools: ToolRegistry  # the whole set (its shell owns the background commands)
 
     def count_usage(self, usage: Usage) -> None: ...
 

@@ -77,7 +77,7 @@ class SessionPrompts:
             self._instructions_text = text
         return self._instructions_text
 
-    async def _instructions_text_soon(self) -> str:
+    async def instructions_text_soon(self) -> str:
         """`instructions_text`, read off the event loop the first time only."""
         if self._instructions_text is not None:
             return self._instructions_text
@@ -167,13 +167,13 @@ class SessionPrompts:
         return build_system_prompt(
             family_of(provider, model_id),
             await self.environment(),
-            await self._instructions_text_soon(),
+            await self.instructions_text_soon(),
             extra,
             base=self.options.system_base,
         )
 
     async def architect(self) -> str:
-        text = await self._instructions_text_soon()
+        text = await self.instructions_text_soon()
         from loom.core.plan import PLAN_FORMAT  # architect mode only
 
         return architect_prompt(await self.environment(), text, PLAN_FORMAT)

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from collections.abc import Coroutine
     from concurrent.futures import Executor
 
+    from loom.session.runtime.context_view import ContextView
     from loom.session.runtime.ports import PolicyPort
     from loom.store.base import ThreadStore
 
@@ -149,6 +150,7 @@ class Session:
         if self.options.lifecycle_hooks:
             self.hooks = SessionHooks(self, self.options.lifecycle_hooks)
         self._stop_continuations = 0  # Stop hooks that made this turn go on
+        background.publish_changes(tools, session_id, self.publish)
 
     async def start(self) -> None:
         """Settle a resumed thread (answer calls left open by a crash) and record the
@@ -316,6 +318,10 @@ class Session:
         if after != before:
             self.publish(PermissionModeChanged(session_id=self.id, permission_mode=after))
         return after
+
+    async def context_view(self) -> ContextView:
+        """Where the context window goes on the next call (`/context` in every face)."""
+        return await self.llm.preview(sm.to_send(sm.conversation_of(self.state)))
 
     def background_commands(self) -> list[background.BackgroundView]:
         """The background commands this session started (shell with background: true)."""

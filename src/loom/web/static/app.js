@@ -240,12 +240,14 @@ const handlers = {
     const answers = $$(".msg-assistant", messages);
     if (p.answer_html && answers.length) answers[answers.length - 1].replaceWith(fromHTML(p.answer_html));
   },
+  shells(p) { $("#shells").innerHTML = p.html; stampShells(); },
   turn_done(p) {
     $(".streaming", messages)?.remove();
     setUsage(p.usage);
     setBusy(false);
     $("#modal-root").replaceChildren();
     panel.toolDone("turn");
+    panel.stale.context = true;
     // the thread's row moves to the top of the history, once the save has landed
     if (!query) setTimeout(refreshThreads, 600);
   },
@@ -578,7 +580,7 @@ function setupSidebar() {
 
 const panel = {
   current: "files",
-  stale: { files: true, changes: true, terminal: true, graph: true },
+  stale: { files: true, changes: true, terminal: true, graph: true, context: true },
   select(name) {
     this.current = name;
     for (const tab of $$(".tabs [data-tab]")) tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
@@ -601,6 +603,9 @@ const panel = {
         $("#tab-terminal").innerHTML = (await api(`/api/threads/${ref}/terminal`, undefined, "GET")).html;
       } else if (name === "graph") {
         $("#tab-graph").innerHTML = (await api("/api/graph", undefined, "GET")).html;
+      } else if (name === "context") {
+        if (!ref || view !== "live") { $("#tab-context").innerHTML = '<p class="muted">Where the context window goes, once a session runs.</p>'; this.stale.context = true; return; }
+        $("#tab-context").innerHTML = (await api(`/api/sessions/${ref}/context`, undefined, "GET")).html;
       }
     } catch { this.stale[name] = true; }
   },
@@ -609,6 +614,30 @@ const panel = {
     if (this.current !== "files") this.load(this.current);
   },
 };
+
+// -- background commands: running times tick on the page; Kill ends one ---------------------
+
+function stampShells() {
+  const now = Date.now();
+  for (const row of $$("#shells tr[data-shell]")) row.dataset.since = String(now - Number(row.dataset.seconds) * 1000);
+}
+
+function setupShells() {
+  const box = $("#shells");
+  if (!box) return;
+  stampShells();
+  setInterval(() => {
+    for (const row of $$("#shells tr[data-state='running']")) {
+      $(".shell-time", row).textContent = `${Math.floor((Date.now() - Number(row.dataset.since)) / 1000)} s`;
+    }
+  }, 1000);
+  box.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-kill]");
+    if (!button) return;
+    button.disabled = true;
+    await api(`/api/sessions/${sessionId}/shells/${encodeURIComponent(button.dataset.kill)}/kill`, {});
+  });
+}
 
 function setupPanel() {
   if (!$(".panel")) return;
@@ -638,5 +667,6 @@ setupComposer();
 setupThreadActions();
 setupSidebar();
 setupPanel();
+setupShells();
 connect();
 scrollDown();

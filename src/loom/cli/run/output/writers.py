@@ -1,7 +1,8 @@
 """Render a headless run: final text, one JSON result, or one JSON event per line.
 
 stream-json lines, in the shape of Claude Code's stream-json:
-  {"type":"system","subtype":"init","session_id","tools","model","cwd",...}   first line
+  {"type":"system","subtype":"init","session_id","tools","model","cwd",...,"context"}
+      first line; "context": where the window goes (model, window, parts, suggestion)
   {"type":"user","message":{"role":"user","content":[{"type":"text","text"}]}} the prompt
   {"type":"assistant","message":{"role":"assistant","content":[text, tool_use...]}}
   {"type":"user","message":{"role":"user","content":[{"type":"tool_result",...}]}}
@@ -28,6 +29,7 @@ from loom.cli.run.output.result import RunResult, denial, is_refusal
 from loom.core.events import (
     ArchitectPlan,
     ArchitectStep,
+    BackgroundCommandChanged,
     ContextCompacted,
     ConversationRewound,
     DecisionCascade,
@@ -100,10 +102,19 @@ class TextWriter(_Writer):
 
 
 class JsonWriter(_Writer):
-    """Prints one result object when the run ends."""
+    """Prints one result object when the run ends (with the init's `context`: where the
+    window went at the start, as stream-json's init line has it)."""
+
+    _context: Any = None
+
+    def start(self, init: dict[str, Any]) -> None:
+        self._context = init.get("context")
 
     def finish(self, result: RunResult) -> None:
-        self._write(json_visible(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
+        data = result.to_dict()
+        if self._context is not None:
+            data["context"] = self._context
+        self._write(json_visible(json.dumps(data, ensure_ascii=False)) + "\n")
 
 
 class StreamJsonWriter(_Writer):
@@ -208,6 +219,7 @@ def stream_json_line(
             | TodoList()
             | Notice()
             | SubagentStatus()
+            | BackgroundCommandChanged()
         ):  # Loom's own: "loom.<type>" with the event's fields
             data = event.model_dump(mode="json")
             return {**data, "type": f"loom.{data['type']}"}
