@@ -23,7 +23,7 @@ def _gone(marker: str) -> bool:
 
 
 def test_panel_lists_kills_and_the_context_tab_breaks_down_the_window(
-    browser: Any, project: Path, server: FakeLlmServer, loom_home: Path
+    browser: Any, project: Path, server: FakeLlmServer, loom_home: Path, shots: Path
 ) -> None:
     (project / "AGENTS.md").write_text("Keep functions short.\n")
     start = FakeToolCall("shell", {"command": "sleep 31351", "background": True})
@@ -43,6 +43,7 @@ def test_panel_lists_kills_and_the_context_tab_breaks_down_the_window(
         expect(running.locator(".shell-state")).to_have_text("running")
         expect(panel.locator("tr[data-shell='b2'] .shell-state")).to_have_text("exited (0)")
         expect(running.locator(".shell-time")).to_have_text(re.compile(r"^\d+ s$"))
+        page.screenshot(path=str(shots / "36-background-panel.png"))
         running.get_by_role("button", name="Kill").click()
         expect(running.locator(".shell-state")).to_have_text("killed")
         assert _gone("31351")
@@ -52,6 +53,7 @@ def test_panel_lists_kills_and_the_context_tab_breaks_down_the_window(
         expect(tab).to_contain_text("Context window of")
         expect(tab.locator("tr[data-part='instructions']")).to_contain_text("project instructions")
         expect(tab.locator("tr[data-part='free']")).to_contain_text("%")
+        page.screenshot(path=str(shots / "36-context-tab.png"))
 
         session_id = page.evaluate("document.body.dataset.session")
         with authed(web, origin=web.base) as client:
