@@ -160,3 +160,21 @@ def test_one_long_turn_past_the_window_keeps_only_the_blocks_of_its_kept_rounds(
             assert isinstance(messages[1], AssistantMessage)
         conversation += round_(n, size=120)
     assert trims > 10
+
+
+def test_a_preview_changes_nothing_the_next_call_sends() -> None:
+    """`/context` builds the next request to count it: the call after it sends what it
+    would have sent had no one looked (its map, in its block), byte for byte."""
+    looked, twin = window(), window()
+    conversation: list[Message] = [UserMessage(content="survey")]
+    for ctx in (looked, twin):
+        ctx.build(conversation, repo_map=repo_map("a.py", "b.py"))
+    conversation += round_(0)
+    changed = repo_map("c.py", "d.py", "e.py")
+    seen = looked.preview(conversation, repo_map=changed)
+    assert "def c()" in seen.context  # the preview counts the block the call would send
+    again = looked.preview(conversation, repo_map=changed)
+    assert again.context == seen.context  # a second look is the same: nothing was recorded
+    after, expected = (ctx.build(conversation, repo_map=changed) for ctx in (looked, twin))
+    assert after.messages == expected.messages and after.context == expected.context
+    assert "def c()" in after.context

@@ -208,6 +208,25 @@ class ContextWindow:
             ),
         )
 
+    def preview(
+        self,
+        conversation: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        repo_map: str = "",
+        decisions: str = "",
+        summary: str = "",
+        notes: str = "",
+        brief: str = "",
+    ) -> BuiltContext:
+        """What `build` would send (`/context`), with nothing remembered as sent: the
+        next real call sends its context block as if no one had looked."""
+        blocks, start, round_start = self._blocks.snapshot(), self._start, self._round_start
+        try:
+            return self.build(conversation, tools, repo_map, decisions, summary, notes, brief)
+        finally:
+            self._blocks.restore(blocks)
+            self._start, self._round_start = start, round_start
+
     def _summary_message(self, summary: str) -> UserMessage:
         """The summary as the history's first message: the same object (so the same
         bytes, encoded once) on every call until the next compaction."""

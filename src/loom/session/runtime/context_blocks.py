@@ -73,6 +73,12 @@ class SentBlocks:
     def clear(self) -> None:
         self._blocks = []
 
+    def snapshot(self) -> list[SentBlock]:
+        return list(self._blocks)
+
+    def restore(self, blocks: list[SentBlock]) -> None:
+        self._blocks = blocks
+
     def shown(self, start: int, end: int) -> list[SentBlock]:
         """The blocks in a request that sends the messages from `start` to `end` (after
         the current turn's question, when only its newest rounds are sent: a block

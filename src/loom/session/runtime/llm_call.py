@@ -61,6 +61,9 @@ class LlmCaller:
         self._compactor: Compactor | None = None
         self.images = ImageLoader()
         self._effort_noted: set[tuple[str, str]] = set()  # (model, effort) said to be ignored
+        # one build of a window at a time: a call's may run on a worker thread, and a
+        # preview (/context) must not read or change the window's state meanwhile
+        self._building = asyncio.Lock()
 
     @staticmethod
     def split(model: str) -> tuple[str, str]:
@@ -112,7 +115,8 @@ class LlmCaller:
         options = session.options
         repo_map, decisions, notes = await self._per_call(window, conversation)
         await loop_share.room()
-        built = await self._build(window, conversation, specs, repo_map, decisions, notes)
+        async with self._building:
+            built = await self._build(window, conversation, specs, repo_map, decisions, notes)
         # a resumed thread's images: bytes from the store (a missing one is sent as a note)
         await self.images.load(built.messages, options.image_store)
         request = LlmRequest(
@@ -221,9 +225,11 @@ class LlmCaller:
         specs = session.active_tools.specs()
         repo_map, decisions, notes = await self._per_call(window, conversation)
         view = self.compactor.view(conversation)
-        # on the loop, like most calls' builds: a build on a worker thread at the same time
-        # as a call's would share the window's cut state
-        built = window.build(view.messages, specs, repo_map, decisions, view.summary, notes)
+        brief = session.options.context_brief
+        async with self._building:  # never beside a call's build (a worker thread's)
+            built = window.preview(
+                view.messages, specs, repo_map, decisions, view.summary, notes, brief
+            )
         instructions = await session.prompts.instructions_text_soon()
         return context_view(model, built, specs, instructions, decisions)
 
