@@ -105,3 +105,18 @@ async def test_a_command_dies_with_a_killed_loom_even_without_a_sandbox(tmp_path
             break
         await asyncio.sleep(0.05)
     assert alive("sleep 31381") == []
+
+
+async def test_close_tells_the_listener_each_running_command_was_killed(tmp_path: Path) -> None:
+    """A session that ends with commands running: every face hears each one was killed
+    (the web panel and ACP would otherwise show them running for ever)."""
+    registry = BackgroundCommands()
+    told: list[tuple[str, str]] = []
+    registry.listener = lambda job, change: told.append((job.id, change))
+    await _start(registry, "sleep 300", tmp_path)
+    done = await _start(registry, "true", tmp_path)
+    await registry.read(done.id, wait=5)
+    await asyncio.sleep(0.2)
+    await registry.close()
+    ends = [(cid, change) for cid, change in told if change in ("exited", "killed")]
+    assert sorted(ends) == [("b1", "killed"), ("b2", "exited")]

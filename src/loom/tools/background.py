@@ -68,6 +68,7 @@ class BackgroundCommand:
     exit_code: int | None = None
     killed: bool = False
     reported: bool = False  # the model was told it ended
+    end_told: bool = False  # the listener heard "exited" or "killed"
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -166,6 +167,7 @@ class BackgroundCommands:
             if callable(finish):
                 await asyncio.to_thread(finish)
         job.changed.set()
+        job.end_told = True
         self._tell(job, job.state)
 
     def get(self, command_id: str) -> BackgroundCommand:
@@ -240,6 +242,9 @@ class BackgroundCommands:
             for task in job.tasks:
                 task.cancel()
             await asyncio.gather(*job.tasks, return_exceptions=True)
+            if job.killed and not job.end_told:  # its waiter was cancelled before it could say
+                job.end_told = True
+                self._tell(job, "killed")
 
 
 async def _launch_off_loop(

@@ -428,6 +428,9 @@ class Session:
             async with self._turn_lock:
                 pass
         self._closed = True
+        registry = background.registry_of(self.tools)
+        if registry is not None:  # now, while faces still listen: each hears "killed"
+            await registry.close()
         self.state, actions = sm.transition(self.state, sm.Shutdown(), self.machine_config)
         await self._perform_all(actions)  # answers open calls, saves
         if self.in_git_repo:
