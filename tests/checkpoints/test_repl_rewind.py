@@ -83,13 +83,13 @@ def test_undo_asks_before_overwriting_a_hand_edit(server: FakeLlmServer, project
     child.expect("changed by hand")
     child.expect("app.py")
     child.expect(r"Overwrite them\? \[y/N\]")
-    child.sendline("n")
+    child.send("n")  # one key, as a person answers (Enter would reach the prompt)
     child.expect("undo cancelled")
     child.expect(PROMPT)
     assert (project / "app.py").read_text() == "mine\n"
     child.sendline("/undo")
     child.expect(r"Overwrite them\? \[y/N\]")
-    child.sendline("y")
+    child.send("y")
     child.expect("Undid: 1 file")
     child.expect(PROMPT)
     assert (project / "app.py").read_text() == "def main():\n    return 1\n"
