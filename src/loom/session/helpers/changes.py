@@ -34,15 +34,9 @@ def changed_by(project_root: Path, thread: Any) -> set[str]:
     """The project-relative paths the thread's session changed: what its checkpoints saw
     change within each turn that ran tools (shell commands' work too), and the files its
     editing calls named (a turn still running has no end checkpoint yet)."""
-    from loom.session.helpers.approval import present_call
     from loom.session.runtime.checkpointing import records
 
-    paths: set[str] = set()
-    for message in getattr(thread, "messages", ()):
-        for call in getattr(message, "tool_calls", None) or ():
-            shown = present_call(None, call.tool_name, call.arguments_json or {})
-            if shown.edits_files and shown.path:
-                paths.add(shown.path.removeprefix("./"))
+    paths = {path for _call_id, path in _edits(thread)}
     starts: dict[Any, str] = {}
     ends: dict[Any, str] = {}
     for record in records(thread):
@@ -70,7 +64,6 @@ def texts_before_edits(
     just before the call ran (the newest `most` such calls; a file that was not there, was
     binary or bigger than `max_bytes`: none). A saved edit's diff is shown with its
     context from these, as the live card showed it."""
-    from loom.session.helpers.approval import present_call
     from loom.session.runtime.checkpointing import records
 
     commits: dict[str, str] = {
@@ -78,14 +71,9 @@ def texts_before_edits(
         for r in records(thread)
         if r.get("kind") == "before_tool" and isinstance(r.get("commit"), str)
     }
-    wanted: list[tuple[str, str, str]] = []
-    for message in getattr(thread, "messages", ()):
-        for call in getattr(message, "tool_calls", None) or ():
-            if call.id not in commits:
-                continue
-            shown = present_call(None, call.tool_name, call.arguments_json or {})
-            if shown.edits_files and shown.path:
-                wanted.append((call.id, commits[call.id], shown.path.removeprefix("./")))
+    wanted = [
+        (call_id, commits[call_id], path) for call_id, path in _edits(thread) if call_id in commits
+    ]
     if not wanted or not project_root:
         return {}
     from loom.checkpoints import CheckpointStore
@@ -98,4 +86,17 @@ def texts_before_edits(
             data = store.read(commit, path, max_bytes)
             if data is not None and b"\0" not in data[:8192]:
                 found[call_id] = data.decode("utf-8", "replace")
+    return found
+
+
+def _edits(thread: Any) -> list[tuple[str, str]]:
+    """(call id, project-relative path) of each editing call in the thread, oldest first."""
+    from loom.session.helpers.approval import present_call
+
+    found: list[tuple[str, str]] = []
+    for message in getattr(thread, "messages", ()):
+        for call in getattr(message, "tool_calls", None) or ():
+            shown = present_call(None, call.tool_name, call.arguments_json or {})
+            if shown.edits_files and shown.path:
+                found.append((call.id, shown.path.removeprefix("./")))
     return found
